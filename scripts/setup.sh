@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs every Debian package ladle's build, tests and benchmarks need. Idempotent; run as root on
+# Debian 12. Pass --browser to add Chromium and Node.js for the site's browser test.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libpcre2-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+if [[ "${1:-}" == "--browser" ]]; then
+  packages+=(chromium nodejs npm)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  if [[ $(id -u) -ne 0 ]]; then
+    echo "setup: missing Debian packages: ${missing[*]} (run this script as root)" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+echo "setup: all ${#packages[@]} packages present"

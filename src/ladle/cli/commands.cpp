@@ -1,0 +1,22 @@
+#include "ladle/cli/commands.hpp"
+
+#include <CLI/CLI.hpp>
+
+namespace ladle::cli {
+
+// Each subcommand lives in cmd_<name>.cpp and is listed here once.
+void add_version_command(CLI::App& command, Io& io);
+
+namespace {
+constexpr Command kCommands[] = {
+    {"version", "print ladle's version", add_version_command},
+};
+}  // namespace
+
+std::span<const Command> commands() { return kCommands; }
+
+void add_json_flag(CLI::App& command, bool& json) {
+  command.add_flag("--json", json, "print machine-readable JSON instead of a table");
+}
+
+}  // namespace ladle::cli

@@ -1,0 +1,39 @@
+// main.cpp: the `ladle` binary. The only place that catches ladle::Error and picks the exit code.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/util/error.hpp"
+
+int main(int argc, char** argv) {
+  using namespace ladle::cli;  // NOLINT: function scope only
+  Io io{std::cout, std::cerr};
+  CLI::App app{"ladle: plans, checks, scores and publishes LLM training recipes", "ladle"};
+  app.require_subcommand(1);
+  app.fallthrough(false);
+  for (const Command& command : commands()) {
+    CLI::App* sub = app.add_subcommand(command.name, command.summary);
+    command.add(*sub, io);
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ladle: error: " << e.what() << "\n";
+    return kExitError;
+  } catch (const ladle::Error& e) {
+    std::cout.flush();
+    std::cerr << e.describe() << "\n";
+    return kExitError;
+  } catch (const std::exception& e) {
+    std::cout.flush();
+    std::cerr << "ladle: error: internal: " << e.what() << "\n";
+    return kExitError;
+  }
+  std::cout.flush();
+  return io.exit_code;
+}
