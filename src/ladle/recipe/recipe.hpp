@@ -1,0 +1,219 @@
+#pragma once
+// The Recipe value type: schema_version 1, every field of the seed recipes. Field order here is
+// the key order of the YAML file; data/schema/recipe.schema.yaml documents each field (a test keeps
+// the two in agreement). Enumerated values are kept as their YAML spelling and checked on load.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ladle {
+
+struct RecipeGpu {
+  std::string type;      ///< GPU name as in the hardware catalog, e.g. "H200"
+  double memory_gb = 0;  ///< HBM per GPU, decimal GB as marketed (141)
+  int64_t count = 0;     ///< GPUs in the run
+  int64_t per_node = 0;  ///< GPUs per node
+  std::string instance;  ///< e.g. "AWS p5en.48xlarge"
+  bool operator==(const RecipeGpu&) const = default;
+};
+
+struct RecipeAuthor {
+  std::string name;
+  std::string url;
+  bool operator==(const RecipeAuthor&) const = default;
+};
+
+struct RecipeStack {
+  std::string framework;
+  std::string megatron_lm;
+  std::string transformer_engine;
+  std::string pytorch;
+  std::string cuda;
+  std::string nccl;
+  std::string deepep;
+  std::string python;
+  std::string network;
+  std::string source;
+  bool operator==(const RecipeStack&) const = default;
+};
+
+struct DatasetBuild {
+  std::string name;
+  std::string tokenizer;
+  std::string loss_mask;
+  int64_t rows = 0;
+  int64_t row_tokens = 0;
+  int64_t padding_tokens = 0;
+  int64_t seed = 0;
+  std::string packing;
+  double supervised_token_ratio = 0;
+  std::string parquet_sha256;
+  int64_t parquet_bytes = 0;
+  std::string builder;
+  bool operator==(const DatasetBuild&) const = default;
+};
+
+struct RecipeDataset {
+  std::string name;
+  std::string source;
+  std::string revision;
+  std::string license;
+  std::string rows_sha256;
+  std::optional<DatasetBuild> build;
+  bool operator==(const RecipeDataset&) const = default;
+};
+
+struct Workload {
+  int64_t row_tokens = 0;    ///< tokens per row (fixed-length rows)
+  std::string rows;          ///< what the rows are, e.g. "SFT conversations"
+  int64_t global_batch = 0;  ///< rows per optimizer step
+  std::string precision;     ///< bf16 | fp8
+  RecipeDataset dataset;
+  bool operator==(const Workload&) const = default;
+};
+
+struct LayerSplit {
+  int64_t first = 0;  ///< decoder layers on the first pipeline stage
+  int64_t last = 0;   ///< decoder layers on the last pipeline stage
+  bool operator==(const LayerSplit&) const = default;
+};
+
+struct Recompute {
+  std::string granularity;                ///< full | selective
+  std::optional<std::string> method;      ///< uniform | block (full only)
+  std::optional<int64_t> num_layers;      ///< full only
+  bool operator==(const Recompute&) const = default;
+};
+
+struct Offload {
+  double optimizer_fraction = 0;  ///< fraction of optimizer states on the host, 0..1
+  bool overlap_d2h_h2d = false;   ///< --overlap-cpu-optimizer-d2h-h2d
+  bool operator==(const Offload&) const = default;
+};
+
+struct RecipeLayout {
+  std::string label;
+  std::string summary;
+  std::string highlights;
+  int64_t tp = 1;
+  int64_t pp = 1;
+  int64_t vpp = 1;
+  int64_t cp = 1;
+  int64_t ep = 1;
+  int64_t etp = 1;
+  int64_t dp = 1;
+  bool sequence_parallel = false;
+  std::optional<LayerSplit> layer_split;
+  int64_t max_tokens_per_gpu = 0;
+  int64_t rows_per_microbatch = 1;
+  std::optional<Recompute> recompute;
+  std::optional<Offload> offload;
+  std::string dispatcher;  ///< alltoall | allgather | flex
+  bool operator==(const RecipeLayout&) const = default;
+};
+
+struct ActiveParams {
+  int64_t count = 0;  ///< N: parameters a token multiplies through (models/README convention)
+  std::string source;
+  std::string revision;
+  bool operator==(const ActiveParams&) const = default;
+};
+
+struct RecipeResult {
+  double tokens_per_s_per_gpu = 0;
+  double usd_per_million_tokens = 0;
+  double step_time_cv_percent = 0;
+  double mfu = 0;  ///< fraction, 6 N tokens/s per GPU / dense BF16 peak
+  std::optional<std::string> mfu_note;
+  ActiveParams active_params;
+  std::string measured;  ///< date YYYY-MM-DD
+  int64_t steps_per_run = 0;
+  std::vector<int64_t> window;  ///< [first, last] step of the measured window, inclusive
+  int64_t window_tokens = 0;
+  int64_t runs = 0;
+  bool profiler = false;
+  double gpu_hours = 0;
+  std::optional<std::string> gpu_hours_note;
+  bool operator==(const RecipeResult&) const = default;
+};
+
+struct ComponentTest {
+  std::string test;
+  std::string shape;
+  std::string gpu;
+  std::string date;  ///< YYYY-MM-DD
+  std::string result;  ///< pass | fail
+  std::string detail;
+  std::optional<std::string> note;
+  bool operator==(const ComponentTest&) const = default;
+};
+
+struct Convergence {
+  int64_t steps = 0;
+  std::string result;  ///< pass | fail
+  double correlation = 0;
+  double final_loss_difference = 0;
+  int64_t pointwise_failures = 0;
+  std::optional<std::string> note;
+  /// Where the two loss series live (paths relative to the recipe, or URLs); optional.
+  std::optional<std::string> reference_log;
+  std::optional<std::string> candidate_log;
+  bool operator==(const Convergence&) const = default;
+};
+
+struct Correctness {
+  std::string result;  ///< pass | fail | pending
+  std::string summary;
+  std::string reference;
+  std::string configuration;  ///< pass | fail | pending
+  std::vector<ComponentTest> component_tests;
+  std::optional<Convergence> convergence;
+  std::string rules;
+  bool operator==(const Correctness&) const = default;
+};
+
+/// One part of a predicted step time or memory, in seconds or GB.
+struct PredictedPart {
+  std::string name;
+  double value = 0;
+  bool operator==(const PredictedPart&) const = default;
+};
+
+/// What the planner predicted for this recipe (status planned, or kept beside a measurement).
+struct Predicted {
+  std::string planner;  ///< e.g. "ladle 0.1.0 (calibration default)"
+  double tokens_per_s_per_gpu = 0;
+  double step_time_s = 0;
+  double mfu = 0;
+  double usd_per_million_tokens = 0;
+  double memory_gb = 0;  ///< worst stage, per GPU
+  std::vector<PredictedPart> step_time_breakdown;  ///< seconds per part
+  std::vector<PredictedPart> memory_breakdown;     ///< GB per part, worst stage
+  bool operator==(const Predicted&) const = default;
+};
+
+struct Recipe {
+  int64_t schema_version = 1;
+  std::string model;
+  RecipeGpu gpu;
+  RecipeAuthor author;
+  std::string status;  ///< planned | measured | verified
+  RecipeStack stack;
+  Workload workload;
+  RecipeLayout layout;
+  std::optional<RecipeResult> result;
+  std::optional<Correctness> correctness;
+  std::vector<std::pair<std::string, std::string>> env;  ///< in order; equals the run's exports
+  std::vector<std::string> patches;
+  std::string run;    ///< the launch script, a literal block
+  std::string notes;  ///< Markdown, a literal block
+  std::optional<Predicted> predicted;  ///< written only when present
+  /// Comment lines before the first key (without the "# "); kept so a file round-trips.
+  std::vector<std::string> header_comments;
+  bool operator==(const Recipe&) const = default;
+};
+
+}  // namespace ladle
