@@ -1,0 +1,38 @@
+#pragma once
+// The launch script of a recipe (`run:`), read as data: its export lines and the command-line
+// arguments of the engine call, each with its line in the script.
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ladle::recipe {
+
+struct RunArg {
+  std::string flag;                  ///< e.g. "--tensor-model-parallel-size"
+  std::optional<std::string> value;  ///< the word after the flag when it is not another flag
+  int line = 0;                      ///< 1-based line within the script
+};
+
+struct RunExport {
+  std::string name;
+  std::string value;  ///< as written, with one level of surrounding double quotes removed
+  int line = 0;
+};
+
+struct RunScript {
+  std::vector<RunExport> exports;
+  std::vector<RunArg> args;  ///< every `--flag [value]` of the script's commands, in order
+
+  /// The first argument with this flag, or nullptr.
+  const RunArg* find(std::string_view flag) const;
+  /// Whether the flag appears.
+  bool has(std::string_view flag) const { return find(flag) != nullptr; }
+};
+
+/// Reads a bash launch script: joins backslash-continued lines, collects `export NAME=VALUE` lines
+/// and every `--flag value` word pair. Never throws; what it cannot read it leaves out.
+RunScript parse_run_script(std::string_view script);
+
+}  // namespace ladle::recipe
