@@ -1,0 +1,31 @@
+#pragma once
+// instance_spec.hpp: InstanceSpec, a rentable node (cloud instance type) and its price.
+
+#include <string>
+#include <vector>
+
+namespace ladle {
+
+/// One cloud instance type of the catalog (data/hw/instances.yaml).
+struct InstanceSpec {
+  std::string name;      ///< "p5en.48xlarge"
+  std::string provider;  ///< "AWS"
+  std::string gpu;       ///< GpuSpec::name of its accelerators ("h200")
+  int gpu_count = 0;     ///< GPUs per instance
+  double network_gbps = 0;  ///< inter-node network per instance, Gbit/s (EFA for AWS)
+  std::string network;      ///< "EFAv3, 16 x 200 Gbps"
+  double host_memory_gib = 0;
+  int vcpus = 0;
+  double usd_per_hour = 0;   ///< on-demand Linux price of the whole instance, USD per hour
+  std::string price_region;  ///< region the price was read for ("us-east-1")
+  std::string price_date;    ///< YYYY-MM-DD the price was published or read
+  std::string price_source;  ///< where the price comes from
+  std::vector<std::string> sources;  ///< where the hardware figures come from
+
+  /// On-demand price per GPU-hour, USD: usd_per_hour / gpu_count.
+  double usd_per_gpu_hour() const { return gpu_count > 0 ? usd_per_hour / gpu_count : 0.0; }
+
+  bool operator==(const InstanceSpec&) const = default;
+};
+
+}  // namespace ladle

@@ -1,0 +1,72 @@
+#pragma once
+// flops.hpp: FLOPs per token, the 6N convention and the model's real training FLOPs.
+//
+// Conventions and formulas (sources in data/models/README.md):
+// - 6N: 6 * N per token for forward + backward (Kaplan et al. 2020, "Scaling Laws for Neural
+//   Language Models", sec. 2.1: C = 6N). MFU = 6 N * tokens/s / peak (Chowdhery et al. 2022,
+//   PaLM, appendix B), N = ParamConvention::n.
+// - Real training FLOPs = 3 x forward (backward is twice the forward: Narayanan et al. 2021,
+//   "Efficient Large-Scale Language Model Training on GPU Clusters Using Megatron-LM", sec. 5.1).
+//   Forward per token = 2 * (matrix parameters the token multiplies through) + attention, where
+//   attention per layer = 2 * heads * (qk_dim + v_dim) * mean context (QK^T and PV). The mean
+//   context of causal attention over a sequence of S tokens is (S + 1) / 2; with a sliding
+//   window W it is the mean of min(i, W) for i = 1..S; on DSA layers a query attends to at most
+//   index_topk keys, and a layer owning an indexer also scores every causal key with
+//   2 * index_n_heads * index_head_dim (+ 2 * index_n_heads for the head weighting) FLOPs
+//   (DeepSeek-V3.2-Exp report, sec. 2.1: the lightning indexer). MLA counts its non-absorbed
+//   training shapes: qk_dim = qk_nope + qk_rope, v_dim = v_head_dim per head.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ladle/model/model_spec.hpp"
+
+namespace ladle::model {
+
+/// Forward FLOPs per token of one kind of layer, and how many layers have that kind.
+struct LayerKindFlops {
+  std::string kind;        ///< e.g. "mla+indexer+moe", "gqa-sliding+moe", "mtp", "head"
+  int layers = 0;          ///< layers of this kind
+  double matmul_forward = 0;     ///< per layer: 2 * matrix parameters a token multiplies through
+  double attention_forward = 0;  ///< per layer: QK^T + PV at the given sequence length
+  double indexer_forward = 0;    ///< per layer: indexer scoring (DSA layers owning an indexer)
+
+  /// Forward FLOPs per token of all layers of this kind.
+  double forward_total() const {
+    return layers * (matmul_forward + attention_forward + indexer_forward);
+  }
+  bool operator==(const LayerKindFlops&) const = default;
+};
+
+/// FLOPs per token for a sequence length, decomposed by layer kind. All figures are FLOPs per
+/// token (a multiply-add is 2 FLOPs).
+struct FlopsPerToken {
+  int64_t seq_len = 0;
+  int64_t n = 0;             ///< the N of the 6N convention
+  double six_n = 0;          ///< 6 * N
+  double matmul_forward = 0;     ///< 2 * matrices a token multiplies through (no MTP)
+  double attention_forward = 0;  ///< attention scores and context, all layers (no MTP)
+  double indexer_forward = 0;    ///< DSA indexer scoring, all layers (no MTP)
+  double mtp_forward = 0;        ///< the MTP layers, matrices and attention
+  double training = 0;           ///< 3 * (matmul + attention + indexer), no MTP
+  double training_with_mtp = 0;  ///< training + 3 * mtp_forward
+  std::vector<LayerKindFlops> by_kind;  ///< decoder layer kinds in first-seen order, then "head"
+
+  bool operator==(const FlopsPerToken&) const = default;
+};
+
+/// 6 * N per token (the recipes' MFU convention).
+double six_n_flops_per_token(const ModelSpec& spec);
+
+/// The full decomposition for sequences of `seq_len` tokens; throws Error(usage) if seq_len < 1.
+FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len);
+
+/// Mean number of keys a query attends to in a causal sequence of `seq_len` tokens when each
+/// query sees at most `window` keys (0 = unlimited): (1/S) * sum_{i=1..S} min(i, window).
+double mean_causal_context(int64_t seq_len, int64_t window);
+
+/// MFU as the recipes compute it: flops_per_token * tokens_per_s_per_gpu / (peak_tflops * 1e12).
+double mfu(double flops_per_token, double tokens_per_s_per_gpu, double peak_tflops);
+
+}  // namespace ladle::model

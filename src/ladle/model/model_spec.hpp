@@ -1,0 +1,90 @@
+#pragma once
+// model_spec.hpp: ModelSpec, the architecture of a decoder-only LLM as read from a Hugging Face
+// config.json (see config_json.hpp for the field mapping of each model_type).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ladle {
+
+/// How a layer's self-attention projects queries, keys and values.
+enum class AttentionKind {
+  gqa,  ///< grouped-query (MHA when kv heads == heads): q/k/v/o projections (Llama, Qwen3, GLM-4.5)
+  mla,  ///< multi-head latent attention (DeepSeek-V2/V3, GLM-4.7-Flash, GLM-5): low-rank q and kv
+};
+
+/// What a decoder layer's feed-forward block is.
+enum class MlpKind {
+  dense,  ///< one SwiGLU MLP of `intermediate_size`
+  moe,    ///< routed experts (+ shared experts) of `moe_intermediate_size`, with a router
+};
+
+/// The architecture facts ladle needs. Per-layer vectors have `num_layers` entries (the decoder
+/// layers without MTP); MTP layers repeat the last layer's kinds (DeepSeek-V3 report, sec. 2.2).
+struct ModelSpec {
+  std::string name;        ///< short catalog name ("glm-5.2") or the config file's stem
+  std::string model_type;  ///< Hugging Face `model_type` as written in config.json
+  std::string source;      ///< "embedded:data/models/glm-5.2.json" or the path read
+
+  int num_layers = 0;      ///< decoder layers WITHOUT MTP (`num_hidden_layers`)
+  int num_mtp_layers = 0;  ///< multi-token-prediction layers (`num_nextn_predict_layers`)
+  /// Whether each MTP layer stores its own copies of the embedding and output head in the
+  /// checkpoint (DeepSeek-V3 and GLM-4.7-Flash do; GLM-5 does not). Affects checkpoint counts only.
+  bool mtp_stores_embedding_and_head = false;
+  int64_t hidden_size = 0;
+  int64_t vocab_size = 0;
+  bool tie_word_embeddings = false;
+
+  // Attention.
+  AttentionKind attention = AttentionKind::gqa;
+  int64_t num_heads = 0;     ///< query heads
+  int64_t num_kv_heads = 0;  ///< key/value heads (GQA); equals num_heads for MLA
+  int64_t head_dim = 0;      ///< GQA: per-head q/k/v size (`head_dim`, else hidden / heads)
+  bool attention_bias = false;      ///< q/k/v projections carry biases
+  bool attention_out_bias = false;  ///< the output projection carries a bias (gpt-oss)
+  bool qk_norm = false;             ///< per-head RMSNorm of q and k (Qwen3)
+  bool attention_sinks = false;     ///< one learned sink logit per head (gpt-oss)
+  // MLA dimensions (attention == mla).
+  int64_t q_lora_rank = 0;  ///< 0: q is projected directly from the hidden state (no q_a/q_b)
+  int64_t kv_lora_rank = 0;
+  int64_t qk_nope_head_dim = 0;
+  int64_t qk_rope_head_dim = 0;
+  int64_t v_head_dim = 0;
+  /// Sliding window per layer in tokens, 0 = full causal attention.
+  std::vector<int64_t> sliding_window;
+
+  // DeepSeek Sparse Attention indexer (glm_moe_dsa).
+  int64_t index_n_heads = 0;
+  int64_t index_head_dim = 0;
+  int64_t index_topk = 0;  ///< keys each query attends to on sparse layers; 0 = dense attention
+  /// Whether layer i owns (computes) an indexer; layers without one reuse the previous top-k.
+  std::vector<bool> has_indexer;
+
+  // Feed-forward.
+  std::vector<MlpKind> mlp;             ///< per layer
+  int64_t intermediate_size = 0;        ///< dense MLP width
+  int64_t moe_intermediate_size = 0;    ///< one routed expert's width
+  int64_t num_experts = 0;              ///< routed experts per MoE layer
+  int64_t experts_per_token = 0;        ///< top-k
+  int64_t num_shared_experts = 0;       ///< DeepSeek style: one fused MLP of n * moe width
+  int64_t shared_expert_intermediate_size = 0;  ///< width of the fused shared MLP (0: none)
+  int first_k_dense = 0;                ///< leading dense layers (`first_k_dense_replace`)
+  bool router_bias = false;             ///< router Linear has a bias (gpt-oss)
+  bool router_correction_bias = false;  ///< `e_score_correction_bias` (noaux_tc routing)
+  bool mlp_bias = false;                ///< expert/MLP projections carry biases (gpt-oss)
+
+  /// Layers whose MLP is `kind`.
+  int count_mlp(MlpKind kind) const;
+  /// Layers that own an indexer.
+  int count_indexers() const;
+
+  bool operator==(const ModelSpec&) const = default;
+};
+
+/// "gqa" / "mla".
+const char* to_string(AttentionKind kind);
+/// "dense" / "moe".
+const char* to_string(MlpKind kind);
+
+}  // namespace ladle
