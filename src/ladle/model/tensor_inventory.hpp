@@ -27,7 +27,8 @@ enum class TensorRole {
   dense_mlp,      ///< the dense SwiGLU MLP
   expert,         ///< a routed expert
   shared_expert,  ///< the always-on shared expert(s)
-  router,         ///< the router (gate) weight, bias and correction bias
+  router,         ///< the router (gate) weight and bias
+  correction_bias,  ///< the router's e_score_correction_bias (noaux_tc load balancing; a buffer)
   norm,           ///< RMSNorm/LayerNorm weights
   embedding,      ///< embedding table (also MTP copies)
   head,           ///< output head (also MTP copies)
@@ -75,7 +76,7 @@ std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec);
 
 /// "embedding", "layer", "final_norm", "head", "mtp".
 const char* to_string(TensorSection section);
-/// "attention", "indexer", "dense_mlp", "expert", "shared_expert", "router", "norm", ...
+/// "attention", "indexer", "dense_mlp", "expert", "shared_expert", "router", "correction_bias", ...
 const char* to_string(TensorRole role);
 /// "tp_column", "tp_row", "ep", "replicated", "vocab".
 const char* to_string(TensorSplit split);

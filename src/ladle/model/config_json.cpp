@@ -1,0 +1,443 @@
+#include "ladle/model/config_json.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
+
+// Field mapping, per model_type, from the Hugging Face transformers configuration classes
+// (transformers/models/<type>/configuration_<type>.py) and the checkpoints' tensor names
+// (modeling_<type>.py); see data/models/README.md.
+
+namespace ladle::model {
+namespace {
+
+using Json = nlohmann::json;
+
+// The architectures parse_config reads; kimi_k2 is DeepSeek-V3's architecture under its own name.
+const std::vector<std::string> kSupportedTypes = {
+    "deepseek_v3", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "gpt_oss", "kimi_k2",
+    "llama",       "mixtral",  "qwen3",         "qwen3_moe",
+};
+
+// Reads fields of one JSON object and reports problems at the key's position in the text.
+class ConfigReader {
+ public:
+  ConfigReader(const Json& root, std::string_view text, std::string file)
+      : root_(root), text_(text), file_(std::move(file)) {}
+
+  bool has(const char* key) const { return root_.contains(key) && !root_[key].is_null(); }
+
+  int64_t integer(const char* key) const {
+    if (!has(key)) fail(key, "missing required field");
+    const Json& value = root_[key];
+    if (!value.is_number_integer()) fail(key, fmt::format("expected an integer, got {}", value.dump()));
+    return value.get<int64_t>();
+  }
+
+  int64_t integer_or(const char* key, int64_t fallback) const {
+    return has(key) ? integer(key) : fallback;
+  }
+
+  int64_t positive(const char* key) const {
+    const int64_t value = integer(key);
+    if (value <= 0) fail(key, fmt::format("must be positive, got {}", value));
+    return value;
+  }
+
+  int64_t non_negative_or(const char* key, int64_t fallback) const {
+    const int64_t value = integer_or(key, fallback);
+    if (value < 0) fail(key, fmt::format("must not be negative, got {}", value));
+    return value;
+  }
+
+  bool boolean_or(const char* key, bool fallback) const {
+    if (!has(key)) return fallback;
+    const Json& value = root_[key];
+    if (!value.is_boolean()) fail(key, fmt::format("expected true or false, got {}", value.dump()));
+    return value.get<bool>();
+  }
+
+  std::string text(const char* key) const {
+    if (!has(key)) fail(key, "missing required field");
+    const Json& value = root_[key];
+    if (!value.is_string()) fail(key, fmt::format("expected a string, got {}", value.dump()));
+    return value.get<std::string>();
+  }
+
+  std::vector<std::string> strings(const char* key) const {
+    const Json& value = root_[key];
+    if (!value.is_array()) fail(key, "expected a list of strings");
+    std::vector<std::string> out;
+    for (const Json& item : value) {
+      if (!item.is_string()) fail(key, fmt::format("expected a list of strings, got {}", item.dump()));
+      out.push_back(item.get<std::string>());
+    }
+    return out;
+  }
+
+  std::vector<int64_t> integers(const char* key) const {
+    const Json& value = root_[key];
+    if (!value.is_array()) fail(key, "expected a list of integers");
+    std::vector<int64_t> out;
+    for (const Json& item : value) {
+      if (!item.is_number_integer()) {
+        fail(key, fmt::format("expected a list of integers, got {}", item.dump()));
+      }
+      out.push_back(item.get<int64_t>());
+    }
+    return out;
+  }
+
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+    throw_input(locate(key), "{}", message);
+  }
+
+ private:
+  // The position of `"key"` in the text (1:1 when the key is absent), so an editor can jump there.
+  SourceLocation locate(const std::string& key) const {
+    SourceLocation where{file_, 1, 1, key};
+    const std::size_t at = text_.find("\"" + key + "\"");
+    if (at == std::string_view::npos) return where;
+    for (std::size_t i = 0; i < at; ++i) {
+      if (text_[i] == '\n') {
+        ++where.line;
+        where.col = 1;
+      } else {
+        ++where.col;
+      }
+    }
+    return where;
+  }
+
+  const Json& root_;
+  std::string_view text_;
+  std::string file_;
+};
+
+void read_common(const ConfigReader& in, ModelSpec& spec) {
+  spec.num_layers = static_cast<int>(in.positive("num_hidden_layers"));
+  spec.hidden_size = in.positive("hidden_size");
+  spec.vocab_size = in.positive("vocab_size");
+  spec.num_heads = in.positive("num_attention_heads");
+  spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", false);
+  spec.attention_bias = in.boolean_or("attention_bias", false);
+  spec.sliding_window.assign(spec.num_layers, 0);
+  spec.has_indexer.assign(spec.num_layers, false);
+  spec.mlp.assign(spec.num_layers, MlpKind::dense);
+}
+
+void read_gqa(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::gqa;
+  spec.num_kv_heads = in.has("num_key_value_heads") ? in.positive("num_key_value_heads") : spec.num_heads;
+  if (spec.num_heads % spec.num_kv_heads != 0) {
+    in.fail("num_key_value_heads", fmt::format("num_attention_heads {} is not divisible by "
+                                               "num_key_value_heads {}",
+                                               spec.num_heads, spec.num_kv_heads));
+  }
+  if (in.has("head_dim")) {
+    spec.head_dim = in.positive("head_dim");
+  } else {
+    if (spec.hidden_size % spec.num_heads != 0) {
+      in.fail("num_attention_heads", fmt::format("hidden_size {} is not divisible by "
+                                                 "num_attention_heads {} (and no head_dim is given)",
+                                                 spec.hidden_size, spec.num_heads));
+    }
+    spec.head_dim = spec.hidden_size / spec.num_heads;
+  }
+}
+
+void read_mla(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::mla;
+  spec.num_kv_heads = spec.num_heads;
+  if (in.has("num_key_value_heads") && in.positive("num_key_value_heads") != spec.num_heads) {
+    in.fail("num_key_value_heads", "multi-head latent attention needs num_key_value_heads equal "
+                                   "to num_attention_heads");
+  }
+  spec.q_lora_rank = in.non_negative_or("q_lora_rank", 0);  // null: q projected directly
+  spec.kv_lora_rank = in.positive("kv_lora_rank");
+  spec.qk_nope_head_dim = in.positive("qk_nope_head_dim");
+  spec.qk_rope_head_dim = in.positive("qk_rope_head_dim");
+  spec.v_head_dim = in.positive("v_head_dim");
+  spec.head_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim;
+  if (in.has("qk_head_dim") && in.integer("qk_head_dim") != spec.head_dim) {
+    in.fail("qk_head_dim", fmt::format("{} contradicts qk_nope_head_dim + qk_rope_head_dim = {}",
+                                       in.integer("qk_head_dim"), spec.head_dim));
+  }
+}
+
+void check_experts(const ConfigReader& in, const ModelSpec& spec, const char* experts_key) {
+  if (spec.experts_per_token > spec.num_experts) {
+    in.fail("num_experts_per_tok",
+            fmt::format("{} experts per token exceeds the {} experts of {}", spec.experts_per_token,
+                        spec.num_experts, experts_key));
+  }
+}
+
+// DeepSeek-style MoE: routed + shared experts, dense first_k_dense_replace layers.
+void read_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("n_routed_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "n_routed_experts");
+  spec.num_shared_experts = in.non_negative_or("n_shared_experts", 0);
+  spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+  spec.first_k_dense = static_cast<int>(in.non_negative_or("first_k_dense_replace", 0));
+  if (spec.first_k_dense > spec.num_layers) {
+    in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}",
+                                                 spec.first_k_dense, spec.num_layers));
+  }
+  const int64_t freq = in.integer_or("moe_layer_freq", 1);
+  if (freq <= 0) in.fail("moe_layer_freq", fmt::format("must be positive, got {}", freq));
+  for (int i = 0; i < spec.num_layers; ++i) {
+    spec.mlp[i] = (i >= spec.first_k_dense && i % freq == 0) ? MlpKind::moe : MlpKind::dense;
+  }
+  // noaux_tc routing keeps a per-expert correction bias (DeepSeek-V3 report, sec. 2.1.2).
+  spec.router_correction_bias = !in.has("topk_method") || in.text("topk_method") == "noaux_tc";
+  spec.num_mtp_layers = static_cast<int>(in.non_negative_or("num_nextn_predict_layers", 0));
+}
+
+void read_mlp_layer_types(const ConfigReader& in, ModelSpec& spec) {
+  if (!in.has("mlp_layer_types")) return;
+  const std::vector<std::string> types = in.strings("mlp_layer_types");
+  if (static_cast<int>(types.size()) != spec.num_layers) {
+    in.fail("mlp_layer_types", fmt::format("has {} entries for {} layers", types.size(),
+                                           spec.num_layers));
+  }
+  for (int i = 0; i < spec.num_layers; ++i) {
+    MlpKind kind;
+    if (types[i] == "dense") {
+      kind = MlpKind::dense;
+    } else if (types[i] == "sparse" || types[i] == "moe") {
+      kind = MlpKind::moe;
+    } else {
+      in.fail("mlp_layer_types", fmt::format("unknown layer type '{}' (expected dense or sparse)",
+                                             types[i]));
+    }
+    if (kind != spec.mlp[i]) {
+      in.fail("mlp_layer_types", fmt::format("layer {} is '{}' but first_k_dense_replace {} says "
+                                             "{}",
+                                             i, types[i], spec.first_k_dense, to_string(spec.mlp[i])));
+    }
+  }
+}
+
+// Which layers own a DSA indexer: `indexer_types` ("full" owns, "shared" reuses the previous
+// layer's top-k); else `index_topk_freq` F with `index_skip_topk_offset` K (layers below K and
+// every F-th layer from K + F - 1 own one, which reproduces GLM-5.2's indexer_types); else all.
+void read_indexer(const ConfigReader& in, ModelSpec& spec) {
+  spec.index_n_heads = in.positive("index_n_heads");
+  spec.index_head_dim = in.positive("index_head_dim");
+  spec.index_topk = in.positive("index_topk");
+  if (in.has("indexer_types")) {
+    const std::vector<std::string> types = in.strings("indexer_types");
+    if (static_cast<int>(types.size()) != spec.num_layers) {
+      in.fail("indexer_types", fmt::format("has {} entries for {} layers", types.size(),
+                                           spec.num_layers));
+    }
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (types[i] != "full" && types[i] != "shared") {
+        in.fail("indexer_types", fmt::format("unknown indexer type '{}' (expected full or shared)",
+                                             types[i]));
+      }
+      spec.has_indexer[i] = types[i] == "full";
+    }
+    if (!spec.has_indexer[0]) in.fail("indexer_types", "layer 0 has no earlier indexer to share");
+    return;
+  }
+  if (in.has("index_topk_freq")) {
+    const int64_t freq = in.positive("index_topk_freq");
+    const int64_t offset = in.non_negative_or("index_skip_topk_offset", 0);
+    for (int i = 0; i < spec.num_layers; ++i) {
+      spec.has_indexer[i] = i < offset || (i - offset) % freq == freq - 1;
+    }
+    spec.has_indexer[0] = true;
+    return;
+  }
+  spec.has_indexer.assign(spec.num_layers, true);
+}
+
+void read_sliding_window_layers(const ConfigReader& in, ModelSpec& spec) {
+  if (!in.has("layer_types")) return;
+  const std::vector<std::string> types = in.strings("layer_types");
+  if (static_cast<int>(types.size()) != spec.num_layers) {
+    in.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(),
+                                       spec.num_layers));
+  }
+  const int64_t window = in.has("sliding_window") ? in.positive("sliding_window") : 0;
+  for (int i = 0; i < spec.num_layers; ++i) {
+    if (types[i] == "sliding_attention") {
+      if (window == 0) in.fail("sliding_window", "layer_types has sliding layers but no window");
+      spec.sliding_window[i] = window;
+    } else if (types[i] != "full_attention") {
+      in.fail("layer_types", fmt::format("unknown layer type '{}' (expected full_attention or "
+                                         "sliding_attention)",
+                                         types[i]));
+    }
+  }
+}
+
+void read_llama(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_out_bias = spec.attention_bias;  // LlamaAttention: o_proj bias = attention_bias
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.mlp_bias = in.boolean_or("mlp_bias", false);
+}
+
+void read_qwen3(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.qk_norm = true;
+  spec.intermediate_size = in.positive("intermediate_size");
+  if (in.has("layer_types")) {
+    read_sliding_window_layers(in, spec);
+  } else if (in.boolean_or("use_sliding_window", false) && in.has("sliding_window")) {
+    // Qwen2/3: layers from max_window_layers on use the window.
+    const int64_t window = in.positive("sliding_window");
+    const int64_t first = in.non_negative_or("max_window_layers", spec.num_layers);
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (i >= first) spec.sliding_window[i] = window;
+    }
+  }
+}
+
+void read_qwen3_moe(const ConfigReader& in, ModelSpec& spec) {
+  read_qwen3(in, spec);
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("num_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_experts");
+  const int64_t step = in.integer_or("decoder_sparse_step", 1);
+  if (step <= 0) in.fail("decoder_sparse_step", fmt::format("must be positive, got {}", step));
+  std::vector<int64_t> dense_layers;
+  if (in.has("mlp_only_layers")) dense_layers = in.integers("mlp_only_layers");
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const bool dense = std::find(dense_layers.begin(), dense_layers.end(), i) != dense_layers.end();
+    spec.mlp[i] = (!dense && (i + 1) % step == 0) ? MlpKind::moe : MlpKind::dense;
+  }
+}
+
+void read_mixtral(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = spec.intermediate_size;
+  spec.num_experts = in.positive("num_local_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_local_experts");
+  spec.mlp.assign(spec.num_layers, MlpKind::moe);
+  if (in.has("sliding_window")) spec.sliding_window.assign(spec.num_layers, in.positive("sliding_window"));
+}
+
+void read_gpt_oss(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_out_bias = spec.attention_bias;  // GptOssAttention: o_proj bias = attention_bias
+  spec.attention_sinks = true;
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = spec.intermediate_size;
+  spec.num_experts = in.positive("num_local_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_local_experts");
+  spec.mlp.assign(spec.num_layers, MlpKind::moe);
+  spec.router_bias = true;
+  spec.mlp_bias = true;
+  read_sliding_window_layers(in, spec);
+}
+
+void read_glm4_moe(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.qk_norm = in.boolean_or("use_qk_norm", false);
+  read_deepseek_moe(in, spec);
+  spec.mtp_stores_embedding_and_head = true;
+}
+
+void read_deepseek_v3(const ConfigReader& in, ModelSpec& spec) {
+  read_mla(in, spec);
+  read_deepseek_moe(in, spec);
+  spec.mtp_stores_embedding_and_head = true;  // layer 61 of DeepSeek-V3 keeps both copies
+}
+
+void read_glm_moe_dsa(const ConfigReader& in, ModelSpec& spec) {
+  read_mla(in, spec);
+  read_deepseek_moe(in, spec);
+  read_mlp_layer_types(in, spec);
+  read_indexer(in, spec);
+  spec.mtp_stores_embedding_and_head = false;  // GLM-5's MTP layer shares them with the model
+}
+
+}  // namespace
+
+std::vector<std::string> supported_model_types() { return kSupportedTypes; }
+
+ModelSpec parse_config(std::string_view json_text, const std::string& file, const std::string& name) {
+  Json root;
+  try {
+    root = Json::parse(json_text);
+  } catch (const Json::parse_error& e) {
+    // e.byte is 1-based; turn it into line and column.
+    SourceLocation where{file, 1, 1, ""};
+    const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, json_text.size());
+    for (std::size_t i = 0; i < end; ++i) {
+      if (json_text[i] == '\n') {
+        ++where.line;
+        where.col = 1;
+      } else {
+        ++where.col;
+      }
+    }
+    throw_input(where, "not valid JSON: {}", e.what());
+  }
+  if (!root.is_object()) throw_input(SourceLocation{file, 1, 1, ""}, "expected a JSON object");
+  const ConfigReader in(root, json_text, file);
+
+  ModelSpec spec;
+  spec.name = name;
+  spec.source = file;
+  spec.model_type = in.text("model_type");
+  const std::string& type = spec.model_type;
+  if (type == "qwen3_5_moe" || type == "qwen3_5" || type == "qwen3_next") {
+    in.fail("model_type", fmt::format("'{}' is not supported: its hybrid Gated-DeltaNet linear "
+                                      "attention layers are not modelled exactly yet",
+                                      type));
+  }
+  if (std::find(kSupportedTypes.begin(), kSupportedTypes.end(), type) == kSupportedTypes.end()) {
+    in.fail("model_type", fmt::format("unsupported model_type '{}'; supported: {}", type,
+                                      util::join(kSupportedTypes, ", ")));
+  }
+  read_common(in, spec);
+  if (type == "llama") {
+    read_llama(in, spec);
+  } else if (type == "qwen3") {
+    read_qwen3(in, spec);
+  } else if (type == "qwen3_moe") {
+    read_qwen3_moe(in, spec);
+  } else if (type == "mixtral") {
+    read_mixtral(in, spec);
+  } else if (type == "gpt_oss") {
+    read_gpt_oss(in, spec);
+  } else if (type == "glm4_moe") {
+    read_glm4_moe(in, spec);
+  } else if (type == "deepseek_v3" || type == "kimi_k2" || type == "glm4_moe_lite") {
+    read_deepseek_v3(in, spec);
+  } else if (type == "glm_moe_dsa") {
+    read_glm_moe_dsa(in, spec);
+  }
+  return spec;
+}
+
+ModelSpec read_config_file(const std::string& path) {
+  const std::string text = util::read_file(path);
+  // "models/glm-5.2/config.json" is named after its folder, "glm-5.2.json" after itself.
+  const std::filesystem::path file(path);
+  std::string name = file.stem().string();
+  if (name == "config" && file.has_parent_path() && !file.parent_path().filename().empty()) {
+    name = file.parent_path().filename().string();
+  }
+  return parse_config(text, path, name);
+}
+
+}  // namespace ladle::model

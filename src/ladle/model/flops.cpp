@@ -1,0 +1,142 @@
+#include "ladle/model/flops.hpp"
+
+#include <map>
+
+#include "ladle/model/params.hpp"
+#include "ladle/model/tensor_inventory.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::model {
+namespace {
+
+// Forward FLOPs per token of the attention core of one layer (QK^T and PV), see flops.hpp.
+double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window) {
+  int64_t qk_dim = spec.head_dim;
+  int64_t v_dim = spec.head_dim;
+  if (spec.attention == AttentionKind::mla) {
+    qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim;
+    v_dim = spec.v_head_dim;
+  }
+  // A DSA layer attends to at most index_topk of the causal keys: the same mean as a window.
+  int64_t limit = window;
+  if (spec.index_topk > 0 && (limit == 0 || spec.index_topk < limit)) limit = spec.index_topk;
+  const double context = mean_causal_context(seq_len, limit);
+  return 2.0 * static_cast<double>(spec.num_heads) * static_cast<double>(qk_dim + v_dim) * context;
+}
+
+// The lightning indexer scores every causal key: index_n_heads dot products of index_head_dim,
+// then a weighted sum over heads.
+double indexer_forward(const ModelSpec& spec, int64_t seq_len) {
+  const double context = mean_causal_context(seq_len, 0);
+  const double heads = static_cast<double>(spec.index_n_heads);
+  return (2.0 * heads * static_cast<double>(spec.index_head_dim) + 2.0 * heads) * context;
+}
+
+std::string layer_kind(const ModelSpec& spec, int layer) {
+  std::string kind = to_string(spec.attention);
+  if (spec.index_topk > 0) kind += "-sparse";
+  if (layer < spec.num_layers && spec.sliding_window[layer] > 0) kind += "-sliding";
+  if (layer < spec.num_layers && spec.has_indexer[layer]) kind += "+indexer";
+  kind += "+";
+  kind += to_string(spec.mlp[layer]);
+  return kind;
+}
+
+}  // namespace
+
+double mean_causal_context(int64_t seq_len, int64_t window) {
+  if (seq_len <= 0) return 0.0;
+  const double s = static_cast<double>(seq_len);
+  if (window <= 0 || window >= seq_len) return (s + 1.0) / 2.0;
+  // sum_{i=1..W} i + (S - W) * W, over S.
+  const double w = static_cast<double>(window);
+  return (w * (w + 1.0) / 2.0 + (s - w) * w) / s;
+}
+
+double six_n_flops_per_token(const ModelSpec& spec) {
+  return 6.0 * static_cast<double>(active_params(spec));
+}
+
+double mfu(double flops_per_token, double tokens_per_s_per_gpu, double peak_tflops) {
+  if (peak_tflops <= 0) return 0.0;
+  return flops_per_token * tokens_per_s_per_gpu / (peak_tflops * 1e12);
+}
+
+FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
+  if (seq_len < 1) throw_usage("sequence length must be at least 1, got {}", seq_len);
+  FlopsPerToken f;
+  f.seq_len = seq_len;
+  f.n = active_params(spec);
+  f.six_n = 6.0 * static_cast<double>(f.n);
+
+  // Matrix parameters a token multiplies through, per decoder layer and in the MTP layers.
+  std::vector<double> layer_matmul(spec.num_layers, 0.0);
+  double head_matmul = 0;
+  double mtp_matmul = 0;
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    if (!t.is_matrix()) continue;
+    const double used = 2.0 * static_cast<double>(t.numel() * t.active_copies);
+    switch (t.section) {
+      case TensorSection::layer:
+        layer_matmul[t.layer] += used;
+        break;
+      case TensorSection::head:
+        head_matmul += used;
+        break;
+      case TensorSection::mtp:
+        // The MTP layer reads its embedding copy (a lookup) and multiplies through the head,
+        // stored or shared: counted below.
+        if (t.role != TensorRole::embedding && t.role != TensorRole::head) mtp_matmul += used;
+        break;
+      case TensorSection::embedding:
+      case TensorSection::final_norm:
+        break;
+    }
+  }
+  const double head_flops =
+      2.0 * static_cast<double>(spec.vocab_size) * static_cast<double>(spec.hidden_size);
+  if (spec.tie_word_embeddings) head_matmul = head_flops;
+
+  std::map<std::string, std::size_t> index_of;
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string kind = layer_kind(spec, i);
+    auto [it, inserted] = index_of.emplace(kind, f.by_kind.size());
+    if (inserted) {
+      LayerKindFlops k;
+      k.kind = kind;
+      k.matmul_forward = layer_matmul[i];
+      k.attention_forward = attention_core_forward(spec, seq_len, spec.sliding_window[i]);
+      k.indexer_forward = spec.has_indexer[i] ? indexer_forward(spec, seq_len) : 0.0;
+      f.by_kind.push_back(k);
+    }
+    LayerKindFlops& k = f.by_kind[it->second];
+    LADLE_ASSERT(k.matmul_forward == layer_matmul[i], "layers of one kind have the same tensors");
+    ++k.layers;
+    f.matmul_forward += layer_matmul[i];
+    f.attention_forward += k.attention_forward;
+    f.indexer_forward += k.indexer_forward;
+  }
+  LayerKindFlops head;
+  head.kind = "head";
+  head.layers = 1;
+  head.matmul_forward = head_matmul;
+  f.by_kind.push_back(head);
+  f.matmul_forward += head_matmul;
+
+  if (spec.num_mtp_layers > 0) {
+    LayerKindFlops mtp;
+    mtp.kind = "mtp";
+    mtp.layers = spec.num_mtp_layers;
+    mtp.matmul_forward = mtp_matmul / spec.num_mtp_layers + head_flops;
+    mtp.attention_forward = attention_core_forward(spec, seq_len, 0);
+    mtp.indexer_forward = spec.count_indexers() > 0 ? indexer_forward(spec, seq_len) : 0.0;
+    f.mtp_forward = mtp.forward_total();
+    f.by_kind.push_back(mtp);
+  }
+  // Backward costs twice the forward (gradients of activations and of weights).
+  f.training = 3.0 * (f.matmul_forward + f.attention_forward + f.indexer_forward);
+  f.training_with_mtp = f.training + 3.0 * f.mtp_forward;
+  return f;
+}
+
+}  // namespace ladle::model

@@ -1,0 +1,292 @@
+#include "ladle/model/tensor_inventory.hpp"
+
+#include <fmt/format.h>
+
+// Tensor names and shapes follow the Hugging Face checkpoints (modeling_<model_type>.py of
+// transformers; DeepSeek-V3's modeling_deepseek.py for the MTP layer's enorm/hnorm/eh_proj/
+// shared_head). Splits follow Megatron-Core: ColumnParallelLinear for q/k/v, MLA's q_b/kv_b,
+// gate/up; RowParallelLinear for o and down; MLA's q_a/kv_a down-projections, norms and routers
+// are replicated across TP ranks; experts are distributed over EP ranks.
+
+namespace ladle::model {
+namespace {
+
+using Shape = std::vector<int64_t>;
+
+// Appends the tensors of one decoder block with a shared name prefix.
+class InventoryBuilder {
+ public:
+  InventoryBuilder(const ModelSpec& spec, std::vector<TensorInfo>& out) : spec_(spec), out_(out) {}
+
+  void add(std::string name, Shape shape, TensorSection section, int layer, TensorRole role,
+           TensorSplit split, int64_t copies = 1, int64_t active = 1,
+           TensorSplit expert_split = TensorSplit::replicated) {
+    TensorInfo t;
+    t.name = std::move(name);
+    t.shape = std::move(shape);
+    t.copies = copies;
+    t.active_copies = active;
+    t.section = section;
+    t.layer = layer;
+    t.role = role;
+    t.split = split;
+    t.expert_split = expert_split;
+    out_.push_back(std::move(t));
+  }
+
+  // One decoder layer (also the body of an MTP layer): norms, attention, indexer, MLP.
+  void add_block(const std::string& p, TensorSection section, int layer, MlpKind mlp_kind,
+                 bool with_indexer) {
+    const int64_t h = spec_.hidden_size;
+    add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, TensorSplit::replicated);
+    if (spec_.attention == AttentionKind::mla) {
+      add_mla(p + "self_attn.", section, layer);
+    } else {
+      add_gqa(p + "self_attn.", section, layer);
+    }
+    if (with_indexer) add_indexer(p + "self_attn.indexer.", section, layer);
+    add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm,
+        TensorSplit::replicated);
+    if (mlp_kind == MlpKind::dense) {
+      add_swiglu(p + "mlp.", spec_.intermediate_size, section, layer, TensorRole::dense_mlp,
+                 spec_.mlp_bias);
+    } else {
+      add_moe(p, section, layer);
+    }
+  }
+
+ private:
+  void add_gqa(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t q = spec_.num_heads * spec_.head_dim;
+    const int64_t kv = spec_.num_kv_heads * spec_.head_dim;
+    const TensorRole a = TensorRole::attention;
+    add(p + "q_proj.weight", {q, h}, s, layer, a, TensorSplit::tp_column);
+    add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+    add(p + "v_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+    if (spec_.attention_bias) {
+      add(p + "q_proj.bias", {q}, s, layer, a, TensorSplit::tp_column);
+      add(p + "k_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
+      add(p + "v_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
+    }
+    add(p + "o_proj.weight", {h, q}, s, layer, a, TensorSplit::tp_row);
+    if (spec_.attention_out_bias) add(p + "o_proj.bias", {h}, s, layer, a, TensorSplit::replicated);
+    if (spec_.qk_norm) {
+      add(p + "q_norm.weight", {spec_.head_dim}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      add(p + "k_norm.weight", {spec_.head_dim}, s, layer, TensorRole::norm, TensorSplit::replicated);
+    }
+    if (spec_.attention_sinks) add(p + "sinks", {spec_.num_heads}, s, layer, a, TensorSplit::tp_column);
+  }
+
+  // MLA (DeepSeek-V2 report, sec. 2.1): q = W_qb norm(W_qa x); [c_kv, k_rope] = W_kva x;
+  // [k_nope, v] = W_kvb norm(c_kv); out = W_o [heads x v_head_dim].
+  void add_mla(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t heads = spec_.num_heads;
+    const int64_t qk = spec_.qk_nope_head_dim + spec_.qk_rope_head_dim;
+    const TensorRole a = TensorRole::attention;
+    if (spec_.q_lora_rank > 0) {
+      add(p + "q_a_proj.weight", {spec_.q_lora_rank, h}, s, layer, a, TensorSplit::replicated);
+      add(p + "q_a_layernorm.weight", {spec_.q_lora_rank}, s, layer, TensorRole::norm,
+          TensorSplit::replicated);
+      add(p + "q_b_proj.weight", {heads * qk, spec_.q_lora_rank}, s, layer, a,
+          TensorSplit::tp_column);
+    } else {
+      add(p + "q_proj.weight", {heads * qk, h}, s, layer, a, TensorSplit::tp_column);
+    }
+    add(p + "kv_a_proj_with_mqa.weight", {spec_.kv_lora_rank + spec_.qk_rope_head_dim, h}, s, layer,
+        a, TensorSplit::replicated);
+    add(p + "kv_a_layernorm.weight", {spec_.kv_lora_rank}, s, layer, TensorRole::norm,
+        TensorSplit::replicated);
+    add(p + "kv_b_proj.weight", {heads * (spec_.qk_nope_head_dim + spec_.v_head_dim),
+                                 spec_.kv_lora_rank},
+        s, layer, a, TensorSplit::tp_column);
+    add(p + "o_proj.weight", {h, heads * spec_.v_head_dim}, s, layer, a, TensorSplit::tp_row);
+  }
+
+  // DSA lightning indexer (DeepSeek-V3.2-Exp, sec. 2.1): queries from the q latent, one shared
+  // key head with a LayerNorm, per-head weights from the hidden state.
+  void add_indexer(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t q_in = spec_.q_lora_rank > 0 ? spec_.q_lora_rank : h;
+    const TensorRole r = TensorRole::indexer;
+    const TensorSplit rep = TensorSplit::replicated;
+    add(p + "wq_b.weight", {spec_.index_n_heads * spec_.index_head_dim, q_in}, s, layer, r, rep);
+    add(p + "wk.weight", {spec_.index_head_dim, h}, s, layer, r, rep);
+    add(p + "k_norm.weight", {spec_.index_head_dim}, s, layer, r, rep);
+    add(p + "k_norm.bias", {spec_.index_head_dim}, s, layer, r, rep);
+    add(p + "weights_proj.weight", {spec_.index_n_heads, h}, s, layer, r, rep);
+  }
+
+  void add_swiglu(const std::string& p, int64_t width, TensorSection s, int layer, TensorRole role,
+                  bool bias) {
+    const int64_t h = spec_.hidden_size;
+    add(p + "gate_proj.weight", {width, h}, s, layer, role, TensorSplit::tp_column);
+    add(p + "up_proj.weight", {width, h}, s, layer, role, TensorSplit::tp_column);
+    add(p + "down_proj.weight", {h, width}, s, layer, role, TensorSplit::tp_row);
+    if (bias) {
+      add(p + "gate_proj.bias", {width}, s, layer, role, TensorSplit::tp_column);
+      add(p + "up_proj.bias", {width}, s, layer, role, TensorSplit::tp_column);
+      add(p + "down_proj.bias", {h}, s, layer, role, TensorSplit::replicated);
+    }
+  }
+
+  void add_moe(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t e = spec_.num_experts;
+    const int64_t k = spec_.experts_per_token;
+    const int64_t w = spec_.moe_intermediate_size;
+    const TensorSplit ep = TensorSplit::ep;
+    const TensorRole x = TensorRole::expert;
+    const TensorSplit col = TensorSplit::tp_column;
+    const TensorSplit row = TensorSplit::tp_row;
+    if (spec_.model_type == "mixtral") {
+      const std::string m = p + "block_sparse_moe.";
+      add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
+      add(m + "experts.{e}.w1.weight", {w, h}, s, layer, x, ep, e, k, col);
+      add(m + "experts.{e}.w2.weight", {h, w}, s, layer, x, ep, e, k, row);
+      add(m + "experts.{e}.w3.weight", {w, h}, s, layer, x, ep, e, k, col);
+      return;
+    }
+    if (spec_.model_type == "gpt_oss") {
+      // Experts are stored stacked: gate_up_proj [E, hidden, 2 * width], down_proj [E, width, hidden].
+      const std::string m = p + "mlp.";
+      add(m + "router.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
+      add(m + "router.bias", {e}, s, layer, TensorRole::router, TensorSplit::replicated);
+      add(m + "experts.gate_up_proj", {h, 2 * w}, s, layer, x, ep, e, k, col);
+      add(m + "experts.gate_up_proj_bias", {2 * w}, s, layer, x, ep, e, k, col);
+      add(m + "experts.down_proj", {w, h}, s, layer, x, ep, e, k, row);
+      add(m + "experts.down_proj_bias", {h}, s, layer, x, ep, e, k, TensorSplit::replicated);
+      return;
+    }
+    const std::string m = p + "mlp.";
+    add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
+    if (spec_.router_correction_bias) {
+      add(m + "gate.e_score_correction_bias", {e}, s, layer, TensorRole::correction_bias,
+          TensorSplit::replicated);
+    }
+    add(m + "experts.{e}.gate_proj.weight", {w, h}, s, layer, x, ep, e, k, col);
+    add(m + "experts.{e}.up_proj.weight", {w, h}, s, layer, x, ep, e, k, col);
+    add(m + "experts.{e}.down_proj.weight", {h, w}, s, layer, x, ep, e, k, row);
+    if (spec_.shared_expert_intermediate_size > 0) {
+      add_swiglu(m + "shared_experts.", spec_.shared_expert_intermediate_size, s, layer,
+                 TensorRole::shared_expert, false);
+    }
+  }
+
+  const ModelSpec& spec_;
+  std::vector<TensorInfo>& out_;
+};
+
+}  // namespace
+
+int64_t TensorInfo::numel() const {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+int64_t TensorInfo::total_numel() const { return numel() * copies; }
+
+std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
+  std::vector<TensorInfo> out;
+  InventoryBuilder b(spec, out);
+  const int64_t h = spec.hidden_size;
+  const int64_t v = spec.vocab_size;
+  b.add("model.embed_tokens.weight", {v, h}, TensorSection::embedding, -1, TensorRole::embedding,
+        TensorSplit::vocab);
+  for (int i = 0; i < spec.num_layers; ++i) {
+    b.add_block(fmt::format("model.layers.{}.", i), TensorSection::layer, i, spec.mlp[i],
+                spec.has_indexer[i]);
+  }
+  b.add("model.norm.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm,
+        TensorSplit::replicated);
+  if (!spec.tie_word_embeddings) {
+    b.add("lm_head.weight", {v, h}, TensorSection::head, -1, TensorRole::head, TensorSplit::vocab);
+  }
+  // MTP layers (DeepSeek-V3 report, sec. 2.2): norm the embedding and the hidden state, project
+  // their concatenation [2h -> h], run one decoder block (MoE, with an indexer on DSA models),
+  // then the shared output head.
+  const MlpKind mtp_mlp = spec.count_mlp(MlpKind::moe) > 0 ? MlpKind::moe : MlpKind::dense;
+  const bool mtp_indexer = spec.count_indexers() > 0;
+  for (int k = 0; k < spec.num_mtp_layers; ++k) {
+    const int layer = spec.num_layers + k;
+    const std::string p = fmt::format("model.layers.{}.", layer);
+    const TensorSection s = TensorSection::mtp;
+    if (spec.mtp_stores_embedding_and_head) {
+      b.add(p + "embed_tokens.weight", {v, h}, s, layer, TensorRole::embedding, TensorSplit::vocab);
+    }
+    b.add(p + "enorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+    b.add(p + "hnorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+    b.add(p + "eh_proj.weight", {h, 2 * h}, s, layer, TensorRole::mtp_projection,
+          TensorSplit::tp_column);
+    b.add_block(p, s, layer, mtp_mlp, mtp_indexer);
+    b.add(p + "shared_head.norm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+    if (spec.mtp_stores_embedding_and_head) {
+      b.add(p + "shared_head.head.weight", {v, h}, s, layer, TensorRole::head, TensorSplit::vocab);
+    }
+  }
+  return out;
+}
+
+const char* to_string(TensorSection section) {
+  switch (section) {
+    case TensorSection::embedding:
+      return "embedding";
+    case TensorSection::layer:
+      return "layer";
+    case TensorSection::final_norm:
+      return "final_norm";
+    case TensorSection::head:
+      return "head";
+    case TensorSection::mtp:
+      return "mtp";
+  }
+  return "?";
+}
+
+const char* to_string(TensorRole role) {
+  switch (role) {
+    case TensorRole::attention:
+      return "attention";
+    case TensorRole::indexer:
+      return "indexer";
+    case TensorRole::dense_mlp:
+      return "dense_mlp";
+    case TensorRole::expert:
+      return "expert";
+    case TensorRole::shared_expert:
+      return "shared_expert";
+    case TensorRole::router:
+      return "router";
+    case TensorRole::correction_bias:
+      return "correction_bias";
+    case TensorRole::norm:
+      return "norm";
+    case TensorRole::embedding:
+      return "embedding";
+    case TensorRole::head:
+      return "head";
+    case TensorRole::mtp_projection:
+      return "mtp_projection";
+  }
+  return "?";
+}
+
+const char* to_string(TensorSplit split) {
+  switch (split) {
+    case TensorSplit::tp_column:
+      return "tp_column";
+    case TensorSplit::tp_row:
+      return "tp_row";
+    case TensorSplit::ep:
+      return "ep";
+    case TensorSplit::replicated:
+      return "replicated";
+    case TensorSplit::vocab:
+      return "vocab";
+  }
+  return "?";
+}
+
+}  // namespace ladle::model
