@@ -93,7 +93,7 @@ class EntryReader {
     return node.IsScalar() ? node.Scalar() : std::string("a non-scalar value");
   }
 
-  const YAML::Node& node_;
+  YAML::Node node_;
   std::string file_;
   std::string path_;
 };

@@ -1,0 +1,52 @@
+#include "ladle/model/catalog.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ladle/model/params.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::model {
+namespace {
+
+TEST(ModelCatalog, FindsByNameAliasAndHuggingFaceIdIgnoringCase) {
+  for (const char* name : {"GLM-4.7-Flash", "glm-4.7-flash", "zai-org/GLM-4.7-Flash"}) {
+    const auto spec = find_model(name);
+    ASSERT_TRUE(spec.has_value()) << name;
+    EXPECT_EQ(spec->name, "glm-4.7-flash");
+    EXPECT_EQ(spec->source, "data/models/glm-4.7-flash.json");
+  }
+  for (const char* name : {"glm-5.2", "GLM-5.2-744B-A40B", "glm5.2", "zai-org/GLM-5.2-FP8"}) {
+    const auto spec = find_model(name);
+    ASSERT_TRUE(spec.has_value()) << name;
+    EXPECT_EQ(spec->name, "glm-5.2");
+  }
+  EXPECT_EQ(find_model("DeepSeek-V3")->model_type, "deepseek_v3");
+  EXPECT_FALSE(find_model("glm-9").has_value());
+}
+
+TEST(ModelCatalog, EveryEmbeddedModelIsListedAndLoads) {
+  const std::vector<std::string> names = model_names();
+  EXPECT_EQ(names.size(), 13u);
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
+  for (const std::string& name : names) {
+    if (name == "qwen3.5-397b-a17b") {
+      EXPECT_LADLE_ERROR(load_model(name), input, "not supported");
+      continue;
+    }
+    EXPECT_GT(active_params(load_model(name)), 0) << name;
+  }
+}
+
+TEST(ModelCatalog, UnknownNameSuggestsTheNearest) {
+  EXPECT_LADLE_ERROR(load_model("glm-5.3"), usage, "unknown model 'glm-5.3' (did you mean");
+  EXPECT_LADLE_ERROR(load_model("no-such-model"), usage, "embedded: deepseek-v3, glm-4.7-flash");
+}
+
+TEST(ModelCatalog, ListsAliases) {
+  const std::vector<std::string> aliases = model_aliases("glm-5.2");
+  EXPECT_EQ(aliases.front(), "zai-org/GLM-5.2");
+  EXPECT_NE(std::find(aliases.begin(), aliases.end(), "glm-5.2-744b-a40b"), aliases.end());
+}
+
+}  // namespace
+}  // namespace ladle::model
