@@ -1,0 +1,44 @@
+#pragma once
+// layout_rules.hpp: what makes a layout runnable for a model, a GPU count and a batch: the
+// divisibility rules Megatron-LM and slime assert at start-up, checked before any GPU is rented.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ladle/layout/layout.hpp"
+#include "ladle/model/model_spec.hpp"
+
+namespace ladle::layout {
+
+/// The run a layout is checked against.
+struct LayoutContext {
+  int64_t gpus = 0;            ///< GPUs of the run (0: not checked)
+  int64_t gpus_per_node = 8;   ///< GPUs sharing one NVLink domain
+  int64_t row_tokens = 8192;   ///< tokens per (fixed-length) row
+  int64_t global_batch = 128;  ///< rows per optimizer step
+};
+
+/// `layout` with dp derived from the GPU count (when 0) and max_tokens derived from
+/// rows_per_mb * row_tokens / cp (when 0). Throws Error(usage) when tp * pp * cp does not divide
+/// the GPU count.
+Layout resolve_layout(Layout layout, const LayoutContext& context);
+
+/// Decoder layers on each pipeline stage (size pp), from first/last (0: shared evenly with the
+/// middle stages), or an empty vector when the layers cannot be split that way.
+std::vector<int64_t> stage_layers(const Layout& layout, int64_t num_layers);
+
+/// Microbatches each data-parallel rank runs per step: ceil(global_batch / dp / rows_per_mb).
+int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context);
+
+/// The first rule `layout` breaks, as one line naming the constraint and the numbers
+/// ("tp 3 does not divide the 20 attention heads"), or nullopt when it is valid. Expects a
+/// resolved layout (dp and max_tokens filled in).
+std::optional<std::string> find_layout_violation(const Layout& layout, const ModelSpec& model,
+                                                 const LayoutContext& context);
+
+/// Throws Error(input) with the violation, its field path "layout", when there is one.
+void require_valid_layout(const Layout& layout, const ModelSpec& model, const LayoutContext& context);
+
+}  // namespace ladle::layout

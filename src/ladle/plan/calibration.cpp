@@ -1,0 +1,164 @@
+#include "ladle/plan/calibration.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include "ladle/util/embedded.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::plan {
+
+namespace {
+
+std::string single_quoted(std::string_view text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("''") : std::string(1, ch);
+  return out + "'";
+}
+
+struct ConstantDef {
+  const char* name;
+  double Calibration::*field;
+  bool fitted;
+  double min;
+  double max;
+  const char* unit;
+  const char* meaning;
+};
+
+const ConstantDef kConstants[] = {
+    {"gemm_efficiency", &Calibration::gemm_efficiency, true, 0.2, 0.95, "fraction",
+     "achieved fraction of the dense tensor peak on large GEMMs"},
+    {"attention_efficiency", &Calibration::attention_efficiency, false, 0.1, 0.9, "fraction",
+     "achieved fraction of the BF16 peak in flash attention (FlashAttention-2/3 reach 35-75% on H100)"},
+    {"network_efficiency", &Calibration::network_efficiency, true, 0.05, 0.95, "fraction",
+     "achieved fraction of a node's network bandwidth in the MoE all-to-all"},
+    {"cpu_adam_params_per_s", &Calibration::cpu_adam_params_per_s, true, 1e8, 1e11, "params/s",
+     "host Adam updates per second per node, all ranks together"},
+    {"moe_layer_sync_s", &Calibration::moe_layer_sync_s, true, 0, 0.1, "s",
+     "GPU time lost per MoE layer pass to the dispatcher's host sync on token counts and relaunch"},
+    {"network_a2a_latency_s", &Calibration::network_a2a_latency_s, true, 1e-5, 0.1, "s",
+     "fixed cost of one all-to-all that crosses nodes"},
+    {"nvlink_efficiency", &Calibration::nvlink_efficiency, false, 0.3, 0.95, "fraction",
+     "NCCL bus bandwidth over the one-way NVLink bandwidth (nccl-tests reach ~0.8 on H100/H200)"},
+    {"network_ring_efficiency", &Calibration::network_ring_efficiency, false, 0.1, 0.95, "fraction",
+     "achieved fraction of a GPU's network share in ring all-gather / reduce-scatter"},
+    {"hbm_efficiency", &Calibration::hbm_efficiency, false, 0.3, 0.95, "fraction",
+     "achieved fraction of HBM bandwidth in memory-bound kernels (STREAM-like copies reach ~0.8-0.9)"},
+    {"kernel_overhead_s", &Calibration::kernel_overhead_s, false, 0, 1e-3, "s",
+     "fixed cost of one kernel: launch and tail (a few microseconds on Hopper)"},
+    {"link_latency_s", &Calibration::link_latency_s, false, 0, 1e-3, "s",
+     "latency of one collective step (NCCL over NVLink and EFA: ~10-30 us)"},
+    {"host_link_gb_per_s", &Calibration::host_link_gb_per_s, false, 1, 1000, "GB/s",
+     "device-host copy bandwidth per GPU (PCIe Gen5 x16: 64 GB/s raw, ~50 achieved)"},
+    {"framework_memory_gib", &Calibration::framework_memory_gib, false, 0, 64, "GiB",
+     "CUDA context, NCCL communicators and cuBLAS / TE workspaces per GPU"},
+    {"fragmentation", &Calibration::fragmentation, false, 0, 1, "fraction",
+     "PyTorch allocator slack over activation memory"},
+    {"moe_memory_imbalance", &Calibration::moe_memory_imbalance, false, 1, 8, "ratio",
+     "routed tokens on the busiest expert rank over the mean (aux-loss-free routing, early training)"},
+    {"deepep_buffer_gib", &Calibration::deepep_buffer_gib, false, 0, 64, "GiB",
+     "DeepEP's NVLink and RDMA buffers per GPU (flex dispatcher)"},
+    {"host_memory_usable", &Calibration::host_memory_usable, false, 0.1, 1, "fraction",
+     "fraction of a node's host memory the offloaded optimizer may take"},
+};
+
+}  // namespace
+
+std::vector<CalibrationConstant> calibration_constants(const Calibration& c) {
+  std::vector<CalibrationConstant> out;
+  for (const ConstantDef& d : kConstants) {
+    out.push_back(CalibrationConstant{d.name, c.*d.field, d.fitted, d.min, d.max, d.unit, d.meaning});
+  }
+  return out;
+}
+
+void set_calibration_constant(Calibration& c, std::string_view name, double value) {
+  for (const ConstantDef& d : kConstants) {
+    if (name == d.name) {
+      c.*d.field = value;
+      return;
+    }
+  }
+  LADLE_ASSERT(false, "unknown calibration constant");
+}
+
+Calibration read_calibration(std::string_view yaml, const std::string& file) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::Exception& e) {
+    throw_input(SourceLocation{file, e.mark.line + 1, e.mark.column + 1, ""}, "{}", e.msg);
+  }
+  auto at = [&file](const YAML::Node& node, const std::string& path) {
+    return SourceLocation{file, node.Mark().line + 1, node.Mark().column + 1, path};
+  };
+  if (!root.IsMap() || !root["constants"] || !root["constants"].IsMap()) {
+    throw_input(SourceLocation{file, 1, 1, "constants"}, "expected a 'constants:' map of name: value");
+  }
+  Calibration c;
+  c.source = file;
+  std::vector<std::string> names;
+  for (const ConstantDef& d : kConstants) names.emplace_back(d.name);
+  for (const auto& item : root["constants"]) {
+    const std::string name = item.first.as<std::string>();
+    const std::string path = "constants." + name;
+    const ConstantDef* def = nullptr;
+    for (const ConstantDef& d : kConstants) {
+      if (name == d.name) def = &d;
+    }
+    if (def == nullptr) {
+      throw_input(at(item.first, path), "unknown constant{}", util::did_you_mean(name, names));
+    }
+    double value = 0;
+    try {
+      value = item.second.as<double>();
+    } catch (const YAML::Exception&) {
+      throw_input(at(item.second, path), "expected a number, got '{}'", item.second.Scalar());
+    }
+    if (!(value >= def->min && value <= def->max)) {
+      throw_input(at(item.second, path), "{} is outside {}..{} {}", value, def->min, def->max, def->unit);
+    }
+    c.*def->field = value;
+  }
+  if (root["fitted_on"]) {
+    for (const auto& line : root["fitted_on"]) c.fitted_on.push_back(line.as<std::string>());
+  }
+  if (root["note"]) c.fitted_note = root["note"].as<std::string>();
+  return c;
+}
+
+Calibration read_calibration_file(const std::string& path) {
+  return read_calibration(util::read_file(path), path);
+}
+
+const Calibration& default_calibration() {
+  static const Calibration calibration = [] {
+    const std::optional<std::string_view> text = util::find_embedded("data/calibration.yaml");
+    if (!text) return Calibration{};
+    Calibration c = read_calibration(*text, "data/calibration.yaml");
+    c.source = "embedded:data/calibration.yaml";
+    return c;
+  }();
+  return calibration;
+}
+
+std::string write_calibration(const Calibration& c, const std::vector<std::string>& header_lines) {
+  std::string out;
+  for (const std::string& line : header_lines) out += line.empty() ? "#\n" : "# " + line + "\n";
+  out += "constants:\n";
+  for (const CalibrationConstant& k : calibration_constants(c)) {
+    out += fmt::format("  {}: {:.6g}  # {}: {} ({})\n", k.name, k.value, k.fitted ? "fitted" : "fixed",
+                       k.meaning, k.unit);
+  }
+  if (!c.fitted_on.empty()) {
+    out += "fitted_on:\n";
+    for (const std::string& line : c.fitted_on) out += fmt::format("  - {}\n", single_quoted(line));
+  }
+  if (!c.fitted_note.empty()) out += fmt::format("note: {}\n", single_quoted(c.fitted_note));
+  return out;
+}
+
+}  // namespace ladle::plan

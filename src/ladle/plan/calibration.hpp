@@ -1,0 +1,78 @@
+#pragma once
+// calibration.hpp: the few constants of the time and memory models that physics alone does not
+// give (achieved fractions of peak, host optimizer speed, framework overheads). The embedded
+// default is data/calibration.yaml, fitted on the recipe catalog by `ladle calibrate`.
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ladle::plan {
+
+/// One constant: its value, whether `ladle calibrate` fits it, and the bounds a fit keeps to.
+struct CalibrationConstant {
+  std::string name;   ///< snake_case key in calibration.yaml
+  double value = 0;
+  bool fitted = false;  ///< fitted to measured recipes (else a fixed, sourced figure)
+  double min = 0;       ///< bounds for fitting (and for reading a file)
+  double max = 0;
+  std::string unit;
+  std::string meaning;  ///< one line: what it is and where a fixed value comes from
+  bool operator==(const CalibrationConstant&) const = default;
+};
+
+/// The constants by field. Defaults are the priors the fit starts from.
+struct Calibration {
+  std::string source = "built-in priors";  ///< "embedded:data/calibration.yaml" or the file read
+  // Fitted.
+  double gemm_efficiency = 0.65;       ///< achieved fraction of dense peak on large GEMMs
+  double attention_efficiency = 0.40; ///< achieved fraction of dense peak in flash attention
+  double network_efficiency = 0.40;    ///< achieved fraction of a node's network bandwidth in all-to-all
+  double cpu_adam_params_per_s = 2e9;  ///< host Adam updates per second per node (all ranks together)
+  /// GPU time lost per MoE layer pass (forward, backward, recompute) when experts are spread over
+  /// GPUs: the all-to-all dispatcher waits on the host for the token counts per expert, draining
+  /// the GPU queue until the following kernels are launched again.
+  double moe_layer_sync_s = 2e-3;
+  /// Fixed cost of one all-to-all that crosses nodes (NCCL over EFA: connection setup, per-peer
+  /// message latency); halves the achieved bandwidth at messages of this time x bandwidth.
+  double network_a2a_latency_s = 1e-3;
+  // Fixed.
+  double nvlink_efficiency = 0.80;     ///< NCCL bus bandwidth over the intra-node link's one-way bandwidth
+  double network_ring_efficiency = 0.80;  ///< ring all-gather/reduce-scatter over the node network
+  double hbm_efficiency = 0.80;        ///< achieved fraction of HBM bandwidth in memory-bound kernels
+  double kernel_overhead_s = 5e-6;     ///< fixed cost of one kernel (launch and tail)
+  double link_latency_s = 2e-5;        ///< latency of one collective step
+  double host_link_gb_per_s = 50;      ///< device-host copy bandwidth per GPU (PCIe Gen5 x16)
+  double framework_memory_gib = 6;     ///< CUDA context, NCCL and cuBLAS workspaces per GPU
+  double fragmentation = 0.10;         ///< allocator slack over dynamic (activation) memory
+  double moe_memory_imbalance = 1.25;  ///< peak over mean routed tokens per expert rank
+  double deepep_buffer_gib = 3;        ///< DeepEP's NVLink and RDMA buffers (flex dispatcher)
+  double host_memory_usable = 0.85;    ///< fraction of a node's host memory the optimizer may use
+  /// What the constants were fitted on, one line per recipe (kept from the file).
+  std::vector<std::string> fitted_on;
+  std::string fitted_note;
+
+  bool operator==(const Calibration&) const = default;
+};
+
+/// Every constant of `c` with its metadata, in file order.
+std::vector<CalibrationConstant> calibration_constants(const Calibration& c);
+
+/// Sets the constant named `name` on `c`; throws Error(internal) for an unknown name.
+void set_calibration_constant(Calibration& c, std::string_view name, double value);
+
+/// Reads calibration YAML (a `constants:` map of name: value, optional `fitted_on:` list and
+/// `note:`). Throws Error(input) at file:line:col for an unknown constant (with "did you mean"),
+/// a value that is not a number or outside the constant's bounds.
+Calibration read_calibration(std::string_view yaml, const std::string& file);
+
+/// read_calibration on a file; throws Error(io) when it cannot be read.
+Calibration read_calibration_file(const std::string& path);
+
+/// The embedded default, data/calibration.yaml (parsed once).
+const Calibration& default_calibration();
+
+/// YAML for `c`, each constant with a comment saying what it is and whether it is fitted.
+std::string write_calibration(const Calibration& c, const std::vector<std::string>& header_lines);
+
+}  // namespace ladle::plan

@@ -1,0 +1,163 @@
+// memory_model.cpp: per-GPU memory of each pipeline stage (see predictor.hpp for the model).
+#include <algorithm>
+#include <cmath>
+
+#include "ladle/plan/predictor.hpp"
+
+namespace ladle::plan {
+
+namespace {
+
+constexpr double kBf16 = 2;
+constexpr double kFp32 = 4;
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// Activation bytes one layer of `kind` keeps per token of the microbatch (per CP rank).
+double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const Layout& l,
+                              const Calibration& cal) {
+  const double tp = static_cast<double>(l.tp);
+  const double sp_div = l.sp ? tp : 1.0;
+  const double h = static_cast<double>(c.hidden);
+  const double heads = static_cast<double>(c.heads);
+  double elements = 2 * h / sp_div;  // the two norms' inputs (the residual stream)
+  if (c.mla) {
+    elements += h / sp_div;  // down-projection input
+    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim);  // down outputs
+    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank);               // normed latents
+    elements += heads * static_cast<double>(c.qk_head_dim) / tp;                      // q
+    elements += heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;       // k, v
+    elements += heads * static_cast<double>(c.v_head_dim) / tp;                       // attention output
+  } else {
+    const double d = static_cast<double>(c.head_dim);
+    elements += h / sp_div;                                                         // qkv input
+    elements += (heads + 2 * static_cast<double>(c.kv_heads)) * d / tp;             // q, k, v
+    elements += heads * d / tp;                                                     // attention output
+  }
+  if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
+  double bytes = elements * kBf16;
+  if (!kind.moe) {
+    bytes += kBf16 * (h / sp_div + 3 * static_cast<double>(c.ffn) / tp);
+    return bytes;
+  }
+  const double etp = static_cast<double>(l.etp);
+  bytes += kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;  // router input, logits
+  // Routed copies held per GPU for each token of the microbatch: top-k spread over the TP ranks'
+  // shares, each ETP rank seeing its experts' tokens; the busiest rank holds more than the mean.
+  const double copies = static_cast<double>(c.top_k) * etp / tp * cal.moe_memory_imbalance;
+  bytes += copies * kBf16 * (2 * h + 3 * static_cast<double>(c.moe_ffn) / etp);
+  if (c.shared_ffn > 0) bytes += kBf16 * (h / sp_div + 3 * static_cast<double>(c.shared_ffn) / tp);
+  return bytes;
+}
+
+}  // namespace
+
+double hbm_capacity_gib(const GpuSpec& gpu) { return gpu.hbm_gb; }
+
+MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::vector<int64_t>& stages,
+                               int64_t microbatches, const Cluster& cluster, const Calibration& cal,
+                               std::vector<std::array<double, kMemoryParts>>* stage_memory) {
+  MemoryEstimate out;
+  const double tp = static_cast<double>(l.tp);
+  const double sp_div = l.sp ? tp : 1.0;
+  const double expert_div = static_cast<double>(l.ep * l.etp);
+  const double dense_shards = static_cast<double>(l.dp * l.cp);
+  const double expert_shards = static_cast<double>(std::max<int64_t>(1, l.edp()));
+  const double state_bytes = kFp32 + (l.moments == StateDtype::bf16 ? 2 * kBf16 : 2 * kFp32);
+  const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
+  const double h = static_cast<double>(c.hidden);
+  const int64_t pp = l.pp;
+  const double vpp = static_cast<double>(l.vpp);
+
+  double kind_bytes[16] = {};
+  double largest_layer = 0;
+  for (size_t k = 0; k < c.kinds.size() && k < 16; ++k) {
+    kind_bytes[k] = layer_activation_bytes(c, c.kinds[k], l, cal) * tokens;
+    largest_layer = std::max(largest_layer, kind_bytes[k]);
+  }
+  const double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, cal) * tokens : 0.0;
+  const double layer_input = kBf16 * h / sp_div * tokens;
+
+  if (stage_memory) stage_memory->assign(static_cast<size_t>(pp), {});
+  int64_t begin = 0;
+  for (int64_t s = 0; s < pp; ++s) {
+    const int64_t n = stages[static_cast<size_t>(s)];
+    const int64_t end = begin + n;
+    const bool first = s == 0;
+    const bool last = s == pp - 1;
+    double dense = 0;
+    double expert = 0;
+    double acts_one_mb = 0;
+    for (size_t k = 0; k < c.kinds.size(); ++k) {
+      const double count = c.count(k, begin, end);
+      if (count == 0) continue;
+      const LayerKind& kind = c.kinds[k];
+      dense += count * (kind.tp_params / tp + kind.replicated_params);
+      expert += count * kind.expert_params / expert_div;
+      acts_one_mb += count * kind_bytes[k];
+    }
+    if (first) dense += c.embedding_params / tp;
+    if (last) {
+      dense += c.head_params / tp + c.final_norm_params;
+      const double mtp_n = static_cast<double>(c.num_mtp_layers);
+      dense += mtp_n * (c.mtp.tp_params / tp + c.mtp.replicated_params);
+      expert += mtp_n * c.mtp.expert_params / expert_div;
+    }
+    if (l.recompute == RecomputeGranularity::full) {
+      const double chunk_layers = static_cast<double>(n) / vpp;
+      const double r = static_cast<double>(l.recompute_layers);
+      if (l.recompute_method == RecomputeMethod::uniform) {
+        acts_one_mb = std::ceil(chunk_layers / r) * vpp * layer_input;
+      } else {
+        const double kept_fraction = std::max(0.0, chunk_layers - r) / std::max(1.0, chunk_layers);
+        acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers) * vpp * layer_input;
+      }
+    }
+    // Microbatches in flight on stage s: 1F1B keeps pp - s; interleaving adds Megatron-LM's penalty.
+    double in_flight = static_cast<double>(std::min<int64_t>(microbatches, pp - s));
+    if (l.vpp > 1) in_flight *= 1.0 + static_cast<double>(pp - 1) / (static_cast<double>(pp) * vpp);
+    if (pp == 1) in_flight = 1;
+
+    std::array<double, kMemoryParts> part{};
+    const double params = dense + expert;
+    const double shard = dense / dense_shards + expert / expert_shards;
+    part[static_cast<size_t>(MemoryPart::weights)] = kBf16 * params;
+    part[static_cast<size_t>(MemoryPart::gradients)] = kFp32 * params;
+    part[static_cast<size_t>(MemoryPart::optimizer_states)] = (1.0 - l.offload) * shard * state_bytes;
+    double acts = acts_one_mb * in_flight;
+    double working = l.recompute == RecomputeGranularity::full
+                         ? largest_layer * static_cast<double>(l.recompute_layers)
+                         : largest_layer;
+    if (last) {
+      acts += static_cast<double>(c.num_mtp_layers) * mtp_bytes;
+      // Logits: BF16 for the head and each MTP head, plus the FP32 copy the loss works on.
+      part[static_cast<size_t>(MemoryPart::logits)] =
+          tokens * static_cast<double>(c.vocab) / tp * (kBf16 * static_cast<double>(1 + c.num_mtp_layers) + kFp32);
+    }
+    part[static_cast<size_t>(MemoryPart::activations)] = acts;
+    part[static_cast<size_t>(MemoryPart::working_set)] = working;
+    if (c.experts > 0) {
+      part[static_cast<size_t>(MemoryPart::dispatch_buffers)] =
+          l.dispatcher == MoeDispatcher::flex
+              ? cal.deepep_buffer_gib * kGiB
+              : 2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
+    }
+    part[static_cast<size_t>(MemoryPart::framework)] = cal.framework_memory_gib * kGiB;
+    part[static_cast<size_t>(MemoryPart::fragmentation)] =
+        cal.fragmentation * (acts + working + part[static_cast<size_t>(MemoryPart::logits)]);
+    double total = 0;
+    for (double v : part) total += v;
+    if (stage_memory) (*stage_memory)[static_cast<size_t>(s)] = part;
+    if (total > out.worst_bytes) {
+      out.worst_bytes = total;
+      out.worst = part;
+      out.worst_stage = s;
+    }
+    // Host: FP32 master and moments of the offloaded fraction, plus its FP32 gradient copy.
+    const double host = l.offload * shard * (state_bytes + kFp32) * static_cast<double>(cluster.gpus_per_node());
+    out.host_bytes_per_node = std::max(out.host_bytes_per_node, host);
+    begin = end;
+  }
+  return out;
+}
+
+}  // namespace ladle::plan

@@ -1,0 +1,147 @@
+#include "ladle/plan/model_costs.hpp"
+
+#include <map>
+
+#include "ladle/model/flops.hpp"
+#include "ladle/model/params.hpp"
+#include "ladle/model/tensor_inventory.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::plan {
+
+namespace {
+
+using model::TensorInfo;
+using model::TensorRole;
+using model::TensorSection;
+using model::TensorSplit;
+
+GemmSplit gemm_split(const TensorInfo& t) {
+  if (t.is_expert()) return t.expert_split == TensorSplit::tp_row ? GemmSplit::expert_in : GemmSplit::expert_out;
+  switch (t.split) {
+    case TensorSplit::tp_column:
+    case TensorSplit::vocab: return GemmSplit::tp_out;
+    case TensorSplit::tp_row: return GemmSplit::tp_in;
+    default: return GemmSplit::replicated;
+  }
+}
+
+void add_tensor(const TensorInfo& t, LayerKind& kind) {
+  const double elements = static_cast<double>(t.total_numel());
+  if (t.role == TensorRole::correction_bias) {
+    kind.replicated_params += elements;
+    return;
+  }
+  if (t.is_expert()) {
+    kind.expert_params += elements;
+    if (t.is_matrix()) kind.expert_gemms.push_back(Gemm{t.shape[0], t.shape[1], gemm_split(t)});
+    return;
+  }
+  if (t.split == TensorSplit::replicated) {
+    kind.replicated_params += elements;
+  } else {
+    kind.tp_params += elements;
+  }
+  if (t.is_matrix()) {
+    kind.gemms.push_back(Gemm{t.shape[0], t.shape[1], gemm_split(t)});
+    kind.dense_matmul_params += static_cast<double>(t.numel()) * static_cast<double>(t.active_copies);
+    if (t.role == TensorRole::indexer) kind.indexer = true;
+  }
+}
+
+double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens) {
+  const int64_t qk = spec.attention == AttentionKind::mla ? spec.qk_nope_head_dim + spec.qk_rope_head_dim
+                                                           : spec.head_dim;
+  const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.head_dim;
+  int64_t window = 0;
+  if (static_cast<size_t>(layer) < spec.sliding_window.size()) window = spec.sliding_window[layer];
+  if (spec.index_topk > 0 && (window == 0 || spec.index_topk < window)) window = spec.index_topk;
+  const double context = model::mean_causal_context(row_tokens, window);
+  return 2.0 * static_cast<double>(spec.num_heads) * static_cast<double>(qk + v) * context;
+}
+
+double indexer_flops(const ModelSpec& spec, int64_t row_tokens) {
+  const double context = model::mean_causal_context(row_tokens, 0);
+  return (2.0 * static_cast<double>(spec.index_n_heads * spec.index_head_dim) +
+          2.0 * static_cast<double>(spec.index_n_heads)) * context;
+}
+
+}  // namespace
+
+ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
+  if (row_tokens < 1) throw_usage("row tokens must be at least 1, got {}", row_tokens);
+  ModelCosts c;
+  c.model = spec.name;
+  c.row_tokens = row_tokens;
+  c.num_layers = spec.num_layers;
+  c.num_mtp_layers = spec.num_mtp_layers;
+  c.hidden = spec.hidden_size;
+  c.vocab = spec.vocab_size;
+  c.heads = spec.num_heads;
+  c.kv_heads = spec.num_kv_heads;
+  c.mla = spec.attention == AttentionKind::mla;
+  c.head_dim = spec.head_dim;
+  c.q_lora_rank = spec.q_lora_rank;
+  c.kv_lora_rank = spec.kv_lora_rank;
+  c.qk_head_dim = c.mla ? spec.qk_nope_head_dim + spec.qk_rope_head_dim : spec.head_dim;
+  c.rope_dim = spec.qk_rope_head_dim;
+  c.v_head_dim = c.mla ? spec.v_head_dim : spec.head_dim;
+  c.index_heads = spec.index_n_heads;
+  c.index_head_dim = spec.index_head_dim;
+  c.ffn = spec.intermediate_size;
+  c.moe_ffn = spec.moe_intermediate_size;
+  c.shared_ffn = spec.shared_expert_intermediate_size;
+  c.experts = spec.num_experts;
+  c.top_k = spec.experts_per_token;
+
+  std::vector<LayerKind> per_layer(static_cast<size_t>(spec.num_layers));
+  LayerKind mtp;
+  for (const TensorInfo& t : model::tensor_inventory(spec)) {
+    switch (t.section) {
+      case TensorSection::embedding: c.embedding_params += static_cast<double>(t.total_numel()); break;
+      case TensorSection::head: c.head_params += static_cast<double>(t.total_numel()); break;
+      case TensorSection::final_norm: c.final_norm_params += static_cast<double>(t.total_numel()); break;
+      case TensorSection::layer: add_tensor(t, per_layer[static_cast<size_t>(t.layer)]); break;
+      case TensorSection::mtp:
+        // Megatron-LM's MTP shares the main embedding and output head; only the first MTP
+        // layer's tensors are kept (every MTP layer has the same shapes).
+        if (t.role == TensorRole::embedding || t.role == TensorRole::head) break;
+        if (t.layer == spec.num_layers) add_tensor(t, mtp);
+        break;
+    }
+  }
+  std::map<std::string, size_t> index_of;
+  c.layer_kind.resize(per_layer.size());
+  for (size_t i = 0; i < per_layer.size(); ++i) {
+    LayerKind& kind = per_layer[i];
+    kind.moe = spec.mlp[i] == MlpKind::moe;
+    kind.attention_flops = attention_flops(spec, static_cast<int64_t>(i), row_tokens);
+    kind.indexer_flops = kind.indexer ? indexer_flops(spec, row_tokens) : 0.0;
+    kind.name = std::string(to_string(spec.attention)) + (kind.indexer ? "+indexer" : "") + "+" +
+                to_string(spec.mlp[i]);
+    if (i < spec.sliding_window.size() && spec.sliding_window[i] > 0) kind.name += "+sliding";
+    const std::string key = kind.name + "/" + std::to_string(kind.attention_flops);
+    auto [it, inserted] = index_of.emplace(key, c.kinds.size());
+    if (inserted) c.kinds.push_back(kind);
+    c.layer_kind[i] = static_cast<int>(it->second);
+  }
+  c.prefix.assign(c.kinds.size(), std::vector<int32_t>(per_layer.size() + 1, 0));
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    for (size_t i = 0; i < per_layer.size(); ++i) {
+      c.prefix[k][i + 1] = c.prefix[k][i] + (c.layer_kind[i] == static_cast<int>(k) ? 1 : 0);
+    }
+  }
+  if (spec.num_mtp_layers > 0) {
+    mtp.moe = spec.count_mlp(MlpKind::moe) > 0;
+    mtp.name = "mtp";
+    mtp.attention_flops = attention_flops(spec, spec.num_layers - 1, row_tokens);
+    mtp.indexer_flops = mtp.indexer ? indexer_flops(spec, row_tokens) : 0.0;
+    c.mtp = mtp;
+  }
+  const model::ParamCounts counts = model::count_params(spec);
+  c.n_params = static_cast<double>(counts.n);
+  c.total_params = static_cast<double>(counts.total);
+  return c;
+}
+
+}  // namespace ladle::plan

@@ -1,0 +1,94 @@
+#pragma once
+// model_costs.hpp: what the memory and time models need to know about a model, computed once per
+// (model, row length) from its tensor inventory, so that evaluating a layout is a few hundred
+// arithmetic operations. Decoder layers are grouped into kinds (same tensors, same attention), and
+// per-stage sums come from prefix counts of each kind.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ladle/model/model_spec.hpp"
+
+namespace ladle::plan {
+
+/// How a weight matrix is split, for the time model's GEMM shapes.
+enum class GemmSplit {
+  tp_out,      ///< output dimension split by TP (column parallel)
+  tp_in,       ///< input dimension split by TP (row parallel)
+  replicated,  ///< whole on every TP rank (MLA down-projections, routers, indexer)
+  expert_out,  ///< a routed expert's output split by ETP
+  expert_in,   ///< a routed expert's input split by ETP
+};
+
+/// One weight matrix a token multiplies through: y[out] = W[out, in] x[in].
+struct Gemm {
+  int64_t out = 0;
+  int64_t in = 0;
+  GemmSplit split = GemmSplit::replicated;
+  bool operator==(const Gemm&) const = default;
+};
+
+/// A kind of decoder layer and its costs (all figures for the whole layer, before any split).
+struct LayerKind {
+  std::string name;               ///< "mla+moe", "mla+indexer+dense", ...
+  bool moe = false;
+  bool indexer = false;
+  std::vector<Gemm> gemms;        ///< non-expert matrices (attention, indexer, dense MLP, shared, router)
+  std::vector<Gemm> expert_gemms; ///< one routed expert's matrices (gate, up, down)
+  double tp_params = 0;           ///< elements split by TP (column/row/vocab)
+  double replicated_params = 0;   ///< elements every TP rank holds (norms, router, MLA down-projections)
+  double expert_params = 0;       ///< elements of all routed experts (split by EP * ETP)
+  double dense_matmul_params = 0; ///< matrix elements a token multiplies through, experts excluded
+  double attention_flops = 0;     ///< forward QK^T + PV FLOPs per token at the row length, all heads
+  double indexer_flops = 0;       ///< forward indexer scoring FLOPs per token
+  bool operator==(const LayerKind&) const = default;
+};
+
+/// A model reduced to what the planner needs.
+struct ModelCosts {
+  std::string model;  ///< ModelSpec::name
+  int64_t row_tokens = 0;
+  int64_t num_layers = 0;
+  int64_t num_mtp_layers = 0;
+  int64_t hidden = 0;
+  int64_t vocab = 0;
+  int64_t heads = 0;
+  int64_t kv_heads = 0;
+  bool mla = false;
+  int64_t head_dim = 0;     ///< GQA per-head size
+  int64_t q_lora_rank = 0;  ///< MLA
+  int64_t kv_lora_rank = 0;
+  int64_t qk_head_dim = 0;  ///< MLA: nope + rope; GQA: head_dim
+  int64_t rope_dim = 0;
+  int64_t v_head_dim = 0;
+  int64_t index_heads = 0;
+  int64_t index_head_dim = 0;
+  int64_t ffn = 0;          ///< dense MLP width
+  int64_t moe_ffn = 0;      ///< one expert's width
+  int64_t shared_ffn = 0;   ///< fused shared expert width (0: none)
+  int64_t experts = 0;
+  int64_t top_k = 0;
+
+  std::vector<LayerKind> kinds;
+  std::vector<int> layer_kind;  ///< kind index of each decoder layer
+  /// prefix[k][i]: layers of kind k among layers 0..i-1 (size num_layers + 1 each).
+  std::vector<std::vector<int32_t>> prefix;
+  LayerKind mtp;               ///< one MTP layer (its eh_proj included); empty when none
+  double embedding_params = 0; ///< input embedding (first stage, split by TP over the vocabulary)
+  double head_params = 0;      ///< output head (last stage, split by TP); 0 when tied
+  double final_norm_params = 0;
+  double n_params = 0;         ///< the recipes' N (models/README convention)
+  double total_params = 0;     ///< every tensor without MTP
+
+  /// Layers of kind `k` among decoder layers [begin, end).
+  int32_t count(size_t k, int64_t begin, int64_t end) const {
+    return prefix[k][static_cast<size_t>(end)] - prefix[k][static_cast<size_t>(begin)];
+  }
+};
+
+/// The costs of `spec` for rows of `row_tokens` tokens, from model::tensor_inventory and
+/// model::mean_causal_context. Throws Error(usage) when row_tokens < 1.
+ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens);
+
+}  // namespace ladle::plan

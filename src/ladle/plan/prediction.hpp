@@ -1,0 +1,52 @@
+#pragma once
+// prediction.hpp: Prediction, what the planner says one layout will do: memory per stage by part,
+// step time by part, throughput, MFU and cost.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ladle/layout/layout.hpp"
+
+namespace ladle {
+
+/// One named part of a total (GiB or seconds).
+struct Part {
+  std::string name;
+  double value = 0;
+  bool operator==(const Part&) const = default;
+};
+
+/// Memory of one pipeline stage, per GPU, GiB.
+struct StageMemory {
+  int64_t stage = 0;
+  int64_t layers = 0;
+  std::vector<Part> parts;  ///< weights, gradients, optimizer states, activations, ...
+  double total_gib = 0;
+  bool operator==(const StageMemory&) const = default;
+};
+
+/// The prediction for one layout.
+struct Prediction {
+  Layout layout;
+  int64_t microbatches = 0;        ///< per data-parallel rank per step
+  // Memory.
+  std::vector<StageMemory> stages;
+  int64_t worst_stage = 0;         ///< index into stages
+  double memory_gib = 0;           ///< worst stage, per GPU
+  double capacity_gib = 0;         ///< usable HBM per GPU
+  bool fits = false;               ///< memory_gib <= capacity_gib and the host holds the offload
+  double host_memory_gib = 0;      ///< optimizer states on one node's host
+  double host_capacity_gib = 0;
+  std::string memory_dominant;     ///< the largest part of the worst stage
+  // Time.
+  std::vector<Part> step_parts;    ///< seconds per part; sums to step_time_s
+  double step_time_s = 0;
+  std::string time_dominant;       ///< the largest exposed part
+  double tokens_per_s_per_gpu = 0;
+  double mfu = 0;                  ///< 6 N tokens/s per GPU / dense BF16 peak
+  double usd_per_million_tokens = 0;
+  bool operator==(const Prediction&) const = default;
+};
+
+}  // namespace ladle

@@ -1,0 +1,101 @@
+#include "ladle/plan/predictor.hpp"
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::plan {
+
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}  // namespace
+
+const char* to_string(MemoryPart part) {
+  switch (part) {
+    case MemoryPart::weights: return "weights";
+    case MemoryPart::gradients: return "gradients";
+    case MemoryPart::optimizer_states: return "optimizer states";
+    case MemoryPart::activations: return "activations";
+    case MemoryPart::logits: return "logits";
+    case MemoryPart::working_set: return "working set";
+    case MemoryPart::dispatch_buffers: return "dispatch buffers";
+    case MemoryPart::framework: return "framework";
+    case MemoryPart::fragmentation: return "fragmentation";
+    case MemoryPart::count: break;
+  }
+  return "?";
+}
+
+const char* to_string(TimePart part) {
+  switch (part) {
+    case TimePart::dense_gemm: return "dense GEMM";
+    case TimePart::expert_gemm: return "expert GEMM";
+    case TimePart::attention: return "attention";
+    case TimePart::elementwise: return "elementwise";
+    case TimePart::recompute: return "recompute";
+    case TimePart::tp_comm: return "TP comm";
+    case TimePart::ep_comm: return "EP all-to-all";
+    case TimePart::cp_comm: return "CP exchange";
+    case TimePart::pp_p2p: return "PP p2p";
+    case TimePart::pipeline_bubble: return "pipeline bubble";
+    case TimePart::dp_comm: return "DP comm";
+    case TimePart::optimizer_gpu: return "optimizer (GPU)";
+    case TimePart::optimizer_cpu: return "optimizer (CPU)";
+    case TimePart::host_copies: return "device-host copies";
+    case TimePart::count: break;
+  }
+  return "?";
+}
+
+Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout& layout,
+                   const Cluster& cluster, const Workload& workload, const Calibration& calibration) {
+  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), workload.row_tokens,
+                                      workload.global_batch};
+  layout::require_valid_layout(layout, model, context);
+  const std::vector<int64_t> stages = layout::stage_layers(layout, costs.num_layers);
+  const int64_t microbatches = layout::microbatches_per_step(layout, context);
+
+  Prediction p;
+  p.layout = layout;
+  p.microbatches = microbatches;
+  std::vector<std::array<double, kMemoryParts>> stage_parts;
+  const MemoryEstimate memory =
+      estimate_memory(costs, layout, stages, microbatches, cluster, calibration, &stage_parts);
+  for (size_t s = 0; s < stage_parts.size(); ++s) {
+    StageMemory stage;
+    stage.stage = static_cast<int64_t>(s);
+    stage.layers = stages[s];
+    for (size_t i = 0; i < kMemoryParts; ++i) {
+      const double gib = stage_parts[s][i] / kGiB;
+      stage.parts.push_back(Part{to_string(static_cast<MemoryPart>(i)), gib});
+      stage.total_gib += gib;
+    }
+    p.stages.push_back(std::move(stage));
+  }
+  p.worst_stage = memory.worst_stage;
+  p.memory_gib = memory.worst_bytes / kGiB;
+  p.capacity_gib = hbm_capacity_gib(cluster.gpu);
+  p.host_memory_gib = memory.host_bytes_per_node / kGiB;
+  p.host_capacity_gib = cluster.instance.host_memory_gib * calibration.host_memory_usable;
+  p.fits = p.memory_gib <= p.capacity_gib && p.host_memory_gib <= p.host_capacity_gib;
+  size_t dominant = 0;
+  for (size_t i = 1; i < kMemoryParts; ++i) {
+    if (memory.worst[i] > memory.worst[dominant]) dominant = i;
+  }
+  p.memory_dominant = to_string(static_cast<MemoryPart>(dominant));
+
+  const TimeEstimate time = estimate_time(costs, layout, stages, microbatches, cluster, workload, calibration);
+  size_t largest = 0;
+  for (size_t i = 0; i < kTimeParts; ++i) {
+    p.step_parts.push_back(Part{to_string(static_cast<TimePart>(i)), time.parts[i]});
+    if (time.parts[i] > time.parts[largest]) largest = i;
+  }
+  p.time_dominant = to_string(static_cast<TimePart>(largest));
+  p.step_time_s = time.step_s;
+  const double tokens = static_cast<double>(workload.global_batch * workload.row_tokens);
+  p.tokens_per_s_per_gpu = tokens / time.step_s / static_cast<double>(cluster.gpus);
+  p.mfu = 6.0 * costs.n_params * p.tokens_per_s_per_gpu / (cluster.gpu.bf16_dense_tflops * 1e12);
+  p.usd_per_million_tokens = cluster.instance.usd_per_gpu_hour() / (p.tokens_per_s_per_gpu * 3600.0) * 1e6;
+  return p;
+}
+
+}  // namespace ladle::plan

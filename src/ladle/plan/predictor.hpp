@@ -1,0 +1,91 @@
+#pragma once
+// predictor.hpp: the memory model and the time model of one layout, and the Prediction built from
+// them. The estimate_* functions allocate nothing and name nothing, so the search can call them
+// millions of times; predict() names every part for reports.
+//
+// Memory (per GPU, each pipeline stage, worst one reported): BF16 weights; FP32 gradient buffers
+// (--accumulate-allreduce-grads-in-fp32); FP32 master weights and Adam moments under the
+// distributed optimizer, dense states sharded over DP x CP and expert states over EDP, the
+// offloaded fraction on the host; activations per microbatch from each layer's tensors (MLA or
+// GQA attention, dense MLP, routed and shared experts, with TP / SP / CP / ETP splits and
+// full recompute keeping only layer inputs), times the microbatches in flight on the stage (1F1B:
+// pp - stage; interleaved: Megatron-LM's 1 + (pp-1)/(pp*vpp) penalty); logits and the MTP layer
+// on the last stage; one layer's working set; MoE dispatch buffers; framework memory; allocator
+// slack. Selective recompute (core attention) saves nothing with flash attention, which already
+// keeps no score matrix.
+//
+// Time (per step): each GEMM as roofline-additive compute + HBM traffic + a kernel's fixed cost;
+// grouped expert GEMMs get slower per FLOP as tokens per expert shrink (the weights' traffic stays);
+// flash attention at its own efficiency (backward 2.5x forward); memory-bound elementwise work; TP
+// all-gather/reduce-scatter (SP) or all-reduce over NVLink; the MoE all-to-all (or all-gather, or
+// DeepEP's one copy per node) split into NVLink and network parts; CP key/value exchange beyond
+// what attention hides; pipeline point-to-point; the 1F1B / interleaved bubble from the slowest
+// stage; DP gradient reduce-scatter and parameter all-gather; the optimizer step on the GPU
+// (HBM-bound) and on the host (Adam throughput per node, device-host copies, overlapped or not).
+
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "ladle/layout/layout.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/cluster.hpp"
+#include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/prediction.hpp"
+
+namespace ladle::plan {
+
+/// Memory parts, in report order.
+enum class MemoryPart {
+  weights, gradients, optimizer_states, activations, logits, working_set, dispatch_buffers,
+  framework, fragmentation, count
+};
+/// Step-time parts, in report order.
+enum class TimePart {
+  dense_gemm, expert_gemm, attention, elementwise, recompute, tp_comm, ep_comm, cp_comm, pp_p2p,
+  pipeline_bubble, dp_comm, optimizer_gpu, optimizer_cpu, host_copies, count
+};
+inline constexpr size_t kMemoryParts = static_cast<size_t>(MemoryPart::count);
+inline constexpr size_t kTimeParts = static_cast<size_t>(TimePart::count);
+
+/// "weights", "gradients", ... (the names reports and recipes use).
+const char* to_string(MemoryPart part);
+/// "dense GEMM", "expert GEMM", ...
+const char* to_string(TimePart part);
+
+/// The memory of the worst stage, bytes.
+struct MemoryEstimate {
+  std::array<double, kMemoryParts> worst{};  ///< parts of the worst stage
+  double worst_bytes = 0;
+  int64_t worst_stage = 0;
+  double host_bytes_per_node = 0;  ///< offloaded optimizer states of one node
+};
+
+/// The step time by part, seconds.
+struct TimeEstimate {
+  std::array<double, kTimeParts> parts{};
+  double step_s = 0;
+};
+
+/// Memory of `layout` (resolved and valid, stages from layout::stage_layers).
+/// `stage_memory` (optional, size pp) receives every stage's parts.
+MemoryEstimate estimate_memory(const ModelCosts& costs, const Layout& layout,
+                               const std::vector<int64_t>& stages, int64_t microbatches,
+                               const Cluster& cluster, const Calibration& calibration,
+                               std::vector<std::array<double, kMemoryParts>>* stage_memory = nullptr);
+
+/// Step time of `layout` (resolved and valid).
+TimeEstimate estimate_time(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,
+                           int64_t microbatches, const Cluster& cluster, const Workload& workload,
+                           const Calibration& calibration);
+
+/// The full, named prediction. `layout` must be resolved; throws Error(input) naming the failed
+/// rule when it is not valid for the model and cluster.
+Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout& layout,
+                   const Cluster& cluster, const Workload& workload, const Calibration& calibration);
+
+/// Usable HBM per GPU, GiB: the marketed "GB" figure, which matches the GiB the driver reports
+/// (H200: 143,771 MiB = 140.4 GiB; H100: 81,559 MiB = 79.6 GiB).
+double hbm_capacity_gib(const GpuSpec& gpu);
+
+}  // namespace ladle::plan

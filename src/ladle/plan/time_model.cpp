@@ -1,0 +1,271 @@
+// time_model.cpp: the step time of one layout by part (see predictor.hpp for the model).
+#include <algorithm>
+#include <cmath>
+
+#include "ladle/plan/predictor.hpp"
+
+namespace ladle::plan {
+
+namespace {
+
+constexpr double kBf16 = 2;
+constexpr double kFp32 = 4;
+
+struct Rates {
+  double gemm_flops = 0;       // achieved GEMM FLOP/s
+  double attention_flops = 0;  // achieved flash-attention FLOP/s
+  double hbm = 0;              // achieved HBM bytes/s
+  double kernel = 0;           // fixed seconds per kernel
+  double nvlink = 0;           // achieved NVLink bytes/s per GPU, one way
+  double net_a2a = 0;          // achieved network bytes/s per node in all-to-all
+  double net_ring = 0;         // achieved network bytes/s per GPU in ring collectives
+  double latency = 0;
+  double moe_sync = 0;         // seconds per MoE layer pass with experts over several GPUs
+  double net_a2a_latency = 0;  // fixed seconds per all-to-all that crosses nodes
+};
+
+// Roofline-additive GEMM: compute at the achieved rate plus the HBM traffic of A, B and C.
+double gemm_time(const Rates& r, double m, double k, double n) {
+  return 2 * m * k * n / r.gemm_flops + kBf16 * (m * k + k * n + m * n) / r.hbm + r.kernel;
+}
+
+// Ring all-gather or reduce-scatter of `bytes` (the full, gathered size) over `ranks` ranks.
+double ring_time(double bytes, double ranks, double bandwidth, double latency) {
+  if (ranks <= 1) return 0;
+  return bytes * (ranks - 1) / ranks / bandwidth + (ranks - 1) * latency;
+}
+
+// Per-layer costs of one kind, one microbatch, seconds.
+struct KindTime {
+  double dense_gemm = 0, expert_gemm = 0, attention = 0, elementwise = 0, recompute = 0;
+  double tp = 0, ep = 0, cp = 0;
+  double total() const { return dense_gemm + expert_gemm + attention + elementwise + recompute + tp + ep + cp; }
+};
+
+// One all-to-all of `bytes_per_gpu` (what each GPU sends) over a group of `group` contiguous GPUs.
+double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, double gpus_per_node,
+                       MoeDispatcher dispatcher, double top_k) {
+  if (group <= 1) return 0;
+  if (dispatcher == MoeDispatcher::allgather) bytes_per_gpu *= (group - 1) / std::max(1.0, top_k);
+  if (group <= gpus_per_node) return bytes_per_gpu * (group - 1) / group / r.nvlink + r.latency;
+  const double nodes = std::ceil(group / gpus_per_node);
+  double remote_fraction = 1.0 - gpus_per_node / group;
+  if (dispatcher == MoeDispatcher::flex) {
+    // DeepEP sends each token once per destination node and forwards inside the node over NVLink.
+    const double distinct_remote = (nodes - 1) * (1.0 - std::pow(1.0 - 1.0 / nodes, top_k));
+    remote_fraction = std::min(remote_fraction, distinct_remote / top_k);
+  }
+  const double inter = gpus_per_node * bytes_per_gpu * remote_fraction / r.net_a2a;
+  const double intra = bytes_per_gpu * (gpus_per_node - 1) / group / r.nvlink;
+  return std::max(inter, intra) + r.net_a2a_latency;
+}
+
+KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Rates& r,
+                   double gpus_per_node, double tokens) {
+  KindTime t;
+  const double tp = static_cast<double>(l.tp);
+  const double etp = static_cast<double>(l.etp);
+  const double sp_div = l.sp ? tp : 1.0;
+  const double h = static_cast<double>(c.hidden);
+  // Dense matrices: every TP rank multiplies the whole (gathered) microbatch by its slice.
+  double gemm = 0;
+  for (const Gemm& g : kind.gemms) {
+    double out = static_cast<double>(g.out);
+    double in = static_cast<double>(g.in);
+    if (g.split == GemmSplit::tp_out) out /= tp;
+    if (g.split == GemmSplit::tp_in) in /= tp;
+    gemm += gemm_time(r, tokens, in, out);
+  }
+  double expert = 0;
+  double routed_tokens = 0;
+  if (kind.moe && c.experts > 0) {
+    const double local_experts = static_cast<double>(c.experts) / static_cast<double>(l.ep);
+    routed_tokens = tokens / tp * static_cast<double>(c.top_k) * etp;  // copies this GPU computes
+    const double per_expert = routed_tokens / local_experts;
+    for (const Gemm& g : kind.expert_gemms) {
+      double out = static_cast<double>(g.out);
+      double in = static_cast<double>(g.in);
+      if (g.split == GemmSplit::expert_out) out /= etp;
+      if (g.split == GemmSplit::expert_in) in /= etp;
+      // One grouped GEMM over the local experts: the weights are read once per expert.
+      expert += local_experts * (gemm_time(r, per_expert, in, out) - r.kernel) + r.kernel;
+    }
+  }
+  const double attention_flops = tokens * (kind.attention_flops / tp + kind.indexer_flops);
+  const double attention = attention_flops / r.attention_flops + 2 * r.kernel;
+  // Memory-bound work: norms, residual adds, rotary, activation, router, permutation.
+  const double stream_bytes = kBf16 * tokens / sp_div * h * 16.0;
+  const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * static_cast<double>(c.moe_ffn) / etp);
+  const double elementwise = (stream_bytes + routed_bytes) / r.hbm + 20 * r.kernel;
+
+  // TP collectives: with SP an all-gather before and a reduce-scatter after attention and after the
+  // dense MLP or shared expert; without SP, all-reduces (twice the traffic).
+  double tp_fwd = 0;
+  if (l.tp > 1) {
+    const double collectives = (!kind.moe || c.shared_ffn > 0) ? 4 : 2;
+    const double one = ring_time(kBf16 * tokens * h, tp, r.nvlink, r.latency);
+    // An all-reduce costs a reduce-scatter plus an all-gather, so both cases move the same bytes.
+    tp_fwd = collectives * one;
+  }
+  double ep_fwd = 0;
+  if (kind.moe && l.ep * l.etp > 1) {
+    const double sent = kBf16 * tokens / tp * static_cast<double>(c.top_k) * h;
+    ep_fwd = 2 * all_to_all_time(r, sent, static_cast<double>(l.ep * l.etp), gpus_per_node, l.dispatcher,
+                                 static_cast<double>(c.top_k));
+  }
+  double cp_fwd = 0;
+  if (l.cp > 1) {
+    const double kv_per_token = c.mla ? static_cast<double>(c.heads * (c.qk_head_dim + c.v_head_dim))
+                                      : static_cast<double>(2 * c.kv_heads * c.head_dim);
+    const double bytes = kBf16 * tokens * static_cast<double>(l.cp) * kv_per_token / tp;
+    const double bw = static_cast<double>(l.tp * l.cp) <= gpus_per_node ? r.nvlink : r.net_ring;
+    cp_fwd = std::max(0.0, ring_time(bytes, static_cast<double>(l.cp), bw, r.latency) - attention);
+  }
+  // Backward: dgrad + wgrad (2x), flash backward 2.5x, the same collectives once more.
+  t.dense_gemm = 3 * gemm;
+  t.expert_gemm = 3 * expert;
+  t.attention = 3.5 * attention;
+  t.elementwise = 3 * elementwise;
+  t.tp = 2 * tp_fwd;
+  // Forward + backward all-to-alls; the host sync on token counts happens in each forward pass.
+  const double sync = kind.moe && l.ep * l.etp > 1 ? r.moe_sync : 0.0;
+  t.ep = 2 * ep_fwd + sync;
+  t.cp = 3 * cp_fwd;
+  if (l.recompute == RecomputeGranularity::full) {
+    t.recompute = gemm + expert + attention + elementwise;
+    t.tp += tp_fwd;
+    t.ep += ep_fwd + sync;
+    t.cp += cp_fwd;
+  } else if (l.recompute == RecomputeGranularity::selective) {
+    t.recompute = attention;
+  }
+  return t;
+}
+
+}  // namespace
+
+TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vector<int64_t>& stages,
+                           int64_t microbatches, const Cluster& cluster, const Workload& w,
+                           const Calibration& cal) {
+  TimeEstimate out;
+  Rates r;
+  const double peak = (w.precision == Precision::fp8 && cluster.gpu.fp8_dense_tflops > 0
+                           ? cluster.gpu.fp8_dense_tflops
+                           : cluster.gpu.bf16_dense_tflops) * 1e12;
+  r.gemm_flops = peak * cal.gemm_efficiency;
+  r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * cal.attention_efficiency;
+  r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
+  r.kernel = cal.kernel_overhead_s;
+  r.nvlink = cluster.gpu.intra_node_gb_per_s * 1e9 * cal.nvlink_efficiency;
+  r.net_a2a = cluster.network_bytes_per_s() * cal.network_efficiency;
+  const double gpn = static_cast<double>(cluster.gpus_per_node());
+  r.net_ring = cluster.network_bytes_per_s() / gpn * cal.network_ring_efficiency;
+  r.latency = cal.link_latency_s;
+  r.moe_sync = cal.moe_layer_sync_s;
+  r.net_a2a_latency = cal.network_a2a_latency_s;
+
+  const double tp = static_cast<double>(l.tp);
+  const double sp_div = l.sp ? tp : 1.0;
+  const double h = static_cast<double>(c.hidden);
+  const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
+  const double m = static_cast<double>(microbatches);
+  const double vpp = static_cast<double>(l.vpp);
+
+  KindTime kinds[16];
+  for (size_t k = 0; k < c.kinds.size() && k < 16; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, gpn, tokens);
+  const KindTime mtp = c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, gpn, tokens) : KindTime{};
+
+  // Pipeline point-to-point: the stage boundary leaves the node when a stage fills one.
+  double p2p = 0;
+  if (l.pp > 1) {
+    const double bytes = kBf16 * tokens * h / sp_div;
+    const double stage_gpus = static_cast<double>(l.tp * l.cp * l.dp);
+    const double bw = stage_gpus >= gpn ? r.net_ring : r.nvlink;
+    p2p = 2 * (bytes / bw + r.latency) * vpp;
+  }
+  // Output head and loss on the last stage (and once more per MTP layer).
+  const double head_gemm = 3 * gemm_time(r, tokens, h, static_cast<double>(c.vocab) / tp);
+  const double loss = 4 * kFp32 * tokens * static_cast<double>(c.vocab) / tp / r.hbm;
+
+  std::array<double, kTimeParts> critical{};
+  double critical_time = -1;
+  double sum_stages = 0;
+  int64_t begin = 0;
+  const double expert_div = static_cast<double>(l.ep * l.etp);
+  double worst_dense = 0;
+  double worst_expert = 0;
+  for (int64_t s = 0; s < l.pp; ++s) {
+    const int64_t n = stages[static_cast<size_t>(s)];
+    const int64_t end = begin + n;
+    std::array<double, kTimeParts> p{};
+    double dense_params = 0;
+    double expert_params = 0;
+    auto add_kind = [&p](const KindTime& t, double count) {
+      p[static_cast<size_t>(TimePart::dense_gemm)] += count * t.dense_gemm;
+      p[static_cast<size_t>(TimePart::expert_gemm)] += count * t.expert_gemm;
+      p[static_cast<size_t>(TimePart::attention)] += count * t.attention;
+      p[static_cast<size_t>(TimePart::elementwise)] += count * t.elementwise;
+      p[static_cast<size_t>(TimePart::recompute)] += count * t.recompute;
+      p[static_cast<size_t>(TimePart::tp_comm)] += count * t.tp;
+      p[static_cast<size_t>(TimePart::ep_comm)] += count * t.ep;
+      p[static_cast<size_t>(TimePart::cp_comm)] += count * t.cp;
+    };
+    for (size_t k = 0; k < c.kinds.size(); ++k) {
+      const double count = c.count(k, begin, end);
+      if (count == 0) continue;
+      add_kind(kinds[k], count);
+      dense_params += count * (c.kinds[k].tp_params / tp + c.kinds[k].replicated_params);
+      expert_params += count * c.kinds[k].expert_params / expert_div;
+    }
+    if (s == 0) dense_params += c.embedding_params / tp;
+    if (s == l.pp - 1) {
+      const double mtp_n = static_cast<double>(c.num_mtp_layers);
+      add_kind(mtp, mtp_n);
+      p[static_cast<size_t>(TimePart::dense_gemm)] += (1 + mtp_n) * head_gemm;
+      p[static_cast<size_t>(TimePart::elementwise)] += (1 + mtp_n) * loss;
+      dense_params += c.head_params / tp + c.final_norm_params +
+                      mtp_n * (c.mtp.tp_params / tp + c.mtp.replicated_params);
+      expert_params += mtp_n * c.mtp.expert_params / expert_div;
+    }
+    p[static_cast<size_t>(TimePart::pp_p2p)] = p2p;
+    double stage_time = 0;
+    for (double v : p) stage_time += v;
+    sum_stages += stage_time;
+    if (stage_time > critical_time) {
+      critical_time = stage_time;
+      critical = p;
+    }
+    worst_dense = std::max(worst_dense, dense_params);
+    worst_expert = std::max(worst_expert, expert_params);
+    begin = end;
+  }
+  // 1F1B: m microbatches at the slowest stage's pace, plus filling and draining the others;
+  // interleaving divides the fill and drain by vpp.
+  for (size_t i = 0; i < kTimeParts; ++i) out.parts[i] = critical[i] * m;
+  out.parts[static_cast<size_t>(TimePart::pipeline_bubble)] = (sum_stages - critical_time) / vpp;
+
+  // Data parallel: FP32 gradient reduce-scatter and BF16 parameter all-gather of the shards.
+  const double dense_group = static_cast<double>(l.dp * l.cp);
+  const double edp = static_cast<double>(std::max<int64_t>(1, l.edp()));
+  const bool spans_nodes = static_cast<double>(l.tp * l.cp * l.dp) > gpn;
+  const double dp_bw = spans_nodes ? r.net_ring : r.nvlink;
+  out.parts[static_cast<size_t>(TimePart::dp_comm)] =
+      ring_time((kFp32 + kBf16) * worst_dense, dense_group, dp_bw, r.latency) +
+      ring_time((kFp32 + kBf16) * worst_expert, edp, dp_bw, r.latency);
+
+  // Optimizer step on this GPU's shard: HBM-bound Adam on the GPU, Adam on the host for the
+  // offloaded fraction (all ranks of a node share its CPUs), with the device-host copies.
+  const double shard = worst_dense / dense_group + worst_expert / edp;
+  const double adam_bytes = kFp32 + 2 * (kFp32 + (l.moments == StateDtype::bf16 ? 2 * kBf16 : 2 * kFp32)) + kBf16;
+  out.parts[static_cast<size_t>(TimePart::optimizer_gpu)] = (1.0 - l.offload) * shard * adam_bytes / r.hbm;
+  if (l.offload > 0) {
+    const double cpu = l.offload * shard * gpn / cal.cpu_adam_params_per_s;
+    const double copies = l.offload * shard * (kFp32 + kFp32) / (cal.host_link_gb_per_s * 1e9);
+    out.parts[static_cast<size_t>(TimePart::optimizer_cpu)] = cpu;
+    out.parts[static_cast<size_t>(TimePart::host_copies)] = l.overlap ? std::max(0.0, copies - cpu) : copies;
+  }
+  for (double v : out.parts) out.step_s += v;
+  return out;
+}
+
+}  // namespace ladle::plan
