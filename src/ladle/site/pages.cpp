@@ -1,0 +1,457 @@
+#include "ladle/site/pages.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "ladle/site/html.hpp"
+#include "ladle/site/recipe_facts.hpp"
+#include "ladle/site/svg_chart.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::site {
+namespace {
+
+constexpr int kGpuCountWidth = 6;  // zero padding of the GPU count in the GPU column's sort key
+
+std::string page(const std::string& root, const std::string& title, const std::string& nav,
+                 const std::string& body, size_t recipe_count) {
+  return fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+      "<title>{title}</title>\n<link rel=\"icon\" href=\"data:,\">\n"
+      "<link rel=\"stylesheet\" href=\"{root}assets/site.css\">\n"
+      "<script src=\"{root}assets/site.js\" defer></script>\n</head>\n<body>\n"
+      "<header class=\"site-header\"><div class=\"inner\"><a class=\"brand\" href=\"{root}index.html\">ladle "
+      "recipes</a><nav aria-label=\"Site\">{nav}</nav></div></header>\n"
+      "<main>\n{body}</main>\n"
+      "<footer class=\"site-footer\">Built by <code>ladle site</code> from {count} recipe{s}. Figures are as "
+      "published in each recipe file.</footer>\n</body>\n</html>\n",
+      fmt::arg("title", escape_html(title)), fmt::arg("root", root), fmt::arg("nav", nav),
+      fmt::arg("body", body), fmt::arg("count", recipe_count), fmt::arg("s", recipe_count == 1 ? "" : "s"));
+}
+
+std::string status_badge(const std::string& status) {
+  return "<span class=\"status status-" + slugify(status) + "\">" + escape_html(status) + "</span>";
+}
+
+std::string number_attr(double v) { return fmt::format("{}", v); }
+
+std::string layout_name(const Recipe& r) {
+  return r.layout.label.empty() ? r.layout.summary : r.layout.label;
+}
+
+// "TP1 PP1 EP8 DP8 · 8 × H200": what tells one bar of a model's charts from another.
+std::string bar_label(const Recipe& r) { return layout_name(r) + " \u00b7 " + gpu_count_label(r); }
+
+std::string dl(const std::vector<std::pair<std::string, std::string>>& items, const std::string& cls = "facts") {
+  std::string out = "<dl class=\"" + cls + "\">\n";
+  for (const auto& [label, html] : items) {
+    if (html.empty()) continue;
+    out += "<dt>" + escape_html(label) + "</dt><dd>" + html + "</dd>\n";
+  }
+  return out + "</dl>\n";
+}
+
+// Measured step time in seconds: tokens of one optimizer step over the whole job's tokens/s.
+std::optional<double> measured_step_time_s(const Recipe& r) {
+  if (!r.result || r.result->tokens_per_s_per_gpu <= 0 || r.gpu.count <= 0) return std::nullopt;
+  const double step_tokens = static_cast<double>(r.workload.global_batch) * static_cast<double>(r.workload.row_tokens);
+  if (step_tokens <= 0) return std::nullopt;
+  return step_tokens / (r.result->tokens_per_s_per_gpu * static_cast<double>(r.gpu.count));
+}
+
+std::string throughput_cells(const Recipe& r) {
+  if (!r.result) {
+    std::string predicted;
+    if (r.predicted) {
+      predicted = " <span class=\"note\">(predicted " + escape_html(format_tokens_per_s(r.predicted->tokens_per_s_per_gpu)) +
+                  ")</span>";
+    }
+    return "<td class=\"num\" data-value=\"\">\u2014" + predicted +
+           "</td><td class=\"num\" data-value=\"\">\u2014</td><td class=\"num\" data-value=\"\">\u2014</td>"
+           "<td class=\"num\" data-value=\"\">\u2014</td>";
+  }
+  const RecipeResult& m = *r.result;
+  return fmt::format(
+      "<td class=\"num\" data-value=\"{}\">{}</td><td class=\"num\" data-value=\"{}\">{}</td>"
+      "<td class=\"num\" data-value=\"{}\">{}</td><td class=\"num\" data-value=\"{}\">{}</td>",
+      number_attr(m.tokens_per_s_per_gpu), escape_html(format_tokens_per_s(m.tokens_per_s_per_gpu)),
+      number_attr(m.usd_per_million_tokens), escape_html(format_usd(m.usd_per_million_tokens)), number_attr(m.mfu),
+      escape_html(format_mfu(m.mfu)), number_attr(m.step_time_cv_percent),
+      escape_html(format_percent(m.step_time_cv_percent)));
+}
+
+std::string gpu_sort_key(const Recipe& r) {
+  return fmt::format("{} {:0{}}", util::to_lower(r.gpu.type), r.gpu.count, kGpuCountWidth);
+}
+
+std::string filter_select(const std::string& key, const std::string& label, const std::vector<std::string>& values) {
+  std::string out = "<label>" + escape_html(label) + " <select data-filter=\"" + key + "\" id=\"filter-" + key +
+                    "\"><option value=\"\">all</option>";
+  for (const std::string& v : values) {
+    out += "<option value=\"" + escape_html(v) + "\">" + escape_html(v) + "</option>";
+  }
+  return out + "</select></label>\n";
+}
+
+// A comparison bar chart over some recipes of one model; `highlight` marks the page's own recipe.
+BarChart model_bar_chart(const SiteCatalog& catalog, const std::vector<size_t>& members, bool usd,
+                         std::optional<size_t> highlight, const std::string& id) {
+  BarChart chart;
+  chart.id = id;
+  const std::string& model = catalog.recipes[members.front()].recipe.model;
+  chart.title = usd ? "$ per 1M tokens, " + model : "Tokens/s per GPU, " + model;
+  chart.description = usd ? "Cost of one million training tokens for each layout of " + model +
+                                "; shorter bars are cheaper."
+                          : "Training throughput per GPU for each layout of " + model + "; longer bars are faster.";
+  chart.value_label = usd ? "US dollars per 1M tokens" : "tokens/s per GPU";
+  chart.value_prefix = usd ? "$" : "";
+  chart.decimals = 2;
+  BarSeries measured{"measured", {}};
+  BarSeries predicted{"predicted", {}};
+  bool any_predicted = false;
+  for (const size_t i : members) {
+    const Recipe& r = catalog.recipes[i].recipe;
+    std::string label = bar_label(r);
+    if (highlight && *highlight == i) label += " (this recipe)";
+    chart.categories.push_back(label);
+    if (r.result) {
+      measured.values.push_back(usd ? r.result->usd_per_million_tokens : r.result->tokens_per_s_per_gpu);
+    } else {
+      measured.values.push_back(std::nullopt);
+    }
+    if (r.predicted) {
+      any_predicted = true;
+      predicted.values.push_back(usd ? r.predicted->usd_per_million_tokens : r.predicted->tokens_per_s_per_gpu);
+    } else {
+      predicted.values.push_back(std::nullopt);
+    }
+  }
+  chart.series.push_back(std::move(measured));
+  if (any_predicted) chart.series.push_back(std::move(predicted));
+  return chart;
+}
+
+std::string predicted_section(const SiteRecipe& item) {
+  const Recipe& r = item.recipe;
+  const Predicted& p = *r.predicted;
+  const std::optional<double> measured_step = measured_step_time_s(r);
+  auto row = [](const std::string& what, const std::string& predicted, const std::string& measured,
+                std::optional<double> ratio) {
+    return "<tr><th scope=\"row\">" + escape_html(what) + "</th><td class=\"num\">" + escape_html(predicted) +
+           "</td><td class=\"num\">" + escape_html(measured) + "</td><td class=\"num\">" +
+           (ratio ? escape_html(fmt::format("{:.2f}", *ratio)) : std::string("\u2014")) + "</td></tr>\n";
+  };
+  auto ratio = [](std::optional<double> measured, double predicted) -> std::optional<double> {
+    if (!measured || predicted == 0) return std::nullopt;
+    return *measured / predicted;
+  };
+  const RecipeResult* m = r.result ? &*r.result : nullptr;
+  std::string out = "<h2 id=\"predicted\">Predicted and measured</h2>\n<p>Predicted by " + escape_html(p.planner) +
+                    (m ? ". Measured step time is derived from the measured tokens/s per GPU, the GPU count and "
+                         "the tokens of one optimizer step."
+                       : "; not measured yet.") +
+                    "</p>\n<div class=\"table-wrap\"><table class=\"predicted\"><thead><tr><th scope=\"col\">"
+                    "</th><th scope=\"col\" class=\"num\">predicted</th><th scope=\"col\" class=\"num\">measured</th>"
+                    "<th scope=\"col\" class=\"num\">measured \u00f7 predicted</th></tr></thead><tbody>\n";
+  out += row("Tokens/s per GPU", format_tokens_per_s(p.tokens_per_s_per_gpu),
+             m ? format_tokens_per_s(m->tokens_per_s_per_gpu) : "\u2014",
+             ratio(m ? std::optional(m->tokens_per_s_per_gpu) : std::nullopt, p.tokens_per_s_per_gpu));
+  out += row("Step time (s)", fmt::format("{:.3f}", p.step_time_s),
+             measured_step ? fmt::format("{:.3f}", *measured_step) : "\u2014", ratio(measured_step, p.step_time_s));
+  out += row("MFU", format_mfu(p.mfu), m ? format_mfu(m->mfu) : "\u2014",
+             ratio(m ? std::optional(m->mfu) : std::nullopt, p.mfu));
+  out += row("$ / 1M tokens", format_usd(p.usd_per_million_tokens), m ? format_usd(m->usd_per_million_tokens) : "\u2014",
+             ratio(m ? std::optional(m->usd_per_million_tokens) : std::nullopt, p.usd_per_million_tokens));
+  out += row("Memory per GPU, worst stage (GB)", fmt::format("{:.1f}", p.memory_gb), "\u2014", std::nullopt);
+  out += "</tbody></table></div>\n<div class=\"charts\">\n";
+
+  if (!p.step_time_breakdown.empty()) {
+    BarChart chart;
+    chart.id = "chart-step-breakdown";
+    chart.title = "Step time by part, predicted and measured";
+    chart.description = "The planner's step time split into its parts, with its total beside the measured step time.";
+    chart.value_label = "seconds per step";
+    chart.decimals = 3;
+    BarSeries predicted{"predicted", {}};
+    BarSeries measured{"measured", {}};
+    for (const PredictedPart& part : p.step_time_breakdown) {
+      chart.categories.push_back(part.name);
+      predicted.values.push_back(part.value);
+      measured.values.push_back(std::nullopt);
+    }
+    chart.categories.push_back("total step time");
+    predicted.values.push_back(p.step_time_s);
+    measured.values.push_back(measured_step);
+    chart.series.push_back(std::move(predicted));
+    if (measured_step) chart.series.push_back(std::move(measured));
+    out += render_bar_chart(chart);
+  }
+  if (!p.memory_breakdown.empty()) {
+    BarChart chart;
+    chart.id = "chart-memory-breakdown";
+    chart.title = "Memory per GPU by part, predicted";
+    chart.description = "The planner's memory per GPU on the worst pipeline stage, split into its parts.";
+    chart.value_label = "GB per GPU";
+    chart.decimals = 1;
+    BarSeries predicted{"predicted", {}};
+    for (const PredictedPart& part : p.memory_breakdown) {
+      chart.categories.push_back(part.name);
+      predicted.values.push_back(part.value);
+    }
+    chart.categories.push_back("total");
+    predicted.values.push_back(p.memory_gb);
+    chart.series.push_back(std::move(predicted));
+    out += render_bar_chart(chart);
+  }
+  return out + "</div>\n";
+}
+
+std::string paragraphs(const std::string& text) {
+  std::string out;
+  std::string current;
+  for (const std::string& line : util::split(text, '\n')) {
+    if (util::trim(line).empty()) {
+      if (!current.empty()) out += "<p>" + escape_html(current) + "</p>\n";
+      current.clear();
+      continue;
+    }
+    if (!current.empty()) current += '\n';
+    current += line;
+  }
+  if (!current.empty()) out += "<p>" + escape_html(current) + "</p>\n";
+  return out;
+}
+
+std::string text_or_link(const std::string& value) {
+  return safe_link_url(value) ? render_link(value, value) : escape_html(value);
+}
+
+}  // namespace
+
+std::string render_index(const SiteCatalog& catalog) {
+  std::string body = "<h1>Training recipes</h1>\n<p class=\"lede\">" +
+                     escape_html(fmt::format("{} recipe{} for {} model{} on {}.", catalog.recipes.size(),
+                                             catalog.recipes.size() == 1 ? "" : "s", catalog.models.size(),
+                                             catalog.models.size() == 1 ? "" : "s", util::join(catalog.gpus, ", "))) +
+                     " Each row is a layout measured (or planned) on real GPUs; open one for its run script, "
+                     "evidence and charts.</p>\n";
+  body += "<h2 id=\"all\">All recipes</h2>\n";
+  body += "<form class=\"filters\" id=\"filters\" hidden aria-label=\"Filter recipes\">\n" +
+          filter_select("model", "Model", catalog.models) + filter_select("gpu", "GPU", catalog.gpus) +
+          filter_select("status", "Status", catalog.statuses) + "<output aria-live=\"polite\"></output>\n</form>\n";
+  body +=
+      "<div class=\"table-wrap\"><table id=\"recipes\">\n<caption class=\"note\">Figures per GPU as measured; "
+      "\u2014 where a recipe is planned only.</caption>\n<thead><tr>"
+      "<th scope=\"col\" data-sort=\"text\">Model</th><th scope=\"col\" data-sort=\"text\">GPUs</th>"
+      "<th scope=\"col\" data-sort=\"text\">Layout</th><th scope=\"col\" class=\"num\" data-sort=\"number\">Tokens/s "
+      "per GPU</th><th scope=\"col\" class=\"num\" data-sort=\"number\">$ / 1M tokens</th>"
+      "<th scope=\"col\" class=\"num\" data-sort=\"number\">MFU</th><th scope=\"col\" class=\"num\" "
+      "data-sort=\"number\">Step-time CV</th><th scope=\"col\" data-sort=\"text\">Status</th>"
+      "<th scope=\"col\" data-sort=\"text\">Measured</th></tr></thead>\n<tbody>\n";
+  for (size_t i = 0; i < catalog.recipes.size(); ++i) {
+    const Recipe& r = catalog.recipes[i].recipe;
+    const RecipePaths& p = catalog.paths[i];
+    body += "<tr data-model=\"" + escape_html(r.model) + "\" data-gpu=\"" + escape_html(r.gpu.type) +
+            "\" data-status=\"" + escape_html(r.status) + "\">";
+    body += "<td><a href=\"" + escape_html(p.model_page) + "\">" + escape_html(r.model) + "</a></td>";
+    body += "<td data-value=\"" + escape_html(gpu_sort_key(r)) + "\">" + escape_html(gpu_count_label(r)) + "</td>";
+    body += "<td><a href=\"" + escape_html(p.page) + "\">" + escape_html(layout_name(r)) + "</a></td>";
+    body += throughput_cells(r);
+    body += "<td>" + status_badge(r.status) + "</td>";
+    body += "<td>" + (r.result ? escape_html(r.result->measured) : std::string("\u2014")) + "</td></tr>\n";
+  }
+  body += "</tbody>\n</table></div>\n";
+
+  body += "<h2 id=\"models\">Models</h2>\n<ul class=\"models\">\n";
+  for (const std::string& model : catalog.models) {
+    const size_t n = catalog.recipes_of(model).size();
+    body += "<li><a href=\"" + escape_html(catalog.model_page(model)) + "\">" + escape_html(model) + "</a> (" +
+            fmt::format("{} recipe{}", n, n == 1 ? "" : "s") + ")</li>\n";
+  }
+  body += "</ul>\n";
+  return page("", "Training recipes", "<a href=\"index.html#models\">Models</a>", body, catalog.recipes.size());
+}
+
+std::string render_model_page(const SiteCatalog& catalog, const std::string& model) {
+  const std::vector<size_t> members = catalog.recipes_of(model);
+  const std::string root = "../";
+  std::string body = "<h1>" + escape_html(model) + "</h1>\n<p class=\"lede\">" +
+                     escape_html(fmt::format("{} recipe{} for this model.", members.size(), members.size() == 1 ? "" : "s")) +
+                     "</p>\n<h2 id=\"recipes-of-model\">Recipes</h2>\n<div class=\"table-wrap\"><table>\n<thead><tr>"
+                     "<th scope=\"col\">Layout</th><th scope=\"col\">GPUs</th><th scope=\"col\" class=\"num\">Tokens/s "
+                     "per GPU</th><th scope=\"col\" class=\"num\">$ / 1M tokens</th><th scope=\"col\" class=\"num\">MFU"
+                     "</th><th scope=\"col\" class=\"num\">Step-time CV</th><th scope=\"col\">Status</th></tr></thead>"
+                     "\n<tbody>\n";
+  for (const size_t i : members) {
+    const Recipe& r = catalog.recipes[i].recipe;
+    body += "<tr><td><a href=\"" + escape_html(root + catalog.paths[i].page) + "\">" + escape_html(layout_name(r)) +
+            "</a></td><td>" + escape_html(gpu_count_label(r)) + "</td>" + throughput_cells(r) + "<td>" +
+            status_badge(r.status) + "</td></tr>\n";
+  }
+  body += "</tbody></table></div>\n<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
+  if (!members.empty()) {
+    body += render_bar_chart(model_bar_chart(catalog, members, false, std::nullopt, "chart-tokens"));
+    body += render_bar_chart(model_bar_chart(catalog, members, true, std::nullopt, "chart-usd"));
+  }
+  body += "</div>\n";
+  return page(root, model + " recipes", "<a href=\"../index.html#models\">Models</a>", body, catalog.recipes.size());
+}
+
+std::string render_recipe_page(const SiteCatalog& catalog, size_t index) {
+  const SiteRecipe& item = catalog.recipes[index];
+  const Recipe& r = item.recipe;
+  const RecipePaths& paths = catalog.paths[index];
+  const std::string root = "../";
+  const std::string yaml_name = paths.yaml.substr(paths.yaml.find_last_of('/') + 1);
+
+  std::string body = "<h1>" + escape_html(recipe_title(r)) + "</h1>\n<p class=\"lede\">" +
+                     escape_html(layout_name(r)) + " \u00b7 " + escape_html(gpu_count_label(r)) + " \u00b7 " +
+                     status_badge(r.status) + "</p>\n";
+
+  body += "<h2 id=\"facts\">Facts</h2>\n<dl class=\"facts\">\n";
+  for (const Fact& f : recipe_facts(r)) {
+    body += "<dt>" + escape_html(f.label) + "</dt><dd data-fact=\"" + f.key + "\">" + f.html + "</dd>\n";
+  }
+  body += "</dl>\n";
+
+  body += "<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
+  body += render_bar_chart(model_bar_chart(catalog, catalog.recipes_of(r.model), false, index, "chart-throughput"));
+  if (!item.reference_loss.empty() && !item.candidate_loss.empty()) {
+    LineChart loss;
+    loss.id = "chart-loss";
+    loss.title = "Convergence check: loss by step";
+    loss.description = "Training loss of the reference recipe and of this recipe (the candidate) over the same rows.";
+    loss.x_label = "step";
+    loss.y_label = "loss";
+    loss.y_decimals = 4;
+    loss.series = {{"reference", item.reference_loss}, {"candidate (this recipe)", item.candidate_loss}};
+    body += render_line_chart(loss);
+  }
+  if (!item.step_time_s.empty()) {
+    LineChart steps;
+    steps.id = "chart-step-time";
+    steps.title = "Step time by step, measured run";
+    steps.description = "Seconds per training step of the measured run.";
+    steps.x_label = "step";
+    steps.y_label = "step time (s)";
+    steps.y_decimals = 3;
+    steps.series = {{"step time", item.step_time_s}};
+    if (r.result && r.result->window.size() == 2) {
+      steps.band = XBand{static_cast<double>(r.result->window[0]), static_cast<double>(r.result->window[1]),
+                         "measured window"};
+    }
+    body += render_line_chart(steps);
+  }
+  body += "</div>\n";
+  if (item.reference_loss.empty() || item.candidate_loss.empty() || item.step_time_s.empty()) {
+    body += "<p class=\"note\">";
+    if (item.reference_loss.empty() || item.candidate_loss.empty()) {
+      body += "No loss series: the recipe points to no convergence logs "
+              "(<code>correctness.convergence.reference_log</code>, <code>candidate_log</code>). ";
+    }
+    if (item.step_time_s.empty()) body += "No step-time series: the recipe points to no log of its measured run.";
+    body += "</p>\n";
+  }
+
+  if (r.predicted) body += predicted_section(item);
+
+  if (r.correctness) {
+    const Correctness& c = *r.correctness;
+    body += "<h2 id=\"correctness\">Correctness</h2>\n";
+    body += dl({{"Result", "<span class=\"result result-" + slugify(c.result) + "\">" + escape_html(c.result) + "</span>"},
+                {"Summary", escape_html(c.summary)},
+                {"Reference", escape_html(c.reference)},
+                {"Configuration", "<span class=\"result result-" + slugify(c.configuration) + "\">" +
+                                      escape_html(c.configuration) + "</span>"},
+                {"Rules", escape_html(c.rules)}});
+  }
+
+  body += "<h2 id=\"run\">Run script</h2>\n<div class=\"code-head\"><p>The launch script exactly as the recipe "
+          "gives it.</p><p><button type=\"button\" class=\"copy\" data-copy-target=\"run-script\" hidden>Copy</button> "
+          "<a class=\"download\" href=\"" +
+          escape_html(yaml_name) + "\" download>Download " + escape_html(yaml_name) +
+          "</a></p></div>\n<pre><code id=\"run-script\">" + escape_html(r.run) + "</code></pre>\n";
+  if (!r.env.empty()) {
+    body += "<h3 id=\"env\">Environment</h3>\n<div class=\"table-wrap\"><table><thead><tr><th scope=\"col\">Variable"
+            "</th><th scope=\"col\">Value</th></tr></thead><tbody>\n";
+    for (const auto& [name, value] : r.env) {
+      body += "<tr><td><code>" + escape_html(name) + "</code></td><td><code>" + escape_html(value) + "</code></td></tr>\n";
+    }
+    body += "</tbody></table></div>\n";
+  }
+  if (!r.patches.empty()) {
+    body += "<h3 id=\"patches\">Patches</h3>\n<ul>\n";
+    for (const std::string& p : r.patches) body += "<li>" + text_or_link(p) + "</li>\n";
+    body += "</ul>\n";
+  }
+
+  const RecipeStack& s = r.stack;
+  body += "<h2 id=\"stack\">Software stack</h2>\n";
+  body += dl({{"Framework", escape_html(s.framework)},
+              {"Megatron-LM", escape_html(s.megatron_lm)},
+              {"Transformer Engine", escape_html(s.transformer_engine)},
+              {"PyTorch", escape_html(s.pytorch)},
+              {"CUDA", escape_html(s.cuda)},
+              {"NCCL", escape_html(s.nccl)},
+              {"DeepEP", escape_html(s.deepep)},
+              {"Python", escape_html(s.python)},
+              {"Network", escape_html(s.network)},
+              {"Source", escape_html(s.source)}});
+
+  const Workload& w = r.workload;
+  const RecipeDataset& d = w.dataset;
+  std::vector<std::pair<std::string, std::string>> workload{
+      {"Rows", escape_html(w.rows)},
+      {"Tokens per row", escape_html(util::format_grouped(static_cast<long long>(w.row_tokens)))},
+      {"Global batch", escape_html(fmt::format("{} rows", w.global_batch))},
+      {"Precision", escape_html(w.precision)},
+      {"Dataset", escape_html(d.name) + (d.source.empty() ? "" : " (" + text_or_link(d.source) + ")")},
+      {"Revision", d.revision.empty() ? "" : "<code class=\"hash\">" + escape_html(d.revision) + "</code>"},
+      {"License", escape_html(d.license)}};
+  if (d.build) {
+    const DatasetBuild& b = *d.build;
+    workload.push_back({"Build", escape_html(b.name)});
+    workload.push_back({"Tokenizer", escape_html(b.tokenizer)});
+    workload.push_back({"Loss mask", escape_html(b.loss_mask)});
+    workload.push_back({"Built rows", escape_html(fmt::format("{} rows of {} tokens, {} padding tokens, seed {}",
+                                                              util::format_grouped(static_cast<long long>(b.rows)),
+                                                              util::format_grouped(static_cast<long long>(b.row_tokens)),
+                                                              b.padding_tokens, b.seed))});
+    workload.push_back({"Packing", escape_html(b.packing)});
+    workload.push_back({"Supervised tokens", escape_html(fmt::format("{:.1f}%", b.supervised_token_ratio * 100))});
+    workload.push_back({"Parquet", "<code class=\"hash\">" + escape_html(b.parquet_sha256) + "</code> (" +
+                                       escape_html(util::format_grouped(static_cast<long long>(b.parquet_bytes))) +
+                                       " bytes)"});
+    workload.push_back({"Builder", escape_html(b.builder)});
+  }
+  body += "<h2 id=\"workload\">Workload</h2>\n" + dl(workload);
+
+  if (r.result) {
+    const RecipeResult& m = *r.result;
+    body += "<h2 id=\"measurement\">Measurement</h2>\n";
+    body += dl({{"Window tokens", escape_html(util::format_grouped(static_cast<long long>(m.window_tokens)))},
+                {"Runs", escape_html(fmt::format("{}", m.runs))},
+                {"Profiler", m.profiler ? "on" : "off"},
+                {"Active parameters",
+                 escape_html(util::format_grouped(static_cast<long long>(m.active_params.count))) +
+                     (m.active_params.source.empty() ? "" : " (" + text_or_link(m.active_params.source) + ")") +
+                     (m.active_params.revision.empty()
+                          ? ""
+                          : " revision <code class=\"hash\">" + escape_html(m.active_params.revision) + "</code>")}});
+  }
+
+  if (!r.notes.empty()) body += "<h2 id=\"notes\">Notes</h2>\n<div class=\"notes\">\n" + paragraphs(r.notes) + "</div>\n";
+
+  body += "<h2 id=\"recipe-file\">Recipe file</h2>\n<p><a class=\"download\" href=\"" + escape_html(yaml_name) +
+          "\" download>Download " + escape_html(yaml_name) + "</a></p>\n<details><summary>Show the YAML</summary>\n"
+          "<pre><code>" + escape_html(item.yaml) + "</code></pre>\n</details>\n";
+
+  const std::string nav = "<a href=\"../index.html\">All recipes</a><a href=\"" + escape_html(root + paths.model_page) +
+                          "\">" + escape_html(r.model) + "</a>";
+  return page(root, recipe_title(r) + " (" + layout_name(r) + ")", nav, body, catalog.recipes.size());
+}
+
+}  // namespace ladle::site

@@ -1,0 +1,173 @@
+#include "ladle/site/pages.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "site/html_scan.hpp"
+#include "site/site_fixture.hpp"
+
+namespace ladle::site {
+namespace {
+
+size_t count(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + what.size())) ++n;
+  return n;
+}
+
+SiteCatalog two_models() {
+  Recipe tp8 = test::glm52_tp4();
+  tp8.layout.label = "TP8 PP4 EP32 DP4";
+  tp8.result->tokens_per_s_per_gpu = 131.12;
+  tp8.predicted.reset();
+  return make_site_catalog({test::site_recipe(test::glm47_flash(), "recipes/glm-4.7-flash/h200/attune-tp1-pp1-ep8.yaml"),
+                            test::site_recipe(test::glm52_tp4(), "recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml"),
+                            test::site_recipe(tp8, "recipes/glm-5.2-744b-a40b/h200/attune-tp8-pp4.yaml")});
+}
+
+// Every page: one h1, headings never skip a level, and only markup ladle means to write.
+void expect_well_formed(const std::string& html, const std::string& page) {
+  static const std::set<std::string> kTags{
+      "!doctype", "html", "head", "meta", "title", "link", "script", "body", "header", "nav", "main", "footer",
+      "div", "a", "h1", "h2", "h3", "p", "span", "code", "pre", "br", "dl", "dt", "dd", "ul", "li", "table",
+      "caption", "thead", "tbody", "tr", "th", "td", "form", "label", "select", "option", "output", "button",
+      "details", "summary", "figure", "figcaption", "svg", "desc", "rect", "line", "text", "g", "polyline", "circle"};
+  int last_level = 0;
+  int h1 = 0;
+  for (const test::Tag& tag : test::scan_tags(html)) {
+    const std::string name = tag.name.starts_with("/") ? tag.name.substr(1) : tag.name;
+    EXPECT_TRUE(kTags.contains(name)) << page << ": unexpected tag <" << tag.name << ">";
+    for (const auto& [attr, value] : tag.attrs) {
+      EXPECT_FALSE(attr.starts_with("on")) << page << ": event handler " << attr << "=" << value;
+      if (attr == "href" || attr == "src") {
+        const bool relative = value.find(':') == std::string::npos && !value.starts_with("//");
+        const bool web = value.starts_with("https://") || value.starts_with("http://");
+        EXPECT_TRUE(relative || web || value == "data:,") << page << ": " << attr << "=" << value;
+      }
+    }
+    if (name == "script") {
+      EXPECT_TRUE(tag.name.starts_with("/") || tag.attrs.contains("src")) << page << ": inline script";
+    }
+    if (!tag.name.starts_with("/") && name.size() == 2 && name[0] == 'h' && name[1] >= '1' && name[1] <= '6') {
+      const int level = name[1] - '0';
+      EXPECT_LE(level, last_level + 1) << page << ": <" << name << "> after <h" << last_level << ">";
+      last_level = level;
+      h1 += level == 1;
+    }
+  }
+  EXPECT_EQ(h1, 1) << page;
+  EXPECT_EQ(count(html, "<svg"), count(html, "</svg>")) << page;
+}
+
+TEST(IndexPage, ListsEveryRecipeInASortableFilterableTable) {
+  const SiteCatalog catalog = two_models();
+  const std::string html = render_index(catalog);
+  expect_well_formed(html, "index");
+  EXPECT_EQ(count(html, "<tr data-model="), 3u);
+  EXPECT_EQ(count(html, "data-sort=\"number\""), 4u);
+  EXPECT_EQ(count(html, "data-sort=\"text\""), 5u);
+  EXPECT_NE(html.find("<td class=\"num\" data-value=\"6178.46\">6,178.46</td>"), std::string::npos);
+  EXPECT_NE(html.find("<a href=\"recipes/glm-5.2-744b-a40b-h200-attune-tp8-pp4.html\">TP8 PP4 EP32 DP4</a>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<a href=\"models/glm-4.7-flash.html\">GLM-4.7-Flash</a>"), std::string::npos);
+  EXPECT_NE(html.find("<option value=\"GLM-5.2-744B-A40B\">"), std::string::npos);
+  // Without the script: the filters stay hidden and every row is in the page as plain table text.
+  EXPECT_NE(html.find("<form class=\"filters\" id=\"filters\" hidden"), std::string::npos);
+  const std::string text = test::visible_text(html);
+  for (const char* seen : {"6,178.46", "$0.36", "13.4%", "0.95%", "161.79", "$13.58", "4.0%", "4.69%", "2026-10-11",
+                           "8 \u00d7 H200", "128 \u00d7 H200", "verified"}) {
+    EXPECT_NE(text.find(seen), std::string::npos) << seen;
+  }
+}
+
+TEST(RecipePage, ShowsFactsChartsRunScriptAndDownload) {
+  const SiteCatalog catalog = two_models();
+  const std::string html = render_recipe_page(catalog, 0);
+  expect_well_formed(html, "recipe");
+  EXPECT_NE(html.find("<h1>Training GLM-4.7-Flash on H200</h1>"), std::string::npos);
+  EXPECT_NE(html.find("<dd data-fact=\"tokens-per-s-per-gpu\">6,178.46</dd>"), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-throughput\">"), std::string::npos);
+  EXPECT_NE(html.find("TP1 PP1 EP8 DP8 \u00b7 8 \u00d7 H200 (this recipe)"), std::string::npos);
+  EXPECT_NE(html.find("<pre><code id=\"run-script\">export CUDA_DEVICE_MAX_CONNECTIONS=1\n"), std::string::npos);
+  EXPECT_NE(html.find("data-copy-target=\"run-script\" hidden>Copy</button>"), std::string::npos);
+  EXPECT_NE(html.find("href=\"glm-4.7-flash-h200-attune-tp1-pp1-ep8.yaml\" download>"), std::string::npos);
+  EXPECT_NE(html.find("No loss series"), std::string::npos);
+  EXPECT_EQ(html.find("id=\"predicted\""), std::string::npos);
+}
+
+TEST(RecipePage, ShowsPredictedAgainstMeasuredWithTheBreakdown) {
+  const std::string html = render_recipe_page(two_models(), 1);
+  expect_well_formed(html, "predicted");
+  EXPECT_NE(html.find("<h2 id=\"predicted\">Predicted and measured</h2>"), std::string::npos);
+  // 128 rows x 8192 tokens / (161.79 tokens/s per GPU x 128 GPUs) = 50.634 s.
+  EXPECT_NE(html.find("<th scope=\"row\">Step time (s)</th><td class=\"num\">48.200</td><td class=\"num\">50.634</td>"
+                      "<td class=\"num\">1.05</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-step-breakdown\">"), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-memory-breakdown\">"), std::string::npos);
+  EXPECT_NE(html.find("expert all-to-all"), std::string::npos);
+}
+
+TEST(RecipePage, DrawsLossAndStepTimeWhenTheLogsAreRead) {
+  std::vector<SiteRecipe> recipes{test::site_recipe(test::glm47_flash(), "recipes/a/b/c.yaml")};
+  recipes[0].reference_loss = {{1, 2.0}, {2, 1.9}};
+  recipes[0].candidate_loss = {{1, 2.01}, {2, 1.88}};
+  recipes[0].step_time_s = {{1, 9.0}, {2, 5.1}, {3, 5.2}};
+  const std::string html = render_recipe_page(make_site_catalog(recipes), 0);
+  expect_well_formed(html, "logs");
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-loss\">"), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-step-time\">"), std::string::npos);
+  EXPECT_NE(html.find(">measured window</text>"), std::string::npos);
+  EXPECT_EQ(html.find("No loss series"), std::string::npos);
+}
+
+TEST(ModelPage, ComparesItsLayoutsInBarCharts) {
+  const SiteCatalog catalog = two_models();
+  const std::string html = render_model_page(catalog, "GLM-5.2-744B-A40B");
+  expect_well_formed(html, "model");
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-tokens\">"), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-usd\">"), std::string::npos);
+  EXPECT_EQ(count(html, "<tr><td><a href=\"../recipes/"), 2u);
+  EXPECT_EQ(html.find("GLM-4.7-Flash"), std::string::npos);
+  EXPECT_NE(html.find(">predicted</text>"), std::string::npos);  // one of its recipes has a prediction
+}
+
+TEST(Escaping, HostileRecipeRendersAsTextOnEveryPage) {
+  const Recipe evil = test::hostile();
+  const SiteCatalog catalog = make_site_catalog({test::site_recipe(evil, "recipes/evil/h200/x.yaml"),
+                                                 test::site_recipe(test::glm47_flash(), "recipes/g/h200/y.yaml")});
+  const std::vector<std::pair<std::string, std::string>> pages{
+      {"index", render_index(catalog)},
+      {"recipe", render_recipe_page(catalog, 0)},
+      {"model", render_model_page(catalog, evil.model)}};
+  for (const auto& [name, html] : pages) {
+    expect_well_formed(html, name);
+    for (const test::Tag& tag : test::scan_tags(html)) {
+      if (tag.attrs.contains("href")) {
+        EXPECT_EQ(tag.attrs.at("href").find("javascript"), std::string::npos) << name;
+      }
+    }
+    const std::string text = test::visible_text(html);
+    EXPECT_NE(text.find("Evil<script>window.__pwned=1</script>Model"), std::string::npos) << name;
+  }
+  const std::string& recipe = pages[1].second;
+  const std::string text = test::visible_text(recipe);
+  for (const char* shown : {"Mallory \"<img src=x onerror=alert(1)>\" O'Brien (javascript:alert(document.cookie))",
+                            "TP1 '\"><svg onload=alert(2)>", "<script>alert('notes')</script>",
+                            "echo '</code></pre><script>alert(5)</script>'", "<b>bold?</b>",
+                            "Tulu 3 SFT mixture (javascript:alert(6))", "JaVaScRiPt:alert(7)"}) {
+    EXPECT_NE(text.find(shown), std::string::npos) << shown;
+  }
+  // The status lands in a class name and in data attributes: folded there, escaped in text.
+  EXPECT_NE(recipe.find("class=\"status status-verified-onmouseover-alert-3\""), std::string::npos);
+  EXPECT_NE(pages[0].second.find("data-status=\"verified&quot; onmouseover=&quot;alert(3)\""), std::string::npos);
+}
+
+TEST(Pages, AreDeterministic) {
+  EXPECT_EQ(render_index(two_models()), render_index(two_models()));
+  EXPECT_EQ(render_recipe_page(two_models(), 1), render_recipe_page(two_models(), 1));
+}
+
+}  // namespace
+}  // namespace ladle::site
