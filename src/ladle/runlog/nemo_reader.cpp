@@ -1,0 +1,77 @@
+// nemo_reader.cpp: NeMo 2.0 training logs (and the PyTorch Lightning progress bar it cannot read).
+//
+// Format followed: NeMo 2.0's MegatronStrategy progress printer writes, every
+// log_every_n_steps, "Training epoch E, iteration I/T | lr: x | global_batch_size: n |
+// global_step: n | reduced_train_loss: x | train_step_timing in s: x | consumed_samples: n"
+// (observed in the public log awslabs/awsome-distributed-training
+// 3.test_cases/megatron/nemo/kubernetes/README.md at 0edaf152, kept in tests/data/runlog/).
+// `iteration` restarts every epoch; `global_step` is the run's step, so it is the step index.
+// train_step_timing is the time of the logged step.
+#include <map>
+
+#include "ladle/runlog/readers.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::runlog::detail {
+
+size_t find_nemo_record(std::string_view s) {
+  const size_t at = s.find("Training epoch ");
+  if (at == std::string_view::npos) return at;
+  const size_t comma = s.find(", iteration ", at);
+  if (comma == std::string_view::npos || s.find('|', comma) == std::string_view::npos) return std::string_view::npos;
+  return at;
+}
+
+bool is_lightning_progress(std::string_view s) {
+  return s.find("it/s") != std::string_view::npos && s.find("global_step=") != std::string_view::npos;
+}
+
+ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path) {
+  ReadResult result;
+  for (const LogLine& line : lines) {
+    const size_t at = find_nemo_record(line.text);
+    if (at == std::string::npos) continue;
+    std::map<std::string, std::pair<std::string, int>> fields;
+    size_t start = line.text.find('|', at);
+    while (start != std::string::npos && start < line.text.size()) {
+      size_t bar = line.text.find('|', start + 1);
+      if (bar == std::string::npos) bar = line.text.size();
+      const std::string_view field = std::string_view(line.text).substr(start + 1, bar - start - 1);
+      const size_t colon = field.rfind(':');
+      if (colon != std::string_view::npos) {
+        fields[std::string(util::trim(field.substr(0, colon)))] = {std::string(util::trim(field.substr(colon + 1))),
+                                                                  static_cast<int>(start + 2)};
+      }
+      start = bar;
+    }
+    const auto number = [&](const std::string& key) -> std::optional<double> {
+      const auto it = fields.find(key);
+      if (it == fields.end()) return std::nullopt;
+      const auto value = parse_number(it->second.first);
+      if (!value) {
+        throw_input(SourceLocation{path, line.line, it->second.second, ""}, "'{}' is '{}', expected a number", key,
+                    it->second.first);
+      }
+      return value;
+    };
+    const auto global_step = number("global_step");
+    if (!global_step) {
+      throw_input(SourceLocation{path, line.line, static_cast<int>(at + 1), ""},
+                  "NeMo record without 'global_step': the step is unknown");
+    }
+    Step step;
+    step.step = static_cast<int64_t>(*global_step);
+    step.line = line.line;
+    step.timestamp = line.timestamp;
+    step.loss = number("reduced_train_loss");
+    step.step_time_s = number("train_step_timing in s");
+    step.learning_rate = number("lr");
+    if (const auto gbs = number("global_batch_size")) step.samples = static_cast<int64_t>(*gbs);
+    result.steps.push_back(std::move(step));
+  }
+  finish_records(result, path, false, "");
+  return result;
+}
+
+}  // namespace ladle::runlog::detail

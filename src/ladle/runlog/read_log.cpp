@@ -1,0 +1,191 @@
+// read_log.cpp: format detection, dispatch to the readers, and what every format shares.
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "ladle/runlog/log_lines.hpp"
+#include "ladle/runlog/readers.hpp"
+#include "ladle/runlog/run_log.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::runlog {
+
+namespace {
+
+struct Census {
+  size_t megatron = 0;
+  size_t bridge = 0;
+  size_t slime_steps = 0;
+  bool slime_repeats = false;
+  size_t nemo = 0;
+  size_t lightning = 0;
+  bool jsonl = false;
+  bool empty = true;
+};
+
+Census take_census(const std::vector<LogLine>& lines) {
+  Census census;
+  std::set<std::string> slime_ids;
+  bool first_meaningful = true;
+  for (const LogLine& line : lines) {
+    if (util::trim(line.text).empty()) continue;
+    census.empty = false;
+    if (first_meaningful && line.text[0] != '#') {
+      first_meaningful = false;
+      census.jsonl = line.text[0] == '{' && line.text.find("\"step\"") != std::string::npos;
+    }
+    if (detail::find_nemo_record(line.text) != std::string::npos) {
+      ++census.nemo;
+    } else if (detail::find_megatron_record(line.text) != std::string::npos) {
+      ++census.megatron;
+    }
+    if (detail::is_bridge_step_time(line.text)) ++census.bridge;
+    const size_t at = detail::find_slime_record(line.text, "step");
+    if (at != std::string::npos) {
+      ++census.slime_steps;
+      const std::string id = line.text.substr(at + 5, line.text.find(':', at) - at - 5);
+      if (!slime_ids.insert(id).second) census.slime_repeats = true;
+    }
+    if (detail::is_lightning_progress(line.text)) ++census.lightning;
+  }
+  return census;
+}
+
+std::optional<LogFormat> format_of(const Census& census) {
+  if (census.jsonl) return LogFormat::jsonl;
+  if (census.nemo > 0) return LogFormat::nemo;
+  if (census.megatron > 0) return census.bridge > 0 ? LogFormat::megatron_bridge : LogFormat::megatron;
+  if (census.slime_steps > 0) return census.slime_repeats ? LogFormat::miles : LogFormat::slime;
+  return std::nullopt;
+}
+
+[[noreturn]] void no_format(const Census& census, const std::string& path) {
+  const SourceLocation where{path, 0, 0, ""};
+  if (census.empty) throw_input(where, "the log is empty");
+  if (census.lightning > 0) {
+    throw_input(where,
+                "a PyTorch Lightning progress bar (NeMo 1.x): it prints no step time and rounds global_step "
+                "(e.g. 3.1e+4), so steps cannot be told apart; log per step or write ladle JSONL");
+  }
+  throw_input(where,
+              "no training-step records: not a Megatron-LM, Megatron-Bridge, slime, miles, NeMo 2.0 or "
+              "ladle JSONL log");
+}
+
+std::string expected_record(LogFormat format) {
+  switch (format) {
+    case LogFormat::megatron:
+    case LogFormat::megatron_bridge:
+      return "'iteration N/ M | ... |' lines";
+    case LogFormat::slime:
+    case LogFormat::miles:
+      return "'step N: {...}' lines";
+    case LogFormat::nemo:
+      return "'Training epoch E, iteration I/T | ...' lines";
+    case LogFormat::jsonl:
+      return "JSON objects with a \"step\"";
+  }
+  return "";
+}
+
+int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
+  y -= m <= 2 ? 1 : 0;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const int64_t yoe = y - era * 400;
+  const int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+}  // namespace
+
+std::optional<double> parse_timestamp_s(std::string_view timestamp) {
+  const auto match = find_timestamp(timestamp);
+  if (!match || match->begin != 0) return std::nullopt;
+  const std::string& v = match->value;
+  const auto num = [&](size_t at, size_t n) { return std::stoll(v.substr(at, n)); };
+  const int64_t month = num(5, 2);
+  const int64_t day = num(8, 2);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
+  double seconds = static_cast<double>(days_from_civil(num(0, 4), month, day)) * 86400.0 +
+                   static_cast<double>(num(11, 2) * 3600 + num(14, 2) * 60 + num(17, 2));
+  if (v.size() > 20) seconds += std::stod("0" + v.substr(19));
+  return seconds;
+}
+
+LogFormat detect_log_format(std::string_view text, const std::string& path) {
+  const Census census = take_census(clean_lines(text));
+  if (const auto format = format_of(census)) return *format;
+  no_format(census, path);
+}
+
+RunLog read_log(std::string_view text, const std::string& path, std::optional<LogFormat> forced) {
+  const std::vector<LogLine> lines = clean_lines(text);
+  const Census census = take_census(lines);
+  const std::optional<LogFormat> detected = format_of(census);
+  if (!forced && !detected) no_format(census, path);
+  const LogFormat format = forced ? *forced : *detected;
+
+  detail::ReadResult read;
+  switch (format) {
+    case LogFormat::megatron:
+      read = detail::read_megatron(lines, path, false);
+      break;
+    case LogFormat::megatron_bridge:
+      read = detail::read_megatron(lines, path, true);
+      break;
+    case LogFormat::slime:
+      read = detail::read_slime(lines, path, false);
+      break;
+    case LogFormat::miles:
+      read = detail::read_slime(lines, path, true);
+      break;
+    case LogFormat::nemo:
+      read = detail::read_nemo(lines, path);
+      break;
+    case LogFormat::jsonl:
+      read = detail::read_jsonl(text, path);
+      break;
+  }
+  if (read.steps.empty()) {
+    if (census.empty) throw_input(SourceLocation{path, 0, 0, ""}, "the log is empty");
+    std::string hint;
+    if (detected && *detected != format) hint = fmt::format("; it looks like a {} log", to_string(*detected));
+    throw_input(SourceLocation{path, 0, 0, ""}, "no step records for format {}: expected {}{}", to_string(format),
+                expected_record(format), hint);
+  }
+
+  RunLog log;
+  log.path = path;
+  log.format = format;
+  log.steps = std::move(read.steps);
+  log.log_interval = read.log_interval;
+  log.notes = std::move(read.notes);
+  if (format == LogFormat::jsonl) {
+    for (const Step& step : log.steps) {
+      if (!step.timestamp) continue;
+      if (!log.first_timestamp) log.first_timestamp = step.timestamp;
+      log.last_timestamp = step.timestamp;
+    }
+  } else {
+    for (const LogLine& line : lines) {
+      if (!line.any_timestamp) continue;
+      if (!log.first_timestamp) log.first_timestamp = line.any_timestamp;
+      log.last_timestamp = line.any_timestamp;
+    }
+  }
+  if (log.first_timestamp && log.last_timestamp) {
+    const auto first = parse_timestamp_s(*log.first_timestamp);
+    const auto last = parse_timestamp_s(*log.last_timestamp);
+    if (first && last && *last >= *first) log.span_s = *last - *first;
+  }
+  return log;
+}
+
+RunLog read_log_file(const std::string& path, std::optional<LogFormat> forced) {
+  return read_log(util::read_file(path), path, forced);
+}
+
+}  // namespace ladle::runlog

@@ -1,0 +1,185 @@
+// slime_reader.cpp: slime and miles training logs.
+//
+// Format followed (cited, not copied):
+// - slime `train` in slime/backends/megatron_utils/model.py (THUDM/slime, commit
+//   00b5ed0e6c1167e87804ac1c151787575d692354): after every optimizer step, on the rank with DP 0,
+//   TP 0 and the last PP stage, `logger.info(f"{role_tag}step {accumulated_step_id}: {log_dict}")`
+//   where accumulated_step_id = rollout_id * steps_per_rollout + step_id (0-based), role_tag is ""
+//   for the actor ("critic-" otherwise, not read here), and log_dict is a Python dict printed with
+//   repr(): "train/<loss key>" (sft_loss_function reports "loss"), "train/grad_norm" (nan when the
+//   step was skipped), "train/lr-pg_<i>", "train/global_batch_size", "train/step".
+// - slime's perf log (slime/utils/train_metric_utils.py, same repository):
+//   `logger.info(f"perf {rollout_id}: {log_dict}")` with "perf/step_time" = "perf/train_wait_time" +
+//   "perf/train_time", the wall time of the whole rollout on the trainer.
+// - The logging format, slime/utils/logging_utils.py: "[%(asctime)s] %(filename)s:%(lineno)d -
+//   %(message)s" with datefmt "%Y-%m-%d %H:%M:%S"; under Ray each line also carries the actor
+//   prefix "(ActorName pid=N, ip=A)".
+// - miles (radixark/miles, miles/backends/megatron_utils/model.py, commit
+//   00c915449b16a56ee9954fbc0a98893769dcdda6) prints the same line; its logs show every step line
+//   twice (the logger and the tracker both print it), which the reader folds when identical.
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <fmt/ranges.h>
+
+#include "ladle/runlog/py_literal.hpp"
+#include "ladle/runlog/readers.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::runlog::detail {
+
+namespace {
+
+constexpr int kMaxDictLines = 50;
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+std::optional<double> number_of(const PyDict& dict, std::string_view key, const std::string& path, int line) {
+  const auto it = dict.find(key);
+  if (it == dict.end() || it->second.kind == PyValue::Kind::none) return std::nullopt;
+  if (it->second.kind != PyValue::Kind::number) {
+    throw_input(SourceLocation{path, line, 0, ""}, "'{}' is '{}', expected a number", key, it->second.text);
+  }
+  return it->second.number;
+}
+
+}  // namespace
+
+size_t find_slime_record(std::string_view s, std::string_view kind) {
+  size_t pos = 0;
+  while ((pos = s.find(kind, pos)) != std::string_view::npos) {
+    const bool boundary = pos == 0 || s[pos - 1] == ' ' || s[pos - 1] == '\t';
+    size_t j = pos + kind.size();
+    bool ok = boundary && j < s.size() && s[j] == ' ';
+    if (ok) {
+      ++j;
+      const size_t digits = j;
+      while (j < s.size() && is_digit(s[j])) ++j;
+      ok = j > digits && j + 2 < s.size() && s[j] == ':' && s[j + 1] == ' ' && s[j + 2] == '{';
+    }
+    if (ok) return pos;
+    pos += kind.size();
+  }
+  return std::string_view::npos;
+}
+
+ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path, bool miles) {
+  ReadResult result;
+  struct Perf {
+    double seconds = 0;
+    int line = 0;
+  };
+  std::map<int64_t, Perf> perf;
+  bool perf_without_time = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const LogLine& line = lines[i];
+    for (std::string_view kind : {std::string_view("step"), std::string_view("perf")}) {
+      const size_t at = find_slime_record(line.text, kind);
+      if (at == std::string::npos) continue;
+      const size_t digits = at + kind.size() + 1;
+      const size_t colon = line.text.find(':', digits);
+      const int64_t id = std::stoll(line.text.substr(digits, colon - digits));
+      const size_t brace = colon + 2;
+      std::string buffer = line.text.substr(brace);
+      int joined = 0;
+      std::optional<PyDict> dict;
+      while (true) {
+        size_t pos = 0;
+        size_t error_at = 0;
+        std::string error;
+        dict = parse_py_dict(buffer, pos, error_at, error);
+        if (dict) break;
+        // A dict hard-wrapped over several lines: join the next line (a terminal wrap loses no
+        // characters, so nothing is inserted between the pieces).
+        const size_t next = i + 1 + static_cast<size_t>(joined);
+        if (error_at >= buffer.size() && joined < kMaxDictLines && next < lines.size() &&
+            find_slime_record(lines[next].text, "step") == std::string::npos &&
+            find_slime_record(lines[next].text, "perf") == std::string::npos) {
+          buffer += lines[next].text;
+          ++joined;
+          continue;
+        }
+        if (error_at >= buffer.size()) {
+          throw_input(SourceLocation{path, line.line, static_cast<int>(brace + 1), ""},
+                      "the dict of '{} {}' is cut off: the log looks truncated", kind, id);
+        }
+        const int col = joined == 0 ? static_cast<int>(brace + error_at + 1) : 0;
+        throw_input(SourceLocation{path, line.line, col, ""}, "in '{} {}': {}", kind, id, error);
+      }
+      i += static_cast<size_t>(joined);
+      if (kind == "step") {
+        Step step;
+        step.step = id;
+        step.line = line.line;
+        step.timestamp = line.timestamp;
+        step.loss = number_of(*dict, "train/loss", path, line.line);
+        step.grad_norm = number_of(*dict, "train/grad_norm", path, line.line);
+        step.learning_rate = number_of(*dict, "train/lr-pg_0", path, line.line);
+        if (const auto gbs = number_of(*dict, "train/global_batch_size", path, line.line)) {
+          step.samples = static_cast<int64_t>(*gbs);
+        }
+        result.steps.push_back(std::move(step));
+      } else {
+        std::optional<double> seconds = number_of(*dict, "perf/step_time", path, line.line);
+        if (!seconds) {
+          const auto train = number_of(*dict, "perf/train_time", path, line.line);
+          const auto wait = number_of(*dict, "perf/train_wait_time", path, line.line);
+          if (train && wait) seconds = *train + *wait;
+        }
+        if (!seconds) {
+          perf_without_time = true;
+          continue;
+        }
+        const auto [it, inserted] = perf.emplace(id, Perf{*seconds, line.line});
+        if (!inserted && it->second.seconds != *seconds) {
+          throw_input(SourceLocation{path, line.line, 0, ""},
+                      "perf {} is printed twice with different step times (lines {} and {})", id,
+                      it->second.line, line.line);
+        }
+      }
+    }
+  }
+  finish_records(result, path, false,
+                 miles ? "each step is printed twice, as miles does; identical copies were kept once"
+                       : "each step is printed twice (as miles does); identical copies were kept once");
+  if (result.steps.empty()) return result;
+
+  if (perf.empty()) {
+    result.notes.push_back(perf_without_time ? "perf lines carry no perf/step_time: step times unknown"
+                                             : "no 'perf N:' lines: step times unknown");
+    return result;
+  }
+  std::set<int64_t> step_ids;
+  for (const Step& step : result.steps) step_ids.insert(step.step);
+  if (step_ids.size() > perf.size() && step_ids.size() % perf.size() == 0) {
+    const size_t per_rollout = step_ids.size() / perf.size();
+    throw_input(SourceLocation{path, 0, 0, ""},
+                "{} training steps per rollout: slime's perf lines time a whole rollout, so per-step times "
+                "are unknown; ladle needs one step per rollout (global batch = rollout batch x samples "
+                "per prompt)",
+                per_rollout);
+  }
+  std::vector<int64_t> without_perf;
+  for (Step& step : result.steps) {
+    const auto it = perf.find(step.step);
+    if (it == perf.end()) {
+      without_perf.push_back(step.step);
+      continue;
+    }
+    step.step_time_s = it->second.seconds;
+  }
+  std::vector<int64_t> without_step;
+  for (const auto& [id, p] : perf) {
+    if (!step_ids.count(id)) without_step.push_back(id);
+  }
+  if (!without_perf.empty()) {
+    result.notes.push_back(fmt::format("steps without a perf line (no step time): {}", fmt::join(without_perf, ", ")));
+  }
+  if (!without_step.empty()) {
+    result.notes.push_back(fmt::format("perf lines without a step line: {}", fmt::join(without_step, ", ")));
+  }
+  return result;
+}
+
+}  // namespace ladle::runlog::detail
