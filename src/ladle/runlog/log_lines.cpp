@@ -184,6 +184,8 @@ std::vector<LogLine> clean_lines(std::string_view text) {
       }
     }
     line.text = std::string(s);
+    const size_t found = line.text.empty() ? 0 : raw.find(line.text);
+    if (found != std::string_view::npos) line.offset = static_cast<int>(found);
     lines.push_back(std::move(line));
   }
   return lines;

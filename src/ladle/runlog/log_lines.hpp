@@ -15,6 +15,11 @@ struct LogLine {
   std::optional<std::string> timestamp;      ///< the leading timestamp, normalised, if any
   std::optional<std::string> any_timestamp;  ///< the first timestamp anywhere on the line
   int line = 0;                              ///< 1-based
+  /// Where `text` starts in the raw line (bytes), or -1 when cleaning changed it inside (ANSI).
+  int offset = -1;
+
+  /// The 1-based column in the raw line of text[index], or 0 when unknown.
+  int column(size_t index) const { return offset < 0 ? 0 : offset + static_cast<int>(index) + 1; }
 };
 
 /// Splits `text` into cleaned lines. Removes, in this order: a trailing CR and anything before the

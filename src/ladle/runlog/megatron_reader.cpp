@@ -126,7 +126,7 @@ ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& p
       const size_t end = line.text.find('s', at);
       const auto value = parse_number(std::string_view(line.text).substr(at, end == std::string::npos ? end : end - at));
       if (!value) {
-        throw_input(SourceLocation{path, line.line, static_cast<int>(at + 1), ""},
+        throw_input(SourceLocation{path, line.line, line.column(at), ""},
                     "'Step Time' is not followed by a number of seconds");
       }
       pending_bridge_time = *value;
@@ -142,7 +142,7 @@ ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& p
       const size_t next = i + 1 + static_cast<size_t>(joined);
       if (joined == kMaxContinuationLines || next >= lines.size() ||
           find_megatron_record(lines[next].text) != std::string::npos || lines[next].text.empty()) {
-        throw_input(SourceLocation{path, line.line, static_cast<int>(start + 1), ""},
+        throw_input(SourceLocation{path, line.line, line.column(start), ""},
                     "the record of '{}' is cut off (no closing '|'): the log looks truncated",
                     util::trim(std::string_view(record).substr(0, record.find('|'))));
       }
@@ -162,7 +162,7 @@ ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& p
       size_t bar = record.find('|', field_start);
       if (bar == std::string::npos) bar = record.size();
       const std::string_view field = std::string_view(record).substr(field_start, bar - field_start);
-      const int col = static_cast<int>(start + field_start + 1);
+      const int col = joined == 0 ? line.column(start + field_start) : 0;
       if (first) {
         const size_t slash = field.find('/');
         const auto number = parse_integer(field.substr(9, slash - 9));

@@ -41,7 +41,7 @@ ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path)
       const size_t colon = field.rfind(':');
       if (colon != std::string_view::npos) {
         fields[std::string(util::trim(field.substr(0, colon)))] = {std::string(util::trim(field.substr(colon + 1))),
-                                                                  static_cast<int>(start + 2)};
+                                                                  line.column(start + 1)};
       }
       start = bar;
     }
@@ -57,7 +57,7 @@ ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path)
     };
     const auto global_step = number("global_step");
     if (!global_step) {
-      throw_input(SourceLocation{path, line.line, static_cast<int>(at + 1), ""},
+      throw_input(SourceLocation{path, line.line, line.column(at), ""},
                   "NeMo record without 'global_step': the step is unknown");
     }
     Step step;

@@ -101,10 +101,10 @@ ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path
           continue;
         }
         if (error_at >= buffer.size()) {
-          throw_input(SourceLocation{path, line.line, static_cast<int>(brace + 1), ""},
+          throw_input(SourceLocation{path, line.line, line.column(brace), ""},
                       "the dict of '{} {}' is cut off: the log looks truncated", kind, id);
         }
-        const int col = joined == 0 ? static_cast<int>(brace + error_at + 1) : 0;
+        const int col = joined == 0 ? line.column(brace + error_at) : 0;
         throw_input(SourceLocation{path, line.line, col, ""}, "in '{} {}': {}", kind, id, error);
       }
       i += static_cast<size_t>(joined);
