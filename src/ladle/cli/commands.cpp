@@ -6,10 +6,12 @@ namespace ladle::cli {
 
 // Each subcommand lives in cmd_<name>.cpp and is listed here once.
 void add_version_command(CLI::App& command, Io& io);
+void add_numerics_command(CLI::App& command, Io& io);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print ladle's version", add_version_command},
+    {"numerics", "optimizer numerics component tests against an FP64 reference", add_numerics_command},
 };
 }  // namespace
 
