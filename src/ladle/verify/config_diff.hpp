@@ -1,0 +1,50 @@
+#pragma once
+// config_diff.hpp: which launch-argument differences between two runs can change the numerics,
+// by the argument classes of data/rules/numerics.yaml.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ladle/verify/launch_args.hpp"
+#include "ladle/verify/numerics_rules.hpp"
+
+namespace ladle::verify {
+
+/// One argument that differs between A and B.
+struct ArgDifference {
+  std::string flag;              ///< "--lr", "${MODEL_ARGS[@]}" or "(command)"
+  std::optional<std::string> a;  ///< as written in A ("(set)" for a switch), nullopt when absent
+  std::optional<std::string> b;
+  ArgClass arg_class = ArgClass::unclassified;
+  std::string reason;
+  int line_a = 0;  ///< first line of the flag in A's script, 0 when absent
+  int line_b = 0;
+  bool operator==(const ArgDifference&) const = default;
+};
+
+/// The result of `ladle diff`.
+struct ConfigDiff {
+  std::string a_path;
+  std::string b_path;
+  size_t flags_compared = 0;  ///< distinct flags in A and B together
+  std::vector<ArgDifference> differences;
+  std::vector<std::string> notes;
+  std::optional<ArgClass> worst;  ///< the most severe class among the differences
+  std::string configuration;      ///< for correctness.configuration: pass | fail | pending
+  std::string verdict;            ///< in words, from the rules file
+  bool operator==(const ConfigDiff&) const = default;
+};
+
+/// Compares two argument lists flag by flag (every value and repetition; a flag absent on one
+/// side differs). Each difference gets its rule's class (an unknown flag: unclassified); the
+/// configuration fails on any math_changing or unclassified difference, is pending (needs a
+/// component test) on a precision change, and passes otherwise.
+ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const NumericsRules& rules,
+                            const std::string& a_path, const std::string& b_path);
+
+/// The `run:` block of a recipe file, or the whole file when it is not a YAML mapping with `run`
+/// (a launch script). Throws Error(io) when the file cannot be read.
+std::string read_launch_script(const std::string& path);
+
+}  // namespace ladle::verify
