@@ -1,0 +1,265 @@
+#include "ladle/pack/pack_writer.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+
+#include "ladle/pack/megatron_writer.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/sha256.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::pack {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kJsonlName = "rows.jsonl";
+constexpr const char* kIdsPrefix = "rows";
+constexpr const char* kMaskPrefix = "loss_mask";
+constexpr const char* kManifestName = "manifest.yaml";
+constexpr const char* kBuilder = "ladle pack 0.1.0";
+
+// A folder beside the output that is removed unless it was renamed into place.
+class TempDir {
+ public:
+  explicit TempDir(const fs::path& target) {
+    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::error_code ec;
+    if (!fs::is_directory(parent, ec)) {
+      throw Error(ErrorKind::io, "the folder that should hold the output does not exist",
+                  {parent.string()});
+    }
+    std::string pattern = (parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data())) {
+      throw Error(ErrorKind::io, fmt::format("cannot create a folder here: {}", std::strerror(errno)),
+                  {parent.string()});
+    }
+    path_ = pattern;
+  }
+  ~TempDir() {
+    if (!path_.empty()) {
+      std::error_code ec;
+      fs::remove_all(path_, ec);
+    }
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const fs::path& path() const { return path_; }
+  void release() { path_.clear(); }
+
+ private:
+  fs::path path_;
+};
+
+// A buffered output file that hashes what it writes.
+class HashedFile {
+ public:
+  explicit HashedFile(const fs::path& path) : path_(path.string()) {
+    f_ = std::fopen(path_.c_str(), "wb");
+    if (!f_) throw Error(ErrorKind::io, fmt::format("cannot create: {}", std::strerror(errno)), {path_});
+  }
+  ~HashedFile() {
+    if (f_) std::fclose(f_);
+  }
+  HashedFile(const HashedFile&) = delete;
+  HashedFile& operator=(const HashedFile&) = delete;
+  void write(std::string_view bytes) {
+    if (std::fwrite(bytes.data(), 1, bytes.size(), f_) != bytes.size()) {
+      throw Error(ErrorKind::io, fmt::format("cannot write: {}", std::strerror(errno)), {path_});
+    }
+    hash_.update(bytes);
+    bytes_ += static_cast<int64_t>(bytes.size());
+  }
+  OutputFile finish(const std::string& name) {
+    const bool ok = std::fflush(f_) == 0 && ::fsync(::fileno(f_)) == 0;
+    const bool closed = std::fclose(f_) == 0;
+    f_ = nullptr;
+    if (!ok || !closed) {
+      throw Error(ErrorKind::io, fmt::format("cannot write: {}", std::strerror(errno)), {path_});
+    }
+    return OutputFile{name, hash_.hex_digest(), bytes_};
+  }
+
+ private:
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  util::Sha256 hash_;
+  int64_t bytes_ = 0;
+};
+
+std::string ratio_text(double ratio) { return fmt::format("{:.3f}", ratio); }
+
+// Moves the finished folder into place; an existing output is moved aside first and removed after.
+void replace_dir(const fs::path& from, const fs::path& to) {
+  std::error_code ec;
+  fs::path old;
+  if (fs::exists(to, ec)) {
+    const fs::path parent = to.has_parent_path() ? to.parent_path() : fs::path(".");
+    std::string pattern = (parent / ("." + to.filename().string() + ".old-XXXXXX")).string();
+    if (!::mkdtemp(pattern.data()) || std::rename(to.c_str(), pattern.c_str()) != 0) {
+      throw Error(ErrorKind::io, fmt::format("cannot replace: {}", std::strerror(errno)),
+                  {to.string()});
+    }
+    old = pattern;
+  }
+  if (std::rename(from.c_str(), to.c_str()) != 0) {
+    const std::string reason = std::strerror(errno);
+    if (!old.empty()) std::rename(old.c_str(), to.c_str());
+    throw Error(ErrorKind::io, fmt::format("cannot move the output into place: {}", reason),
+                {to.string()});
+  }
+  if (!old.empty()) fs::remove_all(old, ec);
+}
+
+}  // namespace
+
+std::string packing_description(int64_t row_tokens) {
+  return fmt::format(
+      "source conversations in a seeded global permutation, concatenated with an EOS token between "
+      "them and cut into consecutive {}-token rows; rows without supervised targets are skipped",
+      util::format_grouped(static_cast<long long>(row_tokens)));
+}
+
+PackManifest write_pack(const Tokenizer& tokenizer, const PackOptions& options,
+                        const PackOutput& output, const ProgressSink& progress) {
+  const fs::path target(output.dir);
+  if (target.filename().empty()) throw_usage("--out needs a folder name, got '{}'", output.dir);
+  TempDir temp(target);
+  HashedFile jsonl(temp.path() / kJsonlName);
+  MegatronWriter ids_writer((temp.path() / kIdsPrefix).string(),
+                            token_dtype_for_vocab(tokenizer.vocab_size()));
+  MegatronWriter mask_writer((temp.path() / kMaskPrefix).string(), MegatronDtype::uint8);
+  util::Sha256 rows_hash;
+  std::string line;
+  std::string canonical;
+  const PackStats stats = pack_rows(
+      tokenizer, options,
+      [&](std::span<const int32_t> ids, std::span<const uint8_t> mask) {
+        line.assign("{\"ids\":[");
+        for (size_t i = 0; i < ids.size(); ++i) {
+          if (i) line += ',';
+          line += std::to_string(ids[i]);
+        }
+        line += "],\"mask\":[";
+        for (size_t i = 0; i < mask.size(); ++i) {
+          if (i) line += ',';
+          line += mask[i] ? '1' : '0';
+        }
+        line += "]}\n";
+        jsonl.write(line);
+        ids_writer.add(ids.data(), ids.size());
+        mask_writer.add(mask.data(), mask.size());
+        canonical.resize(ids.size() * 4 + mask.size());
+        for (size_t i = 0; i < ids.size(); ++i) {
+          const auto v = static_cast<uint32_t>(ids[i]);
+          for (size_t b = 0; b < 4; ++b) canonical[i * 4 + b] = static_cast<char>((v >> (8 * b)) & 0xFF);
+        }
+        std::memcpy(canonical.data() + ids.size() * 4, mask.data(), mask.size());
+        rows_hash.update(canonical);
+      },
+      progress);
+
+  PackManifest m;
+  m.name = output.name;
+  m.tokenizer_sha256 = tokenizer.sha256();
+  m.tokenizer = fmt::format("{} (tokenizer.json sha256 {})", output.tokenizer_label, tokenizer.sha256());
+  m.loss_mask = std::string(to_string(options.family));
+  m.rows = stats.rows;
+  m.row_tokens = options.row_tokens;
+  m.padding_tokens = stats.padding_tokens;
+  m.seed = options.seed;
+  m.packing = packing_description(options.row_tokens);
+  m.supervised_token_ratio = stats.supervised_token_ratio(options.row_tokens);
+  m.rows_sha256 = rows_hash.hex_digest();
+  m.builder = kBuilder;
+  m.stats = stats;
+  m.files.push_back(jsonl.finish(kJsonlName));
+  ids_writer.finish();
+  mask_writer.finish();
+  m.files.push_back({std::string(kIdsPrefix) + ".bin", ids_writer.bin_sha256(),
+                     static_cast<int64_t>(ids_writer.bin_bytes())});
+  m.files.push_back({std::string(kIdsPrefix) + ".idx", ids_writer.idx_sha256(),
+                     static_cast<int64_t>(ids_writer.idx_bytes())});
+  m.files.push_back({std::string(kMaskPrefix) + ".bin", mask_writer.bin_sha256(),
+                     static_cast<int64_t>(mask_writer.bin_bytes())});
+  m.files.push_back({std::string(kMaskPrefix) + ".idx", mask_writer.idx_sha256(),
+                     static_cast<int64_t>(mask_writer.idx_bytes())});
+  util::write_file_atomic((temp.path() / kManifestName).string(), render_manifest_yaml(m));
+  replace_dir(temp.path(), target);
+  temp.release();
+  return m;
+}
+
+std::string render_manifest_yaml(const PackManifest& m) {
+  YAML::Emitter out;
+  out << YAML::BeginMap;
+  out << YAML::Key << "rows_sha256" << YAML::Value << m.rows_sha256;
+  out << YAML::Key << "build" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "name" << YAML::Value << m.name;
+  out << YAML::Key << "tokenizer" << YAML::Value << m.tokenizer;
+  out << YAML::Key << "loss_mask" << YAML::Value << m.loss_mask;
+  out << YAML::Key << "rows" << YAML::Value << m.rows;
+  out << YAML::Key << "row_tokens" << YAML::Value << m.row_tokens;
+  out << YAML::Key << "padding_tokens" << YAML::Value << m.padding_tokens;
+  out << YAML::Key << "seed" << YAML::Value << m.seed;
+  out << YAML::Key << "packing" << YAML::Value << m.packing;
+  out << YAML::Key << "supervised_token_ratio" << YAML::Value << ratio_text(m.supervised_token_ratio);
+  out << YAML::Key << "builder" << YAML::Value << m.builder;
+  out << YAML::EndMap;
+  out << YAML::Key << "files" << YAML::Value << YAML::BeginMap;
+  for (const OutputFile& f : m.files) {
+    out << YAML::Key << f.name << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "sha256" << YAML::Value << f.sha256;
+    out << YAML::Key << "bytes" << YAML::Value << f.bytes;
+    out << YAML::EndMap;
+  }
+  out << YAML::EndMap;
+  out << YAML::Key << "stats" << YAML::Value << YAML::BeginMap;
+  out << YAML::Key << "source_conversations" << YAML::Value << m.stats.source_conversations;
+  out << YAML::Key << "conversations_used" << YAML::Value << m.stats.conversations_used;
+  out << YAML::Key << "rows_skipped_without_supervised_tokens" << YAML::Value << m.stats.rows_skipped;
+  out << YAML::Key << "supervised_tokens" << YAML::Value << m.stats.supervised_tokens;
+  out << YAML::Key << "tokenizer_sha256" << YAML::Value << m.tokenizer_sha256;
+  out << YAML::EndMap;
+  out << YAML::EndMap;
+  return std::string("# Written by ladle pack: rows_sha256 and the build block of a recipe's "
+                     "workload.dataset.\n") +
+         out.c_str() + "\n";
+}
+
+std::string render_manifest_json(const PackManifest& m) {
+  nlohmann::ordered_json j;
+  j["rows_sha256"] = m.rows_sha256;
+  nlohmann::ordered_json b;
+  b["name"] = m.name;
+  b["tokenizer"] = m.tokenizer;
+  b["loss_mask"] = m.loss_mask;
+  b["rows"] = m.rows;
+  b["row_tokens"] = m.row_tokens;
+  b["padding_tokens"] = m.padding_tokens;
+  b["seed"] = m.seed;
+  b["packing"] = m.packing;
+  b["supervised_token_ratio"] = std::stod(ratio_text(m.supervised_token_ratio));
+  b["builder"] = m.builder;
+  j["build"] = b;
+  nlohmann::ordered_json files = nlohmann::ordered_json::object();
+  for (const OutputFile& f : m.files) files[f.name] = {{"sha256", f.sha256}, {"bytes", f.bytes}};
+  j["files"] = files;
+  j["stats"] = {{"source_conversations", m.stats.source_conversations},
+                {"conversations_used", m.stats.conversations_used},
+                {"rows_skipped_without_supervised_tokens", m.stats.rows_skipped},
+                {"supervised_tokens", m.stats.supervised_tokens},
+                {"supervised_token_ratio_exact", m.supervised_token_ratio},
+                {"tokenizer_sha256", m.tokenizer_sha256}};
+  return j.dump(2) + "\n";
+}
+
+}  // namespace ladle::pack
