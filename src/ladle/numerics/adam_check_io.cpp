@@ -198,24 +198,31 @@ std::string render_component_test_entry(const AdamCheckReport& report, const Ent
                            sci(a.rel_l2), a.worst_tensor, sci(c.rel_l2), c.worst_tensor, sci(a.bound),
                            a.step, a.step == 1 ? "" : "s");
   }
+  int controls = 0;
   int controls_failed = 0;
-  for (const PathReport& p : report.paths) controls_failed += is_control(p.path) && !p.passed ? 1 : 0;
+  for (const PathReport& p : report.paths) {
+    controls += is_control(p.path) ? 1 : 0;
+    controls_failed += is_control(p.path) && !p.passed ? 1 : 0;
+  }
+  const std::string controls_text =
+      controls_failed == controls ? fmt::format("all {} negative controls fail", controls)
+                                  : fmt::format("only {} of the {} negative controls fail",
+                                                controls_failed, controls);
   const std::string detail = fmt::format(
       "worst tensor relative L2 error of the update {} at {} (bounds: {:.1e} after one step, {} x the "
       "default path's error + {:.1e} after more); reconstructed FP32 masters {} an arm with explicit "
-      "FP32 masters ({} of {} differ), the remainder self-test {} and {} of the three negative "
-      "controls fail",
+      "FP32 masters ({} of {} differ), the remainder self-test {} and {}",
       figures, hyper_text(o.hyper), kBoundStepOne, kBoundFactor, kBoundStepOne,
       report.bitwise_mismatches == 0 ? "bitwise identical to" : "differ from",
       grouped(report.bitwise_mismatches), grouped(report.bitwise_compared),
       !report.self_test_ran ? "was skipped" : (report.self_test.passed() ? "passes" : "fails"),
-      controls_failed);
+      controls_text);
   const std::string note = fmt::format(
       "computed by ladle numerics adam on {} (seed {}, precision-aware states: {}); the CPU paths "
       "emulate FusedAdam's FP32 kernel and PyTorch's CPU AdamW operation by operation, without the "
       "fused multiply-adds a GPU compiler forms; the optimizer step is elementwise, so the result "
       "holds for any layer with these hyperparameters",
-      report.device_detail, o.seed, states_text(o));
+      report.device_detail == "cpu" ? "the CPU" : report.device_detail, o.seed, states_text(o));
 
   YAML::Emitter out;
   out << YAML::BeginSeq << YAML::BeginMap;
