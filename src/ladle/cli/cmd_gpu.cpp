@@ -1,0 +1,151 @@
+// cmd_gpu.cpp: `ladle gpu [NAME]`, prints the GPU catalog (and the instances built on each GPU).
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/hw/catalog.hpp"
+#include "ladle/util/table.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::cli {
+namespace {
+
+struct GpuOptions {
+  std::string name;
+  bool json = false;
+};
+
+std::string number(double value) { return fmt::format("{:g}", value); }
+
+nlohmann::ordered_json instance_json(const InstanceSpec& i) {
+  nlohmann::ordered_json j;
+  j["name"] = i.name;
+  j["provider"] = i.provider;
+  j["gpu"] = i.gpu;
+  j["gpu_count"] = i.gpu_count;
+  j["network_gbps"] = i.network_gbps;
+  j["network"] = i.network;
+  j["host_memory_gib"] = i.host_memory_gib;
+  j["vcpus"] = i.vcpus;
+  j["usd_per_hour"] = i.usd_per_hour;
+  j["usd_per_gpu_hour"] = i.usd_per_gpu_hour();
+  j["price_region"] = i.price_region;
+  j["price_date"] = i.price_date;
+  j["price_source"] = i.price_source;
+  j["sources"] = i.sources;
+  return j;
+}
+
+nlohmann::ordered_json gpu_json(const GpuSpec& g) {
+  nlohmann::ordered_json j;
+  j["name"] = g.name;
+  j["display_name"] = g.display_name;
+  j["vendor"] = g.vendor;
+  j["aliases"] = g.aliases;
+  j["bf16_dense_tflops"] = g.bf16_dense_tflops;
+  j["fp8_dense_tflops"] = g.fp8_dense_tflops;
+  j["hbm_gb"] = g.hbm_gb;
+  j["hbm_gib"] = g.hbm_gib();
+  j["hbm_tb_per_s"] = g.hbm_tb_per_s;
+  j["intra_node_gb_per_s"] = g.intra_node_gb_per_s;
+  j["intra_node_link"] = g.intra_node_link;
+  j["gpus_per_node"] = g.gpus_per_node;
+  j["nvlink_domain_gpus"] = g.nvlink_domain_gpus;
+  j["tdp_w"] = g.tdp_w;
+  nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+  for (const InstanceSpec& i : hw::instances()) {
+    if (i.gpu == g.name) instances.push_back(instance_json(i));
+  }
+  j["instances"] = instances;
+  j["sources"] = g.sources;
+  j["checked"] = g.checked;
+  return j;
+}
+
+void render_one(const GpuSpec& g, std::ostream& out) {
+  out << fmt::format("gpu: {} ({})\n", g.name, g.display_name);
+  if (!g.aliases.empty()) out << fmt::format("aliases: {}\n", util::join(g.aliases, ", "));
+  out << fmt::format("bf16 dense: {} TFLOP/s (the MFU peak)\n", number(g.bf16_dense_tflops));
+  out << fmt::format("fp8 dense: {}\n",
+                     g.fp8_dense_tflops > 0 ? number(g.fp8_dense_tflops) + " TFLOP/s" : "none");
+  out << fmt::format("hbm: {} GB ({:.2f} GiB), {} TB/s\n", number(g.hbm_gb), g.hbm_gib(),
+                     number(g.hbm_tb_per_s));
+  out << fmt::format("intra-node link: {}, {} GB/s per GPU per direction\n", g.intra_node_link,
+                     number(g.intra_node_gb_per_s));
+  out << fmt::format("gpus per node: {}, NVLink/fabric domain: {}\n", g.gpus_per_node,
+                     g.nvlink_domain_gpus);
+  if (g.tdp_w > 0) out << fmt::format("power: {} W\n", number(g.tdp_w));
+  for (const InstanceSpec& i : hw::instances()) {
+    if (i.gpu != g.name) continue;
+    out << fmt::format(
+        "instance: {} {}: {} GPUs, {} Gbps ({}), {} GiB host, {} vCPUs, ${}/hour = ${:.4f}/GPU-hour "
+        "on-demand ({}, {}; {})\n",
+        i.provider, i.name, i.gpu_count, number(i.network_gbps), i.network, number(i.host_memory_gib),
+        i.vcpus, number(i.usd_per_hour), i.usd_per_gpu_hour(), i.price_region, i.price_date,
+        i.price_source);
+  }
+  for (const std::string& source : g.sources) out << fmt::format("source: {}\n", source);
+  out << fmt::format("checked: {}\n", g.checked);
+}
+
+void render_catalog(std::ostream& out) {
+  util::Table gpus;
+  gpus.header = {"gpu", "bf16 TFLOP/s", "fp8 TFLOP/s", "HBM GB", "HBM TB/s", "link GB/s", "per node"};
+  for (const GpuSpec& g : hw::gpus()) {
+    gpus.rows.push_back({g.name, number(g.bf16_dense_tflops),
+                         g.fp8_dense_tflops > 0 ? number(g.fp8_dense_tflops) : "-", number(g.hbm_gb),
+                         number(g.hbm_tb_per_s), number(g.intra_node_gb_per_s),
+                         std::to_string(g.gpus_per_node)});
+  }
+  out << gpus.render();
+  out << "(dense peaks without sparsity; link bandwidth per GPU, one direction)\n\n";
+  util::Table instances;
+  instances.header = {"instance", "provider", "gpus", "network Gbps", "$/hour", "$/GPU-hour",
+                      "price date"};
+  for (const InstanceSpec& i : hw::instances()) {
+    instances.rows.push_back({i.name, i.provider, fmt::format("{} x {}", i.gpu_count, i.gpu),
+                              number(i.network_gbps), number(i.usd_per_hour),
+                              fmt::format("{:.4f}", i.usd_per_gpu_hour()), i.price_date});
+  }
+  out << instances.render();
+  out << "(on-demand, Linux; sources: ladle gpu NAME)\n";
+}
+
+void run_gpu(const GpuOptions& options, Io& io) {
+  if (!options.name.empty()) {
+    const GpuSpec gpu = hw::require_gpu(options.name);
+    if (options.json) {
+      io.out << gpu_json(gpu).dump(2) << "\n";
+    } else {
+      render_one(gpu, io.out);
+    }
+  } else if (options.json) {
+    nlohmann::ordered_json out;
+    nlohmann::ordered_json gpus = nlohmann::ordered_json::array();
+    for (const GpuSpec& g : hw::gpus()) gpus.push_back(gpu_json(g));
+    out["gpus"] = gpus;
+    nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+    for (const InstanceSpec& i : hw::instances()) instances.push_back(instance_json(i));
+    out["instances"] = instances;
+    io.out << out.dump(2) << "\n";
+  } else {
+    render_catalog(io.out);
+  }
+  io.exit_code = kExitOk;
+}
+
+}  // namespace
+
+void add_gpu_command(CLI::App& command, Io& io) {
+  auto options = std::make_shared<GpuOptions>();
+  command.add_option("name", options->name, "a GPU name or alias (h200, h100, b200, mi300x, ...)");
+  add_json_flag(command, options->json);
+  command.callback([options, &io] { run_gpu(*options, io); });
+}
+
+}  // namespace ladle::cli

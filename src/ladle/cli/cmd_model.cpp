@@ -1,0 +1,290 @@
+// cmd_model.cpp: `ladle model NAME|config.json`, prints a model's architecture, its parameter
+// counts under every convention, N and its FLOPs per token by layer kind.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/model/flops.hpp"
+#include "ladle/model/params.hpp"
+#include "ladle/model/tensor_inventory.hpp"
+#include "ladle/util/table.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::cli {
+namespace {
+
+// The row length of the seed recipes (one 8,192-token row).
+constexpr int64_t kDefaultSeqLen = 8192;
+
+struct ModelOptions {
+  std::string model;
+  int64_t seq_len = kDefaultSeqLen;
+  std::string params;  // one convention only
+  bool tensors = false;
+  bool json = false;
+};
+
+struct ModelReport {
+  ModelSpec spec;
+  model::ParamCounts counts;
+  model::FlopsPerToken flops;
+  std::vector<model::TensorInfo> tensors;  // only with --tensors
+};
+
+std::string grouped(double value) { return util::format_grouped(static_cast<long long>(std::llround(value))); }
+std::string grouped(int64_t value) { return util::format_grouped(static_cast<long long>(value)); }
+std::string gflop(double value) { return fmt::format("{:.3f}", value / 1e9); }
+
+std::string shape_text(const std::vector<int64_t>& shape) {
+  std::vector<std::string> dims;
+  for (int64_t d : shape) dims.push_back(std::to_string(d));
+  return "[" + util::join(dims, ", ") + "]";
+}
+
+nlohmann::ordered_json architecture_json(const ModelSpec& s) {
+  nlohmann::ordered_json a;
+  a["num_layers"] = s.num_layers;
+  a["num_mtp_layers"] = s.num_mtp_layers;
+  a["dense_layers"] = s.count_mlp(MlpKind::dense);
+  a["moe_layers"] = s.count_mlp(MlpKind::moe);
+  a["hidden_size"] = s.hidden_size;
+  a["vocab_size"] = s.vocab_size;
+  a["tie_word_embeddings"] = s.tie_word_embeddings;
+  a["attention"] = to_string(s.attention);
+  a["num_heads"] = s.num_heads;
+  a["num_kv_heads"] = s.num_kv_heads;
+  a["head_dim"] = s.head_dim;
+  a["attention_bias"] = s.attention_bias;
+  a["qk_norm"] = s.qk_norm;
+  a["attention_sinks"] = s.attention_sinks;
+  if (s.attention == AttentionKind::mla) {
+    a["q_lora_rank"] = s.q_lora_rank;
+    a["kv_lora_rank"] = s.kv_lora_rank;
+    a["qk_nope_head_dim"] = s.qk_nope_head_dim;
+    a["qk_rope_head_dim"] = s.qk_rope_head_dim;
+    a["v_head_dim"] = s.v_head_dim;
+  }
+  nlohmann::ordered_json windows = nlohmann::ordered_json::array();
+  for (int64_t w : s.sliding_window) windows.push_back(w);
+  a["sliding_window"] = windows;
+  a["indexer_layers"] = s.count_indexers();
+  if (s.index_topk > 0) {
+    a["index_n_heads"] = s.index_n_heads;
+    a["index_head_dim"] = s.index_head_dim;
+    a["index_topk"] = s.index_topk;
+    nlohmann::ordered_json owners = nlohmann::ordered_json::array();
+    for (int i = 0; i < s.num_layers; ++i) {
+      if (s.has_indexer[i]) owners.push_back(i);
+    }
+    a["indexer_layer_indices"] = owners;
+  }
+  a["intermediate_size"] = s.intermediate_size;
+  a["moe_intermediate_size"] = s.moe_intermediate_size;
+  a["num_experts"] = s.num_experts;
+  a["experts_per_token"] = s.experts_per_token;
+  a["num_shared_experts"] = s.num_shared_experts;
+  a["shared_expert_intermediate_size"] = s.shared_expert_intermediate_size;
+  a["first_k_dense"] = s.first_k_dense;
+  a["router_correction_bias"] = s.router_correction_bias;
+  a["mtp_stores_embedding_and_head"] = s.mtp_stores_embedding_and_head;
+  return a;
+}
+
+nlohmann::ordered_json report_json(const ModelReport& r) {
+  nlohmann::ordered_json out;
+  out["name"] = r.spec.name;
+  out["model_type"] = r.spec.model_type;
+  out["source"] = r.spec.source;
+  out["architecture"] = architecture_json(r.spec);
+  out["n"] = r.counts.n;
+  nlohmann::ordered_json params;
+  for (model::ParamConvention c : model::param_conventions()) params[to_string(c)] = r.counts.get(c);
+  out["params"] = params;
+  nlohmann::ordered_json by_role;
+  by_role["attention"] = r.counts.attention;
+  by_role["indexer"] = r.counts.indexer;
+  by_role["dense_mlp"] = r.counts.dense_mlp;
+  by_role["routed_experts"] = r.counts.routed_experts;
+  by_role["shared_experts"] = r.counts.shared_experts;
+  by_role["router"] = r.counts.router;
+  by_role["norms"] = r.counts.norms;
+  by_role["embedding"] = r.counts.embedding;
+  by_role["head"] = r.counts.head;
+  out["params_by_role"] = by_role;
+  const model::FlopsPerToken& f = r.flops;
+  nlohmann::ordered_json flops;
+  flops["seq_len"] = f.seq_len;
+  flops["six_n"] = f.six_n;
+  flops["matmul_forward"] = f.matmul_forward;
+  flops["attention_forward"] = f.attention_forward;
+  flops["indexer_forward"] = f.indexer_forward;
+  flops["mtp_forward"] = f.mtp_forward;
+  flops["training"] = f.training;
+  flops["training_with_mtp"] = f.training_with_mtp;
+  flops["training_over_six_n"] = f.training / f.six_n;
+  nlohmann::ordered_json kinds = nlohmann::ordered_json::array();
+  for (const model::LayerKindFlops& k : f.by_kind) {
+    nlohmann::ordered_json j;
+    j["kind"] = k.kind;
+    j["layers"] = k.layers;
+    j["matmul_forward"] = k.matmul_forward;
+    j["attention_forward"] = k.attention_forward;
+    j["indexer_forward"] = k.indexer_forward;
+    j["forward_total"] = k.forward_total();
+    kinds.push_back(j);
+  }
+  flops["by_kind"] = kinds;
+  out["flops_per_token"] = flops;
+  if (!r.tensors.empty()) {
+    nlohmann::ordered_json tensors = nlohmann::ordered_json::array();
+    for (const model::TensorInfo& t : r.tensors) {
+      nlohmann::ordered_json j;
+      j["name"] = t.name;
+      j["shape"] = t.shape;
+      j["copies"] = t.copies;
+      j["active_copies"] = t.active_copies;
+      j["section"] = to_string(t.section);
+      j["layer"] = t.layer;
+      j["role"] = to_string(t.role);
+      j["split"] = to_string(t.split);
+      if (t.is_expert()) j["expert_split"] = to_string(t.expert_split);
+      tensors.push_back(j);
+    }
+    out["tensors"] = tensors;
+  }
+  return out;
+}
+
+void render_text(const ModelReport& r, std::ostream& out) {
+  const ModelSpec& s = r.spec;
+  out << fmt::format("model: {} ({})\n", s.name, s.model_type);
+  out << fmt::format("source: {}\n", s.source);
+  out << fmt::format("layers: {} decoder ({} dense, {} MoE) + {} MTP\n", s.num_layers,
+                     s.count_mlp(MlpKind::dense), s.count_mlp(MlpKind::moe), s.num_mtp_layers);
+  out << fmt::format("hidden: {}, vocab: {}, tied embeddings: {}\n", s.hidden_size, s.vocab_size,
+                     s.tie_word_embeddings ? "yes" : "no");
+  if (s.attention == AttentionKind::mla) {
+    out << fmt::format("attention: mla, {} heads, q_lora {}, kv_lora {}, qk {}+{}, v {}\n",
+                       s.num_heads, s.q_lora_rank, s.kv_lora_rank, s.qk_nope_head_dim,
+                       s.qk_rope_head_dim, s.v_head_dim);
+  } else {
+    out << fmt::format("attention: gqa, {} heads, {} kv heads, head dim {}{}{}{}\n", s.num_heads,
+                       s.num_kv_heads, s.head_dim, s.attention_bias ? ", qkv bias" : "",
+                       s.qk_norm ? ", qk norm" : "", s.attention_sinks ? ", sinks" : "");
+  }
+  const auto sliding = std::count_if(s.sliding_window.begin(), s.sliding_window.end(),
+                                     [](int64_t w) { return w > 0; });
+  if (sliding > 0) {
+    const int64_t window = *std::max_element(s.sliding_window.begin(), s.sliding_window.end());
+    out << fmt::format("sliding window: {} tokens on {} of {} layers\n", window, sliding, s.num_layers);
+  }
+  if (s.index_topk > 0) {
+    out << fmt::format("sparse attention: top-{} keys; indexer ({} heads x {}) on {} of {} layers\n",
+                       s.index_topk, s.index_n_heads, s.index_head_dim, s.count_indexers(),
+                       s.num_layers);
+  }
+  if (s.num_experts > 0) {
+    out << fmt::format("experts: {} routed, {} per token, width {}", s.num_experts,
+                       s.experts_per_token, s.moe_intermediate_size);
+    if (s.shared_expert_intermediate_size > 0) {
+      out << fmt::format(", shared width {}", s.shared_expert_intermediate_size);
+    }
+    out << "\n";
+  }
+  if (s.count_mlp(MlpKind::dense) > 0) out << fmt::format("dense MLP width: {}\n", s.intermediate_size);
+
+  out << "\nparameters\n";
+  util::Table params;
+  params.header = {"convention", "parameters", "meaning"};
+  for (model::ParamConvention c : model::param_conventions()) {
+    params.rows.push_back({to_string(c), grouped(r.counts.get(c)), describe(c)});
+  }
+  out << params.render();
+  out << fmt::format("N (active, for MFU): {}\n", grouped(r.counts.n));
+
+  const model::FlopsPerToken& f = r.flops;
+  out << fmt::format("\nFLOPs per token at {} tokens per sequence\n", f.seq_len);
+  out << fmt::format("6N: {}\n", grouped(f.six_n));
+  out << fmt::format("training (3 x forward, causal attention): {} ({:.3f} x 6N)\n", grouped(f.training),
+                     f.training / f.six_n);
+  if (f.mtp_forward > 0) out << fmt::format("training with MTP: {}\n", grouped(f.training_with_mtp));
+  util::Table kinds;
+  kinds.header = {"layer kind", "layers", "matmul GFLOP", "attention GFLOP", "indexer GFLOP",
+                  "forward GFLOP (all layers)"};
+  for (const model::LayerKindFlops& k : f.by_kind) {
+    kinds.rows.push_back({k.kind, std::to_string(k.layers), gflop(k.matmul_forward),
+                          gflop(k.attention_forward), gflop(k.indexer_forward),
+                          gflop(k.forward_total())});
+  }
+  out << kinds.render();
+  out << "(per-layer forward FLOPs per token; training is 3 x forward)\n";
+
+  if (!r.tensors.empty()) {
+    out << "\ntensors\n";
+    util::Table tensors;
+    tensors.header = {"name", "shape", "copies", "active", "section", "role", "split"};
+    for (const model::TensorInfo& t : r.tensors) {
+      std::string split = to_string(t.split);
+      if (t.is_expert()) split += std::string("/") + to_string(t.expert_split);
+      tensors.rows.push_back({t.name, shape_text(t.shape), std::to_string(t.copies),
+                              std::to_string(t.active_copies), to_string(t.section),
+                              to_string(t.role), split});
+    }
+    out << tensors.render();
+  }
+}
+
+void run_model(const ModelOptions& options, Io& io) {
+  ModelReport report;
+  report.spec = model::load_model(options.model);
+  report.counts = model::count_params(report.spec);
+  if (!options.params.empty()) {
+    const model::ParamConvention c = model::parse_param_convention(options.params);
+    if (options.json) {
+      nlohmann::ordered_json out;
+      out["name"] = report.spec.name;
+      out["convention"] = to_string(c);
+      out["params"] = report.counts.get(c);
+      io.out << out.dump(2) << "\n";
+    } else {
+      io.out << report.counts.get(c) << "\n";
+    }
+    io.exit_code = kExitOk;
+    return;
+  }
+  report.flops = model::flops_per_token(report.spec, options.seq_len);
+  if (options.tensors) report.tensors = model::tensor_inventory(report.spec);
+  if (options.json) {
+    io.out << report_json(report).dump(2) << "\n";
+  } else {
+    render_text(report, io.out);
+  }
+  io.exit_code = kExitOk;
+}
+
+}  // namespace
+
+void add_model_command(CLI::App& command, Io& io) {
+  auto options = std::make_shared<ModelOptions>();
+  command.add_option("model", options->model, "embedded model name (see data/models) or a config.json")
+      ->required();
+  command.add_option("--seq", options->seq_len, "tokens per sequence for the FLOPs (default 8192)")
+      ->check(CLI::PositiveNumber);
+  // Reason: scripts need one figure under a named convention without parsing the whole report.
+  command.add_option("--params", options->params,
+                     "print only the parameter count under this convention (n, active, total, ...)");
+  // Reason: shows every weight the planner places, with its shape and parallel split.
+  command.add_flag("--tensors", options->tensors, "also list every weight tensor");
+  add_json_flag(command, options->json);
+  command.callback([options, &io] { run_model(*options, io); });
+}
+
+}  // namespace ladle::cli
