@@ -6,11 +6,15 @@ namespace ladle::cli {
 
 // Each subcommand lives in cmd_<name>.cpp and is listed here once.
 void add_version_command(CLI::App& command, Io& io);
+void add_model_command(CLI::App& command, Io& io);
+void add_gpu_command(CLI::App& command, Io& io);
 void add_numerics_command(CLI::App& command, Io& io);
 
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print ladle's version", add_version_command},
+    {"model", "print a model's architecture, parameter counts, N and FLOPs per token", add_model_command},
+    {"gpu", "print the GPU and instance catalog (peaks, memory, links, prices)", add_gpu_command},
     {"numerics", "optimizer numerics component tests against an FP64 reference", add_numerics_command},
 };
 }  // namespace
