@@ -9,7 +9,10 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 if [[ "${1:-}" == "--browser" ]]; then
-  packages+=(chromium nodejs npm)
+  packages+=(chromium)
+  # A Node.js from another source (NodeSource's nodejs bundles npm and conflicts with Debian's npm)
+  # serves as well; add Debian's only when node or npm is missing.
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then packages+=(nodejs npm); fi
 fi
 
 missing=()

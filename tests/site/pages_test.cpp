@@ -122,6 +122,19 @@ TEST(RecipePage, DrawsLossAndStepTimeWhenTheLogsAreRead) {
   EXPECT_EQ(html.find("No loss series"), std::string::npos);
 }
 
+TEST(RecipePage, RendersNotesParagraphsListsCodeAndLinks) {
+  Recipe r = test::glm47_flash();
+  r.notes = "Intro line\n\n- first `a<b>` item\n  continues https://a.org/x?y=1.\n- second javascript:alert(1)\n"
+            "Plain after.\n";
+  const std::string html = render_recipe_page(make_site_catalog({test::site_recipe(r, "recipes/a/b/c.yaml")}), 0);
+  expect_well_formed(html, "notes");
+  EXPECT_NE(html.find("<div class=\"notes\">\n<p>Intro line</p>\n<ul>\n<li>first <code>a&lt;b&gt;</code> item continues "
+                      "<a href=\"https://a.org/x?y=1\">https://a.org/x?y=1</a>.</li>\n<li>second javascript:alert(1)</li>\n"
+                      "</ul>\n<p>Plain after.</p>\n</div>"),
+            std::string::npos)
+      << html.substr(html.find("<div class=\"notes\">"), 400);
+}
+
 TEST(ModelPage, ComparesItsLayoutsInBarCharts) {
   const SiteCatalog catalog = two_models();
   const std::string html = render_model_page(catalog, "GLM-5.2-744B-A40B");

@@ -7,6 +7,7 @@ std::string_view site_css() {
 :root { --fg: #161616; --muted: #555; --line: #d8d8d8; --accent: #1f5fa8; --bg-alt: #f6f7f9;
   --pass: #1d6b34; --fail: #a3261b; --pending: #7a5b00; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 html { -webkit-text-size-adjust: 100%; }
 body { margin: 0; color: var(--fg); background: #fff; line-height: 1.5;
   font: 16px/1.5 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
@@ -43,28 +44,33 @@ th[aria-sort="descending"] button.sort::after { content: " \2193"; color: var(--
 .status-verified, .result-pass { color: var(--pass); }
 .status-measured, .status-planned, .result-pending { color: var(--pending); }
 .result-fail { color: var(--fail); }
-dl.facts { display: grid; grid-template-columns: minmax(9rem, 14rem) 1fr; margin: 0; border-top: 1px solid var(--line); }
+dl.facts { display: grid; grid-template-columns: minmax(9rem, 14rem) minmax(0, 1fr); margin: 0; border-top: 1px solid var(--line); }
 dl.facts dt, dl.facts dd { margin: 0; padding: .5rem .4rem; border-bottom: 1px solid var(--line); }
 dl.facts dt { font-weight: 600; }
 .note { color: var(--muted); font-size: .9rem; }
+code { overflow-wrap: anywhere; }
+pre code { overflow-wrap: normal; }
+dl.facts dd, dl dd { min-width: 0; overflow-wrap: anywhere; }
 code.hash { word-break: break-all; font-size: .85rem; }
 pre { background: #f4f4f2; border: 1px solid var(--line); border-radius: 4px; padding: .8rem; overflow-x: auto;
   font-size: .85rem; line-height: 1.45; }
 .code-head { display: flex; justify-content: space-between; align-items: center; gap: 1rem; flex-wrap: wrap; }
 button.copy, a.download { font: inherit; font-size: .9rem; padding: .25rem .7rem; border: 1px solid var(--accent);
   border-radius: 4px; background: #fff; color: var(--accent); cursor: pointer; text-decoration: none; }
-figure.chart { margin: 1rem 0 1.5rem; max-width: 640px; }
+figure.chart { margin: 1rem 0 1.5rem; max-width: 640px; min-width: 0; }
 figure.chart svg { display: block; width: 100%; height: auto; border: 1px solid var(--line); border-radius: 4px; }
-figure.chart figcaption { font-size: .9rem; margin-top: .3rem; }
+figure.chart figcaption { font-size: .9rem; margin-top: .3rem; overflow-x: auto; }
 .charts { display: grid; grid-template-columns: repeat(auto-fit, minmax(min(100%, 560px), 1fr)); gap: 0 2rem; }
 table.chart-data { width: auto; font-size: .85rem; }
-.notes p { white-space: pre-line; }
+.notes { overflow-wrap: anywhere; }
+.notes p, .notes li { max-width: 60rem; }
+.notes li { margin-bottom: .4rem; }
 .site-footer { color: var(--muted); font-size: .85rem; border-top: 1px solid var(--line); margin-top: 3rem;
   padding-top: .8rem; padding-bottom: 2rem; }
 @media (max-width: 600px) {
   body { font-size: 15px; }
   h1 { font-size: 1.4rem; }
-  dl.facts { grid-template-columns: 1fr; }
+  dl.facts { grid-template-columns: minmax(0, 1fr); }
   dl.facts dt { border-bottom: 0; padding-bottom: 0; color: var(--muted); font-size: .85rem; }
   .filters select { min-width: 8rem; }
 }

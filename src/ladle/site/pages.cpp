@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <string_view>
 #include <optional>
 
 #include "ladle/site/html.hpp"
@@ -209,19 +211,86 @@ std::string predicted_section(const SiteRecipe& item) {
   return out + "</div>\n";
 }
 
-std::string paragraphs(const std::string& text) {
+// Inline Markdown of the notes: `code` spans and bare http(s) URLs; everything else is text.
+std::string render_inline(std::string_view text) {
+  std::string out;
+  auto plain = [&out](std::string_view part) {
+    size_t at = 0;
+    while (at < part.size()) {
+      size_t found = std::string_view::npos;
+      for (const std::string_view scheme : {"https://", "http://"}) found = std::min(found, part.find(scheme, at));
+      if (found == std::string_view::npos) break;
+      size_t end = found;
+      while (end < part.size() && !std::isspace(static_cast<unsigned char>(part[end])) &&
+             std::string_view("<>\"'`").find(part[end]) == std::string_view::npos) {
+        ++end;
+      }
+      while (end > found && std::string_view(".,;:)]").find(part[end - 1]) != std::string_view::npos) --end;
+      out += escape_html(part.substr(at, found - at));
+      const std::string url(part.substr(found, end - found));
+      out += render_link(url, url);
+      at = end;
+    }
+    out += escape_html(part.substr(at));
+  };
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t open = text.find('`', at);
+    const size_t close = open == std::string_view::npos ? open : text.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    plain(text.substr(at, open - at));
+    out += "<code>" + escape_html(text.substr(open + 1, close - open - 1)) + "</code>";
+    at = close + 1;
+  }
+  plain(text.substr(std::min(at, text.size())));
+  return out;
+}
+
+// The notes as Markdown's two common blocks: paragraphs and "- " lists (indented lines continue an item).
+std::string render_notes(const std::string& text) {
   std::string out;
   std::string current;
+  bool in_list = false;
+  bool current_is_item = false;
+  auto flush = [&] {
+    if (current.empty()) return;
+    out += current_is_item ? "<li>" + render_inline(current) + "</li>\n" : "<p>" + render_inline(current) + "</p>\n";
+    current.clear();
+  };
+  auto close_list = [&] {
+    if (in_list) out += "</ul>\n";
+    in_list = false;
+  };
   for (const std::string& line : util::split(text, '\n')) {
-    if (util::trim(line).empty()) {
-      if (!current.empty()) out += "<p>" + escape_html(current) + "</p>\n";
-      current.clear();
+    const std::string_view trimmed = util::trim(line);
+    if (trimmed.empty()) {
+      flush();
+      close_list();
       continue;
     }
-    if (!current.empty()) current += '\n';
-    current += line;
+    const bool bullet = line.starts_with("- ") || line.starts_with("* ");
+    if (bullet) {
+      flush();
+      if (!in_list) out += "<ul>\n";
+      in_list = true;
+      current_is_item = true;
+      current = std::string(trimmed.substr(2));
+      continue;
+    }
+    if (current_is_item && !line.starts_with(" ")) {  // a plain line after a list starts a paragraph
+      flush();
+      close_list();
+      current_is_item = false;
+    }
+    if (current.empty()) {
+      current_is_item = current_is_item && in_list;
+      current = std::string(trimmed);
+      continue;
+    }
+    current += " " + std::string(trimmed);
   }
-  if (!current.empty()) out += "<p>" + escape_html(current) + "</p>\n";
+  flush();
+  close_list();
   return out;
 }
 
@@ -348,7 +417,15 @@ std::string render_recipe_page(const SiteCatalog& catalog, size_t index) {
   body += "</div>\n";
   if (item.reference_loss.empty() || item.candidate_loss.empty() || item.step_time_s.empty()) {
     body += "<p class=\"note\">";
-    if (item.reference_loss.empty() || item.candidate_loss.empty()) {
+    const Convergence* conv = r.correctness && r.correctness->convergence ? &*r.correctness->convergence : nullptr;
+    std::vector<std::string> remote;
+    for (const auto* log : {conv ? &conv->reference_log : nullptr, conv ? &conv->candidate_log : nullptr}) {
+      if (log && *log && safe_link_url(**log)) remote.push_back(render_link(**log, **log));
+    }
+    if (!remote.empty()) {
+      body += "The loss series are published at " + util::join(remote, " and ") +
+              "; ladle draws only logs stored beside the recipe. ";
+    } else if (item.reference_loss.empty() || item.candidate_loss.empty()) {
       body += "No loss series: the recipe points to no convergence logs "
               "(<code>correctness.convergence.reference_log</code>, <code>candidate_log</code>). ";
     }
@@ -443,7 +520,7 @@ std::string render_recipe_page(const SiteCatalog& catalog, size_t index) {
                           : " revision <code class=\"hash\">" + escape_html(m.active_params.revision) + "</code>")}});
   }
 
-  if (!r.notes.empty()) body += "<h2 id=\"notes\">Notes</h2>\n<div class=\"notes\">\n" + paragraphs(r.notes) + "</div>\n";
+  if (!r.notes.empty()) body += "<h2 id=\"notes\">Notes</h2>\n<div class=\"notes\">\n" + render_notes(r.notes) + "</div>\n";
 
   body += "<h2 id=\"recipe-file\">Recipe file</h2>\n<p><a class=\"download\" href=\"" + escape_html(yaml_name) +
           "\" download>Download " + escape_html(yaml_name) + "</a></p>\n<details><summary>Show the YAML</summary>\n"

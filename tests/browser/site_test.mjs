@@ -1,0 +1,277 @@
+// Browser test of `ladle site`: builds the site with the ladle binary, opens it in Debian's headless
+// Chromium through playwright-core (no browser download), and checks what a reader relies on: the
+// index lists every recipe, sorting by tokens/s per GPU reorders the rows, the model filter hides
+// the other models, a recipe page shows its facts and charts, the copy button works, the page reads
+// with JavaScript off and on a phone width, hostile recipe text stays text, and no console error
+// appears. Screenshots go to <work>/screenshots.
+//
+// Usage: node site_test.mjs --ladle <ladle binary> --work <scratch folder> [--fixtures <recipes dir>]
+// Exit codes: 0 all passed, 1 a check failed, 77 skipped (no Chromium or no node_modules) unless
+// LADLE_BROWSER_REQUIRED=1, which turns a skip into a failure.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const kSkip = 77;
+const required = process.env.LADLE_BROWSER_REQUIRED === '1';
+const chromiumPath = process.env.LADLE_CHROMIUM || '/usr/bin/chromium';
+const chromiumArgs = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+  '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+function skip(why) {
+  console.log(`site browser test: ${required ? 'cannot run' : 'skipped'}: ${why}`);
+  process.exit(required ? 1 : kSkip);
+}
+
+const args = {};
+for (let i = 2; i < process.argv.length; i += 2) args[process.argv[i].replace(/^--/, '')] = process.argv[i + 1];
+if (!args.ladle || !args.work) {
+  console.error('usage: node site_test.mjs --ladle BIN --work DIR [--fixtures DIR]');
+  process.exit(2);
+}
+if (!fs.existsSync(chromiumPath)) skip(`no Chromium at ${chromiumPath} (bash scripts/setup.sh --browser)`);
+let chromium;
+try {
+  ({ chromium } = await import('playwright-core'));
+} catch (e) {
+  skip('playwright-core is not installed (npm ci in tests/browser)');
+}
+
+let passed = 0;
+let failed = 0;
+function check(ok, what, detail = '') {
+  if (ok) {
+    passed += 1;
+    console.log(`ok   ${what}`);
+  } else {
+    failed += 1;
+    console.log(`FAIL ${what}${detail ? `: ${detail}` : ''}`);
+  }
+}
+
+const work = path.resolve(args.work);
+const shots = path.join(work, 'screenshots');
+fs.mkdirSync(shots, { recursive: true });
+
+function buildSite(name, extra) {
+  const out = path.join(work, name);
+  const json = execFileSync(args.ladle, ['site', ...extra, '--out', out, '--json'], { encoding: 'utf8' });
+  return { out, report: JSON.parse(json) };
+}
+
+const consoleErrors = [];
+const dialogs = [];
+function watch(page) {
+  page.on('console', (msg) => {
+    if (msg.type() === 'error') consoleErrors.push(`${page.url()}: ${msg.text()}`);
+  });
+  page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: ${err.message}`));
+  page.on('requestfailed', (req) => consoleErrors.push(`${page.url()}: request failed ${req.url()}`));
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${page.url()}: ${dialog.message()}`);
+    dialog.dismiss().catch(() => {});
+  });
+  return page;
+}
+
+async function openContext(options) {
+  const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ladle-chromium-'));
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: chromiumPath,
+    headless: true,
+    args: chromiumArgs,
+    viewport: { width: 1280, height: 900 },
+    ...options,
+  });
+  return { context, userDataDir };
+}
+
+async function closeContext({ context, userDataDir }) {
+  await context.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+
+const url = (root, rel) => pathToFileURL(path.join(root, rel)).href;
+const tokensColumn = 3;  // 0-based: model, GPUs, layout, tokens/s per GPU
+
+async function columnValues(page, column) {
+  return page.$$eval('#recipes tbody tr', (rows, c) => rows.filter((r) => !r.hidden).map((r) => {
+    const v = r.cells[c].getAttribute('data-value');
+    return v === '' || v === null ? null : Number(v);
+  }), column);
+}
+
+async function rowOrder(page) {
+  return page.$$eval('#recipes tbody tr', (rows) => rows.map((r) => r.cells[2].textContent.trim()));
+}
+
+async function testIndex(context, site) {
+  const { out, report } = site;
+  const page = watch(await context.newPage());
+  await page.goto(url(out, 'index.html'));
+  const rows = await page.$$eval('#recipes tbody tr', (trs) => trs.map((tr) => ({
+    model: tr.getAttribute('data-model'),
+    page: tr.cells[2].querySelector('a').getAttribute('href'),
+  })));
+  check(rows.length === report.recipes.length && rows.length > 0, 'index lists every recipe',
+    `${rows.length} rows, ${report.recipes.length} recipes`);
+  check(report.recipes.every((r) => rows.some((row) => row.page === r.page)), 'every recipe page is linked');
+  check(await page.isVisible('#filters'), 'filters are shown with JavaScript on');
+
+  const before = await rowOrder(page);
+  await page.click('#recipes thead th:nth-child(4) button');
+  const desc = await columnValues(page, tokensColumn);
+  const descOrder = await rowOrder(page);
+  const expectedDesc = report.recipes.map((r) => r.tokens_per_s_per_gpu)
+    .sort((a, b) => (a === null) - (b === null) || b - a);
+  check(JSON.stringify(desc) === JSON.stringify(expectedDesc), 'sort by tokens/s per GPU puts the fastest first',
+    `${desc} vs ${expectedDesc}`);
+  check(await page.getAttribute('#recipes thead th:nth-child(4)', 'aria-sort') === 'descending', 'sorted column says so');
+  await page.click('#recipes thead th:nth-child(4) button');
+  const asc = await columnValues(page, tokensColumn);
+  const ascOrder = await rowOrder(page);
+  const numbers = asc.filter((v) => v !== null);
+  check(numbers.every((v, i) => i === 0 || numbers[i - 1] <= v), 'second click sorts slowest first', `${asc}`);
+  const distinct = new Set(report.recipes.map((r) => r.tokens_per_s_per_gpu)).size > 1;
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  check(distinct && (!same(descOrder, before) || !same(ascOrder, before)) && !same(descOrder, ascOrder),
+    'sorting reorders the rows', `before ${before} | desc ${descOrder} | asc ${ascOrder}`);
+
+  const models = [...new Set(report.recipes.map((r) => r.model))].sort();
+  const model = models[0];
+  await page.selectOption('#filter-model', model);
+  const visible = await page.$$eval('#recipes tbody tr', (trs) => trs.filter((tr) => !tr.hidden && tr.offsetParent !== null)
+    .map((tr) => tr.getAttribute('data-model')));
+  const want = report.recipes.filter((r) => r.model === model).length;
+  check(visible.length === want && visible.every((m) => m === model), `model filter '${model}' hides the others`,
+    `${visible.length} visible, want ${want}`);
+  const outputText = await page.textContent('#filters output');
+  check(outputText === `${want} of ${report.recipes.length} recipes shown`, 'filter says how many rows it shows', outputText);
+  await page.selectOption('#filter-model', '');
+  await page.click('#recipes thead th:nth-child(4) button');
+  await page.screenshot({ path: path.join(shots, 'index-wide.png'), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, 'index fits a phone width (the table scrolls inside its box)', `${overflow}px too wide`);
+  await page.screenshot({ path: path.join(shots, 'index-phone.png'), fullPage: true });
+  await page.close();
+}
+
+async function testRecipePage(context, site, recipe, shotName) {
+  const page = watch(await context.newPage());
+  await page.goto(url(site.out, recipe.page));
+  const h1 = await page.textContent('h1');
+  check(h1 === `Training ${recipe.model} on ${recipe.gpu}`, `recipe page title '${h1}'`);
+  const tokens = await page.textContent('dd[data-fact="tokens-per-s-per-gpu"]');
+  if (recipe.tokens_per_s_per_gpu !== null) {
+    const shown = Number(tokens.replace(/,/g, ''));
+    check(Math.abs(shown - recipe.tokens_per_s_per_gpu) < 0.005, 'recipe page shows tokens/s per GPU', tokens);
+  }
+  for (const fact of ['author', 'gpus', 'layout', 'rows']) {
+    const text = await page.textContent(`dd[data-fact="${fact}"]`).catch(() => '');
+    check(text && text.trim().length > 0, `recipe page shows fact '${fact}'`);
+  }
+  const charts = await page.$$eval('figure.chart svg', (svgs) => svgs.map((svg) => {
+    const box = svg.getBoundingClientRect();
+    return { id: svg.closest('figure').id, width: box.width, height: box.height,
+      title: svg.querySelector('title')?.textContent || '', label: svg.getAttribute('aria-labelledby') };
+  }));
+  check(charts.length >= 1 && charts.every((c) => c.width > 200 && c.height > 100 && c.title && c.label),
+    'recipe page draws titled charts', JSON.stringify(charts));
+  if (recipe.loss_chart) check(charts.some((c) => c.id === 'chart-loss'), 'recipe page draws the loss curves');
+  if (recipe.step_time_chart) check(charts.some((c) => c.id === 'chart-step-time'), 'recipe page draws the step times');
+  const script = await page.textContent('#run-script');
+  check(script.length > 0, 'run script is shown');
+  await page.click('button.copy');
+  const copied = await page.waitForFunction(() => document.querySelector('button.copy').textContent === 'Copied',
+    null, { timeout: 5000 }).then(() => true, () => false);
+  check(copied, 'copy button copies the run script');
+  const download = await page.getAttribute('a.download', 'href');
+  check(download && fs.existsSync(path.join(site.out, path.dirname(recipe.page), download)), 'YAML download exists');
+  await page.screenshot({ path: path.join(shots, `${shotName}-wide.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, 'recipe page fits a phone width', `${overflow}px too wide`);
+  await page.screenshot({ path: path.join(shots, `${shotName}-phone.png`), fullPage: true });
+  const levels = await page.$$eval('h1, h2, h3, h4, h5, h6', (hs) => hs.map((h) => Number(h.tagName[1])));
+  check(levels[0] === 1 && levels.every((l, i) => i === 0 || l <= levels[i - 1] + 1), 'headings are in order', `${levels}`);
+  await page.close();
+}
+
+async function testModelPage(context, site) {
+  const page = watch(await context.newPage());
+  const model = site.report.models[0];
+  await page.goto(url(site.out, model.page));
+  const ids = await page.$$eval('figure.chart', (fs) => fs.map((f) => f.id));
+  check(ids.includes('chart-tokens') && ids.includes('chart-usd'), `model page '${model.name}' has both bar charts`);
+  const bars = await page.$$eval('#chart-tokens .bars rect', (rs) => rs.length);
+  const want = site.report.recipes.filter((r) => r.model === model.name && r.tokens_per_s_per_gpu !== null).length;
+  check(bars >= want && want > 0, 'one bar per measured layout', `${bars} bars, ${want} layouts`);
+  await page.screenshot({ path: path.join(shots, 'model-wide.png'), fullPage: true });
+  await page.close();
+}
+
+async function testWithoutScript(site) {
+  const ctx = await openContext({ javaScriptEnabled: false });
+  const page = watch(await ctx.context.newPage());
+  await page.goto(url(site.out, 'index.html'));
+  const rows = await page.$$eval('#recipes tbody tr', (trs) => trs.filter((tr) => tr.offsetParent !== null).length);
+  check(rows === site.report.recipes.length, 'without JavaScript every row is there');
+  check(!(await page.isVisible('#filters')), 'without JavaScript the filters stay out of the way');
+  await page.goto(url(site.out, site.report.recipes[0].page));
+  check(!(await page.isVisible('button.copy')), 'without JavaScript there is no dead copy button');
+  await page.close();
+  await closeContext(ctx);
+}
+
+async function testHostile(context, site) {
+  for (const recipe of site.report.recipes) {
+    const page = watch(await context.newPage());
+    await page.goto(url(site.out, recipe.page));
+    await page.hover('h1');
+    const pwned = await page.evaluate(() => window.__pwned);
+    check(pwned === undefined, `no injected script ran on ${recipe.page}`);
+    const h1 = await page.textContent('h1');
+    check(h1 === `Training ${recipe.model} on ${recipe.gpu}`, 'hostile model name shows as text', h1);
+    const links = await page.$$eval('a[href]', (as) => as.map((a) => a.getAttribute('href')));
+    check(links.every((href) => !/^\s*javascript:/i.test(href)), 'no javascript: link', links.join(' '));
+    await page.close();
+  }
+  const index = watch(await context.newPage());
+  await index.goto(url(site.out, 'index.html'));
+  check(await index.evaluate(() => window.__pwned) === undefined, 'no injected script ran on the index');
+  await index.close();
+}
+
+let exitCode = 0;
+try {
+  const site = buildSite('site', []);
+  const fixtures = args.fixtures ? buildSite('site-fixtures', ['--recipes', args.fixtures]) : null;
+  const ctx = await openContext({ permissions: ['clipboard-read', 'clipboard-write'] });
+  try {
+    await testIndex(ctx.context, site);
+    // The recipe with the most to show: charts from logs first, then the first one.
+    const first = site.report.recipes[0];
+    await testRecipePage(ctx.context, site, first, 'recipe');
+    await testModelPage(ctx.context, site);
+    if (fixtures) {
+      const withLogs = fixtures.report.recipes.find((r) => r.loss_chart) || fixtures.report.recipes[0];
+      await testRecipePage(ctx.context, fixtures, withLogs, 'fixture-recipe');
+      await testHostile(ctx.context, fixtures);
+    }
+  } finally {
+    await closeContext(ctx);
+  }
+  await testWithoutScript(site);
+  check(consoleErrors.length === 0, 'no console errors', consoleErrors.join('\n'));
+  check(dialogs.length === 0, 'no dialogs opened', dialogs.join('\n'));
+} catch (e) {
+  failed += 1;
+  console.log(`FAIL ${e.stack || e}`);
+}
+console.log(`screenshots: ${shots}`);
+console.log(`${passed} passed, ${failed} failed`);
+exitCode = failed ? 1 : 0;
+process.exit(exitCode);
