@@ -116,6 +116,21 @@ TEST(AdamCheck, EntryHasTheSeedsFields) {
   }
 }
 
+TEST(AdamCheck, EntryFieldsFollowTheSeedsOrderAndReportFailure) {
+  AdamCheckOptions o = small_options();
+  o.exp_avg_dtype = StateDtype::bf16;  // BF16 moments miss the BF16 weight bound on this layer
+  o.exp_avg_sq_dtype = StateDtype::fp16;
+  o.main_grads_dtype = StateDtype::bf16;
+  const AdamCheckReport r = run_adam_check(o);
+  const auto fields = component_test_fields(r, {"2026-11-30", "H200"});
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : fields) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"test", "shape", "gpu", "date", "result", "detail", "note"}));
+  EXPECT_EQ(fields[4].second, r.passed ? "pass" : "fail");
+  EXPECT_FALSE(r.passed);
+  EXPECT_TRUE(r.controls_failed);
+}
+
 TEST(AdamCheck, CudaWithoutKernelsIsAnError) {
   AdamCheckOptions o = small_options();
   o.device = Device::cuda;

@@ -184,7 +184,8 @@ std::string render_adam_check_json(const AdamCheckReport& report) {
   return j.dump(2) + "\n";
 }
 
-std::string render_component_test_entry(const AdamCheckReport& report, const EntryContext& context) {
+std::vector<std::pair<std::string, std::string>> component_test_fields(const AdamCheckReport& report,
+                                                                       const EntryContext& context) {
   const AdamCheckOptions& o = report.options;
   const PathReport* aware = find_path(report, AdamPath::precision_aware);
   const PathReport* offload = find_path(report, AdamPath::cpu_offload);
@@ -224,17 +225,23 @@ std::string render_component_test_entry(const AdamCheckReport& report, const Ent
       "holds for any layer with these hyperparameters",
       report.device_detail == "cpu" ? "the CPU" : report.device_detail, o.seed, states_text(o));
 
+  return {{"test",
+           "precision-aware Adam (BF16 weights with int16 remainders) and CPU optimizer offload "
+           "(fraction 1.0), each against an FP64 reference"},
+          {"shape", report.shape_text},
+          {"gpu", context.gpu},
+          {"date", context.date},
+          {"result", report.passed ? "pass" : "fail"},
+          {"detail", detail},
+          {"note", note}};
+}
+
+std::string render_component_test_entry(const AdamCheckReport& report, const EntryContext& context) {
   YAML::Emitter out;
   out << YAML::BeginSeq << YAML::BeginMap;
-  out << YAML::Key << "test" << YAML::Value
-      << "precision-aware Adam (BF16 weights with int16 remainders) and CPU optimizer offload "
-         "(fraction 1.0), each against an FP64 reference";
-  out << YAML::Key << "shape" << YAML::Value << report.shape_text;
-  out << YAML::Key << "gpu" << YAML::Value << context.gpu;
-  out << YAML::Key << "date" << YAML::Value << context.date;
-  out << YAML::Key << "result" << YAML::Value << (report.passed ? "pass" : "fail");
-  out << YAML::Key << "detail" << YAML::Value << detail;
-  out << YAML::Key << "note" << YAML::Value << note;
+  for (const auto& [key, value] : component_test_fields(report, context)) {
+    out << YAML::Key << key << YAML::Value << value;
+  }
   out << YAML::EndMap << YAML::EndSeq;
   return std::string(out.c_str()) + "\n";
 }

@@ -3,6 +3,8 @@
 // entry as YAML. They format only; run_adam_check computes.
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "ladle/numerics/adam_check.hpp"
 
@@ -20,6 +22,11 @@ struct EntryContext {
   std::string date;  ///< YYYY-MM-DD
   std::string gpu;   ///< the GPU the figures come from, or "none (CPU)"
 };
+
+/// The `component_tests` entry's fields in the seed's order: test, shape, gpu, date, result,
+/// detail, note (for a caller that fills a recipe's own entry type).
+std::vector<std::pair<std::string, std::string>> component_test_fields(const AdamCheckReport& report,
+                                                                       const EntryContext& context);
 
 /// A one-item YAML sequence: the `component_tests` entry with the seed's fields (test, shape, gpu,
 /// date, result, detail, note), ending with a newline.
