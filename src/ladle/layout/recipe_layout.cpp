@@ -194,7 +194,7 @@ Layout layout_from_run_args(const recipe::RunScript& s) {
   l.last = arg_int(s, "--decoder-last-pipeline-num-layers", 0);
   l.cp = arg_int(s, "--context-parallel-size", 1);
   l.ep = arg_int(s, "--expert-model-parallel-size", 1);
-  l.etp = arg_int(s, "--expert-tensor-parallel-size", 1);
+  l.etp = arg_int(s, "--expert-tensor-parallel-size", l.tp);  // Megatron-LM's default is tp
   if (const recipe::RunArg* a = s.find("--recompute-granularity"); a && a->value) {
     l.recompute = parse_recompute_granularity(*a->value);
   }
@@ -217,6 +217,8 @@ Layout layout_from_run_args(const recipe::RunScript& s) {
   }
   if (const recipe::RunArg* a = s.find("--moe-token-dispatcher-type"); a && a->value) {
     l.dispatcher = parse_moe_dispatcher(*a->value);
+  } else if (!s.has_opaque_args) {
+    l.dispatcher = MoeDispatcher::allgather;  // Megatron-LM's default
   }
   return l;
 }

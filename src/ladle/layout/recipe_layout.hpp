@@ -46,9 +46,10 @@ struct EngineArg {
 /// slime's dynamic batching; `row_tokens` is the sequence length there.
 std::vector<EngineArg> layout_engine_args(const Layout& layout, Engine engine, int64_t row_tokens);
 
-/// The layout the launch arguments set. Flags left out take Megatron-LM's defaults, except the
-/// dispatcher, which stays alltoall (slime and miles pass it in their model arguments); dp stays
-/// 0 (derive it from the GPU count). Throws Error(input) for a flag value that is not a number.
+/// The layout the launch arguments set. Flags left out take Megatron-LM's defaults (etp = tp,
+/// dispatcher allgather), except that a script expanding opaque arguments ("${MODEL_ARGS[@]}")
+/// keeps the dispatcher alltoall, as slime and miles pass it there; dp stays 0 (derive it from
+/// the GPU count). Throws Error(input) for a flag value that is not a number.
 Layout layout_from_run_args(const recipe::RunScript& script);
 
 /// The layout of a whole recipe: the `layout:` block, with precision_aware and moments from the

@@ -1,0 +1,83 @@
+#include "ladle/layout/recipe_layout.hpp"
+
+#include <gtest/gtest.h>
+
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/recipe/recipe_io.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::layout {
+namespace {
+
+Recipe seed(const std::string& path) { return recipe::read_recipe_file(test::source_path(path)).recipe; }
+
+TEST(RecipeLayout, ReadsTheGlm52SeedBlockAndArguments) {
+  const Recipe r = seed("recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml");
+  const Layout l = layout_from_recipe(r);
+  EXPECT_EQ(format_layout_spec(l),
+            "tp=4,pp=4,cp=1,ep=32,etp=1,dp=8,sp=on,vpp=1,first=18,last=20,recompute=selective,offload=1.0,"
+            "overlap=on,precision_aware=on,max_tokens=8192,rows_per_mb=1,dispatcher=alltoall");
+  // The launch arguments say the same (dp is implied by the GPU count).
+  Layout from_args = layout_from_run_args(recipe::parse_run_script(r.run));
+  from_args.dp = l.dp;
+  from_args.rows_per_mb = l.rows_per_mb;
+  EXPECT_EQ(from_args, l);
+}
+
+TEST(RecipeLayout, ReadsTheFlashSeedWithFullRecomputeAndNoOffload) {
+  const Layout l = layout_from_recipe(seed("recipes/glm-4.7-flash/h200/attune-tp1-pp1-ep8.yaml"));
+  EXPECT_EQ(format_layout_spec(l),
+            "tp=1,pp=1,cp=1,ep=8,etp=1,dp=8,sp=off,vpp=1,recompute=full:uniform:1,offload=0.0,overlap=off,"
+            "precision_aware=on,max_tokens=16384,rows_per_mb=2,dispatcher=alltoall");
+}
+
+TEST(RecipeLayout, BlockRoundTrips) {
+  const Recipe r = seed("recipes/glm-5.2-744b-a40b/h200/attune-tp8-pp4.yaml");
+  const Layout l = layout_from_recipe(r);
+  const RecipeLayout block = to_recipe_layout(l, 8192);
+  EXPECT_EQ(block.label, r.layout.label);
+  EXPECT_EQ(block.tp, r.layout.tp);
+  EXPECT_EQ(block.layer_split, r.layout.layer_split);
+  EXPECT_EQ(block.recompute, r.layout.recompute);
+  EXPECT_EQ(block.offload, r.layout.offload);
+  EXPECT_EQ(block.dispatcher, r.layout.dispatcher);
+  EXPECT_EQ(block.max_tokens_per_gpu, r.layout.max_tokens_per_gpu);
+  Layout back = from_recipe_layout(block);
+  back.precision_aware = l.precision_aware;
+  EXPECT_EQ(back, l);
+  EXPECT_NE(block.summary.find("TP 8, PP 4 (first stage 18 layers, last 20), CP 1, EP 32, ETP 1, DP 4, sequence parallel; "
+                               "one 8,192-token row per microbatch; selective recompute; CPU optimizer offload with "
+                               "overlapped copies and the precision-aware optimizer; alltoall dispatcher"),
+            std::string::npos)
+      << block.summary;
+}
+
+TEST(RecipeLayout, EngineArgumentsRoundTripForEveryEngine) {
+  const Layout l = parse_layout_spec("tp=2,pp=4,cp=2,ep=8,etp=2,dp=2,sp=on,vpp=2,first=5,last=7,"
+                                     "recompute=full:block:2,offload=0.5,overlap=on,precision_aware=on,"
+                                     "moments=bf16,max_tokens=8192,rows_per_mb=2,dispatcher=flex");
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+    std::string script = "python3 train.py";
+    for (const EngineArg& arg : layout_engine_args(l, engine, 8192)) {
+      script += " " + arg.flag + (arg.value ? " " + *arg.value : "");
+    }
+    Layout back = layout_from_run_args(recipe::parse_run_script(script));
+    back.dp = l.dp;
+    if (engine == Engine::megatron) back.max_tokens = l.max_tokens;
+    if (engine != Engine::megatron) back.rows_per_mb = l.rows_per_mb;
+    EXPECT_EQ(back, l) << to_string(engine) << ": " << script;
+  }
+}
+
+TEST(RecipeLayout, MissingFlagsTakeMegatronDefaults) {
+  const Layout l = layout_from_run_args(recipe::parse_run_script("python3 train.py --tensor-model-parallel-size 4"));
+  EXPECT_EQ(l.etp, 4);
+  EXPECT_EQ(l.dispatcher, MoeDispatcher::allgather);
+}
+
+TEST(RecipeLayout, RejectsAnUnknownEngine) {
+  EXPECT_LADLE_ERROR(parse_engine("slim"), usage, "unknown engine 'slim' (did you mean 'slime'?)");
+}
+
+}  // namespace
+}  // namespace ladle::layout
