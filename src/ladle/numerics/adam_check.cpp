@@ -26,6 +26,8 @@ constexpr double kInitStd = 0.02;
 constexpr double kGradStd = 1e-4;
 constexpr uint64_t kGradOctaveMask = 7;
 constexpr double kSqrt3 = 1.7320508075688772;
+constexpr double kOctaveScale[kGradOctaveMask + 1] = {1.0,    0.5,     0.25,     0.125,
+                                                      0.0625, 0.03125, 0.015625, 0.0078125};
 
 constexpr AdamPath kAllPaths[kAdamPathCount] = {
     AdamPath::default_mixed,          AdamPath::precision_aware,
@@ -71,8 +73,9 @@ void make_grads(uint64_t seed, const Slice& slice, int step, float* out) {
   const uint64_t key = stream_key(seed, slice.tensor, static_cast<uint32_t>(step));
   for (int64_t i = 0; i < slice.n; ++i) {
     const uint64_t h = mix64(key + static_cast<uint64_t>(slice.begin + i));
-    const int octave = static_cast<int>(mix64(h) & kGradOctaveMask);
-    out[i] = static_cast<float>(kGradStd * std::ldexp(approx_normal(h), -octave));
+    // Scaling by an exact power of two, 2^-octave (no libm call in the inner loop).
+    const uint64_t octave = mix64(h) & kGradOctaveMask;
+    out[i] = static_cast<float>(kGradStd * (approx_normal(h) * kOctaveScale[octave]));
   }
 }
 

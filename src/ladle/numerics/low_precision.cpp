@@ -8,21 +8,9 @@ namespace {
 constexpr uint32_t kFloatSignMask = 0x80000000u;
 constexpr uint32_t kFloatAbsMask = 0x7fffffffu;
 constexpr uint32_t kFloatInfBits = 0x7f800000u;
-constexpr uint16_t kBf16QuietBit = 0x0040;
 constexpr uint16_t kFp16QuietBit = 0x0200;
 constexpr uint16_t kFp16InfBits = 0x7c00;
 }  // namespace
-
-uint16_t bf16_from_float_rne(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  if ((bits & kFloatAbsMask) > kFloatInfBits) {  // NaN: keep the sign, make sure it stays a NaN
-    return static_cast<uint16_t>((bits >> 16) | kBf16QuietBit);
-  }
-  // Adding 0x7fff plus the lowest kept bit rounds to nearest, and a tie up only when that bit is
-  // odd; a carry out of the mantissa moves to the next binade (or to infinity), which is right.
-  const uint32_t lowest_kept = (bits >> 16) & 1u;
-  return static_cast<uint16_t>((bits + 0x7fffu + lowest_kept) >> 16);
-}
 
 uint16_t bf16_from_double_rne(double value) {
   if (std::isnan(value)) return bf16_from_float_rne(static_cast<float>(value));

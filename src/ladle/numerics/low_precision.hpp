@@ -14,8 +14,17 @@ inline float float_from_bf16(uint16_t bits) {
 }
 
 /// BF16 bits of `value`, rounded to nearest with ties to even. NaN stays NaN (quiet, same sign);
-/// values past the largest finite BF16 become infinity.
-uint16_t bf16_from_float_rne(float value);
+/// values past the largest finite BF16 become infinity. Inline: it runs once per element.
+inline uint16_t bf16_from_float_rne(float value) {
+  const uint32_t bits = std::bit_cast<uint32_t>(value);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) {  // NaN: keep the sign, set the quiet bit
+    return static_cast<uint16_t>((bits >> 16) | 0x0040u);
+  }
+  // Adding 0x7fff plus the lowest kept bit rounds to nearest, and a tie up only when that bit is
+  // odd; a carry out of the mantissa moves to the next binade (or to infinity), which is right.
+  const uint32_t lowest_kept = (bits >> 16) & 1u;
+  return static_cast<uint16_t>((bits + 0x7fffu + lowest_kept) >> 16);
+}
 
 /// BF16 bits of `value` by dropping the low 16 bits (rounding toward zero). Used only by the
 /// negative control that truncates instead of rounding.

@@ -8,27 +8,6 @@
 
 namespace ladle::numerics {
 
-SplitMaster split_master(float master, RemainderSplit mode) {
-  const uint32_t bits = std::bit_cast<uint32_t>(master);
-  SplitMaster out;
-  out.bf16 = static_cast<uint16_t>(bits >> 16);
-  out.remainder = static_cast<int16_t>(static_cast<uint16_t>(bits & 0xffffu));
-  if (mode == RemainderSplit::te_rounding && out.remainder < 0) {
-    out.bf16 = static_cast<uint16_t>(out.bf16 + 1u);  // modular, as TE's int16 increment
-  }
-  return out;
-}
-
-float join_master(SplitMaster split, RemainderSplit mode) {
-  uint16_t high = split.bf16;
-  if (mode == RemainderSplit::te_rounding && split.remainder < 0) {
-    high = static_cast<uint16_t>(high - 1u);  // undo the rounding
-  }
-  const uint32_t bits =
-      (static_cast<uint32_t>(high) << 16) | static_cast<uint16_t>(split.remainder);
-  return std::bit_cast<float>(bits);
-}
-
 namespace {
 
 constexpr uint16_t kBf16MantissaMax = 0x7f;

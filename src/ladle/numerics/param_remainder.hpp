@@ -10,6 +10,7 @@
 // decrements the BF16 bits again, then the two halves are glued back. Both are modular 16-bit
 // operations, so join(split(x)) == x for every one of the 2^32 FP32 bit patterns.
 
+#include <bit>
 #include <cstdint>
 
 namespace ladle::numerics {
@@ -28,11 +29,29 @@ enum class RemainderSplit {
   truncating,   ///< the weight takes the top 16 bits as they are (negative control)
 };
 
-/// Splits an FP32 master into a BF16 weight and a remainder (see the file comment).
-SplitMaster split_master(float master, RemainderSplit mode = RemainderSplit::te_rounding);
+/// Splits an FP32 master into a BF16 weight and a remainder (see the file comment). Inline: it runs
+/// once per element and step.
+inline SplitMaster split_master(float master, RemainderSplit mode = RemainderSplit::te_rounding) {
+  const uint32_t bits = std::bit_cast<uint32_t>(master);
+  SplitMaster out;
+  out.bf16 = static_cast<uint16_t>(bits >> 16);
+  out.remainder = static_cast<int16_t>(static_cast<uint16_t>(bits & 0xffffu));
+  if (mode == RemainderSplit::te_rounding && out.remainder < 0) {
+    out.bf16 = static_cast<uint16_t>(out.bf16 + 1u);  // modular, as TE's int16 increment
+  }
+  return out;
+}
 
 /// Rebuilds the FP32 master from a weight and its remainder; exact inverse of split_master.
-float join_master(SplitMaster split, RemainderSplit mode = RemainderSplit::te_rounding);
+inline float join_master(SplitMaster split, RemainderSplit mode = RemainderSplit::te_rounding) {
+  uint16_t high = split.bf16;
+  if (mode == RemainderSplit::te_rounding && split.remainder < 0) {
+    high = static_cast<uint16_t>(high - 1u);  // undo the rounding
+  }
+  const uint32_t bits =
+      (static_cast<uint32_t>(high) << 16) | static_cast<uint16_t>(split.remainder);
+  return std::bit_cast<float>(bits);
+}
 
 /// What the remainder round trip over the patterns near each exponent found.
 struct RemainderSelfTest {
