@@ -74,8 +74,10 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     kind_bytes[k] = layer_activation_bytes(c, c.kinds[k], l, cal) * tokens;
     largest_layer = std::max(largest_layer, kind_bytes[k]);
   }
-  const double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, cal) * tokens : 0.0;
   const double layer_input = kBf16 * h / sp_div * tokens;
+  // An MTP layer under full recompute keeps its two inputs: the hidden state and the embedding.
+  double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, cal) * tokens : 0.0;
+  if (l.recompute == RecomputeGranularity::full && c.num_mtp_layers > 0) mtp_bytes = 2 * layer_input;
 
   if (stage_memory) stage_memory->assign(static_cast<size_t>(pp), {});
   int64_t begin = 0;

@@ -65,7 +65,13 @@ struct MemoryEstimate {
 struct TimeEstimate {
   std::array<double, kTimeParts> parts{};
   double step_s = 0;
+  double optimizer_shard_params = 0;  ///< parameters whose optimizer states one GPU updates (worst stage)
 };
+
+/// Re-prices the optimizer parts of `time` for `offload` (fraction on the host), `overlap` and the
+/// moment dtype: what estimate_time would give for the same layout with those optimizer knobs.
+void apply_offload(TimeEstimate& time, double offload, bool overlap, StateDtype moments, const Cluster& cluster,
+                   const Calibration& calibration);
 
 /// Memory of `layout` (resolved and valid, stages from layout::stage_layers).
 /// `stage_memory` (optional, size pp) receives every stage's parts.

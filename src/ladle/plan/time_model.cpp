@@ -142,6 +142,8 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   return t;
 }
 
+constexpr size_t kMaxKinds = 16;
+
 }  // namespace
 
 TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vector<int64_t>& stages,
@@ -171,8 +173,8 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   const double m = static_cast<double>(microbatches);
   const double vpp = static_cast<double>(l.vpp);
 
-  KindTime kinds[16];
-  for (size_t k = 0; k < c.kinds.size() && k < 16; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, gpn, tokens);
+  std::array<KindTime, kMaxKinds> kinds{};
+  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, gpn, tokens);
   const KindTime mtp = c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, gpn, tokens) : KindTime{};
 
   // Pipeline point-to-point: the stage boundary leaves the node when a stage fills one.
@@ -255,17 +257,28 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
 
   // Optimizer step on this GPU's shard: HBM-bound Adam on the GPU, Adam on the host for the
   // offloaded fraction (all ranks of a node share its CPUs), with the device-host copies.
-  const double shard = worst_dense / dense_group + worst_expert / edp;
-  const double adam_bytes = kFp32 + 2 * (kFp32 + (l.moments == StateDtype::bf16 ? 2 * kBf16 : 2 * kFp32)) + kBf16;
-  out.parts[static_cast<size_t>(TimePart::optimizer_gpu)] = (1.0 - l.offload) * shard * adam_bytes / r.hbm;
-  if (l.offload > 0) {
-    const double cpu = l.offload * shard * gpn / cal.cpu_adam_params_per_s;
-    const double copies = l.offload * shard * (kFp32 + kFp32) / (cal.host_link_gb_per_s * 1e9);
-    out.parts[static_cast<size_t>(TimePart::optimizer_cpu)] = cpu;
-    out.parts[static_cast<size_t>(TimePart::host_copies)] = l.overlap ? std::max(0.0, copies - cpu) : copies;
-  }
-  for (double v : out.parts) out.step_s += v;
+  out.optimizer_shard_params = worst_dense / dense_group + worst_expert / edp;
+  apply_offload(out, l.offload, l.overlap, l.moments, cluster, cal);
   return out;
+}
+
+void apply_offload(TimeEstimate& out, double offload, bool overlap, StateDtype moments, const Cluster& cluster,
+                   const Calibration& cal) {
+  const double shard = out.optimizer_shard_params;
+  const double gpn = static_cast<double>(cluster.gpus_per_node());
+  const double hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
+  const double adam_bytes = kFp32 + 2 * (kFp32 + (moments == StateDtype::bf16 ? 2 * kBf16 : 2 * kFp32)) + kBf16;
+  out.parts[static_cast<size_t>(TimePart::optimizer_gpu)] = (1.0 - offload) * shard * adam_bytes / hbm;
+  double cpu = 0;
+  double copies = 0;
+  if (offload > 0) {
+    cpu = offload * shard * gpn / cal.cpu_adam_params_per_s;
+    copies = offload * shard * (kFp32 + kFp32) / (cal.host_link_gb_per_s * 1e9);
+  }
+  out.parts[static_cast<size_t>(TimePart::optimizer_cpu)] = cpu;
+  out.parts[static_cast<size_t>(TimePart::host_copies)] = overlap ? std::max(0.0, copies - cpu) : copies;
+  out.step_s = 0;
+  for (double v : out.parts) out.step_s += v;
 }
 
 }  // namespace ladle::plan

@@ -1,0 +1,24 @@
+#pragma once
+// recipe_writer.hpp: the recipe for a planned layout: status planned, the layout block, the launch
+// script for slime, miles or Megatron-LM, and the `predicted:` block.
+
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/model_spec.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/cluster.hpp"
+#include "ladle/plan/prediction.hpp"
+#include "ladle/recipe/recipe.hpp"
+
+namespace ladle::plan {
+
+/// The `predicted:` block of a recipe for `prediction` (memory of the worst stage, GB = GiB here as
+/// in the GPU's marketed figure; step-time parts in seconds, zero parts left out).
+Predicted predicted_block(const Prediction& prediction, const Calibration& calibration);
+
+/// A planned recipe for `prediction` on `engine`. Its launch script passes the layout, batch and
+/// optimizer arguments explicitly and takes the model's architecture arguments from MODEL_ARGS (as
+/// the seed recipes do), so that `ladle check` can match every layout field to an argument.
+Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Workload& workload,
+                      const Prediction& prediction, layout::Engine engine, const Calibration& calibration);
+
+}  // namespace ladle::plan

@@ -1,0 +1,53 @@
+#pragma once
+// report_render.hpp: predictions, plans and calibration fits as text tables or JSON. Renderers only
+// format; every number comes from the report values.
+
+#include <string>
+#include <vector>
+
+#include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/cluster.hpp"
+#include "ladle/plan/prediction.hpp"
+#include "ladle/plan/search.hpp"
+
+namespace ladle::plan {
+
+/// What a report is about, printed in its header.
+struct ReportHeader {
+  std::string model;
+  double n_params = 0;  ///< the model's N, for the MFU line
+  Cluster cluster;
+  Workload workload;
+  std::string calibration;  ///< Calibration::source
+};
+
+/// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0
+/// adds the measured figure and the error.
+std::string render_prediction(const Prediction& p, const ReportHeader& header, double measured = 0);
+/// The same as JSON (one object, keys in a fixed order).
+std::string prediction_json(const Prediction& p, const ReportHeader& header, double measured = 0);
+
+/// A plan: counts, the top layouts with breakdowns, the best rejected ones and why, watched layouts.
+std::string render_plan(const PlanReport& report, const ReportHeader& header, double memory_margin);
+/// The same as JSON.
+std::string plan_json(const PlanReport& report, const ReportHeader& header, double memory_margin);
+
+/// One GPU count of a sweep.
+struct SweepPoint {
+  int64_t gpus = 0;
+  Prediction best;
+  bool frontier = false;  ///< no other point has more total tokens/s at a lower $ per 1M tokens
+};
+/// A sweep over GPU counts with the throughput / cost frontier marked.
+std::string render_sweep(const std::vector<SweepPoint>& points, const ReportHeader& header);
+/// The same as JSON.
+std::string sweep_json(const std::vector<SweepPoint>& points, const ReportHeader& header);
+/// Marks the frontier of `points` (total tokens/s against $ per 1M tokens).
+void mark_frontier(std::vector<SweepPoint>& points);
+
+/// A calibration fit: per recipe measured, fitted and leave-one-out; the constants.
+std::string render_fit(const CalibrationFit& fit);
+/// The same as JSON.
+std::string fit_json(const CalibrationFit& fit);
+
+}  // namespace ladle::plan

@@ -1,0 +1,261 @@
+#include "ladle/plan/search.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::plan {
+
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr size_t kRejectedShown = 3;
+
+std::vector<int64_t> divisors(int64_t n, int64_t at_most) {
+  std::vector<int64_t> out;
+  for (int64_t d = 1; d <= n && d <= at_most; ++d) {
+    if (n % d == 0) out.push_back(d);
+  }
+  return out;
+}
+
+// Pipeline splits worth trying: even when the layers divide, else (and also) first/last stages a
+// little lighter than the middle ones, which carry the embedding and the head.
+std::vector<std::pair<int64_t, int64_t>> layer_splits(int64_t layers, int64_t pp) {
+  std::vector<std::pair<int64_t, int64_t>> out;
+  if (pp == 1) return {{0, 0}};
+  if (layers % pp == 0) out.emplace_back(0, 0);
+  const int64_t lo = layers / pp;
+  for (int64_t mid : {lo, lo + 1}) {
+    if (pp > 2 && mid < 1) continue;
+    const int64_t rest = layers - mid * (pp - 2);
+    for (int64_t first = std::max<int64_t>(1, mid - 3); first <= mid; ++first) {
+      const int64_t last = rest - first;
+      if (last < 1 || last > mid + 1 || last < mid - 3) continue;
+      if (first == mid && last == mid) continue;  // the even split, covered above
+      if (std::find(out.begin(), out.end(), std::make_pair(first, last)) == out.end()) {
+        out.emplace_back(first, last);
+      }
+    }
+  }
+  return out;
+}
+
+struct Scored {
+  Layout layout;
+  double score = 0;  // higher is better
+  double tokens_per_s = 0;
+};
+
+}  // namespace
+
+const char* to_string(Objective objective) { return objective == Objective::cost ? "cost" : "throughput"; }
+
+Objective parse_objective(std::string_view name) {
+  if (name == "throughput") return Objective::throughput;
+  if (name == "cost") return Objective::cost;
+  throw_usage("unknown objective '{}'; expected throughput or cost", name);
+}
+
+PlanReport plan_layouts(const PlanRequest& req) {
+  const ModelSpec& model = req.model;
+  const Cluster& cluster = req.cluster;
+  const Workload& w = req.workload;
+  const ModelCosts costs = model_costs(model, w.row_tokens);
+  const int64_t gpus = cluster.gpus;
+  const int64_t gpn = cluster.gpus_per_node();
+  const layout::LayoutContext context{gpus, gpn, w.row_tokens, w.global_batch};
+  if (gpus < 1) throw_usage("--gpus must be at least 1, got {}", gpus);
+
+  PlanReport report;
+  report.model = model.name;
+  report.gpu = cluster.gpu.name;
+  report.gpus = gpus;
+  report.usable_gib = hbm_capacity_gib(cluster.gpu) * (1.0 - req.memory_margin);
+  const double usable_bytes = report.usable_gib * kGiB;
+  const double host_bytes = cluster.instance.host_memory_gib * req.calibration.host_memory_usable * kGiB;
+  const double tokens_per_step = static_cast<double>(w.global_batch * w.row_tokens);
+  const double price = cluster.instance.usd_per_gpu_hour();
+
+  // Watched layouts: predicted first, so the loop can count the fitting layouts faster than each.
+  std::vector<double> watch_speed(req.watch.size(), -1.0);
+  for (size_t i = 0; i < req.watch.size(); ++i) {
+    WatchResult result;
+    result.layout = req.watch[i];
+    if (auto violation = layout::find_layout_violation(req.watch[i], model, context)) {
+      result.status = "invalid: " + *violation;
+    } else {
+      const Prediction p = predict(costs, model, req.watch[i], cluster, w, req.calibration);
+      result.tokens_per_s_per_gpu = p.tokens_per_s_per_gpu;
+      const bool fits = p.memory_gib * kGiB <= usable_bytes && p.host_memory_gib * kGiB <= host_bytes;
+      result.status = fits ? "fits" : fmt::format("does not fit: {:.1f} GiB > {:.1f} GiB usable", p.memory_gib,
+                                                  report.usable_gib);
+      if (fits) watch_speed[i] = p.tokens_per_s_per_gpu;
+      result.rank = 1;
+    }
+    report.watched.push_back(result);
+  }
+
+  std::vector<Scored> best;
+  std::vector<Rejected> rejected;
+  double smallest_memory = std::numeric_limits<double>::infinity();
+  std::string smallest_memory_layout;
+  const bool moe = model.num_experts > 0;
+  const std::vector<int64_t> expert_sizes = moe ? divisors(model.num_experts, gpus) : std::vector<int64_t>{1};
+  std::vector<int64_t> stages;
+  std::vector<std::array<double, kMemoryParts>> stage_memory;
+  constexpr size_t kStates = static_cast<size_t>(MemoryPart::optimizer_states);
+  constexpr double kOffloads[] = {0.0, 0.5, 1.0};
+  // Host bytes per byte of GPU optimizer states moved off: FP32 master and moments plus an FP32
+  // gradient copy, for every GPU of a node (see estimate_memory).
+  const double host_factor = (12.0 + 4.0) / 12.0 * static_cast<double>(gpn);
+
+  for (int64_t tp = 1; tp <= gpn; tp *= 2) {
+    if (gpn % tp != 0 || gpus % tp != 0) continue;
+    for (int64_t pp : divisors(gpus / tp, model.num_layers)) {
+      for (int64_t cp : divisors(gpus / (tp * pp), 16)) {
+        const int64_t dp = gpus / (tp * pp * cp);
+        for (int64_t ep : expert_sizes) {
+          for (int64_t etp = 1; etp <= (moe ? gpn : 1); etp *= 2) {
+            if ((tp * cp * dp) % (ep * etp) != 0) continue;
+            for (auto [first, last] : layer_splits(model.num_layers, pp)) {
+              for (int64_t vpp = 1; vpp <= (pp > 1 ? 4 : 1); vpp *= 2) {
+                Layout base;
+                base.tp = tp;
+                base.pp = pp;
+                base.cp = cp;
+                base.ep = ep;
+                base.etp = etp;
+                base.dp = dp;
+                base.sp = tp > 1;
+                base.vpp = vpp;
+                base.first = first;
+                base.last = last;
+                base.precision_aware = true;
+                stages = layout::stage_layers(base, model.num_layers);
+                for (int64_t rows = 1; rows <= 8; rows *= 2) {
+                  base.rows_per_mb = rows;
+                  base.max_tokens = rows * w.row_tokens / cp;
+                  const int64_t microbatches = layout::microbatches_per_step(base, context);
+                  for (RecomputeGranularity recompute :
+                       {RecomputeGranularity::none, RecomputeGranularity::selective, RecomputeGranularity::full}) {
+                    for (MoeDispatcher dispatcher :
+                         {MoeDispatcher::alltoall, MoeDispatcher::allgather, MoeDispatcher::flex}) {
+                      if (dispatcher != MoeDispatcher::alltoall && (!moe || ep * etp == 1)) continue;
+                      Layout l = base;
+                      l.recompute = recompute;
+                      l.dispatcher = dispatcher;
+                      report.enumerated += static_cast<int64_t>(std::size(kOffloads));
+                      // The offload fraction changes neither validity (the precision-aware optimizer
+                      // is on) nor anything but the optimizer's memory and time: evaluate once at 0
+                      // and re-price the optimizer for each fraction.
+                      if (layout::find_layout_violation(l, model, context)) continue;
+                      estimate_memory(costs, l, stages, microbatches, cluster, req.calibration, &stage_memory);
+                      const TimeEstimate time0 = estimate_time(costs, l, stages, microbatches, cluster, w, req.calibration);
+                      double largest_states = 0;
+                      for (const auto& stage : stage_memory) {
+                        largest_states = std::max(largest_states, stage[kStates]);
+                      }
+                      for (double offload : kOffloads) {
+                        l.offload = offload;
+                        l.overlap = offload > 0;
+                        ++report.valid;
+                        for (size_t i = 0; i < req.watch.size(); ++i) {
+                          if (!report.watched[i].enumerated && l == req.watch[i]) report.watched[i].enumerated = true;
+                        }
+                        double worst = 0;
+                        size_t worst_stage = 0;
+                        for (size_t st = 0; st < stage_memory.size(); ++st) {
+                          double total = -offload * stage_memory[st][kStates];
+                          for (double v : stage_memory[st]) total += v;
+                          if (total > worst) {
+                            worst = total;
+                            worst_stage = st;
+                          }
+                        }
+                        const double host = offload * largest_states * host_factor;
+                        TimeEstimate time = time0;
+                        apply_offload(time, offload, l.overlap, l.moments, cluster, req.calibration);
+                        const double speed = tokens_per_step / time.step_s / static_cast<double>(gpus);
+                        const bool fits_hbm = worst <= usable_bytes;
+                        const bool fits_host = host <= host_bytes;
+                        if (worst < smallest_memory) smallest_memory = worst;
+                        if (!fits_hbm || !fits_host) {
+                          if (rejected.size() < kRejectedShown || speed > rejected.back().tokens_per_s_per_gpu) {
+                            Rejected r;
+                            r.layout = l;
+                            r.tokens_per_s_per_gpu = speed;
+                            if (!fits_hbm) {
+                              std::array<double, kMemoryParts> parts = stage_memory[worst_stage];
+                              parts[kStates] *= 1.0 - offload;
+                              size_t dominant = 0;
+                              for (size_t i = 1; i < kMemoryParts; ++i) {
+                                if (parts[i] > parts[dominant]) dominant = i;
+                              }
+                              r.reason = fmt::format("memory {:.1f} GiB > {:.1f} GiB usable on stage {} ({} {:.1f} GiB)",
+                                                     worst / kGiB, report.usable_gib, worst_stage,
+                                                     to_string(static_cast<MemoryPart>(dominant)), parts[dominant] / kGiB);
+                            } else {
+                              r.reason = fmt::format("host memory {:.0f} GiB > {:.0f} GiB usable per node", host / kGiB,
+                                                     host_bytes / kGiB);
+                            }
+                            auto at = std::find_if(rejected.begin(), rejected.end(), [&](const Rejected& x) {
+                              return speed > x.tokens_per_s_per_gpu;
+                            });
+                            rejected.insert(at, std::move(r));
+                            if (rejected.size() > kRejectedShown) rejected.pop_back();
+                          }
+                          continue;
+                        }
+                        ++report.fitting;
+                        for (size_t i = 0; i < watch_speed.size(); ++i) {
+                          if (watch_speed[i] >= 0 && speed > watch_speed[i]) ++report.watched[i].rank;
+                        }
+                        // Cost per token is price / speed: on one cluster both objectives rank alike.
+                        const double score = req.objective == Objective::cost ? -price / speed : speed;
+                        const size_t keep = static_cast<size_t>(std::max<int64_t>(1, req.top));
+                        if (best.size() < keep || score > best.back().score) {
+                          auto at = std::find_if(best.begin(), best.end(),
+                                                 [&](const Scored& x) { return score > x.score; });
+                          best.insert(at, Scored{l, score, speed});
+                          if (best.size() > keep) best.pop_back();
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < req.watch.size(); ++i) {
+    // A watched layout that was not generated (a knob outside the search space) still gets a rank.
+    if (!report.watched[i].enumerated && watch_speed[i] < 0) report.watched[i].rank = 0;
+  }
+  if (report.valid == 0) {
+    throw_usage("no valid layout of {} on {} GPUs: tp*pp*cp*dp must equal the GPU count with tp dividing the "
+                "{} heads and a node's {} GPUs, ep dividing the {} experts, and dp dividing the global batch of {} rows",
+                model.name, gpus, model.num_heads, gpn, model.num_experts, w.global_batch);
+  }
+  if (report.fitting == 0) {
+    throw_usage("no layout of {} fits {} x {}: the smallest needs {:.1f} GiB per GPU, {:.1f} GiB usable "
+                "(try more GPUs or a GPU with more memory)",
+                model.name, gpus, cluster.gpu.name, smallest_memory / kGiB, report.usable_gib);
+  }
+  for (const Scored& s : best) report.top.push_back(predict(costs, model, s.layout, cluster, w, req.calibration));
+  report.best_rejected = std::move(rejected);
+  return report;
+}
+
+}  // namespace ladle::plan

@@ -1,0 +1,73 @@
+#pragma once
+// search.hpp: enumerate every layout of a model on a cluster, drop the invalid and those that do not
+// fit, rank the rest by predicted throughput (or cost), and explain the best rejected ones.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ladle/layout/layout.hpp"
+#include "ladle/model/model_spec.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/cluster.hpp"
+#include "ladle/plan/prediction.hpp"
+
+namespace ladle::plan {
+
+/// What the ranking optimises. On one GPU type and count both give the same order; they differ
+/// across the GPU counts of a sweep.
+enum class Objective { throughput, cost };
+/// "throughput" / "cost".
+const char* to_string(Objective objective);
+/// Parses an objective; throws Error(usage).
+Objective parse_objective(std::string_view name);
+
+/// One search.
+struct PlanRequest {
+  ModelSpec model;
+  Cluster cluster;
+  Workload workload;
+  Calibration calibration;
+  int64_t top = 5;                    ///< candidates to report in full
+  Objective objective = Objective::throughput;
+  double memory_margin = 0.05;        ///< fraction of HBM left free by a fitting layout
+  std::vector<Layout> watch;          ///< layouts (resolved) whose rank to report
+};
+
+/// A layout the search rejected though it was valid, and why.
+struct Rejected {
+  Layout layout;
+  double tokens_per_s_per_gpu = 0;  ///< predicted, had it fit
+  std::string reason;               ///< "memory 150.2 GiB > 133.9 GiB usable on stage 0 (activations)"
+};
+
+/// Where a watched layout stands.
+struct WatchResult {
+  Layout layout;
+  bool enumerated = false;  ///< the search generated it
+  std::string status;       ///< "fits", "invalid: ...", "does not fit: ..."
+  int64_t rank = 0;         ///< 1-based among fitting layouts (fitting layouts strictly faster + 1)
+  double tokens_per_s_per_gpu = 0;
+};
+
+/// The result of a search.
+struct PlanReport {
+  std::string model;
+  std::string gpu;
+  int64_t gpus = 0;
+  int64_t enumerated = 0;  ///< layouts generated
+  int64_t valid = 0;       ///< passing every rule
+  int64_t fitting = 0;     ///< valid and within memory (HBM less the margin, and host memory)
+  std::vector<Prediction> top;          ///< best first
+  std::vector<Rejected> best_rejected;  ///< the fastest valid layouts that did not fit
+  std::vector<WatchResult> watched;
+  double usable_gib = 0;  ///< HBM per GPU a fitting layout may use
+};
+
+/// Runs the search. Throws Error(usage) naming the constraint when nothing can be placed: no
+/// (tp, pp, cp, dp) product equals the GPU count under the model's divisibility rules, or no valid
+/// layout fits (then it names the smallest memory any layout needs).
+PlanReport plan_layouts(const PlanRequest& request);
+
+}  // namespace ladle::plan

@@ -1,0 +1,140 @@
+// Memory model: against Megatron-LM's theoretical estimator (megatron/training/
+// theoretical_memory_usage.py) where it applies, and the terms it does not have.
+#include <gtest/gtest.h>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::plan {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+struct Case {
+  ModelSpec model;
+  ModelCosts costs;
+  Cluster cluster;
+  Layout layout;
+  std::vector<int64_t> stages;
+  int64_t microbatches = 0;
+};
+
+Case setup(const std::string& model_name, int64_t gpus, const std::string& spec, int64_t row_tokens = 8192,
+            int64_t global_batch = 128) {
+  Case s;
+  s.model = model::load_model(model_name);
+  s.costs = model_costs(s.model, row_tokens);
+  s.cluster = make_cluster("h200", gpus);
+  const layout::LayoutContext context{gpus, 8, row_tokens, global_batch};
+  s.layout = layout::resolve_layout(layout::parse_layout_spec(spec), context);
+  EXPECT_EQ(layout::find_layout_violation(s.layout, s.model, context), std::nullopt);
+  s.stages = layout::stage_layers(s.layout, s.model.num_layers);
+  s.microbatches = layout::microbatches_per_step(s.layout, context);
+  return s;
+}
+
+double part(const MemoryEstimate& m, MemoryPart p) { return m.worst[static_cast<size_t>(p)]; }
+
+// Megatron-LM's compute_weight_and_optimizer_memory for a dense SwiGLU GQA model at pp = 1:
+// (layers + embedding + untied output) / tp parameters x (6 + 12 / dp) bytes.
+double megatron_weight_and_optimizer_bytes(const ModelSpec& m, int64_t tp, int64_t dp) {
+  const double h = static_cast<double>(m.hidden_size);
+  const double q = static_cast<double>(m.num_heads * m.head_dim);
+  const double attention = 2 * h * h * (1 + static_cast<double>(m.num_kv_heads) / static_cast<double>(m.num_heads)) * (q / h);
+  const double layer = 2 * h * (static_cast<double>(m.intermediate_size) * 1.5 + 1) + attention;
+  const double block = layer * m.num_layers + h;
+  const double embedding = h * static_cast<double>(m.vocab_size);
+  const double shard = (block + embedding) / static_cast<double>(tp) + embedding / static_cast<double>(tp);
+  return shard * (6 + 12.0 / static_cast<double>(dp));
+}
+
+TEST(MemoryModel, WeightsAndOptimizerMatchMegatronEstimatorForDenseModel) {
+  // Llama-3.1-8B, tp 1, pp 1, dp 8, distributed optimizer: the cases Megatron's estimator covers.
+  const Case s = setup("llama-3.1-8b", 8, "tp=1");
+  const MemoryEstimate m = estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{});
+  const double ours = part(m, MemoryPart::weights) + part(m, MemoryPart::gradients) + part(m, MemoryPart::optimizer_states);
+  EXPECT_NEAR(ours / megatron_weight_and_optimizer_bytes(s.model, 1, 8), 1.0, 1e-9);
+}
+
+TEST(MemoryModel, DiffersFromMegatronOnlyByReplicatedNormsUnderTp) {
+  // Megatron's estimator divides every parameter by tp; norms are in fact replicated on every TP
+  // rank, so ladle holds (tp - 1) / tp of the norm weights more.
+  const Case s = setup("llama-3.1-8b", 8, "tp=2,sp=on");
+  const MemoryEstimate m = estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{});
+  const double ours = part(m, MemoryPart::weights) + part(m, MemoryPart::gradients) + part(m, MemoryPart::optimizer_states);
+  const double norms = static_cast<double>(s.model.hidden_size) * (2 * s.model.num_layers + 1);
+  EXPECT_NEAR(ours - megatron_weight_and_optimizer_bytes(s.model, 2, 4), norms / 2 * (6 + 12.0 / 4), 1.0);
+}
+
+TEST(MemoryModel, ActivationsPerLayerNearMegatronsSelectiveFormula) {
+  // Megatron (Korthikanti et al. 2022, table 2, SP + selective): s b h (18 + 4 ffn / h) / tp bytes
+  // per layer. ladle keeps the SwiGLU gate, so its MLP term is 3 ffn elements where Megatron's
+  // non-gated formula has 2: a few percent more.
+  const Case s = setup("llama-3.1-8b", 8, "tp=2,sp=on,recompute=selective");
+  const MemoryEstimate one = estimate_memory(s.costs, s.layout, s.stages, 1, s.cluster, Calibration{});
+  const double per_layer = part(one, MemoryPart::activations) / s.model.num_layers;
+  const double h = static_cast<double>(s.model.hidden_size);
+  const double megatron = 8192.0 * h * (18 + 4 * static_cast<double>(s.model.intermediate_size) / h) / 2;
+  EXPECT_GT(per_layer / megatron, 1.0);
+  EXPECT_LT(per_layer / megatron, 1.10);
+}
+
+TEST(MemoryModel, OffloadMovesOptimizerStatesToTheHost) {
+  const Case s = setup("glm-4.7-flash", 8, "tp=1,ep=8,precision_aware=on");
+  Layout offloaded = s.layout;
+  offloaded.offload = 1.0;
+  const MemoryEstimate on_gpu = estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{});
+  const MemoryEstimate on_host = estimate_memory(s.costs, offloaded, s.stages, s.microbatches, s.cluster, Calibration{});
+  EXPECT_GT(part(on_gpu, MemoryPart::optimizer_states), 30 * kGiB);  // expert states are not sharded: EDP = 1
+  EXPECT_EQ(part(on_host, MemoryPart::optimizer_states), 0);
+  EXPECT_EQ(on_gpu.host_bytes_per_node, 0);
+  // The host holds the FP32 master and moments (12 bytes) and an FP32 gradient copy (4) per shard.
+  EXPECT_NEAR(on_host.host_bytes_per_node, part(on_gpu, MemoryPart::optimizer_states) * 16.0 / 12.0 * 8, 1e3);
+}
+
+TEST(MemoryModel, ExpertStatesShardOverExpertDataParallel) {
+  // EP 4 on 8 GPUs leaves EDP 2: the expert optimizer states halve against EP 8 x EDP 1 per expert.
+  const Case ep8 = setup("glm-4.7-flash", 8, "tp=1,ep=8");
+  const Case ep4 = setup("glm-4.7-flash", 8, "tp=1,ep=4");
+  const MemoryEstimate a = estimate_memory(ep8.costs, ep8.layout, ep8.stages, ep8.microbatches, ep8.cluster, Calibration{});
+  const MemoryEstimate b = estimate_memory(ep4.costs, ep4.layout, ep4.stages, ep4.microbatches, ep4.cluster, Calibration{});
+  EXPECT_NEAR(part(a, MemoryPart::optimizer_states), part(b, MemoryPart::optimizer_states), 0.05 * part(a, MemoryPart::optimizer_states));
+  // Weights differ by the experts alone: 1/4 instead of 1/8 of them, BF16.
+  double experts = ep8.costs.mtp.expert_params;
+  for (size_t k = 0; k < ep8.costs.kinds.size(); ++k) {
+    experts += ep8.costs.kinds[k].expert_params * ep8.costs.count(k, 0, ep8.costs.num_layers);
+  }
+  EXPECT_NEAR(part(b, MemoryPart::weights) - part(a, MemoryPart::weights), 2 * experts * (1.0 / 4 - 1.0 / 8), 1e3);
+}
+
+TEST(MemoryModel, FullRecomputeKeepsOnlyLayerInputs) {
+  const Case none = setup("glm-4.7-flash", 8, "tp=1,ep=8");
+  Layout full = none.layout;
+  full.recompute = RecomputeGranularity::full;
+  const MemoryEstimate a = estimate_memory(none.costs, none.layout, none.stages, none.microbatches, none.cluster, Calibration{});
+  const MemoryEstimate b = estimate_memory(none.costs, full, none.stages, none.microbatches, none.cluster, Calibration{});
+  // BF16 hidden state entering each of the 47 layers, and the MTP layer's two inputs.
+  const double inputs = 2.0 * 2048 * 8192 * (47 + 2);
+  EXPECT_NEAR(part(b, MemoryPart::activations), inputs, 1);
+  EXPECT_GT(part(a, MemoryPart::activations), 10 * part(b, MemoryPart::activations));
+}
+
+TEST(MemoryModel, FirstPipelineStageHoldsMostMicrobatches) {
+  const Case s = setup("glm-5.2", 128, "tp=4,pp=4,ep=32,sp=on,first=18,last=20,recompute=selective,offload=1,"
+                                        "overlap=on,precision_aware=on");
+  std::vector<std::array<double, kMemoryParts>> stages;
+  const MemoryEstimate m = estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{}, &stages);
+  ASSERT_EQ(stages.size(), 4u);
+  const size_t acts = static_cast<size_t>(MemoryPart::activations);
+  // 1F1B: stage s keeps pp - s microbatches in flight; stage 0 (18 layers, 3 dense) the most.
+  EXPECT_GT(stages[0][acts], stages[1][acts]);
+  EXPECT_NEAR(stages[1][acts] / stages[2][acts], 3.0 / 2.0, 0.01);
+  EXPECT_EQ(m.worst_stage, 0);
+  EXPECT_GT(stages[3][static_cast<size_t>(MemoryPart::logits)], 0);
+}
+
+}  // namespace
+}  // namespace ladle::plan
