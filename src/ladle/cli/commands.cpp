@@ -6,6 +6,9 @@ namespace ladle::cli {
 
 // Each subcommand lives in cmd_<name>.cpp and is listed here once.
 void add_version_command(CLI::App& command, Io& io);
+void add_predict_command(CLI::App& command, Io& io);
+void add_plan_command(CLI::App& command, Io& io);
+void add_calibrate_command(CLI::App& command, Io& io);
 void add_model_command(CLI::App& command, Io& io);
 void add_gpu_command(CLI::App& command, Io& io);
 void add_numerics_command(CLI::App& command, Io& io);
@@ -13,6 +16,9 @@ void add_numerics_command(CLI::App& command, Io& io);
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print ladle's version", add_version_command},
+    {"plan", "search every layout of a model on a cluster; rank by predicted speed or cost", add_plan_command},
+    {"predict", "predict one layout's memory per stage and step time by part", add_predict_command},
+    {"calibrate", "fit the time model's constants to measured recipes", add_calibrate_command},
     {"model", "print a model's architecture, parameter counts, N and FLOPs per token", add_model_command},
     {"gpu", "print the GPU and instance catalog (peaks, memory, links, prices)", add_gpu_command},
     {"numerics", "optimizer numerics component tests against an FP64 reference", add_numerics_command},
