@@ -6,6 +6,7 @@ namespace ladle::cli {
 
 // Each subcommand lives in cmd_<name>.cpp and is listed here once.
 void add_version_command(CLI::App& command, Io& io);
+void add_site_command(CLI::App& command, Io& io);
 void add_predict_command(CLI::App& command, Io& io);
 void add_plan_command(CLI::App& command, Io& io);
 void add_calibrate_command(CLI::App& command, Io& io);
@@ -16,6 +17,7 @@ void add_numerics_command(CLI::App& command, Io& io);
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print ladle's version", add_version_command},
+    {"site", "write the catalog as a static site with charts", add_site_command},
     {"plan", "search every layout of a model on a cluster; rank by predicted speed or cost", add_plan_command},
     {"predict", "predict one layout's memory per stage and step time by part", add_predict_command},
     {"calibrate", "fit the time model's constants to measured recipes", add_calibrate_command},
