@@ -107,7 +107,8 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
     recompute.method = std::string(to_string(l.recompute_method));
     recompute.num_layers = l.recompute_layers;
   }
-  block.recompute = recompute;
+  // The schema writes no recompute as null, not as a granularity.
+  if (l.recompute != RecomputeGranularity::none) block.recompute = recompute;
   if (l.offload > 0) block.offload = Offload{l.offload, l.overlap};
   block.dispatcher = to_string(l.dispatcher);
 

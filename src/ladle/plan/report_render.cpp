@@ -108,7 +108,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   summary.rows.push_back({"MFU", percent(p.mfu),
                           fmt::format("6 N tokens/s / {:g} TFLOP/s, N = {}", h.cluster.gpu.bf16_dense_tflops,
                                       util::format_grouped(static_cast<long long>(h.n_params)))});
-  summary.rows.push_back({"$ per 1M tokens", fmt::format("{:.2f}", p.usd_per_million_tokens),
+  summary.rows.push_back({"USD per 1M tokens", fmt::format("{:.2f}", p.usd_per_million_tokens),
                           fmt::format("{:.3f} $ per GPU-hour", h.cluster.instance.usd_per_gpu_hour())});
   out += summary.render() + "\n";
 
@@ -179,7 +179,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
                        breakdown_line(p, 4), p.memory_dominant);
   }
   if (!r.best_rejected.empty()) {
-    out += "\nfastest layouts that do not fit:\n";
+    out += "\nfaster layouts that do not fit (closest first):\n";
     for (const Rejected& x : r.best_rejected) {
       out += fmt::format("  {:.1f} tok/s/GPU  {}\n    {}\n", x.tokens_per_s_per_gpu, layout::format_layout_spec(x.layout),
                          x.reason);

@@ -18,6 +18,7 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr size_t kRejectedShown = 3;
+constexpr size_t kRejectedKept = 32;
 
 std::vector<int64_t> divisors(int64_t n, int64_t at_most) {
   std::vector<int64_t> out;
@@ -53,6 +54,10 @@ struct Scored {
   Layout layout;
   double score = 0;  // higher is better
   double tokens_per_s = 0;
+  double memory = 0;  // ties go to the layout that needs less memory
+  bool better_than(const Scored& other) const {
+    return score > other.score || (score == other.score && memory < other.memory);
+  }
 };
 
 }  // namespace
@@ -106,6 +111,7 @@ PlanReport plan_layouts(const PlanRequest& req) {
 
   std::vector<Scored> best;
   std::vector<Rejected> rejected;
+  double best_speed = 0;
   double smallest_memory = std::numeric_limits<double>::infinity();
   std::string smallest_memory_layout;
   const bool moe = model.num_experts > 0;
@@ -189,10 +195,15 @@ PlanReport plan_layouts(const PlanRequest& req) {
                         const bool fits_host = host <= host_bytes;
                         if (worst < smallest_memory) smallest_memory = worst;
                         if (!fits_hbm || !fits_host) {
-                          if (rejected.size() < kRejectedShown || speed > rejected.back().tokens_per_s_per_gpu) {
+                          // Keep the rejected layouts that beat the best fitting one so far and come
+                          // closest to fitting: they name the constraint that binds.
+                          const double overshoot = !fits_hbm ? worst / usable_bytes : host / host_bytes;
+                          if (speed > best_speed &&
+                              (rejected.size() < kRejectedKept || overshoot < rejected.back().overshoot)) {
                             Rejected r;
                             r.layout = l;
                             r.tokens_per_s_per_gpu = speed;
+                            r.overshoot = overshoot;
                             if (!fits_hbm) {
                               std::array<double, kMemoryParts> parts = stage_memory[worst_stage];
                               parts[kStates] *= 1.0 - offload;
@@ -207,25 +218,26 @@ PlanReport plan_layouts(const PlanRequest& req) {
                               r.reason = fmt::format("host memory {:.0f} GiB > {:.0f} GiB usable per node", host / kGiB,
                                                      host_bytes / kGiB);
                             }
-                            auto at = std::find_if(rejected.begin(), rejected.end(), [&](const Rejected& x) {
-                              return speed > x.tokens_per_s_per_gpu;
-                            });
+                            auto at = std::find_if(rejected.begin(), rejected.end(),
+                                                   [&](const Rejected& x) { return overshoot < x.overshoot; });
                             rejected.insert(at, std::move(r));
-                            if (rejected.size() > kRejectedShown) rejected.pop_back();
+                            if (rejected.size() > kRejectedKept) rejected.pop_back();
                           }
                           continue;
                         }
                         ++report.fitting;
+                        best_speed = std::max(best_speed, speed);
                         for (size_t i = 0; i < watch_speed.size(); ++i) {
                           if (watch_speed[i] >= 0 && speed > watch_speed[i]) ++report.watched[i].rank;
                         }
                         // Cost per token is price / speed: on one cluster both objectives rank alike.
                         const double score = req.objective == Objective::cost ? -price / speed : speed;
                         const size_t keep = static_cast<size_t>(std::max<int64_t>(1, req.top));
-                        if (best.size() < keep || score > best.back().score) {
+                        const Scored candidate{l, score, speed, worst};
+                        if (best.size() < keep || candidate.better_than(best.back())) {
                           auto at = std::find_if(best.begin(), best.end(),
-                                                 [&](const Scored& x) { return score > x.score; });
-                          best.insert(at, Scored{l, score, speed});
+                                                 [&](const Scored& x) { return candidate.better_than(x); });
+                          best.insert(at, candidate);
                           if (best.size() > keep) best.pop_back();
                         }
                       }
@@ -254,7 +266,11 @@ PlanReport plan_layouts(const PlanRequest& req) {
                 model.name, gpus, cluster.gpu.name, smallest_memory / kGiB, report.usable_gib);
   }
   for (const Scored& s : best) report.top.push_back(predict(costs, model, s.layout, cluster, w, req.calibration));
-  report.best_rejected = std::move(rejected);
+  for (Rejected& r : rejected) {
+    if (r.tokens_per_s_per_gpu > best_speed && report.best_rejected.size() < kRejectedShown) {
+      report.best_rejected.push_back(std::move(r));
+    }
+  }
   return report;
 }
 

@@ -40,6 +40,7 @@ struct Rejected {
   Layout layout;
   double tokens_per_s_per_gpu = 0;  ///< predicted, had it fit
   std::string reason;               ///< "memory 150.2 GiB > 133.9 GiB usable on stage 0 (activations)"
+  double overshoot = 0;             ///< needed / usable (HBM, or host memory when that binds)
 };
 
 /// Where a watched layout stands.
@@ -60,7 +61,8 @@ struct PlanReport {
   int64_t valid = 0;       ///< passing every rule
   int64_t fitting = 0;     ///< valid and within memory (HBM less the margin, and host memory)
   std::vector<Prediction> top;          ///< best first
-  std::vector<Rejected> best_rejected;  ///< the fastest valid layouts that did not fit
+  /// Valid layouts predicted faster than the best fitting one that come closest to fitting.
+  std::vector<Rejected> best_rejected;
   std::vector<WatchResult> watched;
   double usable_gib = 0;  ///< HBM per GPU a fitting layout may use
 };
