@@ -46,7 +46,9 @@ struct KindTime {
 double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, double gpus_per_node,
                        MoeDispatcher dispatcher, double top_k) {
   if (group <= 1) return 0;
-  if (dispatcher == MoeDispatcher::allgather) bytes_per_gpu *= (group - 1) / std::max(1.0, top_k);
+  // All-gather: every GPU receives the (group - 1) other GPUs' tokens once, not top-k copies of its
+  // own; scaled so that the (group - 1) / group below leaves (group - 1) x tokens x hidden.
+  if (dispatcher == MoeDispatcher::allgather) bytes_per_gpu *= group / std::max(1.0, top_k);
   if (group <= gpus_per_node) return bytes_per_gpu * (group - 1) / group / r.nvlink + r.latency;
   const double nodes = std::ceil(group / gpus_per_node);
   double remote_fraction = 1.0 - gpus_per_node / group;
