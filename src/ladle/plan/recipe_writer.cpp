@@ -3,10 +3,17 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 
 namespace ladle::plan {
 
 namespace {
+
+// The recipe keeps the printed precision of each figure (so files stay readable and stable).
+double rounded(double value, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(value * scale) / scale;
+}
 
 std::string upper(std::string text) {
   for (char& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -18,17 +25,17 @@ std::string upper(std::string text) {
 Predicted predicted_block(const Prediction& p, const Calibration& calibration) {
   Predicted out;
   out.planner = fmt::format("ladle 0.1.0 (calibration {})", calibration.source);
-  out.tokens_per_s_per_gpu = p.tokens_per_s_per_gpu;
-  out.step_time_s = p.step_time_s;
-  out.mfu = p.mfu;
-  out.usd_per_million_tokens = p.usd_per_million_tokens;
-  out.memory_gb = p.memory_gib;
+  out.tokens_per_s_per_gpu = rounded(p.tokens_per_s_per_gpu, 2);
+  out.step_time_s = rounded(p.step_time_s, 3);
+  out.mfu = rounded(p.mfu, 4);
+  out.usd_per_million_tokens = rounded(p.usd_per_million_tokens, 2);
+  out.memory_gb = rounded(p.memory_gib, 2);
   for (const Part& part : p.step_parts) {
-    if (part.value > 0) out.step_time_breakdown.push_back(PredictedPart{part.name, part.value});
+    if (part.value > 0) out.step_time_breakdown.push_back(PredictedPart{part.name, rounded(part.value, 3)});
   }
   if (!p.stages.empty()) {
     for (const Part& part : p.stages[static_cast<size_t>(p.worst_stage)].parts) {
-      if (part.value > 0) out.memory_breakdown.push_back(PredictedPart{part.name, part.value});
+      if (part.value > 0) out.memory_breakdown.push_back(PredictedPart{part.name, rounded(part.value, 2)});
     }
   }
   return out;
