@@ -129,7 +129,8 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)");
   command.add_option("--margin", options->margin, "fraction of HBM a layout must leave free (default 0.05)");
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
-  command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)");
+  command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)")
+      ->allow_extra_args(false);
   command.add_option("--emit", options->emit, "write the best layout as a planned recipe to this file");
   command.add_option("--engine", options->engine, "launch script for --emit: slime, miles or megatron (default slime)");
   add_json_flag(command, options->json);
