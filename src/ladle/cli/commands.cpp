@@ -6,6 +6,10 @@ namespace ladle::cli {
 
 // Each subcommand lives in cmd_<name>.cpp and is listed here once.
 void add_version_command(CLI::App& command, Io& io);
+void add_steps_command(CLI::App& command, Io& io);
+void add_score_command(CLI::App& command, Io& io);
+void add_converge_command(CLI::App& command, Io& io);
+void add_diff_command(CLI::App& command, Io& io);
 void add_site_command(CLI::App& command, Io& io);
 void add_predict_command(CLI::App& command, Io& io);
 void add_plan_command(CLI::App& command, Io& io);
@@ -17,6 +21,10 @@ void add_numerics_command(CLI::App& command, Io& io);
 namespace {
 constexpr Command kCommands[] = {
     {"version", "print ladle's version", add_version_command},
+    {"steps", "print the step series ladle reads from training logs", add_steps_command},
+    {"score", "measure a run from its logs: tokens/s per GPU, CV, MFU, $ per 1M tokens", add_score_command},
+    {"converge", "check that a candidate run's loss follows its reference run's", add_converge_command},
+    {"diff", "classify the launch-argument differences of two recipes or scripts", add_diff_command},
     {"site", "write the catalog as a static site with charts", add_site_command},
     {"plan", "search every layout of a model on a cluster; rank by predicted speed or cost", add_plan_command},
     {"predict", "predict one layout's memory per stage and step time by part", add_predict_command},

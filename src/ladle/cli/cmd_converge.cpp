@@ -1,0 +1,127 @@
+// cmd_converge.cpp: `ladle converge`, does a candidate run's loss follow its reference run's?
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/recipe_io.hpp"
+#include "ladle/runlog/run_log.hpp"
+#include "ladle/util/table.hpp"
+#include "ladle/verify/convergence.hpp"
+
+namespace ladle::cli {
+
+namespace {
+
+struct ConvergeOptions {
+  std::string reference;
+  std::string candidate;
+  std::optional<int64_t> steps;
+  std::string format;
+  std::string write;
+  bool json = false;
+};
+
+void print_json(const verify::ConvergenceReport& r, Io& io) {
+  nlohmann::ordered_json out;
+  out["reference"] = r.reference_path;
+  out["candidate"] = r.candidate_path;
+  out["result"] = r.passed ? "pass" : "fail";
+  out["steps"] = r.steps;
+  out["correlation"] = r.correlation ? nlohmann::ordered_json(*r.correlation) : nullptr;
+  out["final_loss_difference"] = r.final_loss_difference ? nlohmann::ordered_json(*r.final_loss_difference) : nullptr;
+  out["pointwise_failures"] = r.pointwise_failures;
+  out["outliers"] = r.outliers;
+  out["reasons"] = r.reasons;
+  nlohmann::ordered_json thresholds;
+  thresholds["correlation_min"] = r.thresholds.correlation_min;
+  thresholds["final_loss_tolerance"] = r.thresholds.final_loss_tolerance;
+  thresholds["max_failure_ratio"] = r.thresholds.max_failure_ratio;
+  thresholds["max_outlier_ratio"] = r.thresholds.max_outlier_ratio;
+  thresholds["source"] = r.thresholds.source;
+  out["thresholds"] = std::move(thresholds);
+  nlohmann::ordered_json points = nlohmann::ordered_json::array();
+  for (const auto& p : r.points) {
+    nlohmann::ordered_json j;
+    j["step"] = p.step;
+    j["reference"] = p.reference;
+    j["candidate"] = p.candidate;
+    j["relative_difference"] = p.relative_difference;
+    j["tolerance"] = p.tolerance;
+    j["failed"] = p.failed;
+    j["outlier"] = p.outlier;
+    points.push_back(std::move(j));
+  }
+  out["points"] = std::move(points);
+  io.out << out.dump(2) << "\n";
+}
+
+void print_table(const verify::ConvergenceReport& r, Io& io) {
+  io.out << fmt::format("reference: {}\ncandidate: {}\n", r.reference_path, r.candidate_path);
+  util::Table table;
+  table.header = {"step", "reference", "candidate", "difference", "tolerance", ""};
+  for (const auto& p : r.points) {
+    std::string mark = p.failed ? "outside" : "";
+    if (p.outlier) mark += mark.empty() ? "3-sigma outlier" : ", 3-sigma outlier";
+    table.rows.push_back({fmt::format("{}", p.step), fmt::format("{:.6f}", p.reference), fmt::format("{:.6f}", p.candidate),
+                          fmt::format("{:.3f}%", 100 * p.relative_difference), fmt::format("{:g}%", 100 * p.tolerance),
+                          mark});
+  }
+  io.out << table.render();
+  io.out << fmt::format("correlation: {}  (pass >= {:g}, Pearson)\n",
+                        r.correlation ? fmt::format("{:.6f}", *r.correlation) : "undefined", r.thresholds.correlation_min);
+  io.out << fmt::format("final loss difference: {}  (pass <= {:g}%)\n",
+                        r.final_loss_difference ? fmt::format("{:.5f}", *r.final_loss_difference) : "-",
+                        100 * r.thresholds.final_loss_tolerance);
+  io.out << fmt::format("pointwise failures: {} of {}  (pass <= {:g}%)\n", r.pointwise_failures, r.steps,
+                        100 * r.thresholds.max_failure_ratio);
+  io.out << fmt::format("result: {}\n", r.passed ? "pass" : "fail");
+  for (const std::string& reason : r.reasons) io.out << "reason: " << reason << "\n";
+  io.out << "thresholds: " << r.thresholds.source << "\n";
+}
+
+void run_converge(const ConvergeOptions& options, Io& io) {
+  std::optional<runlog::LogFormat> forced;
+  if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
+  if (options.steps && *options.steps <= 0) throw_usage("--steps must be at least 1");
+  std::optional<recipe::LoadedRecipe> loaded;
+  if (!options.write.empty()) loaded = recipe::read_recipe_file(options.write);  // fail early on a bad recipe
+  const runlog::RunLog reference = runlog::read_log_file(options.reference, forced);
+  const runlog::RunLog candidate = runlog::read_log_file(options.candidate, forced);
+  const verify::ConvergenceReport report = verify::check_convergence(reference, candidate, options.steps,
+                                                                     verify::default_convergence_thresholds());
+  if (options.json) {
+    print_json(report, io);
+  } else {
+    print_table(report, io);
+  }
+  if (loaded) {
+    Correctness correctness = loaded->recipe.correctness.value_or(Correctness{"pending", "", "", "pending", {}, {}, ""});
+    correctness.convergence = verify::update_convergence(correctness.convergence, report);
+    loaded->recipe.correctness = std::move(correctness);
+    recipe::write_recipe_file(options.write, loaded->recipe);
+    io.err << fmt::format("wrote correctness.convergence to {}\n", options.write);
+  }
+  io.exit_code = report.passed ? kExitOk : kExitNo;
+}
+
+}  // namespace
+
+void add_converge_command(CLI::App& command, Io& io) {
+  auto options = std::make_shared<ConvergeOptions>();
+  command.add_option("--reference", options->reference, "log of the reference run")->required();
+  command.add_option("--candidate", options->candidate, "log of the candidate run")->required();
+  command.add_option("--steps", options->steps, "compare the reference's first N steps (default: all, same lengths)");
+  command.add_option("--format", options->format, "read both logs as this format (default: detect)");
+  command.add_option("--write", options->write, "write the result into this recipe's correctness.convergence");
+  add_json_flag(command, options->json);
+  command.callback([options, &io] { run_converge(*options, io); });
+}
+
+}  // namespace ladle::cli

@@ -1,0 +1,148 @@
+// cmd_score.cpp: `ladle score`, a run's result figures from its logs; --write puts them into the
+// recipe's `result` block.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/recipe_io.hpp"
+#include "ladle/runlog/run_log.hpp"
+#include "ladle/util/table.hpp"
+#include "ladle/util/text.hpp"
+#include "ladle/verify/score.hpp"
+
+namespace ladle::cli {
+
+namespace {
+
+struct ScoreOptions {
+  std::vector<std::string> logs;
+  std::string recipe_path;
+  std::string window;
+  std::optional<double> price;
+  std::string format;
+  bool json = false;
+  bool write = false;
+};
+
+nlohmann::ordered_json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+void print_json(const verify::ScoreReport& r, const std::string& recipe_path, Io& io) {
+  nlohmann::ordered_json out;
+  out["recipe"] = recipe_path;
+  out["gpus"] = r.inputs.gpus;
+  out["tokens_per_s_per_gpu"] = r.tokens_per_s_per_gpu;
+  out["step_time_mean_s"] = r.step_time_mean_s;
+  out["step_time_cv_percent"] = optional_json(r.step_time_cv_percent);
+  out["step_time_cv_convention"] = "sample standard deviation (n - 1) / mean";
+  out["mfu"] = optional_json(r.mfu);
+  out["active_params"] = r.inputs.active_params ? nlohmann::ordered_json(*r.inputs.active_params) : nullptr;
+  out["peak_tflops"] = optional_json(r.inputs.peak_tflops);
+  out["usd_per_million_tokens"] = optional_json(r.usd_per_million_tokens);
+  out["usd_per_gpu_hour"] = optional_json(r.inputs.usd_per_gpu_hour);
+  out["price_source"] = r.inputs.price_source;
+  out["gpu_hours"] = optional_json(r.gpu_hours);
+  out["window_tokens"] = r.window_tokens;
+  out["window_time_s"] = r.window_time_s;
+  out["tokens_source"] = r.tokens_source;
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const verify::RunScore& run : r.runs) {
+    nlohmann::ordered_json j;
+    j["log"] = run.path;
+    j["format"] = runlog::to_string(run.format);
+    j["steps_per_run"] = run.steps_per_run;
+    j["window"] = {run.window.first, run.window.last};
+    j["window_records"] = run.window_records;
+    j["window_iterations"] = run.window_iterations;
+    j["window_tokens"] = run.window_tokens;
+    j["window_time_s"] = run.window_time_s;
+    j["span_s"] = optional_json(run.span_s);
+    runs.push_back(std::move(j));
+  }
+  out["runs"] = std::move(runs);
+  out["notes"] = r.notes;
+  io.out << out.dump(2) << "\n";
+}
+
+void print_table(const verify::ScoreReport& r, const std::string& recipe_path, Io& io) {
+  io.out << fmt::format("recipe: {} ({} GPUs, {})\n", recipe_path, r.inputs.gpus, r.inputs.gpu_name);
+  util::Table runs;
+  runs.header = {"log", "format", "window", "steps", "tokens", "time (s)"};
+  for (const verify::RunScore& run : r.runs) {
+    runs.rows.push_back({run.path, runlog::to_string(run.format),
+                         fmt::format("{}-{} of {}", run.window.first, run.window.last, run.steps_per_run),
+                         fmt::format("{}", run.window_iterations), util::format_grouped(run.window_tokens),
+                         fmt::format("{:.3f}", run.window_time_s)});
+  }
+  io.out << runs.render() << "\n";
+  util::Table figures;
+  figures.header = {"figure", "value", "how"};
+  figures.rows.push_back({"tokens/s per GPU", util::format_grouped(r.tokens_per_s_per_gpu, 2),
+                          "window tokens / summed step time / GPUs"});
+  figures.rows.push_back({"step-time CV",
+                          r.step_time_cv_percent ? fmt::format("{:.2f}%", *r.step_time_cv_percent) : "-",
+                          "sample standard deviation (n - 1) / mean of the window's step times"});
+  figures.rows.push_back(
+      {"MFU", r.mfu ? fmt::format("{:.4f}", *r.mfu) : "-",
+       r.mfu ? fmt::format("6 x N x tokens/s per GPU / {} TFLOP/s dense BF16; N = {}", *r.inputs.peak_tflops,
+                           util::format_grouped(static_cast<long long>(*r.inputs.active_params)))
+             : "needs N and the GPU's peak"});
+  figures.rows.push_back({"$ per 1M tokens", r.usd_per_million_tokens ? fmt::format("{:.2f}", *r.usd_per_million_tokens) : "-",
+                          r.inputs.usd_per_gpu_hour ? fmt::format("at ${:.4f} per GPU-hour ({})", *r.inputs.usd_per_gpu_hour,
+                                                                  r.inputs.price_source)
+                                                    : "needs a price"});
+  figures.rows.push_back({"GPU-hours", r.gpu_hours ? fmt::format("{:.3g}", *r.gpu_hours) : "-",
+                          "GPUs x first to last timestamp of each log"});
+  figures.rows.push_back({"window tokens", util::format_grouped(r.window_tokens), r.tokens_source});
+  io.out << figures.render();
+  for (const std::string& note : r.notes) io.out << "note: " << note << "\n";
+}
+
+void run_score(const ScoreOptions& options, Io& io) {
+  std::optional<runlog::LogFormat> forced;
+  if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
+  std::optional<verify::StepWindow> window;
+  if (!options.window.empty()) window = verify::parse_window(options.window);
+  recipe::LoadedRecipe loaded = recipe::read_recipe_file(options.recipe_path);
+  const verify::ScoreInputs inputs = verify::score_inputs_from_recipe(loaded.recipe, loaded.path, options.price);
+  std::vector<runlog::RunLog> logs;
+  for (const std::string& path : options.logs) logs.push_back(runlog::read_log_file(path, forced));
+  const verify::ScoreReport report = verify::score_runs(logs, inputs, window);
+  if (options.json) {
+    print_json(report, options.recipe_path, io);
+  } else {
+    print_table(report, options.recipe_path, io);
+  }
+  if (options.write) {
+    loaded.recipe.result = verify::update_result(loaded.recipe.result, report);
+    recipe::write_recipe_file(options.recipe_path, loaded.recipe);
+    io.err << fmt::format("wrote result to {}\n", options.recipe_path);
+  }
+  io.exit_code = kExitOk;
+}
+
+}  // namespace
+
+void add_score_command(CLI::App& command, Io& io) {
+  auto options = std::make_shared<ScoreOptions>();
+  command.add_option("logs", options->logs, "training logs of runs of the recipe (one log per run)")->required();
+  command.add_option("--recipe", options->recipe_path, "the recipe the runs ran (GPUs, rows, N, instance)")->required();
+  command.add_option("--window", options->window,
+                     "steps A:B to measure, inclusive, as the log prints them (default: skip the first quarter)");
+  command.add_option("--price", options->price, "dollars per GPU-hour (default: the recipe's instance in the catalog)");
+  command.add_option("--format", options->format, "read the logs as this format (default: detect)");
+  command.add_flag("--write", options->write, "write the figures into the recipe's result block");
+  add_json_flag(command, options->json);
+  command.callback([options, &io] { run_score(*options, io); });
+}
+
+}  // namespace ladle::cli

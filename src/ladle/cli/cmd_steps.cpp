@@ -1,0 +1,129 @@
+// cmd_steps.cpp: `ladle steps`, prints a log's step series exactly as ladle reads it, so a user can
+// see what was understood before trusting a score.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/runlog/run_log.hpp"
+#include "ladle/util/table.hpp"
+
+namespace ladle::cli {
+
+namespace {
+
+struct StepsOptions {
+  std::vector<std::string> logs;
+  std::string format;
+  bool json = false;
+};
+
+std::string cell(const std::optional<double>& value, const char* spec) {
+  if (!value) return "-";
+  if (std::isnan(*value)) return "nan";
+  if (std::isinf(*value)) return *value > 0 ? "inf" : "-inf";
+  return fmt::format(fmt::runtime(spec), *value);
+}
+
+std::string cell(const std::optional<int64_t>& value) { return value ? fmt::format("{}", *value) : "-"; }
+
+nlohmann::ordered_json json_number(const std::optional<double>& value) {
+  if (!value) return nullptr;
+  if (std::isnan(*value)) return "nan";
+  if (std::isinf(*value)) return *value > 0 ? "inf" : "-inf";
+  return *value;
+}
+
+nlohmann::ordered_json json_integer(const std::optional<int64_t>& value) {
+  if (!value) return nullptr;
+  return *value;
+}
+
+nlohmann::ordered_json to_json(const runlog::RunLog& log) {
+  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
+  for (const Step& step : log.steps) {
+    nlohmann::ordered_json s;
+    s["step"] = step.step;
+    s["iterations"] = step.iterations;
+    s["step_time_s"] = json_number(step.step_time_s);
+    s["loss"] = json_number(step.loss);
+    s["grad_norm"] = json_number(step.grad_norm);
+    s["learning_rate"] = json_number(step.learning_rate);
+    s["samples"] = json_integer(step.samples);
+    s["tokens"] = json_integer(step.tokens);
+    s["skipped_iterations"] = step.skipped_iterations;
+    s["timestamp"] = step.timestamp ? nlohmann::ordered_json(*step.timestamp) : nlohmann::ordered_json(nullptr);
+    s["line"] = step.line;
+    steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+void run_steps(const StepsOptions& options, Io& io) {
+  std::optional<runlog::LogFormat> forced;
+  if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
+  std::vector<runlog::RunLog> logs;
+  for (const std::string& path : options.logs) logs.push_back(runlog::read_log_file(path, forced));
+
+  if (options.json) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const runlog::RunLog& log : logs) {
+      nlohmann::ordered_json entry;
+      entry["path"] = log.path;
+      entry["format"] = runlog::to_string(log.format);
+      entry["records"] = log.steps.size();
+      entry["log_interval"] = log.log_interval;
+      entry["first_timestamp"] = log.first_timestamp ? nlohmann::ordered_json(*log.first_timestamp) : nullptr;
+      entry["last_timestamp"] = log.last_timestamp ? nlohmann::ordered_json(*log.last_timestamp) : nullptr;
+      entry["span_s"] = log.span_s ? nlohmann::ordered_json(*log.span_s) : nullptr;
+      entry["notes"] = log.notes;
+      entry["steps"] = to_json(log);
+      out.push_back(std::move(entry));
+    }
+    io.out << out.dump(2) << "\n";
+    io.exit_code = kExitOk;
+    return;
+  }
+  bool first = true;
+  for (const runlog::RunLog& log : logs) {
+    if (!first) io.out << "\n";
+    first = false;
+    io.out << fmt::format("{}: {}, {} record{}", log.path, runlog::to_string(log.format), log.steps.size(),
+                          log.steps.size() == 1 ? "" : "s");
+    if (log.log_interval > 1) io.out << fmt::format(", one every {} steps (times and losses are averages)", log.log_interval);
+    io.out << "\n";
+    if (log.first_timestamp) {
+      io.out << fmt::format("timestamps: {} to {}\n", *log.first_timestamp, *log.last_timestamp);
+    }
+    util::Table table;
+    table.header = {"step", "step time (s)", "loss", "grad norm", "learning rate", "samples", "tokens"};
+    for (const Step& step : log.steps) {
+      table.rows.push_back({fmt::format("{}", step.step), cell(step.step_time_s, "{:.4f}"), cell(step.loss, "{:.6f}"),
+                            cell(step.grad_norm, "{:.4f}"), cell(step.learning_rate, "{:.4e}"), cell(step.samples),
+                            cell(step.tokens)});
+    }
+    io.out << table.render();
+    for (const std::string& note : log.notes) io.out << "note: " << note << "\n";
+  }
+  io.exit_code = kExitOk;
+}
+
+}  // namespace
+
+void add_steps_command(CLI::App& command, Io& io) {
+  auto options = std::make_shared<StepsOptions>();
+  command.add_option("logs", options->logs, "training logs (Megatron-LM, Megatron-Bridge, slime, miles, NeMo 2.0, ladle JSONL)")
+      ->required();
+  command.add_option("--format", options->format,
+                     "read every log as this format: megatron, megatron_bridge, slime, miles, nemo, jsonl");
+  add_json_flag(command, options->json);
+  command.callback([options, &io] { run_steps(*options, io); });
+}
+
+}  // namespace ladle::cli
