@@ -13,7 +13,7 @@ namespace ladle {
 
 struct RecipeGpu {
   std::string type;      ///< GPU name as in the hardware catalog, e.g. "H200"
-  double memory_gb = 0;  ///< HBM per GPU, decimal GB as marketed (141)
+  int64_t memory_gb = 0;  ///< HBM per GPU, decimal GB as marketed (141)
   int64_t count = 0;     ///< GPUs in the run
   int64_t per_node = 0;  ///< GPUs per node
   std::string instance;  ///< e.g. "AWS p5en.48xlarge"
@@ -209,7 +209,7 @@ struct Recipe {
   std::vector<std::pair<std::string, std::string>> env;  ///< in order; equals the run's exports
   std::vector<std::string> patches;
   std::string run;    ///< the launch script, a literal block
-  std::string notes;  ///< Markdown, a literal block
+  std::string notes;  ///< Markdown, a literal block; optional ("" = no notes key)
   std::optional<Predicted> predicted;  ///< written only when present
   /// Comment lines before the first key (without the "# "); kept so a file round-trips.
   std::vector<std::string> header_comments;

@@ -1,7 +1,8 @@
 #pragma once
-// Reading and writing recipes as YAML. The writer reproduces the seeds byte for byte: keys in
-// schema order, plain scalars where YAML allows them, single quotes otherwise, long scalars folded
-// at column 120 like PyYAML's emitter, and `run:` / `notes:` as literal blocks.
+// Reading and writing recipes as YAML. The writer is canonical: keys in schema order, plain scalars
+// where YAML 1.1 allows them, single quotes otherwise (as PyYAML chooses), long scalars folded at
+// word boundaries to end by column 120, and `run:` / `notes:` as literal blocks. Writing a file it
+// wrote gives the same bytes.
 
 #include <map>
 #include <string>

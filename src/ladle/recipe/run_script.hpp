@@ -24,6 +24,9 @@ struct RunExport {
 struct RunScript {
   std::vector<RunExport> exports;
   std::vector<RunArg> args;  ///< every `--flag [value]` of the script's commands, in order
+  /// Whether the command line expands an array or variable into several words (e.g.
+  /// "${MODEL_ARGS[@]}"): flags absent from the script may then still be passed.
+  bool has_opaque_args = false;
 
   /// The first argument with this flag, or nullptr.
   const RunArg* find(std::string_view flag) const;

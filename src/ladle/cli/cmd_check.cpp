@@ -1,0 +1,93 @@
+// cmd_check.cpp: `ladle check`, applies the recipe rules to files, folders or the embedded catalog.
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/catalog.hpp"
+#include "ladle/recipe/rules.hpp"
+
+namespace ladle::cli {
+
+namespace {
+
+struct CheckOptions {
+  std::vector<std::string> paths;
+  bool json = false;
+  bool list_rules = false;
+};
+
+int run_check(const CheckOptions& opt, Io& io) {
+  if (opt.list_rules) {
+    for (const recipe::RuleInfo& rule : recipe::recipe_rules()) io.out << rule.id << "\t" << rule.summary << "\n";
+    return kExitOk;
+  }
+  std::vector<recipe::CheckReport> reports;
+  std::vector<std::string> errors;
+  const auto check_all = [&](const std::vector<recipe::LoadedRecipe>& recipes) {
+    for (const auto& loaded : recipes) reports.push_back(recipe::check_recipe(loaded));
+  };
+  if (opt.paths.empty()) {
+    check_all(recipe::load_embedded_catalog());
+  }
+  for (const std::string& path : opt.paths) {
+    // A file that does not parse is reported and the others are still checked.
+    try {
+      check_all(recipe::load_catalog_dir(path));
+    } catch (const Error& e) {
+      errors.push_back(e.describe());
+    }
+  }
+  size_t violations = 0;
+  for (const auto& report : reports) violations += report.findings.size();
+  if (opt.json) {
+    nlohmann::ordered_json j;
+    j["recipes"] = nlohmann::ordered_json::array();
+    for (const auto& report : reports) {
+      nlohmann::ordered_json r;
+      r["file"] = report.file;
+      r["ok"] = report.findings.empty();
+      r["expert_data_parallel"] = report.expert_data_parallel ? nlohmann::ordered_json(*report.expert_data_parallel)
+                                                              : nlohmann::ordered_json();
+      r["findings"] = nlohmann::ordered_json::array();
+      for (const auto& f : report.findings) {
+        r["findings"].push_back({{"rule", f.rule}, {"line", f.line}, {"field", f.field}, {"message", f.message}});
+      }
+      r["skipped"] = report.skipped;
+      j["recipes"].push_back(r);
+    }
+    j["violations"] = violations;
+    j["errors"] = errors;
+    io.out << j.dump(2) << "\n";
+  } else {
+    for (const auto& report : reports) {
+      for (const auto& f : report.findings) io.out << f.file << ":" << f.line << ": " << f.rule << ": " << f.message << "\n";
+      for (const auto& s : report.skipped) io.out << report.file << ": note: not checked: " << s << "\n";
+      if (report.findings.empty()) {
+        io.out << report.file << ": ok";
+        if (report.expert_data_parallel) io.out << " (expert data-parallel size " << *report.expert_data_parallel << ")";
+        io.out << "\n";
+      }
+    }
+    for (const std::string& e : errors) io.err << e << "\n";
+    io.out << "checked " << reports.size() << (reports.size() == 1 ? " recipe: " : " recipes: ") << violations
+           << (violations == 1 ? " violation" : " violations");
+    if (!errors.empty()) io.out << ", " << errors.size() << (errors.size() == 1 ? " file" : " files") << " unreadable";
+    io.out << "\n";
+  }
+  if (!errors.empty()) return kExitError;
+  return violations ? kExitNo : kExitOk;
+}
+
+}  // namespace
+
+void add_check_command(CLI::App& command, Io& io) {
+  auto opt = std::make_shared<CheckOptions>();
+  command.add_option("paths", opt->paths, "recipe files or folders (default: the embedded catalog)");
+  command.add_flag("--list-rules", opt->list_rules, "print every rule id with what it checks");
+  add_json_flag(command, opt->json);
+  command.callback([opt, &io] { io.exit_code = run_check(*opt, io); });
+}
+
+}  // namespace ladle::cli

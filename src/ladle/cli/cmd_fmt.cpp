@@ -1,0 +1,43 @@
+// cmd_fmt.cpp: `ladle fmt`, rewrites recipes in ladle's canonical YAML form.
+#include <CLI/CLI.hpp>
+#include <ostream>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/recipe_io.hpp"
+#include "ladle/util/file_io.hpp"
+
+namespace ladle::cli {
+
+namespace {
+struct FmtOptions {
+  std::vector<std::string> files;
+  bool check = false;
+};
+
+int run_fmt(const FmtOptions& opt, Io& io) {
+  int changed = 0;
+  for (const std::string& file : opt.files) {
+    const std::string text = util::read_file(file);
+    const std::string canonical = recipe::write_recipe(recipe::read_recipe(text, file).recipe);
+    if (canonical == text) continue;
+    ++changed;
+    if (opt.check) {
+      io.out << file << ": not in canonical form\n";
+    } else {
+      util::write_file_atomic(file, canonical);
+      io.out << file << ": rewritten\n";
+    }
+  }
+  return opt.check && changed ? kExitNo : kExitOk;
+}
+}  // namespace
+
+void add_fmt_command(CLI::App& command, Io& io) {
+  auto opt = std::make_shared<FmtOptions>();
+  command.add_option("files", opt->files, "recipe files")->required();
+  command.add_flag("--check", opt->check, "only report files that are not in canonical form (exit 1)");
+  command.callback([opt, &io] { io.exit_code = run_fmt(*opt, io); });
+}
+
+}  // namespace ladle::cli

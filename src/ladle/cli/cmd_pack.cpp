@@ -1,0 +1,116 @@
+// cmd_pack.cpp: `ladle pack`, builds fixed-length training rows with a loss mask from conversations
+// and writes them with a manifest.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <filesystem>
+#include <ostream>
+#include <thread>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/pack/pack_writer.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/table.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::cli {
+
+namespace {
+
+constexpr int kProgressWidth = 30;
+
+struct PackCliOptions {
+  std::string tokenizer_path;
+  std::string tokenizer_label;
+  std::string family;
+  std::string input;
+  std::string out;
+  std::string name;
+  int64_t row_tokens = 8192;
+  int64_t rows = 0;
+  uint64_t seed = 0;
+  int threads = 0;
+  bool json = false;
+};
+
+std::string render_summary(const pack::PackManifest& m, const std::string& out_dir) {
+  util::Table table;
+  table.header = {"field", "value"};
+  table.rows = {
+      {"rows", util::format_grouped(static_cast<long long>(m.rows))},
+      {"row_tokens", util::format_grouped(static_cast<long long>(m.row_tokens))},
+      {"supervised_token_ratio", fmt::format("{:.3f}", m.supervised_token_ratio)},
+      {"rows_skipped", util::format_grouped(static_cast<long long>(m.stats.rows_skipped))},
+      {"conversations_used", fmt::format("{} of {}", m.stats.conversations_used,
+                                         m.stats.source_conversations)},
+      {"rows_sha256", m.rows_sha256},
+  };
+  for (const pack::OutputFile& f : m.files) table.rows.push_back({f.name, f.sha256});
+  return fmt::format("packed {} rows into {}\n{}", m.rows, out_dir, table.render());
+}
+
+int run_pack(const PackCliOptions& opt, Io& io) {
+  pack::PackOptions options;
+  options.input_path = opt.input;
+  options.family = pack::parse_template_family(opt.family);
+  options.row_tokens = opt.row_tokens;
+  options.rows = opt.rows;
+  options.seed = opt.seed;
+  options.threads = opt.threads > 0 ? opt.threads
+                                    : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(opt.tokenizer_path);
+  pack::PackOutput output;
+  output.dir = opt.out;
+  const std::filesystem::path out_path(opt.out);
+  output.name = opt.name.empty() ? out_path.filename().string() : opt.name;
+  if (!opt.tokenizer_label.empty()) {
+    output.tokenizer_label = opt.tokenizer_label;
+  } else {
+    const std::filesystem::path t(opt.tokenizer_path);
+    const std::string parent = t.parent_path().filename().string();
+    output.tokenizer_label = parent.empty() ? t.filename().string() : parent;
+  }
+  pack::ProgressSink progress;
+  if (::isatty(STDERR_FILENO)) {
+    progress = [&io](int64_t done, int64_t total) {
+      if (done != total && done % 16 != 0) return;
+      const int filled = static_cast<int>(kProgressWidth * done / total);
+      io.err << fmt::format("\r[{}{}] {}/{} rows", std::string(static_cast<size_t>(filled), '#'),
+                            std::string(static_cast<size_t>(kProgressWidth - filled), ' '), done, total)
+             << (done == total ? "\n" : "") << std::flush;
+    };
+  }
+  const pack::PackManifest manifest = pack::write_pack(tokenizer, options, output, progress);
+  if (opt.json) {
+    io.out << pack::render_manifest_json(manifest);
+  } else {
+    io.out << render_summary(manifest, opt.out);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_pack_command(CLI::App& command, Io& io) {
+  auto opt = std::make_shared<PackCliOptions>();
+  command.add_option("--tokenizer", opt->tokenizer_path, "a Hugging Face tokenizer.json")->required();
+  command.add_option("--tokenizer-label", opt->tokenizer_label,
+                     "what build.tokenizer calls the tokenizer (default: its folder's name)");
+  command.add_option("--template", opt->family, "chat template and loss mask: glm5, qwen3, llama3, "
+                                                "deepseek_v3")
+      ->required();
+  command.add_option("--input", opt->input, "conversations, one JSON object per line")->required();
+  command.add_option("--row-tokens", opt->row_tokens, "tokens per row")->capture_default_str();
+  command.add_option("--rows", opt->rows, "rows to build")->required();
+  command.add_option("--seed", opt->seed, "seed of the conversation permutation")
+      ->capture_default_str();
+  command.add_option("--out", opt->out, "output folder (replaced whole when complete)")->required();
+  command.add_option("--name", opt->name, "the row set's name (default: the output folder's name)");
+  command.add_option("--threads", opt->threads,
+                     "tokenizer threads (default: all cores); the output does not depend on it");
+  add_json_flag(command, opt->json);
+  command.callback([opt, &io] { io.exit_code = run_pack(*opt, io); });
+}
+
+}  // namespace ladle::cli

@@ -1,0 +1,63 @@
+#include "ladle/recipe/catalog.hpp"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "ladle/util/embedded.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::recipe {
+
+std::vector<LoadedRecipe> load_embedded_catalog() {
+  std::vector<LoadedRecipe> recipes;
+  for (const util::EmbeddedFile& file : util::embedded_under("recipes/")) {
+    if (!file.path.ends_with(".yaml")) continue;
+    recipes.push_back(read_recipe(file.bytes, std::string(file.path)));
+  }
+  return recipes;
+}
+
+std::vector<LoadedRecipe> load_catalog_dir(const std::string& dir) {
+  std::error_code ec;
+  if (!std::filesystem::exists(dir, ec)) throw Error(ErrorKind::io, "no such folder", {dir});
+  if (!std::filesystem::is_directory(dir, ec)) return {read_recipe_file(dir)};
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
+  }
+  if (ec) throw Error(ErrorKind::io, fmt::format("cannot list: {}", ec.message()), {dir});
+  if (files.empty()) throw Error(ErrorKind::input, "no recipes (*.yaml) in this folder", {dir});
+  std::sort(files.begin(), files.end());
+  std::vector<LoadedRecipe> recipes;
+  for (const std::string& file : files) recipes.push_back(read_recipe_file(file));
+  return recipes;
+}
+
+LoadedRecipe find_recipe(const std::string& name_or_path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name_or_path, ec)) return read_recipe_file(name_or_path);
+  std::vector<std::string> names;
+  for (const util::EmbeddedFile& file : util::embedded_under("recipes/")) {
+    if (!file.path.ends_with(".yaml")) continue;
+    const std::string path(file.path);
+    const std::string relative = path.substr(std::string("recipes/").size());
+    const std::string stem = std::filesystem::path(path).stem().string();
+    const std::string long_name = relative.substr(0, relative.size() - 5);
+    if (name_or_path == path || name_or_path == relative || name_or_path == long_name) {
+      return read_recipe(file.bytes, path);
+    }
+    names.push_back(long_name);
+  }
+  // A bare stem may name several recipes (one per model and GPU): accept it only when unique.
+  std::vector<std::string> matches;
+  for (const std::string& name : names) {
+    if (std::filesystem::path(name).filename() == name_or_path) matches.push_back(name);
+  }
+  if (matches.size() == 1) return find_recipe(matches[0]);
+  if (matches.size() > 1) {
+    throw_usage("recipe '{}' is ambiguous: {}", name_or_path, util::join(matches, ", "));
+  }
+  throw_usage("no recipe file or catalog recipe '{}'{}", name_or_path, util::did_you_mean(name_or_path, names));
+}
+
+}  // namespace ladle::recipe

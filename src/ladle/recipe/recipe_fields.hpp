@@ -1,0 +1,233 @@
+#pragma once
+// The one description of the recipe's fields, in file key order. The YAML reader, the YAML writer
+// and the schema test all walk it, so the three cannot disagree.
+//
+// A visitor provides `field(name, member, FieldOptions)` for every member type used below and
+// `object(name, member)` for nested structs; `visit_fields(v, value)` calls it once per field.
+
+#include <span>
+#include <string_view>
+
+#include "ladle/recipe/recipe.hpp"
+
+namespace ladle::recipe::detail {
+
+/// How a field is written and checked, beyond its C++ type.
+struct FieldOptions {
+  std::span<const std::string_view> allowed;  ///< allowed values of a string field; empty = any
+  bool date = false;           ///< string holding YYYY-MM-DD, written unquoted
+  bool literal_block = false;  ///< written as a `|` block
+  bool omit_if_null = false;   ///< an absent optional is left out instead of written as null
+  bool omit_if_empty = false;  ///< an optional key of a string: absent reads as "", "" is not written
+  bool pair = false;           ///< a list of exactly two integers
+};
+
+inline constexpr std::string_view kStatuses[] = {"planned", "measured", "verified"};
+inline constexpr std::string_view kPrecisions[] = {"bf16", "fp8"};
+inline constexpr std::string_view kGranularities[] = {"full", "selective"};
+inline constexpr std::string_view kRecomputeMethods[] = {"uniform", "block"};
+inline constexpr std::string_view kDispatchers[] = {"alltoall", "allgather", "flex"};
+inline constexpr std::string_view kPassFail[] = {"pass", "fail"};
+inline constexpr std::string_view kPassFailPending[] = {"pass", "fail", "pending"};
+
+template <class V>
+void visit_fields(V& v, RecipeGpu& x) {
+  v.field("type", x.type, {});
+  v.field("memory_gb", x.memory_gb, {});
+  v.field("count", x.count, {});
+  v.field("per_node", x.per_node, {});
+  v.field("instance", x.instance, {});
+}
+
+template <class V>
+void visit_fields(V& v, RecipeAuthor& x) {
+  v.field("name", x.name, {});
+  v.field("url", x.url, {});
+}
+
+template <class V>
+void visit_fields(V& v, RecipeStack& x) {
+  v.field("framework", x.framework, {});
+  v.field("megatron_lm", x.megatron_lm, {});
+  v.field("transformer_engine", x.transformer_engine, {});
+  v.field("pytorch", x.pytorch, {});
+  v.field("cuda", x.cuda, {});
+  v.field("nccl", x.nccl, {});
+  v.field("deepep", x.deepep, {});
+  v.field("python", x.python, {});
+  v.field("network", x.network, {});
+  v.field("source", x.source, {});
+}
+
+template <class V>
+void visit_fields(V& v, DatasetBuild& x) {
+  v.field("name", x.name, {});
+  v.field("tokenizer", x.tokenizer, {});
+  v.field("loss_mask", x.loss_mask, {});
+  v.field("rows", x.rows, {});
+  v.field("row_tokens", x.row_tokens, {});
+  v.field("padding_tokens", x.padding_tokens, {});
+  v.field("seed", x.seed, {});
+  v.field("packing", x.packing, {});
+  v.field("supervised_token_ratio", x.supervised_token_ratio, {});
+  v.field("parquet_sha256", x.parquet_sha256, {});
+  v.field("parquet_bytes", x.parquet_bytes, {});
+  v.field("builder", x.builder, {});
+}
+
+template <class V>
+void visit_fields(V& v, RecipeDataset& x) {
+  v.field("name", x.name, {});
+  v.field("source", x.source, {});
+  v.field("revision", x.revision, {});
+  v.field("license", x.license, {});
+  v.field("rows_sha256", x.rows_sha256, {});
+  v.object("build", x.build);
+}
+
+template <class V>
+void visit_fields(V& v, Workload& x) {
+  v.field("row_tokens", x.row_tokens, {});
+  v.field("rows", x.rows, {});
+  v.field("global_batch", x.global_batch, {});
+  v.field("precision", x.precision, {.allowed = kPrecisions});
+  v.object("dataset", x.dataset);
+}
+
+template <class V>
+void visit_fields(V& v, LayerSplit& x) {
+  v.field("first", x.first, {});
+  v.field("last", x.last, {});
+}
+
+template <class V>
+void visit_fields(V& v, Recompute& x) {
+  v.field("granularity", x.granularity, {.allowed = kGranularities});
+  v.field("method", x.method, {.allowed = kRecomputeMethods});
+  v.field("num_layers", x.num_layers, {});
+}
+
+template <class V>
+void visit_fields(V& v, Offload& x) {
+  v.field("optimizer_fraction", x.optimizer_fraction, {});
+  v.field("overlap_d2h_h2d", x.overlap_d2h_h2d, {});
+}
+
+template <class V>
+void visit_fields(V& v, RecipeLayout& x) {
+  v.field("label", x.label, {});
+  v.field("summary", x.summary, {});
+  v.field("highlights", x.highlights, {});
+  v.field("tp", x.tp, {});
+  v.field("pp", x.pp, {});
+  v.field("vpp", x.vpp, {});
+  v.field("cp", x.cp, {});
+  v.field("ep", x.ep, {});
+  v.field("etp", x.etp, {});
+  v.field("dp", x.dp, {});
+  v.field("sequence_parallel", x.sequence_parallel, {});
+  v.object("layer_split", x.layer_split);
+  v.field("max_tokens_per_gpu", x.max_tokens_per_gpu, {});
+  v.field("rows_per_microbatch", x.rows_per_microbatch, {});
+  v.object("recompute", x.recompute);
+  v.object("offload", x.offload);
+  v.field("dispatcher", x.dispatcher, {.allowed = kDispatchers});
+}
+
+template <class V>
+void visit_fields(V& v, ActiveParams& x) {
+  v.field("count", x.count, {});
+  v.field("source", x.source, {});
+  v.field("revision", x.revision, {});
+}
+
+template <class V>
+void visit_fields(V& v, RecipeResult& x) {
+  v.field("tokens_per_s_per_gpu", x.tokens_per_s_per_gpu, {});
+  v.field("usd_per_million_tokens", x.usd_per_million_tokens, {});
+  v.field("step_time_cv_percent", x.step_time_cv_percent, {});
+  v.field("mfu", x.mfu, {});
+  v.field("mfu_note", x.mfu_note, {});
+  v.object("active_params", x.active_params);
+  v.field("measured", x.measured, {.date = true});
+  v.field("steps_per_run", x.steps_per_run, {});
+  v.field("window", x.window, {.pair = true});
+  v.field("window_tokens", x.window_tokens, {});
+  v.field("runs", x.runs, {});
+  v.field("profiler", x.profiler, {});
+  v.field("gpu_hours", x.gpu_hours, {});
+  v.field("gpu_hours_note", x.gpu_hours_note, {});
+}
+
+template <class V>
+void visit_fields(V& v, ComponentTest& x) {
+  v.field("test", x.test, {});
+  v.field("shape", x.shape, {});
+  v.field("gpu", x.gpu, {});
+  v.field("date", x.date, {.date = true});
+  v.field("result", x.result, {.allowed = kPassFail});
+  v.field("detail", x.detail, {});
+  v.field("note", x.note, {});
+}
+
+template <class V>
+void visit_fields(V& v, Convergence& x) {
+  v.field("steps", x.steps, {});
+  v.field("result", x.result, {.allowed = kPassFail});
+  v.field("correlation", x.correlation, {});
+  v.field("final_loss_difference", x.final_loss_difference, {});
+  v.field("pointwise_failures", x.pointwise_failures, {});
+  v.field("note", x.note, {});
+  v.field("reference_log", x.reference_log, {.omit_if_null = true});
+  v.field("candidate_log", x.candidate_log, {.omit_if_null = true});
+}
+
+template <class V>
+void visit_fields(V& v, Correctness& x) {
+  v.field("result", x.result, {.allowed = kPassFailPending});
+  v.field("summary", x.summary, {});
+  v.field("reference", x.reference, {});
+  v.field("configuration", x.configuration, {.allowed = kPassFailPending});
+  v.list("component_tests", x.component_tests);
+  v.object("convergence", x.convergence);
+  v.field("rules", x.rules, {});
+}
+
+template <class V>
+void visit_fields(V& v, PredictedPart& x) {
+  v.field("name", x.name, {});
+  v.field("value", x.value, {});
+}
+
+template <class V>
+void visit_fields(V& v, Predicted& x) {
+  v.field("planner", x.planner, {});
+  v.field("tokens_per_s_per_gpu", x.tokens_per_s_per_gpu, {});
+  v.field("step_time_s", x.step_time_s, {});
+  v.field("mfu", x.mfu, {});
+  v.field("usd_per_million_tokens", x.usd_per_million_tokens, {});
+  v.field("memory_gb", x.memory_gb, {});
+  v.list("step_time_breakdown", x.step_time_breakdown);
+  v.list("memory_breakdown", x.memory_breakdown);
+}
+
+template <class V>
+void visit_fields(V& v, Recipe& x) {
+  v.field("schema_version", x.schema_version, {});
+  v.field("model", x.model, {});
+  v.object("gpu", x.gpu);
+  v.object("author", x.author);
+  v.field("status", x.status, {.allowed = kStatuses});
+  v.object("stack", x.stack);
+  v.object("workload", x.workload);
+  v.object("layout", x.layout);
+  v.object("result", x.result);
+  v.object("correctness", x.correctness);
+  v.field("env", x.env, {});
+  v.field("patches", x.patches, {});
+  v.field("run", x.run, {.literal_block = true});
+  v.field("notes", x.notes, {.literal_block = true, .omit_if_empty = true});
+  v.object("predicted", x.predicted, /*omit_if_null=*/true);
+}
+
+}  // namespace ladle::recipe::detail

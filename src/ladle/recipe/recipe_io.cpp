@@ -1,0 +1,529 @@
+#include "ladle/recipe/recipe_io.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <set>
+
+#include "ladle/recipe/recipe_fields.hpp"
+#include "ladle/recipe/yaml_style.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::recipe {
+
+SourceLocation FieldLocations::at(std::string_view field_path) const {
+  std::string path(field_path);
+  for (;;) {
+    const auto it = by_path.find(path);
+    if (it != by_path.end()) return it->second;
+    const size_t cut = path.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    path.resize(cut);
+  }
+  return SourceLocation{file, 0, 0, std::string(field_path)};
+}
+
+namespace {
+
+using detail::FieldOptions;
+
+const char* describe_kind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null: return "null";
+    case YAML::NodeType::Scalar: return "a scalar";
+    case YAML::NodeType::Sequence: return "a list";
+    case YAML::NodeType::Map: return "a mapping";
+    default: return "nothing";
+  }
+}
+
+std::string join_path(const std::string& prefix, std::string_view name) {
+  return prefix.empty() ? std::string(name) : prefix + "." + std::string(name);
+}
+
+// The state shared by every level of one read: the file name and the locations found so far.
+struct ReadContext {
+  FieldLocations* where;
+
+  SourceLocation at(const YAML::Node& node, const std::string& path) const {
+    const YAML::Mark mark = node.Mark();
+    return SourceLocation{where->file, mark.line + 1, mark.column + 1, path};
+  }
+};
+
+[[noreturn]] void fail(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                       const std::string& message) {
+  throw Error(ErrorKind::input, message, ctx.at(node, path));
+}
+
+bool is_quoted(const YAML::Node& node) { return node.Tag() == "!"; }
+
+std::string scalar_text(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                        const char* expected) {
+  if (!node.IsScalar()) fail(ctx, node, path, fmt::format("expected {}, got {}", expected, describe_kind(node)));
+  return node.Scalar();
+}
+
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                int64_t& out, const FieldOptions&) {
+  const std::string text = scalar_text(ctx, node, path, "an integer");
+  int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (is_quoted(node) || ec != std::errc() || end != text.data() + text.size()) {
+    fail(ctx, node, path, fmt::format("expected an integer, got '{}'", text));
+  }
+  out = value;
+}
+
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                double& out, const FieldOptions&) {
+  const std::string text = scalar_text(ctx, node, path, "a number");
+  double value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (is_quoted(node) || ec != std::errc() || end != text.data() + text.size() ||
+      !std::isfinite(value)) {
+    fail(ctx, node, path, fmt::format("expected a number, got '{}'", text));
+  }
+  out = value;
+}
+
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path, bool& out,
+                const FieldOptions&) {
+  const std::string text = scalar_text(ctx, node, path, "true or false");
+  if (!is_quoted(node) && (text == "true" || text == "True")) {
+    out = true;
+  } else if (!is_quoted(node) && (text == "false" || text == "False")) {
+    out = false;
+  } else {
+    fail(ctx, node, path, fmt::format("expected true or false, got '{}'", text));
+  }
+}
+
+bool is_date(std::string_view s) {
+  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
+  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
+  }
+  const int month = (s[5] - '0') * 10 + (s[6] - '0');
+  const int day = (s[8] - '0') * 10 + (s[9] - '0');
+  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
+}
+
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                std::string& out, const FieldOptions& opt) {
+  if (node.IsNull()) fail(ctx, node, path, "expected a string, got null");
+  out = scalar_text(ctx, node, path, "a string");
+  if (opt.date && !is_date(out)) {
+    fail(ctx, node, path, fmt::format("expected a date YYYY-MM-DD, got '{}'", out));
+  }
+  if (!opt.allowed.empty()) {
+    for (const std::string_view allowed : opt.allowed) {
+      if (out == allowed) return;
+    }
+    std::vector<std::string> names(opt.allowed.begin(), opt.allowed.end());
+    fail(ctx, node, path,
+         fmt::format("expected one of {}, got '{}'{}", util::join(names, ", "), out,
+                     util::did_you_mean(out, names)));
+  }
+}
+
+template <class T>
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                std::optional<T>& out, const FieldOptions& opt) {
+  if (node.IsNull()) {
+    out.reset();
+    return;
+  }
+  T value{};
+  read_value(ctx, node, path, value, opt);
+  out = std::move(value);
+}
+
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                std::vector<int64_t>& out, const FieldOptions& opt) {
+  if (!node.IsSequence()) fail(ctx, node, path, fmt::format("expected a list, got {}", describe_kind(node)));
+  out.clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string item_path = fmt::format("{}[{}]", path, i);
+    ctx.where->by_path[item_path] = ctx.at(node[i], item_path);
+    read_value(ctx, node[i], item_path, out.emplace_back(), opt);
+  }
+  if (opt.pair && out.size() != 2) {
+    fail(ctx, node, path, fmt::format("expected a [first, last] pair, got {} values", out.size()));
+  }
+}
+
+void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
+                std::vector<std::string>& out, const FieldOptions& opt) {
+  if (!node.IsSequence()) fail(ctx, node, path, fmt::format("expected a list, got {}", describe_kind(node)));
+  out.clear();
+  for (size_t i = 0; i < node.size(); ++i) {
+    const std::string item_path = fmt::format("{}[{}]", path, i);
+    ctx.where->by_path[item_path] = ctx.at(node[i], item_path);
+    read_value(ctx, node[i], item_path, out.emplace_back(), opt);
+  }
+}
+
+// One mapping of the file: hands out its values by key and reports keys nobody asked for.
+class MapReader {
+ public:
+  MapReader(const ReadContext& ctx, const YAML::Node& node, std::string path)
+      : ctx_(ctx), node_(node), path_(std::move(path)) {
+    if (!node.IsMap()) {
+      fail(ctx, node, path_.empty() ? "" : path_,
+           fmt::format("expected a mapping, got {}", describe_kind(node)));
+    }
+    std::set<std::string> seen;
+    for (const auto& entry : node) {
+      const std::string key = entry.first.Scalar();
+      if (!seen.insert(key).second) {
+        fail(ctx, entry.first, join_path(path_, key), "duplicate key");
+      }
+      entries_.push_back({key, entry.first, entry.second});
+    }
+  }
+
+  template <class T>
+  void field(std::string_view name, T& member, const FieldOptions& opt) {
+    known_.emplace_back(name);
+    const Entry* entry = find(name);
+    const std::string path = join_path(path_, name);
+    if (!entry) {
+      if constexpr (requires { member.reset(); }) {
+        member.reset();
+        if (opt.omit_if_null) return;
+      }
+      if constexpr (std::is_same_v<T, std::string>) {
+        if (opt.omit_if_empty) {
+          member.clear();
+          return;
+        }
+      }
+      missing(name);
+      return;
+    }
+    ctx_.where->by_path[path] = ctx_.at(entry->key_node, path);
+    read_value(ctx_, entry->value, path, member, opt);
+  }
+
+  // env: a mapping of names to scalar strings, order kept.
+  void field(std::string_view name, std::vector<std::pair<std::string, std::string>>& member,
+             const FieldOptions&) {
+    known_.emplace_back(name);
+    const Entry* entry = find(name);
+    if (!entry) return missing(name);
+    const std::string path = join_path(path_, name);
+    ctx_.where->by_path[path] = ctx_.at(entry->key_node, path);
+    member.clear();
+    if (entry->value.IsNull()) return;
+    MapReader inner(ctx_, entry->value, path);
+    for (const Entry& e : inner.entries_) {
+      const std::string item_path = join_path(path, e.key);
+      ctx_.where->by_path[item_path] = ctx_.at(e.key_node, item_path);
+      std::string value;
+      read_value(ctx_, e.value, item_path, value, {});
+      member.emplace_back(e.key, std::move(value));
+    }
+  }
+
+  template <class T>
+  void object(std::string_view name, T& member, bool omit_if_null = false) {
+    known_.emplace_back(name);
+    const Entry* entry = find(name);
+    const std::string path = join_path(path_, name);
+    if constexpr (requires { member.reset(); }) {
+      if (!entry && omit_if_null) {
+        member.reset();
+        return;
+      }
+      if (!entry) return missing(name);
+      ctx_.where->by_path[path] = ctx_.at(entry->key_node, path);
+      if (entry->value.IsNull()) {
+        member.reset();
+        return;
+      }
+      member.emplace();
+      read_object(entry->value, path, *member);
+    } else {
+      if (!entry) return missing(name);
+      ctx_.where->by_path[path] = ctx_.at(entry->key_node, path);
+      read_object(entry->value, path, member);
+    }
+  }
+
+  template <class T>
+  void list(std::string_view name, std::vector<T>& member) {
+    known_.emplace_back(name);
+    const Entry* entry = find(name);
+    if (!entry) return missing(name);
+    const std::string path = join_path(path_, name);
+    ctx_.where->by_path[path] = ctx_.at(entry->key_node, path);
+    if (!entry->value.IsSequence()) {
+      fail(ctx_, entry->value, path, fmt::format("expected a list, got {}", describe_kind(entry->value)));
+    }
+    member.clear();
+    for (size_t i = 0; i < entry->value.size(); ++i) {
+      const std::string item_path = fmt::format("{}[{}]", path, i);
+      ctx_.where->by_path[item_path] = ctx_.at(entry->value[i], item_path);
+      read_object(entry->value[i], item_path, member.emplace_back());
+    }
+  }
+
+  void finish() const {
+    for (const Entry& e : entries_) {
+      if (std::find(known_.begin(), known_.end(), e.key) == known_.end()) {
+        fail(ctx_, e.key_node, join_path(path_, e.key),
+             fmt::format("unknown key '{}'{}", e.key, util::did_you_mean(e.key, known_)));
+      }
+    }
+    if (!missing_.empty()) {
+      fail(ctx_, node_, join_path(path_, missing_),
+           fmt::format("missing required key '{}'{}", missing_,
+                       path_.empty() ? std::string() : fmt::format(" in '{}'", path_)));
+    }
+  }
+
+ private:
+  struct Entry {
+    std::string key;
+    YAML::Node key_node;
+    YAML::Node value;
+  };
+
+  template <class T>
+  void read_object(const YAML::Node& node, const std::string& path, T& out) {
+    MapReader inner(ctx_, node, path);
+    detail::visit_fields(inner, out);
+    inner.finish();
+  }
+
+  const Entry* find(std::string_view name) const {
+    for (const Entry& e : entries_) {
+      if (e.key == name) return &e;
+    }
+    return nullptr;
+  }
+
+  // Remembers the first missing key; finish() reports it after any unknown key.
+  void missing(std::string_view name) {
+    if (missing_.empty()) missing_ = name;
+  }
+
+  const ReadContext& ctx_;
+  YAML::Node node_;
+  std::string path_;
+  std::vector<Entry> entries_;
+  std::vector<std::string> known_;
+  std::string missing_;
+};
+
+// YAML forbids tabs in indentation; yaml-cpp's own message for them is unclear, so look first.
+void reject_tabs(std::string_view text, const std::string& path) {
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == '\n') {
+      const std::string_view content = text.substr(line_start, i - line_start);
+      const size_t first = content.find_first_not_of(' ');
+      if (first != std::string_view::npos && content[first] == '\t') {
+        throw Error(ErrorKind::input, "tab character in indentation: YAML indents with spaces",
+                    {path, line, static_cast<int>(first) + 1, ""});
+      }
+      ++line;
+      line_start = i + 1;
+    }
+  }
+}
+
+std::vector<std::string> leading_comments(std::string_view text) {
+  std::vector<std::string> comments;
+  for (const std::string& line : util::split(text, '\n')) {
+    if (!line.starts_with("#")) break;
+    std::string_view body(line);
+    body.remove_prefix(1);
+    if (body.starts_with(" ")) body.remove_prefix(1);
+    comments.emplace_back(body);
+  }
+  return comments;
+}
+
+// Emits the fields in visit order, in the style described in recipe_io.hpp.
+class Writer {
+ public:
+  explicit Writer(std::string& out, size_t indent = 0) : out_(out), indent_(indent) {}
+
+  void field(std::string_view name, std::string& value, const FieldOptions& opt) {
+    if (opt.omit_if_empty && value.empty()) return;
+    const size_t column = begin_key(name);
+    if (opt.literal_block) {
+      detail::append_literal(out_, value, indent_ + 2);
+      return;
+    }
+    detail::append_scalar(out_, value, column, indent_ + 2, opt.date);
+    out_ += '\n';
+  }
+  void field(std::string_view name, int64_t& value, const FieldOptions&) {
+    begin_key(name);
+    out_ += fmt::format(" {}\n", value);
+  }
+  void field(std::string_view name, double& value, const FieldOptions&) {
+    begin_key(name);
+    out_ += " " + detail::python_float_repr(value) + "\n";
+  }
+  void field(std::string_view name, bool& value, const FieldOptions&) {
+    begin_key(name);
+    out_ += value ? " true\n" : " false\n";
+  }
+  template <class T>
+  void field(std::string_view name, std::optional<T>& value, const FieldOptions& opt) {
+    if (!value) {
+      if (opt.omit_if_null) return;
+      begin_key(name);
+      out_ += " null\n";
+      return;
+    }
+    field(name, *value, opt);
+  }
+  template <class T>
+  void field(std::string_view name, std::vector<T>& values, const FieldOptions& opt) {
+    const size_t column = begin_key(name);
+    (void)column;
+    if (values.empty()) {
+      out_ += " []\n";
+      return;
+    }
+    out_ += '\n';
+    for (T& value : values) {
+      out_.append(indent_, ' ');
+      out_ += "-";
+      write_item(value, opt);
+    }
+  }
+  void field(std::string_view name, std::vector<std::pair<std::string, std::string>>& values,
+             const FieldOptions&) {
+    begin_key(name);
+    if (values.empty()) {
+      out_ += " {}\n";
+      return;
+    }
+    out_ += '\n';
+    for (auto& [key, value] : values) {
+      out_.append(indent_ + 2, ' ');
+      out_ += key + ":";
+      detail::append_scalar(out_, value, indent_ + 2 + key.size() + 1, indent_ + 4);
+      out_ += '\n';
+    }
+  }
+
+  template <class T>
+  void object(std::string_view name, T& value, bool omit_if_null = false) {
+    if constexpr (requires { value.reset(); }) {
+      if (!value) {
+        if (omit_if_null) return;
+        begin_key(name);
+        out_ += " null\n";
+        return;
+      }
+      object(name, *value);
+    } else {
+      begin_key(name);
+      out_ += '\n';
+      Writer inner(out_, indent_ + 2);
+      detail::visit_fields(inner, value);
+    }
+  }
+
+  template <class T>
+  void list(std::string_view name, std::vector<T>& values) {
+    begin_key(name);
+    if (values.empty()) {
+      out_ += " []\n";
+      return;
+    }
+    out_ += '\n';
+    for (T& value : values) {
+      // PyYAML's indentless sequence: "- " at the mapping's indent, the item's keys 2 further.
+      out_.append(indent_, ' ');
+      out_ += "- ";
+      Writer inner(out_, indent_ + 2);
+      inner.pending_dash_ = true;
+      detail::visit_fields(inner, value);
+    }
+  }
+
+ private:
+  void write_item(int64_t value, const FieldOptions&) { out_ += fmt::format(" {}\n", value); }
+  void write_item(std::string& value, const FieldOptions& opt) {
+    const size_t column = out_.size() - (out_.rfind('\n') + 1);
+    detail::append_scalar(out_, value, column, indent_ + 2, opt.date);
+    out_ += '\n';
+  }
+
+  // Writes "key:" at this level's indent and returns the column after the colon.
+  size_t begin_key(std::string_view name) {
+    if (pending_dash_) {
+      pending_dash_ = false;  // the "- " is already written on this line
+    } else {
+      out_.append(indent_, ' ');
+    }
+    out_.append(name);
+    out_ += ':';
+    return out_.size() - (out_.rfind('\n') + 1);
+  }
+
+  std::string& out_;
+  size_t indent_;
+  bool pending_dash_ = false;
+};
+
+}  // namespace
+
+LoadedRecipe read_recipe(std::string_view text, const std::string& path) {
+  LoadedRecipe loaded;
+  loaded.path = path;
+  loaded.where.file = path;
+  reject_tabs(text, path);
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception& e) {
+    throw Error(ErrorKind::input, fmt::format("malformed YAML: {}", e.msg),
+                {path, e.mark.line + 1, e.mark.column + 1, ""});
+  }
+  if (!root || root.IsNull()) {
+    throw Error(ErrorKind::input, "empty file: expected a recipe mapping", {path, 1, 1, ""});
+  }
+  ReadContext ctx{&loaded.where};
+  MapReader reader(ctx, root, "");
+  detail::visit_fields(reader, loaded.recipe);
+  reader.finish();
+  if (loaded.recipe.schema_version != 1) {
+    throw Error(ErrorKind::input,
+                fmt::format("expected schema_version 1, got {}", loaded.recipe.schema_version),
+                loaded.where.at("schema_version"));
+  }
+  loaded.recipe.header_comments = leading_comments(text);
+  return loaded;
+}
+
+LoadedRecipe read_recipe_file(const std::string& path) {
+  return read_recipe(util::read_file(path), path);
+}
+
+std::string write_recipe(const Recipe& recipe) {
+  Recipe copy = recipe;  // the visitor walks mutable references; writing never changes them
+  std::string out;
+  for (const std::string& comment : copy.header_comments) {
+    out += comment.empty() ? "#\n" : "# " + comment + "\n";
+  }
+  Writer writer(out);
+  detail::visit_fields(writer, copy);
+  return out;
+}
+
+void write_recipe_file(const std::string& path, const Recipe& recipe) {
+  util::write_file_atomic(path, write_recipe(recipe));
+}
+
+}  // namespace ladle::recipe

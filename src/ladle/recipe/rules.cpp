@@ -1,0 +1,396 @@
+#include "ladle/recipe/rules.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "ladle/hw/catalog.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/model/params.hpp"
+#include "ladle/recipe/run_script.hpp"
+#include "ladle/recipe/yaml_style.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::recipe {
+
+const std::vector<RuleInfo>& recipe_rules() {
+  static const std::vector<RuleInfo> kRules = {
+      {"R1", "gpu.count = tp x pp x cp x dp"},
+      {"R2", "gpu.count is a whole number of nodes of gpu.per_node GPUs"},
+      {"R3", "the run's node count and GPUs per node agree with gpu.count and gpu.per_node"},
+      {"R4", "the expert layout folds into the same GPUs: ep x etp divides tp x cp x dp"},
+      {"R5", "layer_split: first + last + (pp - 2) x middle = the model's layers, every stage non-empty"},
+      {"R6", "result.window_tokens = (window end - start + 1) x global batch x row tokens"},
+      {"R7", "the measured window lies inside steps_per_run (steps 0 .. steps_per_run - 1)"},
+      {"R8", "the run's step count (--num-rollout or --train-iters) = result.steps_per_run"},
+      {"R9", "result.mfu = 6 x N x tokens/s per GPU / the GPU's dense BF16 peak, to the digits printed"},
+      {"R10", "result.active_params.count = N of the model (parameters a token multiplies through)"},
+      {"R11", "usd_per_million_tokens = price per GPU-hour / (tokens/s per GPU x 3600) x 1e6, to the cent"},
+      {"R12", "every launch argument that maps to a layout or workload field agrees with it"},
+      {"R13", "env equals the export lines of run, in order"},
+      {"R14", "max_tokens_per_gpu >= rows_per_microbatch x row_tokens"},
+      {"R15", "the dataset build holds at least steps_per_run x global batch rows"},
+      {"R16", "gpu_hours >= GPUs x the measured window's duration"},
+      {"R17", "status verified needs a passing correctness block with a passing convergence check"},
+      {"R18", "gpu and instance agree with the hardware catalog (GPU type, memory, GPUs per node)"},
+  };
+  return kRules;
+}
+
+namespace {
+
+// Digits after the decimal point as the number would be printed in the file.
+int printed_decimals(double value) {
+  const std::string text = detail::python_float_repr(value);
+  const size_t e = text.find('e');
+  if (e != std::string::npos) {
+    const int exponent = std::stoi(text.substr(e + 1));
+    const std::string mantissa = text.substr(0, e);
+    const size_t dot = mantissa.find('.');
+    const int mantissa_decimals = dot == std::string::npos ? 0 : static_cast<int>(mantissa.size() - dot - 1);
+    return std::max(0, mantissa_decimals - exponent);
+  }
+  const size_t dot = text.find('.');
+  return dot == std::string::npos ? 0 : static_cast<int>(text.size() - dot - 1);
+}
+
+// Whether `printed` is `exact` rounded to the digits `printed` shows.
+bool matches_printed(double exact, double printed) {
+  const int decimals = printed_decimals(printed);
+  const double half_ulp = 0.5 * std::pow(10.0, -decimals);
+  return std::fabs(exact - printed) <= half_ulp * (1 + 1e-9) + 1e-12;
+}
+
+std::string format_number(double value) { return detail::python_float_repr(value); }
+
+class Checker {
+ public:
+  explicit Checker(const LoadedRecipe& loaded) : loaded_(loaded), r_(loaded.recipe) {
+    report_.file = loaded.path;
+    script_ = parse_run_script(r_.run);
+    run_line_ = loaded.where.at("run").line;
+    model_ = model::find_model(r_.model);
+  }
+
+  CheckReport run() {
+    check_gpu_counts();
+    check_expert_fold();
+    check_layer_split();
+    check_result();
+    check_launch_arguments();
+    check_env();
+    check_workload();
+    check_status();
+    check_hardware();
+    std::stable_sort(report_.findings.begin(), report_.findings.end(),
+                     [](const Finding& a, const Finding& b) { return a.line < b.line; });
+    return std::move(report_);
+  }
+
+ private:
+  template <typename... Args>
+  void add(const char* rule, const std::string& field, fmt::format_string<Args...> format, Args&&... args) {
+    add_at(rule, field, loaded_.where.at(field).line, fmt::format(format, std::forward<Args>(args)...));
+  }
+  void add_at(const char* rule, const std::string& field, int line, std::string message) {
+    report_.findings.push_back({rule, loaded_.path, line, field, std::move(message)});
+  }
+  int script_line(const RunArg* arg) const { return arg ? run_line_ + arg->line : run_line_; }
+
+  void check_gpu_counts() {
+    const auto& l = r_.layout;
+    const int64_t product = l.tp * l.pp * l.cp * l.dp;
+    if (product != r_.gpu.count) {
+      add("R1", "gpu.count", "gpu.count is {} but tp x pp x cp x dp = {} x {} x {} x {} = {}", r_.gpu.count, l.tp,
+          l.pp, l.cp, l.dp, product);
+    }
+    if (r_.gpu.per_node <= 0 || r_.gpu.count % r_.gpu.per_node != 0) {
+      add("R2", "gpu.per_node", "gpu.count {} is not a whole number of {}-GPU nodes", r_.gpu.count,
+          r_.gpu.per_node);
+      return;
+    }
+    const int64_t nodes = r_.gpu.count / r_.gpu.per_node;
+    const RunArg* nodes_arg = script_.find("--actor-num-nodes");
+    if (!nodes_arg) nodes_arg = script_.find("--nnodes");
+    if (nodes_arg && nodes_arg->value && *nodes_arg->value != std::to_string(nodes)) {
+      add_at("R3", "run", script_line(nodes_arg),
+             fmt::format("{} {} but gpu.count / gpu.per_node = {}", nodes_arg->flag, *nodes_arg->value, nodes));
+    }
+    for (const char* flag : {"--actor-num-gpus-per-node", "--num-gpus-per-node", "--nproc_per_node",
+                             "--nproc-per-node"}) {
+      const RunArg* arg = script_.find(flag);
+      if (arg && arg->value && *arg->value != std::to_string(r_.gpu.per_node)) {
+        add_at("R3", "run", script_line(arg),
+               fmt::format("{} {} but gpu.per_node is {}", flag, *arg->value, r_.gpu.per_node));
+      }
+    }
+  }
+
+  void check_expert_fold() {
+    const auto& l = r_.layout;
+    const int64_t dense = l.tp * l.cp * l.dp;
+    const int64_t expert = l.ep * l.etp;
+    if (expert <= 0 || dense % expert != 0) {
+      add("R4", "layout.ep", "ep x etp = {} x {} = {} does not divide tp x cp x dp = {}", l.ep, l.etp, expert, dense);
+      return;
+    }
+    report_.expert_data_parallel = dense / expert;
+  }
+
+  void check_layer_split() {
+    const auto& l = r_.layout;
+    if (!model_) {
+      report_.skipped.push_back(fmt::format("R5: model '{}' is not in the catalog", r_.model));
+      if (l.layer_split && l.pp < 2) add("R5", "layout.layer_split", "layer_split needs pp >= 2, pp is {}", l.pp);
+      return;
+    }
+    const int64_t layers = model_->num_layers;
+    if (!l.layer_split) {
+      if (l.pp > 0 && layers % l.pp != 0) {
+        add("R5", "layout.pp", "{} layers of {} do not split evenly over pp {}; give layout.layer_split", layers,
+            model_->name, l.pp);
+      }
+      return;
+    }
+    const auto& split = *l.layer_split;
+    if (l.pp < 2) {
+      add("R5", "layout.layer_split", "layer_split needs pp >= 2, pp is {}", l.pp);
+      return;
+    }
+    if (split.first < 1 || split.last < 1) {
+      add("R5", "layout.layer_split", "every pipeline stage needs a layer: first {} last {}", split.first, split.last);
+      return;
+    }
+    const int64_t rest = layers - split.first - split.last;
+    if (l.pp == 2) {
+      if (rest != 0) add("R5", "layout.layer_split", "first {} + last {} != {} layers of {}", split.first, split.last, layers, model_->name);
+      return;
+    }
+    if (rest < l.pp - 2 || rest % (l.pp - 2) != 0) {
+      add("R5", "layout.layer_split",
+          "first {} + last {} leave {} of {}'s {} layers, not a whole non-zero number per each of the {} middle stages",
+          split.first, split.last, rest, model_->name, layers, l.pp - 2);
+    }
+  }
+
+  void check_result() {
+    if (!r_.result) return;
+    const RecipeResult& res = *r_.result;
+    const auto& w = res.window;
+    if (w.size() == 2) {
+      const int64_t expected = (w[1] - w[0] + 1) * r_.workload.global_batch * r_.workload.row_tokens;
+      if (expected != res.window_tokens) {
+        add("R6", "result.window_tokens", "window_tokens is {} but ({} - {} + 1) x {} x {} = {}", res.window_tokens,
+            w[1], w[0], r_.workload.global_batch, r_.workload.row_tokens, expected);
+      }
+      if (w[0] < 0 || w[0] > w[1] || w[1] >= res.steps_per_run) {
+        add("R7", "result.window", "window [{}, {}] is not inside steps 0..{} of the run", w[0], w[1],
+            res.steps_per_run - 1);
+      }
+    }
+    const RunArg* steps = script_.find("--num-rollout");
+    if (!steps) steps = script_.find("--train-iters");
+    if (steps && steps->value && *steps->value != std::to_string(res.steps_per_run)) {
+      add_at("R8", "result.steps_per_run", script_line(steps),
+             fmt::format("{} {} but result.steps_per_run is {}", steps->flag, *steps->value, res.steps_per_run));
+    }
+    const auto gpu = hw::find_gpu(r_.gpu.type);
+    if (gpu && gpu->bf16_dense_tflops > 0) {
+      const double mfu = 6.0 * static_cast<double>(res.active_params.count) * res.tokens_per_s_per_gpu /
+                         (gpu->bf16_dense_tflops * 1e12);
+      if (!matches_printed(mfu, res.mfu)) {
+        add("R9", "result.mfu", "mfu is {} but 6 x {} x {} / {} TFLOP/s = {:.{}f}", format_number(res.mfu),
+            res.active_params.count, format_number(res.tokens_per_s_per_gpu), format_number(gpu->bf16_dense_tflops),
+            mfu, printed_decimals(res.mfu) + 2);
+      }
+    } else {
+      report_.skipped.push_back(fmt::format("R9: GPU '{}' is not in the catalog", r_.gpu.type));
+    }
+    if (model_) {
+      const int64_t n = model::active_params(*model_);
+      if (n != res.active_params.count) {
+        add("R10", "result.active_params.count", "active_params.count is {} but {} has N = {}",
+            util::format_grouped(static_cast<long long>(res.active_params.count)), model_->name,
+            util::format_grouped(static_cast<long long>(n)));
+      }
+    } else {
+      report_.skipped.push_back(fmt::format("R10: model '{}' is not in the catalog", r_.model));
+    }
+    const auto instance = hw::find_instance(r_.gpu.instance);
+    if (instance && instance->usd_per_hour > 0 && res.tokens_per_s_per_gpu > 0) {
+      const double usd = instance->usd_per_gpu_hour() / (res.tokens_per_s_per_gpu * 3600.0) * 1e6;
+      if (std::fabs(usd - res.usd_per_million_tokens) > 0.005 + 1e-9) {
+        add("R11", "result.usd_per_million_tokens",
+            "usd_per_million_tokens is {} but {} at ${:.4f}/GPU-hour gives {:.4f}", format_number(res.usd_per_million_tokens),
+            instance->name, instance->usd_per_gpu_hour(), usd);
+      }
+    } else if (!instance) {
+      report_.skipped.push_back(fmt::format("R11: instance '{}' is not in the catalog", r_.gpu.instance));
+    }
+    if (res.tokens_per_s_per_gpu > 0) {
+      const double window_hours =
+          static_cast<double>(res.window_tokens) / res.tokens_per_s_per_gpu / 3600.0;  // GPUs x duration
+      if (res.gpu_hours + 0.005 < window_hours) {
+        add("R16", "result.gpu_hours", "gpu_hours {} is less than {} GPUs x the window's {:.3f} h = {:.2f}",
+            format_number(res.gpu_hours), r_.gpu.count, window_hours / static_cast<double>(r_.gpu.count), window_hours);
+      }
+    }
+  }
+
+  // R12: one finding per launch argument that disagrees with its field.
+  void expect_arg(const char* flag, const std::string& field, const std::string& expected,
+                  const std::string& default_value) {
+    const RunArg* arg = script_.find(flag);
+    if (!arg) {
+      if (expected == default_value || script_.has_opaque_args) return;
+      add_at("R12", field, run_line_,
+             fmt::format("{} is {} but run has no {} (default {})", field, expected, flag, default_value));
+      return;
+    }
+    const std::string actual = arg->value.value_or("");
+    if (actual != expected) {
+      add_at("R12", field, script_line(arg), fmt::format("{} {} but {} is {}", flag, actual, field, expected));
+    }
+  }
+  void expect_flag(const char* flag, const std::string& field, bool expected) {
+    const RunArg* arg = script_.find(flag);
+    if (expected && !arg && !script_.has_opaque_args) {
+      add_at("R12", field, run_line_, fmt::format("{} is true but run has no {}", field, flag));
+    } else if (!expected && arg) {
+      add_at("R12", field, script_line(arg), fmt::format("{} is given but {} is false or null", flag, field));
+    }
+  }
+
+  void check_launch_arguments() {
+    const auto& l = r_.layout;
+    const auto str = [](int64_t v) { return std::to_string(v); };
+    expect_arg("--tensor-model-parallel-size", "layout.tp", str(l.tp), "1");
+    expect_arg("--pipeline-model-parallel-size", "layout.pp", str(l.pp), "1");
+    expect_arg("--context-parallel-size", "layout.cp", str(l.cp), "1");
+    expect_arg("--expert-model-parallel-size", "layout.ep", str(l.ep), "1");
+    if (script_.has("--expert-tensor-parallel-size") || l.etp != l.tp) {
+      expect_arg("--expert-tensor-parallel-size", "layout.etp", str(l.etp), str(l.tp));
+    }
+    expect_flag("--sequence-parallel", "layout.sequence_parallel", l.sequence_parallel);
+    if (l.vpp > 1 && !script_.has("--num-layers-per-virtual-pipeline-stage") &&
+        !script_.has("--num-virtual-stages-per-pipeline-rank")) {
+      expect_arg("--num-virtual-stages-per-pipeline-rank", "layout.vpp", str(l.vpp), "1");
+    } else if (const RunArg* v = script_.find("--num-virtual-stages-per-pipeline-rank")) {
+      expect_arg(v->flag.c_str(), "layout.vpp", str(l.vpp), "1");
+    }
+    if (l.layer_split) {
+      expect_arg("--decoder-first-pipeline-num-layers", "layout.layer_split.first", str(l.layer_split->first), "none");
+      expect_arg("--decoder-last-pipeline-num-layers", "layout.layer_split.last", str(l.layer_split->last), "none");
+    } else {
+      expect_flag("--decoder-first-pipeline-num-layers", "layout.layer_split", false);
+      expect_flag("--decoder-last-pipeline-num-layers", "layout.layer_split", false);
+    }
+    if (l.recompute) {
+      expect_arg("--recompute-granularity", "layout.recompute.granularity", l.recompute->granularity, "none");
+      if (l.recompute->method) expect_arg("--recompute-method", "layout.recompute.method", *l.recompute->method, "none");
+      if (l.recompute->num_layers) {
+        expect_arg("--recompute-num-layers", "layout.recompute.num_layers", str(*l.recompute->num_layers), "none");
+      }
+    } else {
+      expect_flag("--recompute-granularity", "layout.recompute", false);
+    }
+    if (script_.has("--max-tokens-per-gpu") || script_.has("--use-dynamic-batch-size")) {
+      expect_arg("--max-tokens-per-gpu", "layout.max_tokens_per_gpu", str(l.max_tokens_per_gpu), "none");
+    }
+    expect_flag("--optimizer-cpu-offload", "layout.offload", l.offload.has_value());
+    if (l.offload) {
+      expect_flag("--overlap-cpu-optimizer-d2h-h2d", "layout.offload.overlap_d2h_h2d", l.offload->overlap_d2h_h2d);
+      const RunArg* fraction = script_.find("--optimizer-offload-fraction");
+      const double given = fraction && fraction->value ? std::atof(fraction->value->c_str()) : 1.0;
+      if (std::fabs(given - l.offload->optimizer_fraction) > 1e-9) {
+        add_at("R12", "layout.offload.optimizer_fraction", script_line(fraction),
+               fmt::format("--optimizer-offload-fraction {} but layout.offload.optimizer_fraction is {}",
+                           format_number(given), format_number(l.offload->optimizer_fraction)));
+      }
+    } else {
+      expect_flag("--overlap-cpu-optimizer-d2h-h2d", "layout.offload", false);
+    }
+    // Megatron-LM's default dispatcher is allgather (--moe-token-dispatcher-type).
+    expect_arg("--moe-token-dispatcher-type", "layout.dispatcher", l.dispatcher, "allgather");
+    expect_arg("--global-batch-size", "workload.global_batch", str(r_.workload.global_batch), "none");
+  }
+
+  void check_env() {
+    const auto& exports = script_.exports;
+    const size_t n = std::max(exports.size(), r_.env.size());
+    for (size_t i = 0; i < n; ++i) {
+      if (i >= exports.size()) {
+        add("R13", "env." + r_.env[i].first, "env has {} but run exports no such variable", r_.env[i].first);
+      } else if (i >= r_.env.size()) {
+        add_at("R13", "env", run_line_ + exports[i].line,
+               fmt::format("run exports {} but env does not list it", exports[i].name));
+      } else if (exports[i].name != r_.env[i].first || exports[i].value != r_.env[i].second) {
+        add("R13", "env." + r_.env[i].first, "env {}={} but run line {} exports {}={}", r_.env[i].first,
+            r_.env[i].second, exports[i].line, exports[i].name, exports[i].value);
+      }
+    }
+  }
+
+  void check_workload() {
+    const auto& l = r_.layout;
+    const int64_t needed = l.rows_per_microbatch * r_.workload.row_tokens;
+    if (l.max_tokens_per_gpu < needed) {
+      add("R14", "layout.max_tokens_per_gpu", "max_tokens_per_gpu {} < rows_per_microbatch {} x row_tokens {} = {}",
+          l.max_tokens_per_gpu, l.rows_per_microbatch, r_.workload.row_tokens, needed);
+    }
+    const auto& build = r_.workload.dataset.build;
+    if (build && r_.result) {
+      const int64_t rows_needed = r_.result->steps_per_run * r_.workload.global_batch;
+      if (build->rows < rows_needed) {
+        add("R15", "workload.dataset.build.rows", "the build holds {} rows but {} steps x global batch {} need {}",
+            build->rows, r_.result->steps_per_run, r_.workload.global_batch, rows_needed);
+      }
+    }
+  }
+
+  void check_status() {
+    if (r_.status != "verified") return;
+    const auto& c = r_.correctness;
+    if (!c || c->result != "pass") {
+      add("R17", c ? "correctness.result" : "correctness", "status verified needs correctness.result pass");
+    } else if (!c->convergence || c->convergence->result != "pass") {
+      add("R17", "correctness.convergence", "status verified needs a passing convergence check");
+    }
+  }
+
+  void check_hardware() {
+    const auto gpu = hw::find_gpu(r_.gpu.type);
+    if (!gpu) {
+      std::vector<std::string> names = hw::gpu_names();
+      add("R18", "gpu.type", "GPU '{}' is not in the hardware catalog{}", r_.gpu.type, util::did_you_mean(r_.gpu.type, names));
+      return;
+    }
+    if (std::llround(gpu->hbm_gb) != r_.gpu.memory_gb) {
+      add("R18", "gpu.memory_gb", "gpu.memory_gb is {} but the {} has {} GB", r_.gpu.memory_gb, gpu->display_name,
+          format_number(gpu->hbm_gb));
+    }
+    const auto instance = hw::find_instance(r_.gpu.instance);
+    if (!instance) return;
+    if (!hw::find_gpu(instance->gpu) || hw::find_gpu(instance->gpu)->name != gpu->name) {
+      add("R18", "gpu.instance", "{} carries {} GPUs, not {}", instance->name, instance->gpu, r_.gpu.type);
+    }
+    if (instance->gpu_count != r_.gpu.per_node) {
+      add("R18", "gpu.per_node", "gpu.per_node is {} but {} has {} GPUs", r_.gpu.per_node, instance->name,
+          instance->gpu_count);
+    }
+  }
+
+  const LoadedRecipe& loaded_;
+  const Recipe& r_;
+  CheckReport report_;
+  RunScript script_;
+  int run_line_ = 0;
+  std::optional<ModelSpec> model_;
+};
+
+}  // namespace
+
+CheckReport check_recipe(const LoadedRecipe& loaded) { return Checker(loaded).run(); }
+
+}  // namespace ladle::recipe

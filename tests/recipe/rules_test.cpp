@@ -1,0 +1,73 @@
+#include "ladle/recipe/rules.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <set>
+
+#include "ladle/recipe/catalog.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::recipe {
+namespace {
+
+TEST(RecipeRules, EveryCatalogRecipeAndSeedPasses) {
+  for (const LoadedRecipe& loaded : load_embedded_catalog()) {
+    const CheckReport report = check_recipe(loaded);
+    EXPECT_TRUE(report.findings.empty()) << loaded.path << ": " << report.findings.front().rule << " "
+                                         << report.findings.front().message;
+    EXPECT_TRUE(report.skipped.empty()) << loaded.path;
+  }
+  for (const LoadedRecipe& loaded : load_catalog_dir(test::source_path("tests/data/recipe/seeds"))) {
+    EXPECT_TRUE(check_recipe(loaded).findings.empty()) << loaded.path;
+  }
+}
+
+TEST(RecipeRules, ReportsTheExpertDataParallelSize) {
+  const auto glm47 = find_recipe("glm-4.7-flash/h200/attune-tp1-pp1-ep8");
+  EXPECT_EQ(check_recipe(glm47).expert_data_parallel, 1);  // 1 x 1 x 8 / (8 x 1)
+  const auto glm52 = find_recipe("glm-5.2-744b-a40b/h200/attune-tp8-pp4");
+  EXPECT_EQ(check_recipe(glm52).expert_data_parallel, 1);  // 8 x 1 x 4 / (32 x 1)
+}
+
+// Each fixture is a seed with one thing broken: its rule fires, and no other.
+TEST(RecipeRules, EachRuleHasAFixtureThatTripsItAndOnlyIt) {
+  std::set<std::string> tripped;
+  for (const auto& entry : std::filesystem::directory_iterator(test::source_path("tests/data/recipe/rules"))) {
+    if (entry.path().extension() != ".yaml") continue;
+    const std::string name = entry.path().filename().string();
+    const std::string rule = name.substr(0, name.find('-'));
+    const CheckReport report = check_recipe(read_recipe_file(entry.path().string()));
+    ASSERT_FALSE(report.findings.empty()) << name << " trips nothing";
+    for (const Finding& f : report.findings) {
+      EXPECT_EQ(f.rule, rule) << name << ": " << f.message;
+      EXPECT_GT(f.line, 0) << name;
+    }
+    tripped.insert(rule);
+  }
+  for (const RuleInfo& rule : recipe_rules()) EXPECT_TRUE(tripped.count(rule.id)) << rule.id << " has no fixture";
+}
+
+TEST(RecipeRules, FindingsPointAtTheOffendingLine) {
+  const CheckReport report =
+      check_recipe(read_recipe_file(test::source_path("tests/data/recipe/rules/R12-launch_tp_disagrees.yaml")));
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].message, "--tensor-model-parallel-size 2 but layout.tp is 4");
+  EXPECT_EQ(report.findings[0].line, 149);  // the argument's line in the run block
+}
+
+TEST(RecipeRules, ArgumentsHiddenBehindAnArrayExpansionAreNotDemanded) {
+  // The GLM-4.7-Flash seed sets its dispatcher through "${MODEL_ARGS[@]}"; a script without such an
+  // expansion must name a non-default dispatcher explicitly.
+  LoadedRecipe loaded = find_recipe("glm-4.7-flash/h200/attune-tp1-pp1-ep8");
+  EXPECT_TRUE(check_recipe(loaded).findings.empty());
+  const std::string expansion = "  \"${MODEL_ARGS[@]}\" \\\n";
+  loaded.recipe.run.erase(loaded.recipe.run.find(expansion), expansion.size());
+  const CheckReport report = check_recipe(loaded);
+  ASSERT_EQ(report.findings.size(), 1u);
+  EXPECT_EQ(report.findings[0].rule, "R12");
+  EXPECT_NE(report.findings[0].message.find("--moe-token-dispatcher-type"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladle::recipe
