@@ -335,9 +335,10 @@ class Checker {
   void check_workload() {
     const auto& l = r_.layout;
     const int64_t needed = l.rows_per_microbatch * r_.workload.row_tokens;
-    if (l.max_tokens_per_gpu < needed) {
-      add("R14", "layout.max_tokens_per_gpu", "max_tokens_per_gpu {} < rows_per_microbatch {} x row_tokens {} = {}",
-          l.max_tokens_per_gpu, l.rows_per_microbatch, r_.workload.row_tokens, needed);
+    // slime and miles pack max_tokens_per_gpu x cp tokens per microbatch (their data.py).
+    if (l.max_tokens_per_gpu * std::max<int64_t>(1, l.cp) < needed) {
+      add("R14", "layout.max_tokens_per_gpu", "max_tokens_per_gpu {} x cp {} < rows_per_microbatch {} x row_tokens {} = {}",
+          l.max_tokens_per_gpu, l.cp, l.rows_per_microbatch, r_.workload.row_tokens, needed);
     }
     const auto& build = r_.workload.dataset.build;
     if (build && r_.result) {
