@@ -53,7 +53,7 @@ TEST(RecipeRules, FindingsPointAtTheOffendingLine) {
       check_recipe(read_recipe_file(test::source_path("tests/data/recipe/rules/R12-launch_tp_disagrees.yaml")));
   ASSERT_EQ(report.findings.size(), 1u);
   EXPECT_EQ(report.findings[0].message, "--tensor-model-parallel-size 2 but layout.tp is 4");
-  EXPECT_EQ(report.findings[0].line, 149);  // the argument's line in the run block
+  EXPECT_EQ(report.findings[0].line, 141);  // the argument's line in the run block
 }
 
 TEST(RecipeRules, ArgumentsHiddenBehindAnArrayExpansionAreNotDemanded) {
