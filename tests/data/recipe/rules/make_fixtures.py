@@ -22,7 +22,7 @@ cases = [
     ("R7", "window_past_last_step", [("  - 13\n", "  - 14\n"),
                                      ("  window_tokens: 10485760\n", "  window_tokens: 11534336\n")]),
     ("R8", "run_step_count_disagrees", [("--num-rollout 14", "--num-rollout 15")]),
-    ("R9", "mfu_wrong", [("  mfu: 0.0396\n", "  mfu: 0.04\n")]),
+    ("R9", "mfu_wrong", [("  mfu: 0.0396\n", "  mfu: 0.0401\n")]),
     ("R10", "active_params_not_n", [("    count: 40297758720\n", "    count: 40297758721\n")]),
     ("R11", "cost_wrong", [("  usd_per_million_tokens: 13.58\n", "  usd_per_million_tokens: 13.5\n")]),
     ("R12", "launch_tp_disagrees", [("--tensor-model-parallel-size 4", "--tensor-model-parallel-size 2")]),
