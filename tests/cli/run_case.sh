@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one golden case of the ladle binary: tests/cli/<command>/<case>/ holds `args` (shell words,
-# one line), optional `stdin`, and the expected `stdout`, `stderr` and `exit_code` (each optional).
+# one line), optional `stdin`, and the expected `exit_code` plus `stdout` and/or `stderr`; a part
+# without a file is not compared, but a case must hold exit_code and at least one of the other two.
 # The command runs inside a scratch copy of the case folder. Set LADLE_UPDATE_GOLDEN=1 to rewrite them.
 set -u
 bin=$1
@@ -17,6 +18,11 @@ else
 fi
 echo $? >actual.exit_code
 status=0
+if [[ "${LADLE_UPDATE_GOLDEN:-0}" != 1 ]] &&
+   { [[ ! -f "$case_dir/exit_code" ]] || { [[ ! -f "$case_dir/stdout" ]] && [[ ! -f "$case_dir/stderr" ]]; }; }; then
+  echo "run_case: $case_dir has no expected exit_code and stdout/stderr (LADLE_UPDATE_GOLDEN=1 writes them)" >&2
+  status=1
+fi
 for part in stdout stderr exit_code; do
   if [[ "${LADLE_UPDATE_GOLDEN:-0}" == 1 ]]; then
     cp "actual.$part" "$case_dir/$part"

@@ -34,7 +34,9 @@ void expect_parity(const Tokenizer& tokenizer, const std::string& corpus_file,
     const std::vector<int32_t> expected = golden["ids"][i].get<std::vector<int32_t>>();
     const std::vector<int32_t> ids = tokenizer.encode_ids(text);
     EXPECT_EQ(ids, expected) << golden_file << " text #" << i << ": " << json(text).dump();
-    if (round_trip) EXPECT_EQ(tokenizer.decode(ids), tokenizer.normalize(text)) << "text #" << i;
+    if (round_trip) {
+      EXPECT_EQ(tokenizer.decode(ids), tokenizer.normalize(text)) << "text #" << i;
+    }
   }
 }
 

@@ -40,7 +40,7 @@ std::string replace_all(std::string s, const std::string& from, const std::strin
 }
 
 TEST(RecipeFacts, ShowEveryFactOfTheSeedPage) {
-  const auto expected = seed_facts(std::string(LADLE_SHARED_DIR) + "/seeds/glm-4.7-flash-h200.page.txt");
+  const auto expected = seed_facts(std::string(LADLE_SOURCE_DIR) + "/tests/data/recipe/pages/glm-4.7-flash-h200.page.txt");
   ASSERT_EQ(expected.size(), 12u);
   const std::vector<Fact> facts = recipe_facts(test::glm47_flash());
   for (const auto& [label, value] : expected) {

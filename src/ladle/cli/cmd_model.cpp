@@ -277,7 +277,7 @@ void add_model_command(CLI::App& command, Io& io) {
   command.add_option("model", options->model, "embedded model name (see data/models) or a config.json")
       ->required();
   command.add_option("--seq", options->seq_len, "tokens per sequence for the FLOPs (default 8192)")
-      ->check(CLI::PositiveNumber);
+      ->check(positive_integer());
   // Reason: scripts need one figure under a named convention without parsing the whole report.
   command.add_option("--params", options->params,
                      "print only the parameter count under this convention (n, active, total, ...)");

@@ -1,5 +1,7 @@
 #include "ladle/cli/commands.hpp"
 
+#include <charconv>
+
 #include <CLI/CLI.hpp>
 
 namespace ladle::cli {
@@ -48,6 +50,20 @@ constexpr Command kCommands[] = {
 }  // namespace
 
 std::span<const Command> commands() { return kCommands; }
+
+const CLI::Validator& positive_integer() {
+  static const CLI::Validator check(
+      [](std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size() || value < 1) {
+          return "expected a positive integer, got '" + text + "'";
+        }
+        return {};
+      },
+      "INT>=1");
+  return check;
+}
 
 void add_json_flag(CLI::App& command, bool& json) {
   command.add_flag("--json", json, "print machine-readable JSON instead of a table");

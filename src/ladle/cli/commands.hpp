@@ -5,6 +5,7 @@
 
 namespace CLI {
 class App;
+class Validator;
 }
 
 namespace ladle::cli {
@@ -28,5 +29,8 @@ std::span<const Command> commands();
 
 /// Adds `--json` (machine-readable output) to a subcommand; defined once for every command.
 void add_json_flag(CLI::App& command, bool& json);
+
+/// A CLI11 check that accepts an integer >= 1 and otherwise says "expected a positive integer".
+const CLI::Validator& positive_integer();
 
 }  // namespace ladle::cli
