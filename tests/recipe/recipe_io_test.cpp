@@ -73,6 +73,9 @@ TEST(RecipeIo, CatalogHoldsTheSeedsFactsWithNotesInItsOwnWords) {
     const std::string catalog_file = "recipes/" + name.substr(0, cut) + "/h200/" + name.substr(cut + 6);
     Recipe catalog = read_recipe_file(test::source_path(catalog_file)).recipe;
     EXPECT_EQ(seed.notes.empty(), catalog.notes.empty()) << catalog_file;
+    if (!seed.notes.empty()) {
+      EXPECT_NE(seed.notes, catalog.notes) << catalog_file << ": notes not restated";
+    }
     seed.notes = catalog.notes;
     seed.header_comments = catalog.header_comments;
     EXPECT_EQ(catalog, seed) << catalog_file;

@@ -4,6 +4,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/file_io.hpp"
 
@@ -16,8 +17,14 @@ struct FmtOptions {
 };
 
 int run_fmt(const FmtOptions& opt, Io& io) {
+  std::vector<std::string> files;
+  for (const std::string& path : opt.files) {
+    for (std::string& file : recipe::recipe_files(path)) files.push_back(std::move(file));
+  }
+  // Every file is parsed before any is written, so a bad file leaves all of them untouched.
+  std::vector<std::pair<std::string, std::string>> rewrites;
   int changed = 0;
-  for (const std::string& file : opt.files) {
+  for (const std::string& file : files) {
     const std::string text = util::read_file(file);
     const std::string canonical = recipe::write_recipe(recipe::read_recipe(text, file).recipe);
     if (canonical == text) continue;
@@ -25,9 +32,12 @@ int run_fmt(const FmtOptions& opt, Io& io) {
     if (opt.check) {
       io.out << file << ": not in canonical form\n";
     } else {
-      util::write_file_atomic(file, canonical);
-      io.out << file << ": rewritten\n";
+      rewrites.emplace_back(file, canonical);
     }
+  }
+  for (const auto& [file, canonical] : rewrites) {
+    util::write_file_atomic(file, canonical);
+    io.out << file << ": rewritten\n";
   }
   return opt.check && changed ? kExitNo : kExitOk;
 }
@@ -35,7 +45,7 @@ int run_fmt(const FmtOptions& opt, Io& io) {
 
 void add_fmt_command(CLI::App& command, Io& io) {
   auto opt = std::make_shared<FmtOptions>();
-  command.add_option("files", opt->files, "recipe files")->required();
+  command.add_option("files", opt->files, "recipe files or folders")->required();
   command.add_flag("--check", opt->check, "only report files that are not in canonical form (exit 1)");
   command.callback([opt, &io] { io.exit_code = run_fmt(*opt, io); });
 }

@@ -17,19 +17,23 @@ std::vector<LoadedRecipe> load_embedded_catalog() {
   return recipes;
 }
 
-std::vector<LoadedRecipe> load_catalog_dir(const std::string& dir) {
+std::vector<std::string> recipe_files(const std::string& file_or_dir) {
   std::error_code ec;
-  if (!std::filesystem::exists(dir, ec)) throw Error(ErrorKind::io, "no such folder", {dir});
-  if (!std::filesystem::is_directory(dir, ec)) return {read_recipe_file(dir)};
+  if (!std::filesystem::exists(file_or_dir, ec)) throw Error(ErrorKind::io, "no such file or folder", {file_or_dir});
+  if (!std::filesystem::is_directory(file_or_dir, ec)) return {file_or_dir};
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(dir, ec)) {
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(file_or_dir, ec)) {
     if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
   }
-  if (ec) throw Error(ErrorKind::io, fmt::format("cannot list: {}", ec.message()), {dir});
-  if (files.empty()) throw Error(ErrorKind::input, "no recipes (*.yaml) in this folder", {dir});
+  if (ec) throw Error(ErrorKind::io, fmt::format("cannot list: {}", ec.message()), {file_or_dir});
+  if (files.empty()) throw Error(ErrorKind::input, "no recipes (*.yaml) in this folder", {file_or_dir});
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::vector<LoadedRecipe> load_catalog_dir(const std::string& dir) {
   std::vector<LoadedRecipe> recipes;
-  for (const std::string& file : files) recipes.push_back(read_recipe_file(file));
+  for (const std::string& file : recipe_files(dir)) recipes.push_back(read_recipe_file(file));
   return recipes;
 }
 

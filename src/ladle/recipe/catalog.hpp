@@ -11,6 +11,10 @@ namespace ladle::recipe {
 /// Every recipe of the embedded catalog, sorted by path ("recipes/glm-4.7-flash/h200/...").
 std::vector<LoadedRecipe> load_embedded_catalog();
 
+/// `file_or_dir` itself when it is a file, else every *.yaml under it, recursively, sorted. Throws
+/// Error(io) when it is missing and Error(input) for a folder with no recipe.
+std::vector<std::string> recipe_files(const std::string& file_or_dir);
+
 /// Every *.yaml under `dir`, recursively, sorted by path. Throws Error(io) when `dir` is missing
 /// and Error(input) when it holds no recipe.
 std::vector<LoadedRecipe> load_catalog_dir(const std::string& dir);
