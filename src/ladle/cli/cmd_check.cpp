@@ -71,10 +71,13 @@ int run_check(const CheckOptions& opt, Io& io) {
       }
     }
     for (const std::string& e : errors) io.err << e << "\n";
-    io.out << "checked " << reports.size() << (reports.size() == 1 ? " recipe: " : " recipes: ") << violations
-           << (violations == 1 ? " violation" : " violations");
-    if (!errors.empty()) io.out << ", " << errors.size() << (errors.size() == 1 ? " file" : " files") << " unreadable";
-    io.out << "\n";
+    // When nothing could be read, the error lines say it all.
+    if (!reports.empty()) {
+      io.out << "checked " << reports.size() << (reports.size() == 1 ? " recipe: " : " recipes: ") << violations
+             << (violations == 1 ? " violation" : " violations");
+      if (!errors.empty()) io.out << ", " << errors.size() << (errors.size() == 1 ? " file" : " files") << " unreadable";
+      io.out << "\n";
+    }
   }
   if (!errors.empty()) return kExitError;
   return violations ? kExitNo : kExitOk;

@@ -64,6 +64,11 @@ int run_ls(const LsOptions& opt, Io& io) {
     io.out << j.dump(2) << "\n";
     return kExitOk;
   }
+  if (recipes.empty()) {
+    io.err << "ladle: no recipe matches" << (opt.model.empty() ? "" : " --model " + opt.model)
+           << (opt.gpu.empty() ? "" : " --gpu " + opt.gpu) << "\n";
+    return kExitOk;
+  }
   util::Table table{{"model", "GPUs", "layout", "tokens/s/GPU", "$/1M", "MFU", "CV", "status"}, {}};
   for (const auto& l : recipes) {
     const auto& r = l.recipe;

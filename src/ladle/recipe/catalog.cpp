@@ -61,7 +61,12 @@ LoadedRecipe find_recipe(const std::string& name_or_path) {
   if (matches.size() > 1) {
     throw_usage("recipe '{}' is ambiguous: {}", name_or_path, util::join(matches, ", "));
   }
-  throw_usage("no recipe file or catalog recipe '{}'{}", name_or_path, util::did_you_mean(name_or_path, names));
+  // Suggest from the form the user typed: a bare stem or a model/gpu/stem name.
+  std::vector<std::string> candidates = names;
+  if (name_or_path.find('/') == std::string::npos) {
+    for (std::string& name : candidates) name = std::filesystem::path(name).filename().string();
+  }
+  throw_usage("no recipe file or catalog recipe '{}'{}", name_or_path, util::did_you_mean(name_or_path, candidates));
 }
 
 }  // namespace ladle::recipe

@@ -49,8 +49,9 @@ RecipePage build_page(const Recipe& r) {
                       plural(v.pointwise_failures, "pointwise failure", "pointwise failures"), v.steps));
     }
     for (const ComponentTest& t : c.component_tests) {
-      std::string text = fmt::format("{}: {}, {}, {}. Shape: {}. {}", t.test, t.result, t.gpu, t.date, t.shape, t.detail);
-      if (t.note) text += ". " + *t.note;
+      // The published wording, led by the outcome: "pass: <test>: <gpu>, <date>. Shape: <shape>. <detail> <note>".
+      std::string text = fmt::format("{}: {}: {}, {}. Shape: {}. {}", t.result, t.test, t.gpu, t.date, t.shape, t.detail);
+      if (t.note) text += " " + *t.note;
       add("Component test", text);
     }
     add("Configuration check", c.configuration);
@@ -71,9 +72,12 @@ RecipePage build_page(const Recipe& r) {
                                  p.usd_per_million_tokens, p.memory_gb, p.planner));
   }
   const RecipeDataset& d = r.workload.dataset;
-  add("Rows", fmt::format("{} ({} rows of {} tokens; rows_sha256 {})", d.build ? d.build->name : d.name,
-                          d.build ? util::format_grouped(static_cast<long long>(d.build->rows)) : std::string("?"),
-                          util::format_grouped(static_cast<long long>(r.workload.row_tokens)), d.rows_sha256));
+  std::string rows = fmt::format("{} (rows_sha256 {})", d.build ? d.build->name : d.name, d.rows_sha256);
+  if (d.build) {
+    rows += fmt::format(", {} rows of {} tokens", util::format_grouped(static_cast<long long>(d.build->rows)),
+                        util::format_grouped(static_cast<long long>(d.build->row_tokens)));
+  }
+  add("Rows", rows);
   page.run = r.run;
   page.notes = r.notes;
   page.yaml = write_recipe(r);
