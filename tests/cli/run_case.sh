@@ -2,7 +2,8 @@
 # Runs one golden case of the ladle binary: tests/cli/<command>/<case>/ holds `args` (shell words,
 # one line), optional `stdin`, and the expected `exit_code` plus `stdout` and/or `stderr`; a part
 # without a file is not compared, but a case must hold exit_code and at least one of the other two.
-# The command runs inside a scratch copy of the case folder. Set LADLE_UPDATE_GOLDEN=1 to rewrite them.
+# The command runs inside a scratch copy of the case folder; after/<file>, when present, is what
+# <file> must hold once it ran. Set LADLE_UPDATE_GOLDEN=1 to rewrite them.
 set -u
 bin=$1
 case_dir=$2
@@ -31,4 +32,16 @@ for part in stdout stderr exit_code; do
     status=1
   fi
 done
+# after/<file>: what <file> in the scratch folder must hold once the command ran (files it writes).
+if [[ -d "$case_dir/after" ]]; then
+  while IFS= read -r -d '' expected; do
+    rel=${expected#"$case_dir/after/"}
+    if [[ "${LADLE_UPDATE_GOLDEN:-0}" == 1 ]]; then
+      cp "$rel" "$expected"
+    elif ! diff -u "$expected" "$rel"; then
+      echo "run_case: $rel differs from after/$rel for $case_dir" >&2
+      status=1
+    fi
+  done < <(find "$case_dir/after" -type f -print0)
+fi
 exit $status

@@ -3,7 +3,9 @@
 
 #include <CLI/CLI.hpp>
 #include <charconv>
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <thread>
 
@@ -11,6 +13,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/numerics/adam_check.hpp"
 #include "ladle/numerics/adam_check_io.hpp"
+#include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/text.hpp"
@@ -35,6 +38,7 @@ struct NumericsAdamOptions {
   std::string device = "cpu";
   bool no_self_test = false;
   std::string entry;
+  std::string into;
   std::string date;
   std::string gpu;
   bool json = false;
@@ -99,6 +103,9 @@ numerics::AdamCheckOptions to_check_options(const NumericsAdamOptions& opt) {
 int run_numerics_adam(const NumericsAdamOptions& opt, Io& io) {
   const numerics::AdamCheckOptions options = to_check_options(opt);
   if (!opt.date.empty()) check_date(opt.date);
+  // The recipe is read before the run, so a bad recipe fails fast and nothing is written.
+  std::optional<recipe::LoadedRecipe> into;
+  if (!opt.into.empty()) into = recipe::read_recipe_file(opt.into);
   const numerics::AdamCheckReport report = numerics::run_adam_check(options);
 
   // Runtime memory goes to stderr: it depends on the thread count, the results must not.
@@ -111,12 +118,39 @@ int run_numerics_adam(const NumericsAdamOptions& opt, Io& io) {
       static_cast<double>(usage.ru_maxrss) / 1024.0);
 
   const bool entry_to_stdout = opt.entry == "-";
+  numerics::EntryContext context;
+  context.date = opt.date.empty() ? today_utc() : opt.date;
+  context.gpu = !opt.gpu.empty() ? opt.gpu
+                : options.device == numerics::Device::cuda ? report.device_detail
+                                                            : "none (CPU)";
+  if (into) {
+    // Replaces the recipe's entry for the same test, or appends one; every other field stays.
+    ComponentTest entry;
+    for (const auto& [key, value] : numerics::component_test_fields(report, context)) {
+      if (key == "test") entry.test = value;
+      if (key == "shape") entry.shape = value;
+      if (key == "gpu") entry.gpu = value;
+      if (key == "date") entry.date = value;
+      if (key == "result") entry.result = value;
+      if (key == "detail") entry.detail = value;
+      if (key == "note") entry.note = value;
+    }
+    Recipe& r = into->recipe;
+    if (!r.correctness) {
+      r.correctness = Correctness{.result = "pending", .configuration = "pending"};
+    }
+    auto& tests = r.correctness->component_tests;
+    const auto same = std::find_if(tests.begin(), tests.end(), [&](const ComponentTest& t) { return t.test == entry.test; });
+    const bool replaced = same != tests.end();
+    if (replaced) {
+      *same = entry;
+    } else {
+      tests.push_back(entry);
+    }
+    recipe::write_recipe_file(opt.into, r);
+    io.err << fmt::format("numerics adam: {} the component test in {}\n", replaced ? "replaced" : "added", opt.into);
+  }
   if (!opt.entry.empty()) {
-    numerics::EntryContext context;
-    context.date = opt.date.empty() ? today_utc() : opt.date;
-    context.gpu = !opt.gpu.empty() ? opt.gpu
-                  : options.device == numerics::Device::cuda ? report.device_detail
-                                                              : "none (CPU)";
     const std::string yaml = numerics::render_component_test_entry(report, context);
     if (entry_to_stdout) {
       io.out << yaml;
@@ -159,6 +193,7 @@ void add_numerics_command(CLI::App& command, Io& io) {
   adam->add_flag("--no-self-test", opt->no_self_test, "skip the remainder and conversion self-test");
   adam->add_option("--entry", opt->entry,
                    "write the component_tests entry as YAML to this file ('-': print only it)");
+  adam->add_option("--into", opt->into, "add the component_tests entry to this recipe (replacing one of the same test)");
   adam->add_option("--date", opt->date, "date of the entry, YYYY-MM-DD (default: today, UTC)");
   adam->add_option("--gpu", opt->gpu, "gpu field of the entry (default: the device used)");
   add_json_flag(*adam, opt->json);

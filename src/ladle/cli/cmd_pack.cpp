@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <thread>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/pack/pack_writer.hpp"
+#include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
@@ -32,7 +35,32 @@ struct PackCliOptions {
   uint64_t seed = 0;
   int threads = 0;
   bool json = false;
+  std::string into;
 };
+
+// The manifest as the recipe's workload.dataset.build block. ladle writes Megatron .bin/.idx and
+// JSONL, not Parquet: the Parquet fields are kept only when the rows are the same rows as before.
+void write_build_into(const pack::PackManifest& m, recipe::LoadedRecipe& loaded, const std::string& path) {
+  RecipeDataset& dataset = loaded.recipe.workload.dataset;
+  DatasetBuild build;
+  if (dataset.build && dataset.rows_sha256 == m.rows_sha256) {
+    build.parquet_sha256 = dataset.build->parquet_sha256;
+    build.parquet_bytes = dataset.build->parquet_bytes;
+  }
+  build.name = m.name;
+  build.tokenizer = m.tokenizer;
+  build.loss_mask = m.loss_mask;
+  build.rows = m.rows;
+  build.row_tokens = m.row_tokens;
+  build.padding_tokens = m.padding_tokens;
+  build.seed = static_cast<int64_t>(m.seed);
+  build.packing = m.packing;
+  build.supervised_token_ratio = std::round(m.supervised_token_ratio * 1000) / 1000;  // as the manifest prints it
+  build.builder = m.builder;
+  dataset.build = build;
+  dataset.rows_sha256 = m.rows_sha256;
+  recipe::write_recipe_file(path, loaded.recipe);
+}
 
 std::string render_summary(const pack::PackManifest& m, const std::string& out_dir) {
   util::Table table;
@@ -81,7 +109,11 @@ int run_pack(const PackCliOptions& opt, Io& io) {
              << (done == total ? "\n" : "") << std::flush;
     };
   }
+  // The recipe is read first: a bad recipe fails before anything is written.
+  std::optional<recipe::LoadedRecipe> into;
+  if (!opt.into.empty()) into = recipe::read_recipe_file(opt.into);
   const pack::PackManifest manifest = pack::write_pack(tokenizer, options, output, progress);
+  if (into) write_build_into(manifest, *into, opt.into);
   if (opt.json) {
     io.out << pack::render_manifest_json(manifest);
   } else {
@@ -109,6 +141,8 @@ void add_pack_command(CLI::App& command, Io& io) {
   command.add_option("--name", opt->name, "the row set's name (default: the output folder's name)");
   command.add_option("--threads", opt->threads,
                      "tokenizer threads (default: all cores); the output does not depend on it");
+  command.add_option("--into", opt->into,
+                     "write the manifest into this recipe's workload.dataset (build block and rows_sha256)");
   add_json_flag(command, opt->json);
   command.callback([opt, &io] { io.exit_code = run_pack(*opt, io); });
 }
