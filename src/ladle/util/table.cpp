@@ -5,28 +5,59 @@
 namespace ladle::util {
 
 namespace {
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// A number as tables print it: optional sign and '$', digits with ',' and '.', an optional
+// exponent and an optional trailing '%' ("-1,234.5", "$0.36", "1.0000e-05", "4.69%").
 bool looks_numeric(const std::string& cell) {
-  if (cell.empty()) return false;
-  const char first = cell[0];
-  return std::isdigit(static_cast<unsigned char>(first)) || first == '$' ||
-         (first == '-' && cell.size() > 1 && std::isdigit(static_cast<unsigned char>(cell[1])));
+  size_t i = 0;
+  if (i < cell.size() && (cell[i] == '-' || cell[i] == '+')) ++i;
+  if (i < cell.size() && cell[i] == '$') ++i;
+  if (i >= cell.size() || !is_digit(cell[i])) return false;
+  for (; i < cell.size(); ++i) {
+    const char c = cell[i];
+    if (is_digit(c) || c == ',' || c == '.') continue;
+    if ((c == 'e' || c == 'E') && i + 1 < cell.size() &&
+        (is_digit(cell[i + 1]) || cell[i + 1] == '-' || cell[i + 1] == '+')) {
+      ++i;
+      continue;
+    }
+    if (c == '%' && i + 1 == cell.size()) continue;
+    return false;
+  }
+  return true;
+}
+
+// Columns count characters, not bytes: UTF-8 continuation bytes take no column.
+size_t display_width(const std::string& s) {
+  return static_cast<size_t>(std::count_if(s.begin(), s.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+  }));
 }
 }  // namespace
 
 std::string Table::render() const {
-  std::vector<size_t> width(header.size(), 0);
-  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  const size_t columns = header.size();
+  std::vector<size_t> width(columns, 0);
+  // A column is right-aligned when every cell in it that holds a value ("-" holds none) is a number.
+  std::vector<bool> numeric(columns, false);
+  std::vector<bool> other(columns, false);
+  for (size_t c = 0; c < columns; ++c) width[c] = display_width(header[c]);
   for (const auto& row : rows) {
-    for (size_t c = 0; c < row.size() && c < width.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (size_t c = 0; c < row.size() && c < columns; ++c) {
+      width[c] = std::max(width[c], display_width(row[c]));
+      if (row[c].empty() || row[c] == "-") continue;
+      (looks_numeric(row[c]) ? numeric : other)[c] = true;
+    }
   }
   std::string out;
   const auto emit_row = [&](const std::vector<std::string>& row, bool is_header) {
     std::string line;
-    for (size_t c = 0; c < width.size(); ++c) {
+    for (size_t c = 0; c < columns; ++c) {
       const std::string cell = c < row.size() ? row[c] : "";
-      const size_t pad = width[c] - cell.size();
+      const size_t pad = width[c] - display_width(cell);
       if (c) line += "  ";
-      if (!is_header && looks_numeric(cell)) {
+      if (!is_header && numeric[c] && !other[c]) {
         line += std::string(pad, ' ') + cell;
       } else {
         line += cell + std::string(pad, ' ');
@@ -37,7 +68,7 @@ std::string Table::render() const {
   };
   emit_row(header, true);
   std::string rule;
-  for (size_t c = 0; c < width.size(); ++c) rule += (c ? "  " : "") + std::string(width[c], '-');
+  for (size_t c = 0; c < columns; ++c) rule += (c ? "  " : "") + std::string(width[c], '-');
   out += rule + "\n";
   for (const auto& row : rows) emit_row(row, false);
   return out;

@@ -5,7 +5,8 @@
 
 namespace ladle::util {
 
-/// A plain-text table: a header row, then rows; numeric-looking cells are right-aligned.
+/// A plain-text table: a header row, then rows. A column whose cells are all numbers ("-" for none)
+/// is right-aligned; widths count UTF-8 characters.
 struct Table {
   std::vector<std::string> header;
   std::vector<std::vector<std::string>> rows;
