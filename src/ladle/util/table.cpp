@@ -8,8 +8,9 @@ namespace {
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 // A number as tables print it: optional sign and '$', digits with ',' and '.', an optional
-// exponent and an optional trailing '%' ("-1,234.5", "$0.36", "1.0000e-05", "4.69%").
+// exponent and an optional trailing '%' ("-1,234.5", "$0.36", "1.0000e-05", "4.69%"), or nan/inf.
 bool looks_numeric(const std::string& cell) {
+  if (cell == "nan" || cell == "inf" || cell == "-inf") return true;
   size_t i = 0;
   if (i < cell.size() && (cell[i] == '-' || cell[i] == '+')) ++i;
   if (i < cell.size() && cell[i] == '$') ++i;
@@ -69,6 +70,7 @@ std::string Table::render() const {
   emit_row(header, true);
   std::string rule;
   for (size_t c = 0; c < columns; ++c) rule += (c ? "  " : "") + std::string(width[c], '-');
+  while (!rule.empty() && rule.back() == ' ') rule.pop_back();
   out += rule + "\n";
   for (const auto& row : rows) emit_row(row, false);
   return out;
