@@ -18,75 +18,101 @@ std::string percent(double fraction_or_percent, int decimals) {
 std::string plural(int64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
+
+std::string usd(double value) { return "$" + util::format_grouped(value, 2); }
+
+// Shortest text that reads back as the same double, as the seeds print their figures.
+std::string shortest(double v) { return fmt::format("{}", v); }
+
+std::string grouped(int64_t n) { return util::format_grouped(static_cast<long long>(n)); }
 }  // namespace
 
 RecipePage build_page(const Recipe& r) {
   RecipePage page;
   page.title = fmt::format("Training {} on {}", r.model, r.gpu.type);
-  auto add = [&](std::string label, std::string value) { page.facts.push_back({std::move(label), std::move(value), {}}); };
-  page.facts.push_back({"Author", r.author.name, r.author.url.empty() ? std::nullopt : std::optional(r.author.url)});
-  add("GPUs", fmt::format("{} x {} {} GB ({}, {} per node)", r.gpu.count, r.gpu.type, r.gpu.memory_gb, r.gpu.instance,
-                          r.gpu.per_node));
-  add("Layout", r.layout.summary.empty() ? r.layout.label : r.layout.summary);
-  add("Status", r.status);
+  const auto add = [&](std::string key, std::string label, std::string value) -> PageFact& {
+    return page.facts.emplace_back(PageFact{std::move(key), std::move(label), std::move(value), {}, {}, {}});
+  };
+  add("author", "Author", r.author.name).url = r.author.url.empty() ? std::nullopt : std::optional(r.author.url);
+  add("gpus", "GPUs", fmt::format("{} x {} {} GB ({}, {} per node)", r.gpu.count, r.gpu.type, r.gpu.memory_gb,
+                                  r.gpu.instance, r.gpu.per_node));
+  add("layout", "Layout", r.layout.summary.empty() ? r.layout.label : r.layout.summary);
+  add("status", "Status", r.status);
   if (r.result) {
     const RecipeResult& res = *r.result;
-    add("Tokens/s per GPU", util::format_grouped(res.tokens_per_s_per_gpu, 2));
-    add("$ / 1M tokens", fmt::format("${:.2f}", res.usd_per_million_tokens));
-    std::string mfu = fmt::format("{} (N = {} active parameters per token)", percent(res.mfu * 100, 1),
-                                  util::format_grouped(static_cast<long long>(res.active_params.count)));
-    if (res.mfu_note) mfu += "; " + *res.mfu_note;
-    add("MFU", mfu);
-    add("Step-time CV", percent(res.step_time_cv_percent, 2));
+    add("tokens-per-s-per-gpu", "Tokens/s per GPU", util::format_grouped(res.tokens_per_s_per_gpu, 2));
+    add("usd-per-million-tokens", "$ / 1M tokens", usd(res.usd_per_million_tokens));
+    add("mfu", "MFU",
+        fmt::format("{} (N = {} active parameters per token)", percent(res.mfu * 100, 1), grouped(res.active_params.count)))
+        .note = res.mfu_note;
+    add("step-time-cv", "Step-time CV", percent(res.step_time_cv_percent, 2));
+  } else {
+    std::string none = "not measured";
+    if (r.predicted) {
+      none += fmt::format("; predicted {} tokens/s per GPU, {} / 1M tokens",
+                          util::format_grouped(r.predicted->tokens_per_s_per_gpu, 2), usd(r.predicted->usd_per_million_tokens));
+    }
+    add("tokens-per-s-per-gpu", "Tokens/s per GPU", none);
   }
   if (r.correctness) {
     const Correctness& c = *r.correctness;
     if (c.convergence) {
       const Convergence& v = *c.convergence;
-      add("Convergence check",
-          fmt::format("{}: correlation {}, final loss difference {}, {} over {} steps", v.result,
-                      fmt::format("{}", v.correlation), fmt::format("{}", v.final_loss_difference),
-                      plural(v.pointwise_failures, "pointwise failure", "pointwise failures"), v.steps));
+      PageFact& fact = add("convergence", "Convergence check",
+                           fmt::format("correlation {}, final loss difference {}, {} over {} steps", shortest(v.correlation),
+                                       shortest(v.final_loss_difference),
+                                       plural(v.pointwise_failures, "pointwise failure", "pointwise failures"), v.steps));
+      fact.result = v.result;
+      fact.note = v.note;
     }
     for (const ComponentTest& t : c.component_tests) {
-      // The published wording, led by the outcome: "pass: <test>: <gpu>, <date>. Shape: <shape>. <detail> <note>".
-      std::string text = fmt::format("{}: {}: {}, {}. Shape: {}. {}", t.result, t.test, t.gpu, t.date, t.shape, t.detail);
+      // The published wording: "<test>: <gpu>, <date>. Shape: <shape>. <detail> <note>".
+      std::string text = fmt::format("{}: {}, {}.", t.test, t.gpu, t.date);
+      if (!t.shape.empty()) text += " Shape: " + t.shape + ".";
+      if (!t.detail.empty()) text += " " + t.detail;
       if (t.note) text += " " + *t.note;
-      add("Component test", text);
+      add("component-test", "Component test", text).result = t.result;
     }
-    add("Configuration check", c.configuration);
+    add("configuration", "Configuration check", c.configuration);
   }
   if (r.result) {
     const RecipeResult& res = *r.result;
     std::string measured = res.measured;
-    if (res.window.size() == 2) {
-      measured += fmt::format(", {}-step run scored over steps {}–{}", res.steps_per_run, res.window[0], res.window[1]);
+    if (res.steps_per_run > 0) {
+      measured += fmt::format(", {}-step run", res.steps_per_run);
+      if (res.window.size() == 2) measured += fmt::format(" scored over steps {}\u2013{}", res.window[0], res.window[1]);
     }
-    add("Measured", measured);
-    add("GPU-hours", fmt::format("{}", res.gpu_hours));
+    if (res.runs > 1) measured += fmt::format(" ({} runs)", res.runs);
+    add("measured", "Measured", measured);
+    add("gpu-hours", "GPU-hours", shortest(res.gpu_hours)).note = res.gpu_hours_note;
   }
   if (r.predicted) {
     const Predicted& p = *r.predicted;
-    add("Predicted", fmt::format("{} tokens/s per GPU, step {:.2f} s, MFU {}, ${:.2f} / 1M tokens, {:.1f} GB per GPU ({})",
-                                 util::format_grouped(p.tokens_per_s_per_gpu, 2), p.step_time_s, percent(p.mfu * 100, 1),
-                                 p.usd_per_million_tokens, p.memory_gb, p.planner));
+    add("predicted", "Predicted",
+        fmt::format("{} tokens/s per GPU, step {:.2f} s, MFU {}, {} / 1M tokens, {:.1f} GB per GPU ({})",
+                    util::format_grouped(p.tokens_per_s_per_gpu, 2), p.step_time_s, percent(p.mfu * 100, 1),
+                    usd(p.usd_per_million_tokens), p.memory_gb, p.planner));
   }
   const RecipeDataset& d = r.workload.dataset;
   std::string rows = fmt::format("{} (rows_sha256 {})", d.build ? d.build->name : d.name, d.rows_sha256);
-  if (d.build) {
-    rows += fmt::format(", {} rows of {} tokens", util::format_grouped(static_cast<long long>(d.build->rows)),
-                        util::format_grouped(static_cast<long long>(d.build->row_tokens)));
-  }
-  add("Rows", rows);
+  if (d.build) rows += fmt::format(", {} rows of {} tokens", grouped(d.build->rows), grouped(d.build->row_tokens));
+  add("rows", "Rows", rows);
   page.run = r.run;
   page.notes = r.notes;
   page.yaml = write_recipe(r);
   return page;
 }
 
+std::string fact_text(const PageFact& f) {
+  std::string text = f.result ? *f.result + ": " + f.value : f.value;
+  if (f.url) text += " (" + *f.url + ")";
+  if (f.note && !f.note->empty()) text += " (" + *f.note + ")";
+  return text;
+}
+
 std::string render_page_text(const RecipePage& page) {
   std::string out = page.title + "\n\n";
-  for (const PageFact& f : page.facts) out += f.label + "\n\n" + f.value + (f.url ? " (" + *f.url + ")" : "") + "\n\n";
+  for (const PageFact& f : page.facts) out += f.label + "\n\n" + fact_text(f) + "\n\n";
   out += page.run;
   if (!page.notes.empty()) out += "\nNotes\n\n" + page.notes;
   out += "\n" + page.yaml;
@@ -96,9 +122,10 @@ std::string render_page_text(const RecipePage& page) {
 std::string render_page_markdown(const RecipePage& page) {
   std::string out = "# " + page.title + "\n\n| | |\n|---|---|\n";
   for (const PageFact& f : page.facts) {
-    std::string value = f.value;
+    std::string value = f.url ? "[" + f.value + "](" + *f.url + ")" : f.value;
+    if (f.result) value = "**" + *f.result + "**: " + value;
+    if (f.note && !f.note->empty()) value += " (" + *f.note + ")";
     for (size_t at = value.find('|'); at != std::string::npos; at = value.find('|', at + 2)) value.replace(at, 1, "\\|");
-    if (f.url) value = "[" + value + "](" + *f.url + ")";
     out += "| " + f.label + " | " + value + " |\n";
   }
   out += "\n## Run\n\n```bash\n" + page.run + "```\n";
@@ -112,8 +139,10 @@ std::string render_page_json(const RecipePage& page) {
   j["title"] = page.title;
   j["facts"] = nlohmann::ordered_json::array();
   for (const PageFact& f : page.facts) {
-    nlohmann::ordered_json fact = {{"label", f.label}, {"value", f.value}};
+    nlohmann::ordered_json fact = {{"key", f.key}, {"label", f.label}, {"value", f.value}};
     if (f.url) fact["url"] = *f.url;
+    if (f.result) fact["result"] = *f.result;
+    if (f.note) fact["note"] = *f.note;
     j["facts"].push_back(fact);
   }
   j["run"] = page.run;

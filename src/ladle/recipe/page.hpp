@@ -11,9 +11,12 @@
 namespace ladle::recipe {
 
 struct PageFact {
+  std::string key;                ///< stable id, e.g. "tokens-per-s-per-gpu"
   std::string label;              ///< "Tokens/s per GPU"
   std::string value;              ///< "6,178.46"
   std::optional<std::string> url; ///< a link for the value (the author's), when it has one
+  std::optional<std::string> result;  ///< the outcome a check's value leads with ("pass", "fail")
+  std::optional<std::string> note;    ///< a remark shown below the value
   bool operator==(const PageFact&) const = default;
 };
 
@@ -25,8 +28,13 @@ struct RecipePage {
   std::string yaml;
 };
 
-/// The facts of the page, in the order the published pages give them.
+/// The facts of the page, in the order the published pages give them. A recipe without a result
+/// says "not measured" (with its prediction when it has one); facts without data are left out.
+/// The CLI renders them as text, Markdown or JSON; the site as HTML.
 RecipePage build_page(const Recipe& recipe);
+
+/// A fact's value as one line of text: "pass: " before a check's value, the note after it.
+std::string fact_text(const PageFact& fact);
 
 /// The page as plain text in the published layout (label, blank line, value, blank line, ...).
 std::string render_page_text(const RecipePage& page);
