@@ -5,7 +5,6 @@
 #include <set>
 #include <string>
 
-#include "ladle/verify/launch_args.hpp"
 #include "ladle/verify/numerics_rules.hpp"
 #include "support/test_support.hpp"
 

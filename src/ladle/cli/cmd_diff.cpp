@@ -29,8 +29,8 @@ void run_diff(const DiffOptions& options, Io& io) {
   std::optional<verify::NumericsRules> custom;
   if (!options.rules.empty()) custom = verify::parse_numerics_rules(util::read_file(options.rules), options.rules);
   const verify::NumericsRules& rules = custom ? *custom : verify::default_numerics_rules();
-  const auto a = verify::parse_launch_args(verify::read_launch_script(options.a), options.a);
-  const auto b = verify::parse_launch_args(verify::read_launch_script(options.b), options.b);
+  const auto a = recipe::parse_launch_args(verify::read_launch_script(options.a), options.a);
+  const auto b = recipe::parse_launch_args(verify::read_launch_script(options.b), options.b);
   const verify::ConfigDiff diff = verify::diff_launch_args(a, b, rules, options.a, options.b);
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
   if (options.json) {

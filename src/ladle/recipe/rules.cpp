@@ -68,8 +68,13 @@ class Checker {
  public:
   explicit Checker(const LoadedRecipe& loaded) : loaded_(loaded), r_(loaded.recipe) {
     report_.file = loaded.path;
-    script_ = parse_run_script(r_.run);
     run_line_ = loaded.where.at("run").line;
+    try {
+      script_ = parse_run_script(r_.run, loaded.path);
+    } catch (const Error& e) {
+      // The script's line 1 is the line after `run: |`.
+      throw Error(ErrorKind::input, e.message(), SourceLocation{loaded.path, run_line_ + e.where().line, 0, "run"});
+    }
     model_ = model::find_model(r_.model);
   }
 

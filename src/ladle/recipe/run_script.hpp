@@ -17,7 +17,7 @@ struct RunArg {
 
 struct RunExport {
   std::string name;
-  std::string value;  ///< as written, with one level of surrounding double quotes removed
+  std::string value;  ///< after quote removal; `$(...)` and `${...}` kept as written
   int line = 0;
 };
 
@@ -34,8 +34,9 @@ struct RunScript {
   bool has(std::string_view flag) const { return find(flag) != nullptr; }
 };
 
-/// Reads a bash launch script: joins backslash-continued lines, collects `export NAME=VALUE` lines
-/// and every `--flag value` word pair. Never throws; what it cannot read it leaves out.
-RunScript parse_run_script(std::string_view script);
+/// The launch script as parse_launch_args reads it, one value per flag: `export NAME=VALUE` lines
+/// and every `--flag value` of the engine calls. Throws Error(input) at `path`:line for an
+/// unterminated quote or `$(`.
+RunScript parse_run_script(std::string_view script, const std::string& path = "run");
 
 }  // namespace ladle::recipe

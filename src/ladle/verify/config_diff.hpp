@@ -6,10 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "ladle/verify/launch_args.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/verify/numerics_rules.hpp"
 
 namespace ladle::verify {
+
+using recipe::LaunchArg;
+using recipe::LaunchArgs;
+using recipe::parse_launch_args;
+
 
 /// One argument that differs between A and B.
 struct ArgDifference {

@@ -1,14 +1,14 @@
 #pragma once
-// launch_args.hpp: the command-line arguments of a launch script (or a recipe's `run:` block),
-// read as bash would split them, for comparing two runs' configurations. Unlike
-// recipe::parse_run_script (one value per flag), this keeps every value of a flag, every
-// repetition, `--flag=value` spellings and `${ARRAY[@]}` expansions as named placeholders.
+// launch_args.hpp: the exports and command-line arguments of a launch script (or a recipe's `run:`
+// block), read as bash would split them: every value of a flag, every repetition, `--flag=value`
+// spellings and `${ARRAY[@]}` expansions as named placeholders. `ladle diff` compares two of them;
+// run_script.hpp gives the rules their one-value-per-flag view of the same reading.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
-namespace ladle::verify {
+namespace ladle::recipe {
 
 /// One argument of an engine call.
 struct LaunchArg {
@@ -19,10 +19,19 @@ struct LaunchArg {
   bool operator==(const LaunchArg&) const = default;
 };
 
+/// One `export NAME=VALUE` of the script.
+struct LaunchExport {
+  std::string name;
+  std::string value;  ///< after quote removal; `$(...)` and `${...}` kept as written
+  int line = 0;
+  bool operator==(const LaunchExport&) const = default;
+};
+
 /// The engine calls of a script: each command that passes a `--flag` (or an array expansion).
 struct LaunchArgs {
   std::vector<std::string> commands;  ///< the words before each call's first flag, joined by spaces
   std::vector<LaunchArg> args;        ///< every call's arguments, in order
+  std::vector<LaunchExport> exports;  ///< the export lines, in order
   bool operator==(const LaunchArgs&) const = default;
 };
 
@@ -32,4 +41,4 @@ struct LaunchArgs {
 /// Error(input) at file:line for an unterminated quote or `$(`.
 LaunchArgs parse_launch_args(std::string_view script, const std::string& path);
 
-}  // namespace ladle::verify
+}  // namespace ladle::recipe

@@ -1,4 +1,4 @@
-#include "ladle/verify/launch_args.hpp"
+#include "ladle/recipe/launch_args.hpp"
 
 #include <array>
 #include <cctype>
@@ -6,7 +6,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
-namespace ladle::verify {
+namespace ladle::recipe {
 
 namespace {
 
@@ -193,6 +193,15 @@ LaunchArgs parse_launch_args(std::string_view script, const std::string& path) {
     while (first < command.size() && is_assignment(command[first])) ++first;
     if (first == command.size()) continue;
     const std::string& name = command[first].text;
+    if (name == "export") {
+      for (size_t i = first + 1; i < command.size(); ++i) {
+        const size_t eq = command[i].text.find('=');
+        if (is_assignment(command[i])) {
+          out.exports.push_back({command[i].text.substr(0, eq), command[i].text.substr(eq + 1), command[i].line});
+        }
+      }
+      continue;
+    }
     bool builtin = false;
     for (std::string_view b : kBuiltins) builtin = builtin || name == b;
     if (builtin) continue;
@@ -230,4 +239,4 @@ LaunchArgs parse_launch_args(std::string_view script, const std::string& path) {
   return out;
 }
 
-}  // namespace ladle::verify
+}  // namespace ladle::recipe
