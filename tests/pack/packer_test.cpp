@@ -106,10 +106,10 @@ TEST(Pack, OutputIsByteIdenticalForOneAndFourThreadsAndAcrossRuns) {
 TEST(Pack, ManifestFiguresCheckOutAgainstTheRows) {
   Fixture f(make_conversations(300), 25, 80);
   const PackManifest m = f.run("out", 2);
-  EXPECT_EQ(m.rows, 25);
-  EXPECT_EQ(m.padding_tokens, 0);
-  EXPECT_EQ(m.loss_mask, "qwen3");
-  EXPECT_EQ(m.tokenizer, "qwen3-trimmed (tokenizer.json sha256 " + qwen3().sha256() + ")");
+  EXPECT_EQ(m.build.rows, 25);
+  EXPECT_EQ(m.build.padding_tokens, 0);
+  EXPECT_EQ(m.build.loss_mask, "qwen3");
+  EXPECT_EQ(m.build.tokenizer, "qwen3-trimmed (tokenizer.json sha256 " + qwen3().sha256() + ")");
   // Recompute rows_sha256, the supervised ratio and the file hashes from what was written.
   util::Sha256 canonical;
   int64_t supervised = 0;
@@ -139,10 +139,10 @@ TEST(Pack, ManifestFiguresCheckOutAgainstTheRows) {
     all_mask.insert(all_mask.end(), mask.begin(), mask.end());
     ++rows;
   }
-  EXPECT_EQ(rows, m.rows);
+  EXPECT_EQ(rows, m.build.rows);
   EXPECT_EQ(canonical.hex_digest(), m.rows_sha256);
   EXPECT_EQ(supervised, m.stats.supervised_tokens);
-  EXPECT_DOUBLE_EQ(m.supervised_token_ratio, static_cast<double>(supervised) / (25.0 * 80.0));
+  EXPECT_DOUBLE_EQ(m.build.supervised_token_ratio, static_cast<double>(supervised) / (25.0 * 80.0));
   for (const OutputFile& file : m.files) {
     const std::string bytes = util::read_file(f.dir.file("out/" + file.name));
     EXPECT_EQ(util::sha256_hex(bytes), file.sha256) << file.name;
@@ -176,7 +176,7 @@ TEST(Pack, SkipsRowsWithoutSupervisedTokens) {
   }
   Fixture f(conversations, 10, 32);
   const PackManifest m = f.run("out", 3);
-  EXPECT_EQ(m.rows, 10);
+  EXPECT_EQ(m.build.rows, 10);
   EXPECT_GT(m.stats.rows_skipped, 0);
 }
 

@@ -42,21 +42,12 @@ struct PackCliOptions {
 // JSONL, not Parquet: the Parquet fields are kept only when the rows are the same rows as before.
 void write_build_into(const pack::PackManifest& m, recipe::LoadedRecipe& loaded, const std::string& path) {
   RecipeDataset& dataset = loaded.recipe.workload.dataset;
-  DatasetBuild build;
+  DatasetBuild build = m.build;
   if (dataset.build && dataset.rows_sha256 == m.rows_sha256) {
     build.parquet_sha256 = dataset.build->parquet_sha256;
     build.parquet_bytes = dataset.build->parquet_bytes;
   }
-  build.name = m.name;
-  build.tokenizer = m.tokenizer;
-  build.loss_mask = m.loss_mask;
-  build.rows = m.rows;
-  build.row_tokens = m.row_tokens;
-  build.padding_tokens = m.padding_tokens;
-  build.seed = static_cast<int64_t>(m.seed);
-  build.packing = m.packing;
-  build.supervised_token_ratio = std::round(m.supervised_token_ratio * 1000) / 1000;  // as the manifest prints it
-  build.builder = m.builder;
+  build.supervised_token_ratio = std::round(build.supervised_token_ratio * 1000) / 1000;  // as the manifest prints it
   dataset.build = build;
   dataset.rows_sha256 = m.rows_sha256;
   recipe::write_recipe_file(path, loaded.recipe);
@@ -66,16 +57,16 @@ std::string render_summary(const pack::PackManifest& m, const std::string& out_d
   util::Table table;
   table.header = {"field", "value"};
   table.rows = {
-      {"rows", util::format_grouped(static_cast<long long>(m.rows))},
-      {"row_tokens", util::format_grouped(static_cast<long long>(m.row_tokens))},
-      {"supervised_token_ratio", fmt::format("{:.3f}", m.supervised_token_ratio)},
+      {"rows", util::format_grouped(static_cast<long long>(m.build.rows))},
+      {"row_tokens", util::format_grouped(static_cast<long long>(m.build.row_tokens))},
+      {"supervised_token_ratio", fmt::format("{:.3f}", m.build.supervised_token_ratio)},
       {"rows_skipped", util::format_grouped(static_cast<long long>(m.stats.rows_skipped))},
       {"conversations_used", fmt::format("{} of {}", m.stats.conversations_used,
                                          m.stats.source_conversations)},
       {"rows_sha256", m.rows_sha256},
   };
   for (const pack::OutputFile& f : m.files) table.rows.push_back({f.name, f.sha256});
-  return fmt::format("packed {} rows into {}\n{}", m.rows, out_dir, table.render());
+  return fmt::format("packed {} rows into {}\n{}", m.build.rows, out_dir, table.render());
 }
 
 int run_pack(const PackCliOptions& opt, Io& io) {
@@ -135,8 +126,9 @@ void add_pack_command(CLI::App& command, Io& io) {
   command.add_option("--input", opt->input, "conversations, one JSON object per line")->required();
   command.add_option("--row-tokens", opt->row_tokens, "tokens per row")->capture_default_str();
   command.add_option("--rows", opt->rows, "rows to build")->required();
-  command.add_option("--seed", opt->seed, "seed of the conversation permutation")
-      ->capture_default_str();
+  command.add_option("--seed", opt->seed, "seed of the conversation permutation (0 to 2^63 - 1)")
+      ->capture_default_str()
+      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));
   command.add_option("--out", opt->out, "output folder (replaced whole when complete)")->required();
   command.add_option("--name", opt->name, "the row set's name (default: the output folder's name)");
   command.add_option("--threads", opt->threads,

@@ -168,18 +168,18 @@ PackManifest write_pack(const Tokenizer& tokenizer, const PackOptions& options,
       progress);
 
   PackManifest m;
-  m.name = output.name;
+  m.build.name = output.name;
   m.tokenizer_sha256 = tokenizer.sha256();
-  m.tokenizer = fmt::format("{} (tokenizer.json sha256 {})", output.tokenizer_label, tokenizer.sha256());
-  m.loss_mask = std::string(to_string(options.family));
-  m.rows = stats.rows;
-  m.row_tokens = options.row_tokens;
-  m.padding_tokens = stats.padding_tokens;
-  m.seed = options.seed;
-  m.packing = packing_description(options.row_tokens);
-  m.supervised_token_ratio = stats.supervised_token_ratio(options.row_tokens);
+  m.build.tokenizer = fmt::format("{} (tokenizer.json sha256 {})", output.tokenizer_label, tokenizer.sha256());
+  m.build.loss_mask = std::string(to_string(options.family));
+  m.build.rows = stats.rows;
+  m.build.row_tokens = options.row_tokens;
+  m.build.padding_tokens = stats.padding_tokens;
+  m.build.seed = static_cast<int64_t>(options.seed);  // the CLI keeps seeds below 2^63, as recipes hold int64
+  m.build.packing = packing_description(options.row_tokens);
+  m.build.supervised_token_ratio = stats.supervised_token_ratio(options.row_tokens);
   m.rows_sha256 = rows_hash.hex_digest();
-  m.builder = kBuilder;
+  m.build.builder = kBuilder;
   m.stats = stats;
   m.files.push_back(jsonl.finish(kJsonlName));
   ids_writer.finish();
@@ -203,16 +203,16 @@ std::string render_manifest_yaml(const PackManifest& m) {
   out << YAML::BeginMap;
   out << YAML::Key << "rows_sha256" << YAML::Value << m.rows_sha256;
   out << YAML::Key << "build" << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "name" << YAML::Value << m.name;
-  out << YAML::Key << "tokenizer" << YAML::Value << m.tokenizer;
-  out << YAML::Key << "loss_mask" << YAML::Value << m.loss_mask;
-  out << YAML::Key << "rows" << YAML::Value << m.rows;
-  out << YAML::Key << "row_tokens" << YAML::Value << m.row_tokens;
-  out << YAML::Key << "padding_tokens" << YAML::Value << m.padding_tokens;
-  out << YAML::Key << "seed" << YAML::Value << m.seed;
-  out << YAML::Key << "packing" << YAML::Value << m.packing;
-  out << YAML::Key << "supervised_token_ratio" << YAML::Value << ratio_text(m.supervised_token_ratio);
-  out << YAML::Key << "builder" << YAML::Value << m.builder;
+  out << YAML::Key << "name" << YAML::Value << m.build.name;
+  out << YAML::Key << "tokenizer" << YAML::Value << m.build.tokenizer;
+  out << YAML::Key << "loss_mask" << YAML::Value << m.build.loss_mask;
+  out << YAML::Key << "rows" << YAML::Value << m.build.rows;
+  out << YAML::Key << "row_tokens" << YAML::Value << m.build.row_tokens;
+  out << YAML::Key << "padding_tokens" << YAML::Value << m.build.padding_tokens;
+  out << YAML::Key << "seed" << YAML::Value << m.build.seed;
+  out << YAML::Key << "packing" << YAML::Value << m.build.packing;
+  out << YAML::Key << "supervised_token_ratio" << YAML::Value << ratio_text(m.build.supervised_token_ratio);
+  out << YAML::Key << "builder" << YAML::Value << m.build.builder;
   out << YAML::EndMap;
   out << YAML::Key << "files" << YAML::Value << YAML::BeginMap;
   for (const OutputFile& f : m.files) {
@@ -239,16 +239,16 @@ std::string render_manifest_json(const PackManifest& m) {
   nlohmann::ordered_json j;
   j["rows_sha256"] = m.rows_sha256;
   nlohmann::ordered_json b;
-  b["name"] = m.name;
-  b["tokenizer"] = m.tokenizer;
-  b["loss_mask"] = m.loss_mask;
-  b["rows"] = m.rows;
-  b["row_tokens"] = m.row_tokens;
-  b["padding_tokens"] = m.padding_tokens;
-  b["seed"] = m.seed;
-  b["packing"] = m.packing;
-  b["supervised_token_ratio"] = std::stod(ratio_text(m.supervised_token_ratio));
-  b["builder"] = m.builder;
+  b["name"] = m.build.name;
+  b["tokenizer"] = m.build.tokenizer;
+  b["loss_mask"] = m.build.loss_mask;
+  b["rows"] = m.build.rows;
+  b["row_tokens"] = m.build.row_tokens;
+  b["padding_tokens"] = m.build.padding_tokens;
+  b["seed"] = m.build.seed;
+  b["packing"] = m.build.packing;
+  b["supervised_token_ratio"] = std::stod(ratio_text(m.build.supervised_token_ratio));
+  b["builder"] = m.build.builder;
   j["build"] = b;
   nlohmann::ordered_json files = nlohmann::ordered_json::object();
   for (const OutputFile& f : m.files) files[f.name] = {{"sha256", f.sha256}, {"bytes", f.bytes}};
@@ -257,7 +257,7 @@ std::string render_manifest_json(const PackManifest& m) {
                 {"conversations_used", m.stats.conversations_used},
                 {"rows_skipped_without_supervised_tokens", m.stats.rows_skipped},
                 {"supervised_tokens", m.stats.supervised_tokens},
-                {"supervised_token_ratio_exact", m.supervised_token_ratio},
+                {"supervised_token_ratio_exact", m.build.supervised_token_ratio},
                 {"tokenizer_sha256", m.tokenizer_sha256}};
   return j.dump(2) + "\n";
 }

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ladle/pack/packer.hpp"
+#include "ladle/recipe/recipe.hpp"
 
 namespace ladle::pack {
 
@@ -23,20 +24,12 @@ struct OutputFile {
   bool operator==(const OutputFile&) const = default;
 };
 
-/// What a packing run built: the build block's fields, the files, and the run's figures.
+/// What a packing run built: the recipe's `workload.dataset.build` block (its Parquet fields left
+/// empty: ladle writes JSONL and Megatron's format), the rows' hash, the files, and the run's figures.
 struct PackManifest {
-  std::string name;
-  std::string tokenizer;  ///< "<label> (tokenizer.json sha256 <hex>)"
-  std::string tokenizer_sha256;
-  std::string loss_mask;  ///< the template family
-  int64_t rows = 0;
-  int64_t row_tokens = 0;
-  int64_t padding_tokens = 0;
-  uint64_t seed = 0;
-  std::string packing;
-  double supervised_token_ratio = 0;
+  DatasetBuild build;            ///< supervised_token_ratio exact here; written rounded to 3 digits
+  std::string tokenizer_sha256;  ///< also inside build.tokenizer
   std::string rows_sha256;
-  std::string builder;
   std::vector<OutputFile> files;
   PackStats stats;
   bool operator==(const PackManifest&) const = default;
