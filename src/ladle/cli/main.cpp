@@ -1,10 +1,14 @@
 // main.cpp: the `ladle` binary. The only place that catches ladle::Error and picks the exit code.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <vector>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/text.hpp"
 
 int main(int argc, char** argv) {
   using namespace ladle::cli;  // NOLINT: function scope only
@@ -15,6 +19,16 @@ int main(int argc, char** argv) {
   for (const Command& command : commands()) {
     CLI::App* sub = app.add_subcommand(command.name, command.summary);
     command.add(*sub, io);
+  }
+  // A misspelt command gets a suggestion instead of CLI11's "a subcommand is required".
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const Command& command : commands()) names.emplace_back(command.name);
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      std::cerr << "ladle: error: unknown command '" << argv[1] << "'" << ladle::util::did_you_mean(argv[1], names)
+                << "; see ladle --help\n";
+      return kExitError;
+    }
   }
   try {
     app.parse(argc, argv);
