@@ -181,7 +181,14 @@ ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& p
     const bool has_ms = fields.count("elapsed time per iteration (ms)") > 0;
     const bool has_s = fields.count("elapsed time per iteration (s)") > 0;
     if (!has_ms && !has_s && fields.count("consumed samples") == 0) continue;  // not a training record
-    if (has_ms) step.step_time_s = number_field(fields, "elapsed time per iteration (ms)", path, line.line) / 1000.0;
+    if (has_ms) {
+      // Read "3741.2" ms as 3741.2e-3, the double nearest 3.7412 s, not 3741.2 / 1000 rounded twice.
+      const std::string key = "elapsed time per iteration (ms)";
+      const Field& f = fields.at(key);
+      const bool plain = f.value.find_first_of("eE") == std::string::npos;
+      const auto seconds = plain ? parse_number(f.value + "e-3") : std::nullopt;
+      step.step_time_s = seconds ? *seconds : number_field(fields, key, path, line.line) / 1000.0;
+    }
     if (has_s) step.step_time_s = number_field(fields, "elapsed time per iteration (s)", path, line.line);
     if (fields.count("lm loss")) step.loss = number_field(fields, "lm loss", path, line.line);
     if (fields.count("grad norm")) step.grad_norm = number_field(fields, "grad norm", path, line.line);
