@@ -175,8 +175,11 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   out += table.render() + "\n";
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
-    out += fmt::format("{}. {}: {}; memory {} dominates\n", i + 1, layout::layout_label(p.layout),
+    out += fmt::format("{}. {}: {}; memory {} dominates", i + 1, layout::layout_label(p.layout),
                        breakdown_line(p, 4), p.memory_dominant);
+    const int64_t twins = i < r.top_same_speed.size() ? r.top_same_speed[i] : 0;
+    if (twins > 0) out += fmt::format(" (+{} predicted as fast, with no less memory)", twins);
+    out += "\n";
   }
   if (!r.best_rejected.empty()) {
     out += "\nfaster layouts that do not fit (closest first):\n";
@@ -201,7 +204,11 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   j["valid"] = r.valid;
   j["fitting"] = r.fitting;
   Json top = Json::array();
-  for (const Prediction& p : r.top) top.push_back(prediction_object(p));
+  for (size_t i = 0; i < r.top.size(); ++i) {
+    Json entry = prediction_object(r.top[i]);
+    entry["same_speed_layouts"] = i < r.top_same_speed.size() ? r.top_same_speed[i] : 0;
+    top.push_back(entry);
+  }
   j["top"] = top;
   Json rejected = Json::array();
   for (const Rejected& x : r.best_rejected) {

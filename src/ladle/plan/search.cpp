@@ -55,10 +55,34 @@ struct Scored {
   double score = 0;  // higher is better
   double tokens_per_s = 0;
   double memory = 0;  // ties go to the layout that needs less memory
+  int64_t same_speed = 0;  // other fitting layouts with this score that the list leaves out
   bool better_than(const Scored& other) const {
     return score > other.score || (score == other.score && memory < other.memory);
   }
 };
+
+// Keeps the `keep` best candidates, one per score: a layout predicted exactly as fast as one already
+// kept (another dispatcher, or CP traded for rows per microbatch) is counted on it, and the one
+// needing less memory stays.
+void keep_best(std::vector<Scored>& best, Scored candidate, size_t keep) {
+  const auto twin = std::find_if(best.begin(), best.end(), [&](const Scored& x) {
+    return std::fabs(x.score - candidate.score) <= 1e-12 * std::fabs(candidate.score);
+  });
+  if (twin != best.end()) {
+    if (candidate.better_than(*twin)) {
+      candidate.same_speed = twin->same_speed + 1;
+      *twin = std::move(candidate);
+    } else {
+      ++twin->same_speed;
+    }
+    return;
+  }
+  if (best.size() < keep || candidate.better_than(best.back())) {
+    auto at = std::find_if(best.begin(), best.end(), [&](const Scored& x) { return candidate.better_than(x); });
+    best.insert(at, std::move(candidate));
+    if (best.size() > keep) best.pop_back();
+  }
+}
 
 }  // namespace
 
@@ -233,13 +257,7 @@ PlanReport plan_layouts(const PlanRequest& req) {
                         // Cost per token is price / speed: on one cluster both objectives rank alike.
                         const double score = req.objective == Objective::cost ? -price / speed : speed;
                         const size_t keep = static_cast<size_t>(std::max<int64_t>(1, req.top));
-                        const Scored candidate{l, score, speed, worst};
-                        if (best.size() < keep || candidate.better_than(best.back())) {
-                          auto at = std::find_if(best.begin(), best.end(),
-                                                 [&](const Scored& x) { return candidate.better_than(x); });
-                          best.insert(at, candidate);
-                          if (best.size() > keep) best.pop_back();
-                        }
+                        keep_best(best, Scored{l, score, speed, worst}, keep);
                       }
                     }
                   }
@@ -265,7 +283,10 @@ PlanReport plan_layouts(const PlanRequest& req) {
                 "(try more GPUs or a GPU with more memory)",
                 model.name, gpus, cluster.gpu.name, smallest_memory / kGiB, report.usable_gib);
   }
-  for (const Scored& s : best) report.top.push_back(predict(costs, model, s.layout, cluster, w, req.calibration));
+  for (const Scored& s : best) {
+    report.top.push_back(predict(costs, model, s.layout, cluster, w, req.calibration));
+    report.top_same_speed.push_back(s.same_speed);
+  }
   for (Rejected& r : rejected) {
     if (r.tokens_per_s_per_gpu > best_speed && report.best_rejected.size() < kRejectedShown) {
       report.best_rejected.push_back(std::move(r));

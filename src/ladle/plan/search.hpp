@@ -60,7 +60,9 @@ struct PlanReport {
   int64_t enumerated = 0;  ///< layouts generated
   int64_t valid = 0;       ///< passing every rule
   int64_t fitting = 0;     ///< valid and within memory (HBM less the margin, and host memory)
-  std::vector<Prediction> top;          ///< best first
+  std::vector<Prediction> top;          ///< best first, one per predicted speed
+  /// For each of `top`: fitting layouts predicted exactly as fast and needing no less memory, left out.
+  std::vector<int64_t> top_same_speed;
   /// Valid layouts predicted faster than the best fitting one that come closest to fitting.
   std::vector<Rejected> best_rejected;
   std::vector<WatchResult> watched;
