@@ -22,45 +22,36 @@ std::string source(const std::string& relative) {
   return std::filesystem::path(__FILE__).parent_path().parent_path().string() + "/" + relative;
 }
 
-// The miles fixture's lines, repeated with the step numbers shifted so every record is new.
-std::string long_miles_log() {
-  const std::string one = ladle::util::read_file(source("tests/data/runlog/synthetic/miles_glm47flash_seed.log"));
-  const std::regex step(R"((step|perf) (\d+): \{)");
+// A fixture repeated until it holds kTargetBytes, each copy's records renumbered by `rewrite`
+// (given the record's match and the copy's step offset) so every record is a new step.
+template <class Rewrite>
+std::string repeated(const std::string& fixture, const std::regex& record, Rewrite rewrite) {
+  const std::string one = ladle::util::read_file(source(fixture));
   std::string out;
   for (int copy = 0; out.size() < kTargetBytes; ++copy) {
-    const int offset = copy * 20;
-    std::string shifted;
-    auto begin = std::sregex_iterator(one.begin(), one.end(), step);
     size_t last = 0;
-    for (auto it = begin; it != std::sregex_iterator(); ++it) {
-      shifted.append(one, last, static_cast<size_t>(it->position()) - last);
-      shifted += (*it)[1].str() + " " + std::to_string(std::stoi((*it)[2].str()) + offset) + ": {";
+    for (auto it = std::sregex_iterator(one.begin(), one.end(), record); it != std::sregex_iterator(); ++it) {
+      out.append(one, last, static_cast<size_t>(it->position()) - last);
+      out += rewrite(*it, copy * 20);
       last = static_cast<size_t>(it->position() + it->length());
     }
-    shifted.append(one, last, std::string::npos);
-    out += shifted;
+    out.append(one, last, std::string::npos);
   }
   return out;
 }
 
-// The Megatron-LM noise fixture's iteration lines, repeated with the iteration shifted.
+std::string long_miles_log() {
+  return repeated("tests/data/runlog/synthetic/miles_glm47flash_seed.log", std::regex(R"((step|perf) (\d+): \{)"),
+                  [](const std::smatch& m, int offset) {
+                    return m[1].str() + " " + std::to_string(std::stoi(m[2].str()) + offset) + ": {";
+                  });
+}
+
 std::string long_megatron_log() {
-  const std::string one = ladle::util::read_file(source("tests/data/runlog/synthetic/megatron_noise.log"));
-  const std::regex iteration(R"(iteration +(\d+)/ +(\d+) \|)");
-  std::string out;
-  for (int copy = 0; out.size() < kTargetBytes; ++copy) {
-    const int offset = copy * 20;
-    std::string shifted;
-    size_t last = 0;
-    for (auto it = std::sregex_iterator(one.begin(), one.end(), iteration); it != std::sregex_iterator(); ++it) {
-      shifted.append(one, last, static_cast<size_t>(it->position()) - last);
-      shifted += "iteration " + std::to_string(std::stoi((*it)[1].str()) + offset) + "/ 10000000 |";
-      last = static_cast<size_t>(it->position() + it->length());
-    }
-    shifted.append(one, last, std::string::npos);
-    out += shifted;
-  }
-  return out;
+  return repeated("tests/data/runlog/synthetic/megatron_noise.log", std::regex(R"(iteration +(\d+)/ +(\d+) \|)"),
+                  [](const std::smatch& m, int offset) {
+                    return "iteration " + std::to_string(std::stoi(m[1].str()) + offset) + "/ 10000000 |";
+                  });
 }
 
 double g_baseline_bytes_per_s = 0;
