@@ -57,5 +57,17 @@ TEST(RecipeWriter, LaunchScriptCarriesTheLayout) {
   EXPECT_EQ(script.find("--actor-num-nodes")->value, "1");
 }
 
+TEST(RecipeWriter, PredictedMemoryIsInDecimalGigabytes) {
+  PlanRequest r;
+  const PlanReport report = flash_plan(r, "h200", 8);
+  const Prediction& best = report.top.front();
+  const Recipe planned = planned_recipe(r.model, r.cluster, r.workload, best, layout::Engine::slime, r.calibration);
+  ASSERT_TRUE(planned.predicted.has_value());
+  EXPECT_NEAR(planned.predicted->memory_gb, best.memory_gib * 1024 * 1024 * 1024 / 1e9, 0.006);
+  double parts = 0;
+  for (const PredictedPart& part : planned.predicted->memory_breakdown) parts += part.value;
+  EXPECT_NEAR(parts, planned.predicted->memory_gb, 0.05);
+}
+
 }  // namespace
 }  // namespace ladle::plan

@@ -94,9 +94,10 @@ RecipePage build_page(const Recipe& r) {
                     usd(p.usd_per_million_tokens), p.memory_gb, p.planner));
   }
   const RecipeDataset& d = r.workload.dataset;
-  std::string rows = fmt::format("{} (rows_sha256 {})", d.build ? d.build->name : d.name, d.rows_sha256);
+  std::string rows = d.build ? d.build->name : d.name;
+  if (!d.rows_sha256.empty()) rows += fmt::format(" (rows_sha256 {})", d.rows_sha256);
   if (d.build) rows += fmt::format(", {} rows of {} tokens", grouped(d.build->rows), grouped(d.build->row_tokens));
-  add("rows", "Rows", rows);
+  if (!rows.empty()) add("rows", "Rows", rows);
   page.run = r.run;
   page.notes = r.notes;
   page.yaml = write_recipe(r);
