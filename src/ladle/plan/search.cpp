@@ -144,6 +144,7 @@ PlanReport plan_layouts(const PlanRequest& req) {
   std::vector<std::array<double, kMemoryParts>> stage_memory;
   constexpr size_t kStates = static_cast<size_t>(MemoryPart::optimizer_states);
   constexpr double kOffloads[] = {0.0, 0.5, 1.0};
+  const size_t keep = static_cast<size_t>(std::max<int64_t>(1, req.top));
   // Host bytes per byte of GPU optimizer states moved off: FP32 master and moments plus an FP32
   // gradient copy, for every GPU of a node (see estimate_memory).
   const double host_factor = (12.0 + 4.0) / 12.0 * static_cast<double>(gpn);
@@ -256,7 +257,6 @@ PlanReport plan_layouts(const PlanRequest& req) {
                         }
                         // Cost per token is price / speed: on one cluster both objectives rank alike.
                         const double score = req.objective == Objective::cost ? -price / speed : speed;
-                        const size_t keep = static_cast<size_t>(std::max<int64_t>(1, req.top));
                         keep_best(best, Scored{l, score, speed, worst}, keep);
                       }
                     }

@@ -19,17 +19,21 @@ std::string plural(int64_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-std::string usd(double value) { return "$" + util::format_grouped(value, 2); }
-
 // Shortest text that reads back as the same double, as the seeds print their figures.
 std::string shortest(double v) { return fmt::format("{}", v); }
 
 std::string grouped(int64_t n) { return util::format_grouped(static_cast<long long>(n)); }
 }  // namespace
 
+std::string page_title(const Recipe& recipe) { return "Training " + recipe.model + " on " + recipe.gpu.type; }
+
+std::string format_tokens_per_s(double tokens_per_s_per_gpu) { return util::format_grouped(tokens_per_s_per_gpu, 2); }
+std::string format_usd(double usd) { return "$" + util::format_grouped(usd, 2); }
+std::string format_mfu(double mfu_fraction) { return percent(mfu_fraction * 100, 1); }
+
 RecipePage build_page(const Recipe& r) {
   RecipePage page;
-  page.title = fmt::format("Training {} on {}", r.model, r.gpu.type);
+  page.title = page_title(r);
   const auto add = [&](std::string key, std::string label, std::string value) -> PageFact& {
     return page.facts.emplace_back(PageFact{std::move(key), std::move(label), std::move(value), {}, {}, {}});
   };
@@ -40,17 +44,17 @@ RecipePage build_page(const Recipe& r) {
   add("status", "Status", r.status);
   if (r.result) {
     const RecipeResult& res = *r.result;
-    add("tokens-per-s-per-gpu", "Tokens/s per GPU", util::format_grouped(res.tokens_per_s_per_gpu, 2));
-    add("usd-per-million-tokens", "$ / 1M tokens", usd(res.usd_per_million_tokens));
+    add("tokens-per-s-per-gpu", "Tokens/s per GPU", format_tokens_per_s(res.tokens_per_s_per_gpu));
+    add("usd-per-million-tokens", "$ / 1M tokens", format_usd(res.usd_per_million_tokens));
     add("mfu", "MFU",
-        fmt::format("{} (N = {} active parameters per token)", percent(res.mfu * 100, 1), grouped(res.active_params.count)))
+        fmt::format("{} (N = {} active parameters per token)", format_mfu(res.mfu), grouped(res.active_params.count)))
         .note = res.mfu_note;
     add("step-time-cv", "Step-time CV", percent(res.step_time_cv_percent, 2));
   } else {
     std::string none = "not measured";
     if (r.predicted) {
       none += fmt::format("; predicted {} tokens/s per GPU, {} / 1M tokens",
-                          util::format_grouped(r.predicted->tokens_per_s_per_gpu, 2), usd(r.predicted->usd_per_million_tokens));
+                          format_tokens_per_s(r.predicted->tokens_per_s_per_gpu), format_usd(r.predicted->usd_per_million_tokens));
     }
     add("tokens-per-s-per-gpu", "Tokens/s per GPU", none);
   }
@@ -90,8 +94,8 @@ RecipePage build_page(const Recipe& r) {
     const Predicted& p = *r.predicted;
     add("predicted", "Predicted",
         fmt::format("{} tokens/s per GPU, step {:.2f} s, MFU {}, {} / 1M tokens, {:.1f} GB per GPU ({})",
-                    util::format_grouped(p.tokens_per_s_per_gpu, 2), p.step_time_s, percent(p.mfu * 100, 1),
-                    usd(p.usd_per_million_tokens), p.memory_gb, p.planner));
+                    format_tokens_per_s(p.tokens_per_s_per_gpu), p.step_time_s, format_mfu(p.mfu),
+                    format_usd(p.usd_per_million_tokens), p.memory_gb, p.planner));
   }
   const RecipeDataset& d = r.workload.dataset;
   std::string rows = d.build ? d.build->name : d.name;

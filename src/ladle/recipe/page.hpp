@@ -28,6 +28,14 @@ struct RecipePage {
   std::string yaml;
 };
 
+/// "Training <model> on <GPU type>".
+std::string page_title(const Recipe& recipe);
+
+/// Figures as the published pages print them, shared by the CLI page and the site.
+std::string format_tokens_per_s(double tokens_per_s_per_gpu);  ///< "6,178.46"
+std::string format_usd(double usd);                             ///< "$0.36"
+std::string format_mfu(double mfu_fraction);                    ///< "13.4%"
+
 /// The facts of the page, in the order the published pages give them. A recipe without a result
 /// says "not measured" (with its prediction when it has one); facts without data are left out.
 /// The CLI renders them as text, Markdown or JSON; the site as HTML.

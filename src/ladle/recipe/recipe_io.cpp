@@ -387,13 +387,7 @@ class Writer {
   }
   template <class T>
   void field(std::string_view name, std::vector<T>& values, const FieldOptions& opt) {
-    const size_t column = begin_key(name);
-    (void)column;
-    if (values.empty()) {
-      out_ += " []\n";
-      return;
-    }
-    out_ += '\n';
+    if (!begin_sequence(name, values.empty())) return;
     for (T& value : values) {
       out_.append(indent_, ' ');
       out_ += "-";
@@ -436,12 +430,7 @@ class Writer {
 
   template <class T>
   void list(std::string_view name, std::vector<T>& values) {
-    begin_key(name);
-    if (values.empty()) {
-      out_ += " []\n";
-      return;
-    }
-    out_ += '\n';
+    if (!begin_sequence(name, values.empty())) return;
     for (T& value : values) {
       // PyYAML's indentless sequence: "- " at the mapping's indent, the item's keys 2 further.
       out_.append(indent_, ' ');
@@ -461,6 +450,13 @@ class Writer {
   }
 
   // Writes "key:" at this level's indent and returns the column after the colon.
+  // "name:" then " []" for an empty sequence; returns whether items follow on the next lines.
+  bool begin_sequence(std::string_view name, bool empty) {
+    begin_key(name);
+    out_ += empty ? " []\n" : "\n";
+    return !empty;
+  }
+
   size_t begin_key(std::string_view name) {
     if (pending_dash_) {
       pending_dash_ = false;  // the "- " is already written on this line

@@ -2,14 +2,11 @@
 
 #include <fmt/format.h>
 
-#include "ladle/recipe/page.hpp"
 #include "ladle/site/html.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::site {
 namespace {
-
-constexpr int kTokensDecimals = 2;
 
 // Shortest text that reads back as the same double, as the seeds print their figures.
 std::string shortest(double v) { return fmt::format("{}", v); }
@@ -21,16 +18,7 @@ std::string note_html(const std::optional<std::string>& note) {
 
 }  // namespace
 
-std::string format_tokens_per_s(double tokens_per_s_per_gpu) {
-  return util::format_grouped(tokens_per_s_per_gpu, kTokensDecimals);
-}
-std::string format_usd(double usd) { return "$" + util::format_grouped(usd, 2); }
-std::string format_mfu(double mfu_fraction) { return fmt::format("{:.1f}%", mfu_fraction * 100); }
 std::string format_percent(double percent) { return shortest(percent) + "%"; }
-
-std::string recipe_title(const Recipe& recipe) {
-  return "Training " + recipe.model + " on " + recipe.gpu.type;
-}
 
 std::string gpu_count_label(const Recipe& recipe) {
   return fmt::format("{} \u00d7 {}", recipe.gpu.count, recipe.gpu.type);

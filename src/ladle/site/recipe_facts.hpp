@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ladle/recipe/page.hpp"
 #include "ladle/recipe/recipe.hpp"
 
 namespace ladle::site {
@@ -19,7 +20,7 @@ struct Fact {
 };
 
 /// "Training <model> on <GPU type>".
-std::string recipe_title(const Recipe& recipe);
+inline std::string recipe_title(const Recipe& recipe) { return recipe::page_title(recipe); }
 
 /// "8 × H200" (count and GPU type).
 std::string gpu_count_label(const Recipe& recipe);
@@ -28,10 +29,11 @@ std::string gpu_count_label(const Recipe& recipe);
 /// prediction when it has one) instead of the measured figures; facts without data are left out.
 std::vector<Fact> recipe_facts(const Recipe& recipe);
 
-/// Number formats shared by the index, the pages and the charts.
-std::string format_tokens_per_s(double tokens_per_s_per_gpu);  ///< "6,178.46"
-std::string format_usd(double usd);                             ///< "$0.36"
-std::string format_mfu(double mfu_fraction);                    ///< "13.4%"
-std::string format_percent(double percent);                     ///< "0.95%"
+/// Number formats shared by the index, the pages and the charts: the recipe page's, and a percent
+/// printed with the digits it has ("0.95%").
+using recipe::format_mfu;
+using recipe::format_tokens_per_s;
+using recipe::format_usd;
+std::string format_percent(double percent);
 
 }  // namespace ladle::site
