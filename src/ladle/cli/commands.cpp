@@ -25,6 +25,7 @@ void add_converge_command(CLI::App& command, Io& io);
 void add_diff_command(CLI::App& command, Io& io);
 void add_tokenize_command(CLI::App& command, Io& io);
 void add_pack_command(CLI::App& command, Io& io);
+void add_tune_command(CLI::App& command, Io& io);  // tune (issue 16)
 
 namespace {
 constexpr Command kCommands[] = {
@@ -46,6 +47,7 @@ constexpr Command kCommands[] = {
     {"diff", "classify the launch-argument differences of two recipes or scripts", add_diff_command},
     {"tokenize", "print the token ids of standard input (or decode ids)", add_tokenize_command},
     {"pack", "build fixed-length training rows with a loss mask from conversations", add_pack_command},
+    {"tune", "tune a layout on a real scheduler: propose, run, score, recalibrate, stop", add_tune_command},
 };
 }  // namespace
 

@@ -1,0 +1,307 @@
+// cmd_tune.cpp: `ladle tune`, the closed loop that makes a recipe on a real scheduler, and
+// `tune status|resume|cancel DIR`. The loop itself is ladle::tune::Tuner; this file reads flags,
+// builds the settings, reaches the scheduler before anything is written, and maps the outcome to
+// an exit code. Ctrl-C (SIGINT) and SIGTERM cancel the running trials and leave DIR resumable.
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <ostream>
+#include <string>
+#include <unistd.h>
+
+#include "ladle/cli/commands.hpp"
+#include "ladle/cli/exit_code.hpp"
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/search.hpp"
+#include "ladle/recipe/catalog.hpp"
+#include "ladle/sched/scheduler.hpp"
+#include "ladle/tune/tune_db.hpp"
+#include "ladle/tune/tuner.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/sha256.hpp"
+
+namespace ladle::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_interrupt(int) { g_interrupted.store(true); }
+
+/// Installs the Ctrl-C / SIGTERM handler for the time a loop runs.
+struct InterruptGuard {
+  InterruptGuard() {
+    g_interrupted.store(false);
+    std::signal(SIGINT, on_interrupt);
+    std::signal(SIGTERM, on_interrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, SIG_DFL);
+    std::signal(SIGTERM, SIG_DFL);
+  }
+};
+
+struct TuneOptions {
+  std::string model;
+  std::string gpu;
+  int64_t gpus = 0;
+  std::string instance;
+  std::string engine = "slime";
+  std::string backend = "local";
+  std::string out;
+  std::string base;
+  std::string start;
+  int64_t budget = 12;
+  double gpu_hours = 0;
+  int64_t steps = 10;
+  int64_t confirm_steps = 0;
+  int64_t per_round = 4;
+  double threshold = 0.03;
+  std::string objective = "throughput";
+  int64_t row_tokens = 8192;
+  int64_t global_batch = 128;
+  std::string partition;
+  std::string account;
+  std::string ray_address;
+  int64_t time_limit_s = 0;
+  int64_t max_running = 0;
+  std::string engine_program;
+  bool dry_run = false;
+};
+
+struct DirOptions {
+  std::string dir;
+  bool json = false;
+};
+
+std::string db_path(const std::string& dir) { return (fs::path(dir) / "tune.db").string(); }
+
+tune::TuneSettings settings_from(const TuneOptions& o) {
+  if (o.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
+  if (o.gpu.empty()) throw_usage("tune needs --gpu (e.g. h200)");
+  if (o.gpus < 1) throw_usage("tune needs --gpus, the number of GPUs (at least 1)");
+  if (o.out.empty()) throw_usage("tune needs --out DIR, the folder for its database, trials and recipe");
+  if (o.budget < 1) throw_usage("--budget must be at least 1 trial, got {}", o.budget);
+  if (o.gpu_hours < 0) throw_usage("--gpu-hours must be positive, got {}", o.gpu_hours);
+  if (o.steps < 4) throw_usage("--steps must be at least 4 (warm-up is dropped), got {}", o.steps);
+  if (o.per_round < 1) throw_usage("--per-round must be at least 1, got {}", o.per_round);
+  if (!(o.threshold > 0 && o.threshold < 1)) throw_usage("--threshold must be in (0, 1), got {}", o.threshold);
+  if (o.engine == "bridge") throw_usage("--engine bridge: Megatron-Bridge launch scripts are not emitted yet");
+  layout::parse_engine(o.engine);
+  plan::parse_objective(o.objective);
+  tune::TuneSettings s;
+  s.model = o.model;
+  s.gpu = o.gpu;
+  s.gpus = o.gpus;
+  s.instance = o.instance;
+  s.engine = o.engine;
+  s.objective = o.objective;
+  s.scheduler.backend = o.backend;
+  s.scheduler.partition = o.partition;
+  s.scheduler.account = o.account;
+  s.scheduler.ray_address = o.ray_address;
+  s.out_dir = fs::absolute(o.out).lexically_normal().string();
+  s.scheduler.state_dir = (fs::path(s.out_dir) / "jobs").string();
+  s.row_tokens = o.row_tokens;
+  s.global_batch = o.global_batch;
+  s.budget = o.budget;
+  s.gpu_hours_limit = o.gpu_hours;
+  s.steps = o.steps;
+  s.per_round = o.per_round;
+  s.threshold = o.threshold;
+  s.trial_time_limit_s = o.time_limit_s;
+  s.max_running = o.max_running > 0 ? o.max_running : (o.backend == "local" ? 1 : 0);
+  s.poll_s = o.backend == "local" ? 0.1 : 0.5;
+  if (!o.engine_program.empty()) s.engine_program = fs::absolute(o.engine_program).string();
+  s.confirm_steps = 20;
+  const plan::Cluster cluster = plan::make_cluster(o.gpu, o.gpus, o.instance);
+  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), o.row_tokens, o.global_batch};
+  Layout start;
+  bool have_start = false;
+  if (!o.base.empty()) {
+    const recipe::LoadedRecipe base = recipe::find_recipe(o.base);
+    s.base_path = base.path.empty() ? o.base : fs::absolute(base.path).string();
+    start = layout::layout_from_recipe(base.recipe);
+    have_start = true;
+    s.row_tokens = base.recipe.workload.row_tokens;
+    s.global_batch = base.recipe.workload.global_batch;
+    if (base.recipe.result && base.recipe.result->steps_per_run >= 4) s.confirm_steps = base.recipe.result->steps_per_run;
+  }
+  if (!o.start.empty()) {
+    start = layout::parse_layout_spec(o.start);
+    have_start = true;
+  }
+  if (o.confirm_steps > 0) s.confirm_steps = o.confirm_steps;
+  if (!have_start) {
+    plan::PlanRequest request;
+    request.model = model::load_model(o.model);
+    request.cluster = cluster;
+    request.workload = plan::Workload{s.row_tokens, s.global_batch, plan::Precision::bf16};
+    request.calibration = plan::default_calibration();
+    request.top = 1;
+    start = plan::plan_layouts(request).top.front().layout;
+  }
+  const layout::LayoutContext ctx{cluster.gpus, cluster.gpus_per_node(), s.row_tokens, s.global_batch};
+  start = layout::resolve_layout(start, ctx);
+  layout::require_valid_layout(start, model::load_model(o.model), ctx);
+  (void)context;
+  s.base_layout = layout::format_layout_spec(start);
+  s.run_id = util::sha256_hex(tune::settings_to_json(s) + std::to_string(::getpid()) +
+                              std::to_string(std::chrono::system_clock::now().time_since_epoch().count()))
+                 .substr(0, 8);
+  return s;
+}
+
+int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io, const std::string& dir) {
+  switch (outcome) {
+    case tune::TuneOutcome::interrupted:
+      io.err << "ladle: interrupted; the running trials were cancelled; continue with 'ladle tune resume " << dir
+             << "'\n";
+      return 130;
+    case tune::TuneOutcome::cancelled:
+      io.out << "cancelled\n";
+      return kExitNo;
+    case tune::TuneOutcome::finished:
+      break;
+  }
+  io.out << tune::status_table(db);
+  io.out << "wrote " << (fs::path(dir) / "recipe.yaml").string() << ", report.md, chart.svg\n";
+  const auto status = db.meta("finished");
+  return status && (*status == "verified" || *status == "measured") ? kExitOk : kExitNo;
+}
+
+int run_tune(const TuneOptions& o, Io& io) {
+  tune::TuneSettings settings = settings_from(o);
+  auto scheduler = sched::make_scheduler(settings.scheduler);
+  if (o.dry_run) {
+    tune::TuneDb* none = nullptr;
+    (void)none;
+    // A database in memory's place: the preview touches neither the folder nor the scheduler.
+    const std::string tmp = (fs::temp_directory_path() / ("ladle-tune-dry-" + settings.run_id + ".db")).string();
+    tune::TuneDb db = tune::TuneDb::create(tmp, {});
+    tune::Tuner tuner(db, *scheduler, settings, nullptr);
+    const auto trials = tuner.preview_first_round();
+    fs::remove(tmp);
+    io.out << fmt::format("dry run: round 1 of run {} on {} ({} trials of {} steps); nothing submitted\n",
+                          settings.run_id, settings.scheduler.backend, trials.size(), settings.steps);
+    for (const tune::Trial& t : trials) {
+      io.out << fmt::format("  trial {} {} predicted {:.1f} tokens/s/GPU, expected improvement {:.2f}%\n", t.id,
+                            t.layout, t.predicted_tokens_per_s_per_gpu, 100 * t.expected_improvement);
+    }
+    io.out << "\nscript of trial 1 (" << trials.front().script_path << "):\n" << tuner.script_for(trials.front());
+    return kExitOk;
+  }
+  scheduler->check_reachable();
+  fs::create_directories(settings.out_dir);
+  const std::string path = db_path(settings.out_dir);
+  tune::TuneDb db = tune::TuneDb::create(path, {{"run_id", settings.run_id}, {"settings", tune::settings_to_json(settings)}});
+  tune::Tuner tuner(db, *scheduler, settings, &io.err);
+  InterruptGuard guard;
+  tune::TuneOutcome outcome;
+  try {
+    outcome = tuner.run(g_interrupted);
+  } catch (const Error& e) {
+    if (db.submissions().empty() && e.kind() == ErrorKind::input) {
+      // Nothing reached the scheduler: leave no database behind, so the same command can run again.
+      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+    }
+    throw;
+  }
+  return outcome_code(outcome, db, io, settings.out_dir);
+}
+
+tune::TuneSettings settings_of(const tune::TuneDb& db) {
+  const auto text = db.meta("settings");
+  if (!text) throw_usage("{}: the database holds no run settings", db.path());
+  return tune::settings_from_json(*text, db.path());
+}
+
+int run_resume(const DirOptions& o, Io& io) {
+  tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
+  const tune::TuneSettings settings = settings_of(db);
+  if (db.meta("cancelled")) throw_usage("{}: run {} was cancelled; start a new one", o.dir, settings.run_id);
+  auto scheduler = sched::make_scheduler(settings.scheduler);
+  scheduler->check_reachable();
+  tune::Tuner tuner(db, *scheduler, settings, &io.err);
+  InterruptGuard guard;
+  return outcome_code(tuner.run(g_interrupted), db, io, settings.out_dir);
+}
+
+int run_cancel(const DirOptions& o, Io& io) {
+  tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
+  const tune::TuneSettings settings = settings_of(db);
+  auto scheduler = sched::make_scheduler(settings.scheduler);
+  scheduler->check_reachable();
+  tune::Tuner tuner(db, *scheduler, settings, &io.err);
+  tuner.cancel_run();
+  io.out << tune::status_table(db);
+  return kExitOk;
+}
+
+int run_status(const DirOptions& o, Io& io) {
+  const tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
+  io.out << (o.json ? tune::status_json(db) : tune::status_table(db));
+  return kExitOk;
+}
+
+}  // namespace
+
+void add_tune_command(CLI::App& command, Io& io) {
+  auto o = std::make_shared<TuneOptions>();
+  command.add_option("--model", o->model, "model name or config.json path");
+  command.add_option("--gpu", o->gpu, "GPU name, e.g. h200");
+  command.add_option("--gpus", o->gpus, "number of GPUs");
+  command.add_option("--instance", o->instance, "instance type (default: the first carrying the GPU)");
+  command.add_option("--engine", o->engine, "slime, miles, megatron or bridge (default slime)");
+  command.add_option("--backend", o->backend, "local, slurm or ray (default local)");
+  command.add_option("--out", o->out, "folder for tune.db, the trials, recipe.yaml and report.md");
+  command.add_option("--base", o->base, "base recipe: its layout is measured first and its workload kept");
+  command.add_option("--start", o->start, "layout spec measured first (default: the base recipe's, else the plan's best)");
+  command.add_option("--budget", o->budget, "exploration trials at most (default 12)");
+  command.add_option("--gpu-hours", o->gpu_hours, "stop once the trials have used this many GPU-hours");
+  command.add_option("--steps", o->steps, "steps per exploration trial (default 10)");
+  command.add_option("--confirm-steps", o->confirm_steps,
+                     "steps of the confirmation and reference runs (default: the base recipe's, else 20)");
+  command.add_option("--per-round", o->per_round, "trials proposed per round (default 4)");
+  command.add_option("--threshold", o->threshold, "stop below this expected improvement (default 0.03)");
+  command.add_option("--objective", o->objective, "throughput or cost (default throughput)");
+  command.add_option("--row-tokens", o->row_tokens, "tokens per row without --base (default 8192)");
+  command.add_option("--global-batch", o->global_batch, "rows per step without --base (default 128)");
+  command.add_option("--partition", o->partition, "slurm: --partition of the trial jobs");
+  command.add_option("--account", o->account, "slurm: --account of the trial jobs");
+  command.add_option("--ray-address", o->ray_address, "ray: the dashboard's http://host:port");
+  command.add_option("--time-limit", o->time_limit_s, "seconds a trial may run before it is cancelled as timeout");
+  command.add_option("--max-running", o->max_running, "trials running at once (default: local 1, else all)");
+  command.add_option("--engine-program", o->engine_program,
+                     "a program run in place of python3/torchrun in the trial scripts (a stand-in engine)");
+  command.add_flag("--dry-run", o->dry_run, "print round 1 and its first script; write and submit nothing");
+  command.require_subcommand(0, 1);
+
+  auto dir = std::make_shared<DirOptions>();
+  CLI::App* status = command.add_subcommand("status", "print a tuning run's trials and best (DIR/tune.db)");
+  status->add_option("dir", dir->dir, "the run's --out folder")->required();
+  add_json_flag(*status, dir->json);
+  status->callback([dir, &io] { io.exit_code = run_status(*dir, io); });
+  CLI::App* resume = command.add_subcommand("resume", "continue a tuning run after a kill or Ctrl-C");
+  resume->add_option("dir", dir->dir, "the run's --out folder")->required();
+  resume->callback([dir, &io] { io.exit_code = run_resume(*dir, io); });
+  CLI::App* cancel = command.add_subcommand("cancel", "cancel a tuning run's running trials and end it");
+  cancel->add_option("dir", dir->dir, "the run's --out folder")->required();
+  cancel->callback([dir, &io] { io.exit_code = run_cancel(*dir, io); });
+
+  command.callback([o, &io, &command] {
+    for (const CLI::App* sub : command.get_subcommands()) {
+      if (sub->parsed()) return;
+    }
+    io.exit_code = run_tune(*o, io);
+  });
+}
+
+}  // namespace ladle::cli

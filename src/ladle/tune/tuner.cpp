@@ -1,0 +1,727 @@
+#include "ladle/tune/tuner.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <set>
+#include <thread>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/model/params.hpp"
+#include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/plan/recipe_writer.hpp"
+#include "ladle/plan/search.hpp"
+#include "ladle/recipe/recipe_io.hpp"
+#include "ladle/runlog/run_log.hpp"
+#include "ladle/tune/failure.hpp"
+#include "ladle/tune/proposer.hpp"
+#include "ladle/tune/report.hpp"
+#include "ladle/tune/trial_score.hpp"
+#include "ladle/tune/trial_script.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/verify/config_diff.hpp"
+#include "ladle/verify/convergence.hpp"
+#include "ladle/verify/score.hpp"
+
+namespace ladle::tune {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// How many candidates the planner ranks for each proposal (more than any budget needs).
+constexpr int64_t kCandidates = 400;
+
+/// Everything derived once from the settings: the model, its costs, the cluster, the workload.
+struct Tuner::Problem {
+  ModelSpec model;
+  plan::ModelCosts costs;
+  plan::Cluster cluster;
+  plan::Workload workload;
+  layout::LayoutContext context;
+  layout::Engine engine = layout::Engine::slime;
+  plan::Calibration prior;
+  std::string base_run;  ///< the base recipe's launch script ("" : the planned recipe's)
+};
+
+namespace {
+
+double now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+std::string job_name_for(const std::string& run_id, int64_t trial, int64_t attempt) {
+  return attempt <= 1 ? fmt::format("ladle-{}-{}", run_id, trial) : fmt::format("ladle-{}-{}-a{}", run_id, trial, attempt);
+}
+
+int64_t early_records(int64_t steps) { return std::max<int64_t>(4, (steps + 1) / 2); }
+
+std::string percent(double fraction) { return fmt::format("{:.2f}%", 100 * fraction); }
+
+}  // namespace
+
+std::string settings_to_json(const TuneSettings& s) {
+  const json j = {
+      {"run_id", s.run_id}, {"model", s.model}, {"gpu", s.gpu}, {"gpus", s.gpus}, {"instance", s.instance},
+      {"engine", s.engine}, {"objective", s.objective}, {"backend", s.scheduler.backend},
+      {"state_dir", s.scheduler.state_dir}, {"partition", s.scheduler.partition}, {"account", s.scheduler.account},
+      {"ray_address", s.scheduler.ray_address}, {"out_dir", s.out_dir}, {"base_path", s.base_path},
+      {"base_layout", s.base_layout}, {"row_tokens", s.row_tokens}, {"global_batch", s.global_batch},
+      {"precision", s.precision}, {"budget", s.budget}, {"gpu_hours_limit", s.gpu_hours_limit}, {"steps", s.steps},
+      {"confirm_steps", s.confirm_steps}, {"per_round", s.per_round}, {"threshold", s.threshold},
+      {"patience", s.patience}, {"prior_sigma", s.prior_sigma}, {"prior_weight", s.prior_weight},
+      {"early_stop_fraction", s.early_stop_fraction}, {"trial_time_limit_s", s.trial_time_limit_s},
+      {"max_running", s.max_running}, {"poll_s", s.poll_s}, {"engine_program", s.engine_program},
+  };
+  return j.dump(2);
+}
+
+TuneSettings settings_from_json(const std::string& text, const std::string& path) {
+  const json j = json::parse(text, nullptr, false);
+  if (!j.is_object()) throw_input(SourceLocation{path, 0, 0, "settings"}, "the run's settings are not a JSON object");
+  TuneSettings s;
+  try {
+    s.run_id = j.at("run_id");
+    s.model = j.at("model");
+    s.gpu = j.at("gpu");
+    s.gpus = j.at("gpus");
+    s.instance = j.at("instance");
+    s.engine = j.at("engine");
+    s.objective = j.at("objective");
+    s.scheduler.backend = j.at("backend");
+    s.scheduler.state_dir = j.at("state_dir");
+    s.scheduler.partition = j.at("partition");
+    s.scheduler.account = j.at("account");
+    s.scheduler.ray_address = j.at("ray_address");
+    s.out_dir = j.at("out_dir");
+    s.base_path = j.at("base_path");
+    s.base_layout = j.at("base_layout");
+    s.row_tokens = j.at("row_tokens");
+    s.global_batch = j.at("global_batch");
+    s.precision = j.at("precision");
+    s.budget = j.at("budget");
+    s.gpu_hours_limit = j.at("gpu_hours_limit");
+    s.steps = j.at("steps");
+    s.confirm_steps = j.at("confirm_steps");
+    s.per_round = j.at("per_round");
+    s.threshold = j.at("threshold");
+    s.patience = j.at("patience");
+    s.prior_sigma = j.at("prior_sigma");
+    s.prior_weight = j.at("prior_weight");
+    s.early_stop_fraction = j.at("early_stop_fraction");
+    s.trial_time_limit_s = j.at("trial_time_limit_s");
+    s.max_running = j.at("max_running");
+    s.poll_s = j.at("poll_s");
+    s.engine_program = j.at("engine_program");
+  } catch (const json::exception& e) {
+    throw_input(SourceLocation{path, 0, 0, "settings"}, "the run's settings are incomplete: {}", e.what());
+  }
+  return s;
+}
+
+Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std::ostream* progress)
+    : db_(db), scheduler_(scheduler), settings_(std::move(settings)), progress_(progress) {
+  auto p = std::make_shared<Problem>();
+  p->model = model::load_model(settings_.model);
+  p->cluster = plan::make_cluster(settings_.gpu, settings_.gpus, settings_.instance);
+  p->workload = plan::Workload{settings_.row_tokens, settings_.global_batch, plan::parse_precision(settings_.precision)};
+  p->costs = plan::model_costs(p->model, settings_.row_tokens);
+  p->context = layout::LayoutContext{p->cluster.gpus, p->cluster.gpus_per_node(), settings_.row_tokens,
+                                     settings_.global_batch};
+  p->engine = layout::parse_engine(settings_.engine);
+  p->prior = plan::default_calibration();
+  if (!settings_.base_path.empty()) p->base_run = recipe::read_recipe_file(settings_.base_path).recipe.run;
+  problem_ = std::move(p);
+}
+
+void Tuner::say(const std::string& line) const {
+  if (progress_) *progress_ << "tune: " << line << std::endl;
+}
+
+namespace {
+
+struct Fit {
+  plan::Calibration calibration;
+  std::vector<double> residuals;
+};
+
+}  // namespace
+
+// The calibration refitted on every measured trial, and each one's log residual under it.
+static Fit refit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
+  std::vector<plan::Measurement> ms;
+  for (const Trial& t : trials) {
+    if (!is_measured(t.state) || !t.measured_tokens_per_s_per_gpu) continue;
+    plan::Measurement m;
+    m.name = fmt::format("trial {}", t.id);
+    m.model = p.model;
+    m.costs = p.costs;
+    m.layout = layout::resolve_layout(layout::parse_layout_spec(t.layout), p.context);
+    m.cluster = p.cluster;
+    m.workload = p.workload;
+    m.measured_tokens_per_s_per_gpu = *t.measured_tokens_per_s_per_gpu;
+    ms.push_back(std::move(m));
+  }
+  Fit fit;
+  if (ms.empty()) {
+    fit.calibration = p.prior;
+    return fit;
+  }
+  fit.calibration = plan::fit_calibration(ms, p.prior).calibration;
+  fit.calibration.source = fmt::format("refitted by ladle tune on {} trial{}", ms.size(), ms.size() == 1 ? "" : "s");
+  for (const plan::Measurement& m : ms) {
+    fit.residuals.push_back(std::log(plan::predict_tokens_per_s(m, fit.calibration) / m.measured_tokens_per_s_per_gpu));
+  }
+  return fit;
+}
+
+// Predicted memory a proposal must stay under: the usable HBM of the search, and below the
+// smallest prediction of any layout that ran out of memory (real memory grows with the
+// predicted, so a layout predicted to need more would run out too).
+static double memory_limit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
+  double limit = plan::hbm_capacity_gib(p.cluster.gpu) * 0.95;
+  for (const Trial& t : trials) {
+    if (t.state == TrialState::oom && t.predicted_memory_gib > 0) limit = std::min(limit, t.predicted_memory_gib - 0.05);
+  }
+  return limit;
+}
+
+static std::vector<Prediction> ranked(const Tuner::Problem& p, const plan::Calibration& calibration, double limit_gib,
+                                      const std::string& objective) {
+  plan::PlanRequest request;
+  request.model = p.model;
+  request.cluster = p.cluster;
+  request.workload = p.workload;
+  request.calibration = calibration;
+  request.top = kCandidates;
+  request.objective = plan::parse_objective(objective);
+  request.memory_margin = std::clamp(1.0 - limit_gib / plan::hbm_capacity_gib(p.cluster.gpu), 0.0, 0.99);
+  return plan::plan_layouts(request).top;
+}
+
+static Prediction predict_spec(const Tuner::Problem& p, const std::string& spec, const plan::Calibration& calibration) {
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), p.context);
+  return plan::predict(p.costs, p.model, l, p.cluster, p.workload, calibration);
+}
+
+static double incumbent(const std::vector<Trial>& trials, int64_t before_round) {
+  double best = 0;
+  for (const Trial& t : trials) {
+    if (t.kind == TrialKind::explore && t.round < before_round && is_measured(t.state) && t.measured_tokens_per_s_per_gpu) {
+      best = std::max(best, *t.measured_tokens_per_s_per_gpu);
+    }
+  }
+  return best;
+}
+
+std::string Tuner::script_for(const Trial& t) const {
+  const Prediction pred = predict_spec(*problem_, t.layout, problem_->prior);
+  const Recipe planned =
+      plan::planned_recipe(problem_->model, problem_->cluster, problem_->workload, pred, problem_->engine, problem_->prior);
+  TrialScriptInputs in;
+  in.job_name = t.job_name;
+  in.layout_spec = t.layout;
+  in.engine_run = planned.run;
+  in.engine = problem_->engine;
+  in.steps = t.steps;
+  in.engine_program = settings_.engine_program;
+  return trial_script(in);
+}
+
+std::vector<Trial> Tuner::preview_first_round() const {
+  const Problem& p = *problem_;
+  const Prediction base = predict_spec(p, settings_.base_layout, p.prior);
+  std::vector<Trial> out;
+  Trial b;
+  b.round = 1;
+  b.layout = settings_.base_layout;
+  b.steps = settings_.steps;
+  b.predicted_tokens_per_s_per_gpu = base.tokens_per_s_per_gpu;
+  b.predicted_sigma = settings_.prior_sigma;
+  b.predicted_memory_gib = base.memory_gib;
+  out.push_back(b);
+  const int64_t count = std::min(settings_.per_round, settings_.budget) - 1;
+  for (const Candidate& c : propose(ranked(p, p.prior, memory_limit(p, {}), settings_.objective), {settings_.base_layout},
+                                    base.tokens_per_s_per_gpu, settings_.prior_sigma, count)) {
+    Trial t;
+    t.round = 1;
+    t.layout = c.spec;
+    t.steps = settings_.steps;
+    t.predicted_tokens_per_s_per_gpu = c.prediction.tokens_per_s_per_gpu;
+    t.predicted_sigma = c.sigma;
+    t.predicted_memory_gib = c.prediction.memory_gib;
+    t.expected_improvement = c.expected_improvement;
+    out.push_back(t);
+  }
+  for (size_t i = 0; i < out.size(); ++i) {
+    out[i].id = static_cast<int64_t>(i) + 1;
+    out[i].job_name = job_name_for(settings_.run_id, out[i].id, 1);
+    const fs::path dir = fs::path(settings_.out_dir) / "trials" / std::to_string(out[i].id);
+    out[i].script_path = (dir / "job.sh").string();
+    out[i].log_path = (dir / "job.log").string();
+  }
+  return out;
+}
+
+void Tuner::start() {
+  if (!db_.trials().empty()) return;
+  std::vector<Trial> first = preview_first_round();
+  RoundRecord r0;
+  r0.round = 0;
+  r0.calibration_yaml = plan::write_calibration(problem_->prior, {"the prior: ladle's embedded calibration"});
+  json constants = json::object();
+  for (const auto& c : plan::calibration_constants(problem_->prior)) {
+    if (c.fitted) constants[c.name] = c.value;
+  }
+  r0.constants_json = constants.dump();
+  r0.sigma = settings_.prior_sigma;
+  r0.memory_limit_gib = memory_limit(*problem_, {});
+  r0.decision = "continue";
+  db_.add_trials(first, r0);
+  for (const Trial& t : first) {
+    say(fmt::format("round 1: trial {} {} predicted {:.1f} tokens/s/GPU", t.id, layout::layout_label(
+                        layout::parse_layout_spec(t.layout)), t.predicted_tokens_per_s_per_gpu));
+  }
+}
+
+void Tuner::submit(Trial& t, bool first_of_run) {
+  if (t.state == TrialState::submitting) {
+    // A previous ladle may have submitted it before it died: look it up by name first.
+    if (auto id = scheduler_.find(t.job_name, t.log_path)) {
+      t.job_id = *id;
+      t.state = TrialState::submitted;
+      db_.update_trial(t);
+      say(fmt::format("trial {}: found job {} ({}) on {}", t.id, t.job_name, t.job_id, scheduler_.name()));
+      return;
+    }
+  } else {
+    t.state = TrialState::submitting;
+    db_.update_trial(t);
+  }
+  sched::JobSpec job;
+  job.name = t.job_name;
+  job.script = script_for(t);
+  job.script_path = t.script_path;
+  job.log_path = t.log_path;
+  job.nodes = (problem_->cluster.gpus + problem_->cluster.gpus_per_node() - 1) / problem_->cluster.gpus_per_node();
+  job.gpus_per_node = std::min<int64_t>(problem_->cluster.gpus, problem_->cluster.gpus_per_node());
+  job.time_limit_s = settings_.trial_time_limit_s > 0 ? settings_.trial_time_limit_s + 120 : 0;
+  if (t.attempt > 1 || fs::exists(t.log_path)) {
+    std::error_code ec;
+    fs::remove(t.log_path, ec);  // a rerun's log starts empty (ladle wrote the old one's folder)
+  }
+  try {
+    t.job_id = scheduler_.submit(job);
+  } catch (const Error& e) {
+    if (first_of_run) {
+      t.state = TrialState::proposed;
+      db_.update_trial(t);
+      throw;
+    }
+    t.state = TrialState::failed;
+    t.detail = "the scheduler rejected the job: " + e.message();
+    db_.update_trial(t);
+    say(fmt::format("trial {}: {}", t.id, t.detail));
+    return;
+  }
+  t.state = TrialState::submitted;
+  t.submitted_at = now_s();
+  db_.update_trial(t);
+  db_.record_submission(t.job_name, t.id, t.job_id);
+  say(fmt::format("trial {}: submitted {} as {} job {}", t.id, t.job_name, scheduler_.name(), t.job_id));
+}
+
+void Tuner::refresh(Trial& t) {
+  const sched::JobStatus status = scheduler_.state(t.job_id);
+  const std::string log = scheduler_.read_log(t.job_id, t.log_path);
+  if (sched::is_finished(status.state)) {
+    finish_trial(t, status, log);
+    return;
+  }
+  const ScoreShape shape{problem_->cluster.gpus, settings_.row_tokens, settings_.global_batch};
+  const double best = incumbent(db_.trials(), t.round);
+  if (t.kind == TrialKind::explore && best > 0) {
+    const int64_t n = early_records(t.steps);
+    const auto partial = score_trial_log(log, t.log_path, shape, n, 2);
+    if (partial && partial->records == n && partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
+      scheduler_.cancel(t.job_id);
+      t.state = TrialState::stopped_early;
+      t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
+      t.step_time_s = partial->median_step_time_s;
+      t.step_time_cv_percent = partial->step_time_cv_percent;
+      t.gpu_hours = partial->gpu_hours;
+      t.detail = fmt::format("first {} steps: {:.1f} tokens/s/GPU < {} x the incumbent {:.1f}", n,
+                             partial->tokens_per_s_per_gpu, settings_.early_stop_fraction, best);
+      db_.update_trial(t);
+      say(fmt::format("trial {}: stopped early, {}", t.id, t.detail));
+      return;
+    }
+  }
+  if (settings_.trial_time_limit_s > 0 && t.submitted_at > 0 &&
+      now_s() - t.submitted_at > static_cast<double>(settings_.trial_time_limit_s)) {
+    scheduler_.cancel(t.job_id);
+    t.state = TrialState::timeout;
+    t.detail = fmt::format("ran past the trial time limit of {} s; cancelled", settings_.trial_time_limit_s);
+    db_.update_trial(t);
+    say(fmt::format("trial {}: timeout", t.id));
+  }
+}
+
+void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::string& log) {
+  const ScoreShape shape{problem_->cluster.gpus, settings_.row_tokens, settings_.global_batch};
+  const auto full = score_trial_log(log, t.log_path, shape, std::nullopt, 2);
+  if (status.state == sched::JobState::succeeded && full) {
+    const double best = incumbent(db_.trials(), t.round);
+    const int64_t n = early_records(t.steps);
+    const auto partial = t.kind == TrialKind::explore && best > 0 ? score_trial_log(log, t.log_path, shape, n, 2)
+                                                                   : std::nullopt;
+    // The early-stop rule judges the first steps alone, whether or not the cancel came in time,
+    // so the trials a run makes do not depend on when ladle looked.
+    if (partial && partial->records == n && partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
+      t.state = TrialState::stopped_early;
+      t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
+      t.step_time_s = partial->median_step_time_s;
+      t.step_time_cv_percent = partial->step_time_cv_percent;
+      t.gpu_hours = full->gpu_hours;
+      t.detail = fmt::format("first {} steps: {:.1f} tokens/s/GPU < {} x the incumbent {:.1f}", n,
+                             partial->tokens_per_s_per_gpu, settings_.early_stop_fraction, best);
+    } else {
+      t.state = TrialState::scored;
+      t.measured_tokens_per_s_per_gpu = full->tokens_per_s_per_gpu;
+      t.step_time_s = full->median_step_time_s;
+      t.step_time_cv_percent = full->step_time_cv_percent;
+      t.gpu_hours = full->gpu_hours;
+      t.detail.clear();
+    }
+    db_.update_trial(t);
+    say(fmt::format("trial {}: {} {:.1f} tokens/s/GPU (predicted {:.1f}), CV {:.2f}%", t.id, to_string(t.state),
+                    *t.measured_tokens_per_s_per_gpu, t.predicted_tokens_per_s_per_gpu, *t.step_time_cv_percent));
+    return;
+  }
+  FailureClass fc = classify_failure(log, status);
+  if (status.state == sched::JobState::succeeded) {
+    fc = {TrialState::failed, "finished without step records ladle can read: " + last_error_lines(log, 2)};
+  }
+  if (full) t.gpu_hours = full->gpu_hours;
+  if (fc.state == TrialState::flaky && t.attempt == 1) {
+    t.attempt = 2;
+    t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
+    t.job_id.clear();
+    t.state = TrialState::proposed;
+    t.detail = "retried after: " + fc.detail;
+    db_.update_trial(t);
+    say(fmt::format("trial {}: flaky ({}); retrying once as {}", t.id, fc.detail, t.job_name));
+    return;
+  }
+  t.state = fc.state;
+  t.detail = (t.attempt > 1 && fc.state == TrialState::flaky ? "failed again on retry: " : "") + fc.detail;
+  db_.update_trial(t);
+  say(fmt::format("trial {}: {}: {}", t.id, to_string(t.state), t.detail));
+}
+
+bool Tuner::end_round() {
+  const Problem& p = *problem_;
+  std::vector<Trial> trials = db_.trials();
+  int64_t round = 0;
+  for (const Trial& t : trials) round = std::max(round, t.round);
+  const Fit fit = refit(p, trials);
+  const double sigma = pooled_sigma(settings_.prior_sigma, settings_.prior_weight, fit.residuals);
+  const Trial* best = nullptr;
+  int64_t used = 0;
+  double gpu_hours = 0;
+  std::set<std::string> tried;
+  for (const Trial& t : trials) {
+    if (t.kind != TrialKind::explore) continue;
+    ++used;
+    tried.insert(t.layout);
+    if (t.gpu_hours) gpu_hours += *t.gpu_hours;
+    if (is_measured(t.state) && t.measured_tokens_per_s_per_gpu &&
+        (!best || *t.measured_tokens_per_s_per_gpu > *best->measured_tokens_per_s_per_gpu)) {
+      best = &t;
+    }
+  }
+  const double best_value = best ? *best->measured_tokens_per_s_per_gpu : 0;
+  const double limit = memory_limit(p, trials);
+  const int64_t remaining = std::max<int64_t>(0, settings_.budget - used);
+  const std::vector<Candidate> proposals =
+      propose(ranked(p, fit.calibration, limit, settings_.objective), tried, best_value, sigma,
+              std::min(settings_.per_round, remaining));
+  const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
+  // Rounds since the best measured last improved.
+  const std::vector<RoundRecord> previous = db_.rounds();
+  int64_t without = 0;
+  double last_best = best_value;
+  for (auto it = previous.rbegin(); it != previous.rend() && it->round > 0; ++it) {
+    if (it->best_tokens_per_s_per_gpu < last_best) break;
+    ++without;
+    last_best = it->best_tokens_per_s_per_gpu;
+  }
+  const double cv = best && best->step_time_cv_percent ? *best->step_time_cv_percent / 100 : 0;
+  std::string decision = "continue";
+  if (used >= settings_.budget) {
+    decision = fmt::format("trial budget spent ({} of {})", used, settings_.budget);
+  } else if (settings_.gpu_hours_limit > 0 && gpu_hours >= settings_.gpu_hours_limit) {
+    decision = fmt::format("GPU-hour budget spent ({:.2f} of {:.2f})", gpu_hours, settings_.gpu_hours_limit);
+  } else if (proposals.empty()) {
+    decision = "no untried layout is left";
+  } else if (best && best_ei < settings_.threshold && best_ei < 2 * cv) {
+    decision = fmt::format("best expected improvement {} is below {} and below 2 x the measured CV ({})",
+                           percent(best_ei), percent(settings_.threshold), percent(cv));
+  } else if (without >= settings_.patience) {
+    decision = fmt::format("{} rounds without improvement", without);
+  }
+  RoundRecord record;
+  record.round = round;
+  record.calibration_yaml = plan::write_calibration(fit.calibration, {fmt::format("refitted after round {}", round)});
+  json constants = json::object();
+  for (const auto& c : plan::calibration_constants(fit.calibration)) {
+    if (c.fitted) constants[c.name] = c.value;
+  }
+  record.constants_json = constants.dump();
+  record.best_trial = best ? best->id : 0;
+  record.best_tokens_per_s_per_gpu = best_value;
+  record.best_expected_improvement = best_ei;
+  record.sigma = sigma;
+  record.memory_limit_gib = limit;
+  record.decision = decision;
+  say(fmt::format("round {}: best {:.1f} tokens/s/GPU (trial {}), best expected improvement {}, sigma {}: {}", round,
+                  best_value, record.best_trial, percent(best_ei), percent(sigma), decision));
+  std::vector<Trial> next;
+  if (decision == "continue") {
+    for (const Candidate& c : proposals) {
+      Trial t;
+      t.round = round + 1;
+      t.layout = c.spec;
+      t.steps = settings_.steps;
+      t.predicted_tokens_per_s_per_gpu = c.prediction.tokens_per_s_per_gpu;
+      t.predicted_sigma = c.sigma;
+      t.predicted_memory_gib = c.prediction.memory_gib;
+      t.expected_improvement = c.expected_improvement;
+      next.push_back(t);
+    }
+  } else if (best) {
+    for (TrialKind kind : {TrialKind::confirm, TrialKind::reference}) {
+      Trial t;
+      t.round = round + 1;
+      t.kind = kind;
+      t.layout = kind == TrialKind::confirm ? best->layout : settings_.base_layout;
+      t.steps = settings_.confirm_steps;
+      const Prediction pred = predict_spec(p, t.layout, fit.calibration);
+      t.predicted_tokens_per_s_per_gpu = pred.tokens_per_s_per_gpu;
+      t.predicted_sigma = sigma;
+      t.predicted_memory_gib = pred.memory_gib;
+      next.push_back(t);
+    }
+  } else {
+    db_.add_round(record);
+    throw_input(SourceLocation{db_.path(), 0, 0, ""}, "no trial produced a measurement ({}); see 'ladle tune status'",
+                decision);
+  }
+  // Ids are assigned by add_trials; names and paths follow from them, so write them in a second
+  // step of the same logical change (a trial with an empty job name is named on resume).
+  db_.add_trials(next, record);
+  for (Trial& t : next) {
+    t.job_name = job_name_for(settings_.run_id, t.id, 1);
+    const fs::path dir = fs::path(settings_.out_dir) / "trials" / std::to_string(t.id);
+    t.script_path = (dir / "job.sh").string();
+    t.log_path = (dir / "job.log").string();
+    db_.update_trial(t);
+    say(fmt::format("round {}: trial {} ({}) {} predicted {:.1f} tokens/s/GPU, expected improvement {}", t.round, t.id,
+                    to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
+                    t.predicted_tokens_per_s_per_gpu, percent(t.expected_improvement)));
+  }
+  return decision == "continue";
+}
+
+void Tuner::interrupt_running() {
+  for (Trial t : db_.trials()) {
+    if (t.state != TrialState::submitted && t.state != TrialState::submitting) continue;
+    if (t.state == TrialState::submitting) {
+      if (auto id = scheduler_.find(t.job_name, t.log_path)) t.job_id = *id;
+    }
+    if (!t.job_id.empty()) scheduler_.cancel(t.job_id);
+    t.attempt += 1;
+    t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
+    t.job_id.clear();
+    t.state = TrialState::proposed;
+    t.detail = "interrupted; runs again on resume";
+    db_.update_trial(t);
+    say(fmt::format("trial {}: cancelled by the interrupt; it runs again on resume", t.id));
+  }
+}
+
+void Tuner::cancel_run() {
+  for (Trial t : db_.trials()) {
+    if (is_final(t.state)) continue;
+    if (t.state == TrialState::submitting) {
+      if (auto id = scheduler_.find(t.job_name, t.log_path)) t.job_id = *id;
+    }
+    if (!t.job_id.empty()) scheduler_.cancel(t.job_id);
+    t.state = TrialState::cancelled;
+    t.detail = "cancelled by ladle tune cancel";
+    db_.update_trial(t);
+    say(fmt::format("trial {}: cancelled", t.id));
+  }
+  db_.set_meta("cancelled", "1");
+}
+
+TuneOutcome Tuner::run(const std::atomic<bool>& interrupt) {
+  start();
+  bool submitted_any = !db_.submissions().empty();
+  while (true) {
+    if (db_.meta("cancelled")) return TuneOutcome::cancelled;
+    if (interrupt.load()) {
+      interrupt_running();
+      return TuneOutcome::interrupted;
+    }
+    std::vector<Trial> trials = db_.trials();
+    int64_t running = 0;
+    for (Trial& t : trials) {
+      if (t.job_name.empty()) {  // named after its id (a kill between the two writes of end_round)
+        t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
+        const fs::path dir = fs::path(settings_.out_dir) / "trials" / std::to_string(t.id);
+        t.script_path = (dir / "job.sh").string();
+        t.log_path = (dir / "job.log").string();
+        db_.update_trial(t);
+      }
+      if (t.state == TrialState::submitted) {
+        refresh(t);
+        if (t.state == TrialState::submitted) ++running;
+      }
+    }
+    const int64_t limit = settings_.max_running > 0 ? settings_.max_running : std::numeric_limits<int64_t>::max();
+    for (Trial& t : trials) {
+      if (interrupt.load()) break;
+      if (t.state == TrialState::submitting || (t.state == TrialState::proposed && running < limit)) {
+        submit(t, !submitted_any);
+        submitted_any = true;
+        if (t.state == TrialState::submitted) ++running;
+      }
+    }
+    trials = db_.trials();
+    const bool all_final = std::all_of(trials.begin(), trials.end(), [](const Trial& t) { return is_final(t.state); });
+    if (!all_final) {
+      std::this_thread::sleep_for(std::chrono::duration<double>(settings_.poll_s));
+      continue;
+    }
+    const bool confirming = std::any_of(trials.begin(), trials.end(), [](const Trial& t) {
+      return t.kind == TrialKind::confirm;
+    });
+    if (confirming) {
+      finalize();
+      return TuneOutcome::finished;
+    }
+    end_round();
+  }
+}
+
+void Tuner::finalize() {
+  const Problem& p = *problem_;
+  const std::vector<Trial> trials = db_.trials();
+  const Trial* confirm = nullptr;
+  const Trial* reference = nullptr;
+  for (const Trial& t : trials) {
+    if (t.kind == TrialKind::confirm) confirm = &t;
+    if (t.kind == TrialKind::reference) reference = &t;
+  }
+  LADLE_ASSERT(confirm && reference, "finalize runs once the confirmation trials exist");
+  const Fit fit = refit(p, trials);
+  const Prediction pred = predict_spec(p, confirm->layout, fit.calibration);
+  Recipe r = plan::planned_recipe(p.model, p.cluster, p.workload, pred, p.engine, fit.calibration);
+  const std::string recipe_path = (fs::path(settings_.out_dir) / "recipe.yaml").string();
+  r.header_comments = {fmt::format("Tuned by `ladle tune` (run {}) for {} on {} x {}: {} trials on {}.", settings_.run_id,
+                                   p.model.name, p.cluster.gpus, p.cluster.gpu.name,
+                                   std::count_if(trials.begin(), trials.end(),
+                                                 [](const Trial& t) { return t.kind == TrialKind::explore; }),
+                                   scheduler_.name())};
+  r.author.name = "ladle tune";
+  const std::string confirm_log = scheduler_.read_log(confirm->job_id, confirm->log_path);
+  const std::string reference_log = scheduler_.read_log(reference->job_id, reference->log_path);
+  const std::string today = [] {
+    const auto day = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+    const std::chrono::year_month_day ymd{day};
+    return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                       static_cast<unsigned>(ymd.day()));
+  }();
+  r.stack = parse_stack(confirm_log, p.engine, today);
+  std::string notes = fmt::format("- Tuned by `ladle tune` run {} on the {} scheduler; DIR/report.md lists every trial.\n",
+                                  settings_.run_id, scheduler_.name());
+  std::optional<runlog::RunLog> candidate_run;
+  std::optional<runlog::RunLog> reference_run;
+  try {
+    candidate_run = runlog::read_log(confirm_log, confirm->log_path);
+  } catch (const Error& e) {
+    notes += "- The confirmation run's log could not be read: " + e.message() + "\n";
+  }
+  try {
+    reference_run = runlog::read_log(reference_log, reference->log_path);
+  } catch (const Error& e) {
+    notes += "- The reference run's log could not be read: " + e.message() + "\n";
+  }
+  if (confirm->state == TrialState::scored && candidate_run) {
+    try {
+      RecipeResult seed;
+      seed.active_params.count = model::active_params(p.model);
+      seed.active_params.source = p.model.source;
+      r.result = seed;
+      const verify::ScoreInputs inputs = verify::score_inputs_from_recipe(r, recipe_path, std::nullopt);
+      const verify::ScoreReport report = verify::score_runs({*candidate_run}, inputs, std::nullopt);
+      r.result = verify::update_result(seed, report);
+      r.result->gpu_hours_note = "GPUs x (first to last timestamp of the confirmation run's log)";
+    } catch (const Error& e) {
+      notes += "- The confirmation run could not be scored: " + e.message() + "\n";
+    }
+  } else {
+    notes += fmt::format("- The confirmation run ended {}: {}\n", to_string(confirm->state), confirm->detail);
+  }
+  Correctness c;
+  c.reference = fmt::format("the base layout ({}) for the same rows and run length, on the same scheduler and image",
+                            layout::layout_label(layout::parse_layout_spec(settings_.base_layout)));
+  c.rules = "argument classes of data/rules/numerics.yaml; convergence by Megatron-Bridge's thresholds "
+            "(data/rules/convergence.yaml), strict";
+  const Prediction base_pred = predict_spec(p, settings_.base_layout, p.prior);
+  const Recipe base_recipe = plan::planned_recipe(p.model, p.cluster, p.workload, base_pred, p.engine, p.prior);
+  const std::string base_run = p.base_run.empty() ? base_recipe.run : p.base_run;
+  const verify::ConfigDiff diff =
+      verify::diff_launch_args(recipe::parse_launch_args(base_run, "base"), recipe::parse_launch_args(r.run, "winner"),
+                               verify::default_numerics_rules(), "base", "winner");
+  c.configuration = p.base_run.empty() ? diff.configuration : diff.configuration;
+  bool converged = false;
+  if (candidate_run && reference_run) {
+    const verify::ConvergenceReport report = verify::check_convergence(
+        *reference_run, *candidate_run, settings_.confirm_steps, verify::default_convergence_thresholds());
+    c.convergence = verify::update_convergence(std::nullopt, report);
+    c.convergence->note = fmt::format("candidate arm: the confirmation run (trial {}); reference arm: trial {}",
+                                      confirm->id, reference->id);
+    c.convergence->reference_log = fs::relative(reference->log_path, settings_.out_dir).string();
+    c.convergence->candidate_log = fs::relative(confirm->log_path, settings_.out_dir).string();
+    converged = report.passed;
+    if (!report.passed) {
+      for (const std::string& reason : report.reasons) notes += "- Convergence: " + reason + "\n";
+    }
+  }
+  c.result = converged && c.configuration == "pass" ? "pass" : (c.configuration == "pending" ? "pending" : "fail");
+  if (!converged) c.result = "fail";
+  c.summary = c.result == "pass" ? "passed; configuration and 20-step convergence against the base layout"
+                                 : fmt::format("{}: configuration {}, convergence {}", c.result, c.configuration,
+                                               c.convergence ? c.convergence->result : "not run");
+  r.correctness = c;
+  r.status = r.result ? (c.result == "pass" ? "verified" : "measured") : "planned";
+  r.notes = notes;
+  recipe::write_recipe_file(recipe_path, r);
+  write_report(db_, settings_, recipe_path);
+  db_.set_meta("finished", r.status);
+  say(fmt::format("winner: trial {} {} -> {} (status {})", confirm->id,
+                  layout::layout_label(layout::parse_layout_spec(confirm->layout)), recipe_path, r.status));
+}
+
+}  // namespace ladle::tune

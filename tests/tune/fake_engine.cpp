@@ -1,0 +1,254 @@
+// fake_engine: a stand-in for `python3 train.py` (slime, miles) and `torchrun ... pretrain_gpt.py`
+// (Megatron-LM) in the tune tests, where no GPU exists. It reads the engine arguments of a trial
+// script, computes the step time and memory of the layout from a hidden performance function,
+// and prints the log lines of the real engine (slime's `step N: {...}` / `perf N: {...}` dicts or
+// Megatron-LM's `iteration N/ M |` lines), sleeping a scaled-down step time between steps.
+//
+// The hidden function is ladle's own predictor under a calibration that differs from the
+// embedded one by the fixed factors of kHiddenFactors, with memory kHiddenMemoryFactor times the
+// prediction: the loop must find the layouts that are fastest under constants it does not know.
+// It runs out of memory above kHiddenCapGib, and every layout whose hash falls in 1 of
+// FAKE_ENGINE_FLAKE_EVERY (default 5) fails its first run with an NCCL watchdog timeout.
+//
+// Environment: FAKE_ENGINE_STATE (folder for flake marks and the run ledger; required),
+// FAKE_ENGINE_TIME_SCALE (real seconds per simulated second, default 0.002), FAKE_ENGINE_MODEL
+// (default glm-4.7-flash), FAKE_ENGINE_GPU (default h200), FAKE_ENGINE_HANG=1 (hang after the
+// first step), LADLE_TUNE_JOB (the job name, written to the ledger).
+//
+// `fake_engine --hidden GPUS` prints the hidden optimum on GPUS GPUs and the hidden constants as JSON.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/plan/search.hpp"
+#include "ladle/recipe/run_script.hpp"
+#include "ladle/util/error.hpp"
+
+namespace {
+
+struct Factor {
+  const char* constant;
+  double factor;
+};
+// The hidden truth: fitted constants of data/calibration.yaml times these factors.
+constexpr Factor kHiddenFactors[] = {
+    {"gemm_efficiency", 0.85},
+    {"attention_efficiency", 1.15},
+    {"moe_layer_sync_s", 1.8},
+    {"cpu_adam_params_per_s", 0.6},
+};
+constexpr double kHiddenMemoryFactor = 1.07;
+constexpr double kHiddenCapGib = 139.0;
+
+ladle::plan::Calibration hidden_calibration() {
+  ladle::plan::Calibration c = ladle::plan::default_calibration();
+  for (const Factor& f : kHiddenFactors) {
+    for (const auto& k : ladle::plan::calibration_constants(c)) {
+      if (k.name == f.constant) ladle::plan::set_calibration_constant(c, k.name, k.value * f.factor);
+    }
+  }
+  return c;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+uint64_t splitmix(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+uint64_t hash_text(const std::string& s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ULL;
+  return h;
+}
+
+double unit_noise(uint64_t seed) {  // in [-1, 1)
+  return static_cast<double>(splitmix(seed) >> 11) / 4503599627370496.0 - 1.0;
+}
+
+std::string timestamp(double simulated_s) {
+  // 2026-10-01 00:00:00 UTC plus the simulated seconds.
+  const auto base = std::chrono::sys_days{std::chrono::year{2026} / 10 / 1};
+  const auto t = base + std::chrono::milliseconds(static_cast<int64_t>(simulated_s * 1000));
+  const auto day = std::chrono::floor<std::chrono::days>(t);
+  const std::chrono::year_month_day ymd{day};
+  const std::chrono::hh_mm_ss hms{std::chrono::floor<std::chrono::seconds>(t - day)};
+  return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hms.hours().count(),
+                     hms.minutes().count(), hms.seconds().count());
+}
+
+int hidden_report(int64_t gpus) {
+  ladle::plan::PlanRequest request;
+  request.model = ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));
+  request.cluster = ladle::plan::make_cluster(env_or("FAKE_ENGINE_GPU", "h200"), gpus);
+  request.calibration = hidden_calibration();
+  request.top = 1;
+  const double capacity = ladle::plan::hbm_capacity_gib(request.cluster.gpu);
+  request.memory_margin = 1.0 - kHiddenCapGib / kHiddenMemoryFactor / capacity;
+  const ladle::plan::PlanReport report = ladle::plan::plan_layouts(request);
+  nlohmann::json constants = nlohmann::json::object();
+  for (const auto& k : ladle::plan::calibration_constants(request.calibration)) {
+    if (k.fitted) constants[k.name] = k.value;
+  }
+  const nlohmann::json out = {
+      {"optimum_tokens_per_s_per_gpu", report.top.front().tokens_per_s_per_gpu},
+      {"optimum_layout", ladle::layout::format_layout_spec(report.top.front().layout)},
+      {"constants", constants},
+      {"memory_factor", kHiddenMemoryFactor},
+      {"memory_cap_gib", kHiddenCapGib},
+  };
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    if (argc == 3 && std::string(argv[1]) == "--hidden") return hidden_report(std::stoll(argv[2]));
+    std::vector<std::string> args(argv + 1, argv + argc);
+    // torchrun's own arguments come before the training script.
+    int64_t nodes = 1;
+    int64_t per_node = 8;
+    int64_t steps = 10;
+    int64_t row_tokens = 8192;
+    int64_t global_batch = 128;
+    bool megatron = false;
+    for (size_t i = 0; i < args.size(); ++i) {
+      const std::string& a = args[i];
+      const bool has_value = i + 1 < args.size();
+      if (a.find("pretrain_gpt.py") != std::string::npos) megatron = true;
+      if (!has_value) continue;
+      if (a == "--actor-num-nodes" || a == "--nnodes") nodes = std::stoll(args[i + 1]);
+      if (a == "--actor-num-gpus-per-node" || a == "--nproc-per-node") per_node = std::stoll(args[i + 1]);
+      if (a == "--num-rollout" || a == "--train-iters") steps = std::stoll(args[i + 1]);
+      if (a == "--seq-length") row_tokens = std::stoll(args[i + 1]);
+      if (a == "--global-batch-size") global_batch = std::stoll(args[i + 1]);
+    }
+    std::string script = "python3 train.py";
+    for (const std::string& a : args) {
+      std::string quoted = "'";
+      for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+      script += " " + quoted + "'";
+    }
+    const ladle::ModelSpec model = ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));
+    const ladle::plan::Cluster cluster = ladle::plan::make_cluster(env_or("FAKE_ENGINE_GPU", "h200"), nodes * per_node);
+    const ladle::plan::Workload workload{row_tokens, global_batch, ladle::plan::Precision::bf16};
+    const ladle::layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), row_tokens, global_batch};
+    ladle::Layout layout = ladle::layout::layout_from_run_args(ladle::recipe::parse_run_script(script));
+    // slime packs rows by --max-tokens-per-gpu (dynamic batching): rows per microbatch follow from it.
+    if (!megatron && layout.max_tokens > 0) layout.rows_per_mb = std::max<int64_t>(1, layout.max_tokens * layout.cp / row_tokens);
+    layout = ladle::layout::resolve_layout(layout, context);
+    const std::string spec = ladle::layout::format_layout_spec(layout);
+    const std::string state_dir = env_or("FAKE_ENGINE_STATE", "");
+    if (state_dir.empty()) {
+      std::cerr << "fake_engine: FAKE_ENGINE_STATE is not set\n";
+      return 2;
+    }
+    std::filesystem::create_directories(state_dir);
+    {
+      std::ofstream ledger(state_dir + "/ledger", std::ios::app);
+      ledger << env_or("LADLE_TUNE_JOB", "-") << " " << steps << " " << spec << "\n";
+    }
+    const double scale = std::stod(env_or("FAKE_ENGINE_TIME_SCALE", "0.002"));
+    std::cout << fmt::format("[{}] train.py:18 - starting: {} rollouts on {} GPUs", timestamp(0), steps, cluster.gpus)
+              << std::endl;
+    if (auto violation = ladle::layout::find_layout_violation(layout, model, context)) {
+      std::cout << "AssertionError: " << *violation << std::endl;
+      return 1;
+    }
+    const ladle::plan::ModelCosts costs = ladle::plan::model_costs(model, row_tokens);
+    const ladle::Prediction truth =
+        ladle::plan::predict(costs, model, layout, cluster, workload, hidden_calibration());
+    const double memory = truth.memory_gib * kHiddenMemoryFactor;
+    double clock = 95;  // simulated start-up seconds
+    std::this_thread::sleep_for(std::chrono::duration<double>(clock * scale));
+    if (memory > kHiddenCapGib) {
+      std::cout << fmt::format(
+                       "[{}] model.py:390 - torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
+                       "GPU 0 has a total capacity of {:.2f} GiB of which 1.21 GiB is free. Including non-PyTorch "
+                       "memory, this process has {:.2f} GiB memory in use.",
+                       timestamp(clock), kHiddenCapGib + 0.8, kHiddenCapGib - 0.4)
+                << std::endl;
+      return 1;
+    }
+    const int64_t flake_every = std::stoll(env_or("FAKE_ENGINE_FLAKE_EVERY", "5"));
+    const uint64_t layout_hash = hash_text(spec);
+    const std::string flake_mark = state_dir + "/flaked-" + std::to_string(layout_hash);
+    const bool flake = flake_every > 0 && layout_hash % static_cast<uint64_t>(flake_every) == 0 &&
+                       !std::filesystem::exists(flake_mark);
+    const bool hang = env_or("FAKE_ENGINE_HANG", "") == "1";
+    for (int64_t step = 0; step < steps; ++step) {
+      double t = truth.step_time_s * (1 + 0.01 * unit_noise(layout_hash ^ static_cast<uint64_t>(step)));
+      if (step == 0) t *= 1.6;  // warm-up: kernel autotuning, allocator growth
+      if (step == 1) t *= 1.15;
+      std::this_thread::sleep_for(std::chrono::duration<double>(t * scale));
+      clock += t;
+      const double loss = 1.2 * std::exp(-0.03 * static_cast<double>(step)) + 0.02 * std::sin(0.7 * step) +
+                          1e-4 * unit_noise(layout_hash + 7 * static_cast<uint64_t>(step));
+      const double grad_norm = 3.0 * std::exp(-0.1 * static_cast<double>(step)) + 0.5;
+      if (megatron) {
+        std::cout << fmt::format(
+                         " [{}] iteration {:>8}/{:>8} | consumed samples: {:>12} | elapsed time per iteration (ms): "
+                         "{:.1f} | learning rate: 1.000000E-05 | global batch size: {:>5} | lm loss: {:.6E} | "
+                         "loss scale: 1.0 | grad norm: {:.3f} | number of skipped iterations:   0 | number of nan "
+                         "iterations:   0 |",
+                         timestamp(clock), step + 1, steps, (step + 1) * global_batch, t * 1000, global_batch, loss,
+                         grad_norm)
+                  << std::endl;
+      } else {
+        std::cout << fmt::format(
+                         "[{}] model.py:642 - step {}: {{'train/loss': {:.6f}, 'train/grad_norm': {:.4f}, "
+                         "'train/lr-pg_0': 1e-05, 'train/global_batch_size': {}, 'train/step': {}}}",
+                         timestamp(clock), step, loss, grad_norm, global_batch, step)
+                  << std::endl;
+        std::cout << fmt::format(
+                         "[{}] train_metric_utils.py:68 - perf {}: {{'perf/train_wait_time': 0.0, "
+                         "'perf/train_time': {:.6f}, 'perf/step_time': {:.6f}, 'perf/wait_time_ratio': 0.0}}",
+                         timestamp(clock), step, t, t)
+                  << std::endl;
+      }
+      if (hang) {
+        std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+      if (flake && step == 2) {
+        std::ofstream(flake_mark) << spec << "\n";
+        std::cout << fmt::format(
+                         "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation "
+                         "timeout: WorkNCCL(SeqNum=412, OpType=ALLTOALL_BASE, NumelIn=8388608, NumelOut=8388608, "
+                         "Timeout(ms)=600000) ran for 600034 milliseconds before timing out.")
+                  << std::endl;
+        return 1;
+      }
+    }
+    std::cout << fmt::format("[{}] train.py:60 - training finished", timestamp(clock)) << std::endl;
+    return 0;
+  } catch (const ladle::Error& e) {
+    std::cerr << "fake_engine: " << e.describe() << "\n";
+    return 2;
+  }
+}
