@@ -55,7 +55,7 @@ constexpr Factor kHiddenFactors[] = {
     {"cpu_adam_params_per_s", 0.6},
 };
 constexpr double kHiddenMemoryFactor = 1.07;
-constexpr double kHiddenCapGib = 139.0;
+constexpr double kHiddenCapGib = 137.0;
 
 ladle::plan::Calibration hidden_calibration() {
   ladle::plan::Calibration c = ladle::plan::default_calibration();

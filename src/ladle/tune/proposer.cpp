@@ -23,11 +23,39 @@ double pooled_sigma(double prior_sigma, double prior_weight, const std::vector<d
   return std::sqrt(sum / (prior_weight + static_cast<double>(residuals.size())));
 }
 
-std::vector<Candidate> propose(const std::vector<Prediction>& predictions, const std::set<std::string>& tried,
-                               double best, double sigma, int64_t count) {
+std::map<std::string, double> part_exposure(const std::vector<Prediction>& measured) {
+  std::map<std::string, double> out;
+  for (const Prediction& m : measured) {
+    if (m.step_time_s <= 0) continue;
+    for (const Part& part : m.step_parts) {
+      double& e = out[part.name];
+      e = std::max(e, part.value / m.step_time_s);
+    }
+  }
+  return out;
+}
+
+double unexplored_share(const Prediction& p, const std::map<std::string, double>& exposure) {
+  if (p.step_time_s <= 0) return 0;
+  double share = 0;
+  for (const Part& part : p.step_parts) {
+    const auto it = exposure.find(part.name);
+    share += std::max(0.0, part.value / p.step_time_s - (it == exposure.end() ? 0.0 : it->second));
+  }
+  return std::min(share, 1.0);
+}
+
+double candidate_sigma(double pooled, double prior_sigma, double unexplored) {
+  return std::sqrt(pooled * pooled + prior_sigma * prior_sigma * unexplored);
+}
+
+std::vector<Candidate> propose(const std::vector<Prediction>& predictions, const std::vector<double>& sigmas,
+                               const std::set<std::string>& tried, double best, int64_t count) {
   std::vector<Candidate> out;
   std::set<std::string> seen;
-  for (const Prediction& p : predictions) {
+  for (size_t i = 0; i < predictions.size(); ++i) {
+    const Prediction& p = predictions[i];
+    const double sigma = i < sigmas.size() ? sigmas[i] : 0;
     Candidate c;
     c.spec = layout::format_layout_spec(p.layout);
     if (tried.count(c.spec) || !seen.insert(c.spec).second) continue;
@@ -43,8 +71,21 @@ std::vector<Candidate> propose(const std::vector<Prediction>& predictions, const
     }
     return a.spec < b.spec;
   });
-  if (static_cast<int64_t>(out.size()) > count) out.resize(static_cast<size_t>(std::max<int64_t>(count, 0)));
-  return out;
+  // One layout per parallel shape (tp, pp, cp, ep, etp) in a round while others are left: the
+  // round's trials then tell the refit about different terms instead of the same one twice.
+  std::vector<Candidate> picked;
+  std::set<std::string> shapes;
+  for (int pass = 0; pass < 2 && static_cast<int64_t>(picked.size()) < count; ++pass) {
+    for (Candidate& c : out) {
+      if (static_cast<int64_t>(picked.size()) >= count) break;
+      if (c.spec.empty()) continue;
+      const std::string shape = layout::layout_label(c.prediction.layout);
+      if (pass == 0 && !shapes.insert(shape).second) continue;
+      picked.push_back(c);
+      c.spec.clear();  // taken
+    }
+  }
+  return picked;
 }
 
 }  // namespace ladle::tune

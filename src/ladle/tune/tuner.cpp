@@ -176,10 +176,13 @@ static Fit refit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
     fit.calibration = p.prior;
     return fit;
   }
-  fit.calibration = plan::fit_calibration(ms, p.prior).calibration;
+  const plan::CalibrationFit result = plan::fit_calibration(ms, p.prior);
+  fit.calibration = result.calibration;
   fit.calibration.source = fmt::format("refitted by ladle tune on {} trial{}", ms.size(), ms.size() == 1 ? "" : "s");
-  for (const plan::Measurement& m : ms) {
-    fit.residuals.push_back(std::log(plan::predict_tokens_per_s(m, fit.calibration) / m.measured_tokens_per_s_per_gpu));
+  // Leave-one-out errors, not in-sample ones: how well the fit predicts a layout it has not seen,
+  // which is what a proposal is.
+  for (const plan::FitRow& row : result.rows) {
+    if (row.leave_one_out > 0 && row.measured > 0) fit.residuals.push_back(std::log(row.leave_one_out / row.measured));
   }
   return fit;
 }
@@ -250,8 +253,9 @@ std::vector<Trial> Tuner::preview_first_round() const {
   b.predicted_memory_gib = base.memory_gib;
   out.push_back(b);
   const int64_t count = std::min(settings_.per_round, settings_.budget) - 1;
-  for (const Candidate& c : propose(ranked(p, p.prior, memory_limit(p, {}), settings_.objective), {settings_.base_layout},
-                                    base.tokens_per_s_per_gpu, settings_.prior_sigma, count)) {
+  const std::vector<Prediction> preds = ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
+  const std::vector<double> sigmas(preds.size(), settings_.prior_sigma);
+  for (const Candidate& c : propose(preds, sigmas, {settings_.base_layout}, base.tokens_per_s_per_gpu, count)) {
     Trial t;
     t.round = 1;
     t.layout = c.spec;
@@ -452,9 +456,18 @@ bool Tuner::end_round() {
   const double best_value = best ? *best->measured_tokens_per_s_per_gpu : 0;
   const double limit = memory_limit(p, trials);
   const int64_t remaining = std::max<int64_t>(0, settings_.budget - used);
+  const std::vector<Prediction> preds = ranked(p, fit.calibration, limit, settings_.objective);
+  std::vector<Prediction> measured;
+  for (const Trial& t : trials) {
+    if (is_measured(t.state)) measured.push_back(predict_spec(p, t.layout, fit.calibration));
+  }
+  const std::map<std::string, double> exposure = part_exposure(measured);
+  std::vector<double> sigmas;
+  for (const Prediction& pr : preds) {
+    sigmas.push_back(candidate_sigma(sigma, settings_.prior_sigma, unexplored_share(pr, exposure)));
+  }
   const std::vector<Candidate> proposals =
-      propose(ranked(p, fit.calibration, limit, settings_.objective), tried, best_value, sigma,
-              std::min(settings_.per_round, remaining));
+      propose(preds, sigmas, tried, best_value, std::min(settings_.per_round, remaining));
   const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
   // Rounds since the best measured last improved.
   const std::vector<RoundRecord> previous = db_.rounds();
