@@ -33,24 +33,32 @@ void run_diff(const DiffOptions& options, Io& io) {
   const auto b = recipe::parse_launch_args(verify::read_launch_script(options.b), options.b);
   const verify::ConfigDiff diff = verify::diff_launch_args(a, b, rules, options.a, options.b);
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
+  const auto to_json = [](const verify::ArgDifference& d) {
+    nlohmann::ordered_json j;
+    j["flag"] = d.flag;
+    j["section"] = d.section;
+    j["launch"] = d.launch;
+    j["a"] = d.a ? nlohmann::ordered_json(*d.a) : nullptr;
+    j["b"] = d.b ? nlohmann::ordered_json(*d.b) : nullptr;
+    j["class"] = verify::to_string(d.arg_class);
+    j["reason"] = d.reason;
+    j["line_a"] = d.line_a;
+    j["line_b"] = d.line_b;
+    return j;
+  };
   if (options.json) {
     nlohmann::ordered_json out;
     out["a"] = diff.a_path;
     out["b"] = diff.b_path;
     out["flags_compared"] = diff.flags_compared;
+    out["launches_a"] = diff.launches_a;
+    out["launches_b"] = diff.launches_b;
     nlohmann::ordered_json differences = nlohmann::ordered_json::array();
-    for (const auto& d : diff.differences) {
-      nlohmann::ordered_json j;
-      j["flag"] = d.flag;
-      j["a"] = d.a ? nlohmann::ordered_json(*d.a) : nullptr;
-      j["b"] = d.b ? nlohmann::ordered_json(*d.b) : nullptr;
-      j["class"] = verify::to_string(d.arg_class);
-      j["reason"] = d.reason;
-      j["line_a"] = d.line_a;
-      j["line_b"] = d.line_b;
-      differences.push_back(std::move(j));
-    }
+    for (const auto& d : diff.differences) differences.push_back(to_json(d));
     out["differences"] = std::move(differences);
+    nlohmann::ordered_json unresolved = nlohmann::ordered_json::array();
+    for (const auto& d : diff.unresolved) unresolved.push_back(to_json(d));
+    out["unresolved"] = std::move(unresolved);
     out["worst"] = diff.worst ? nlohmann::ordered_json(verify::to_string(*diff.worst)) : nullptr;
     out["configuration"] = diff.configuration;
     out["verdict"] = diff.verdict;
@@ -59,16 +67,32 @@ void run_diff(const DiffOptions& options, Io& io) {
     io.out << out.dump(2) << "\n";
   } else {
     io.out << fmt::format("A: {}\nB: {}\n", diff.a_path, diff.b_path);
-    if (diff.differences.empty()) {
-      io.out << fmt::format("no differences in {} arguments\n", diff.flags_compared);
-    } else {
+    if (diff.differences.empty()) io.out << fmt::format("no differences in {} arguments\n", diff.flags_compared);
+    const auto section = [&](const std::vector<verify::ArgDifference>& list, const std::string& name,
+                             const std::string& title, bool with_class) {
       util::Table table;
-      table.header = {"argument", "A", "B", "class", "why"};
-      for (const auto& d : diff.differences) {
-        table.rows.push_back({d.flag, side(d.a), side(d.b), verify::to_string(d.arg_class), d.reason});
+      table.header = {"argument", "A", "B"};
+      if (with_class) {
+        table.header.push_back("class");
+        table.header.push_back("why");
       }
-      io.out << table.render();
-    }
+      for (const auto& d : list) {
+        if (!name.empty() && d.section != name) continue;
+        std::vector<std::string> row = {d.launch ? fmt::format("{} (launch {})", d.flag, d.launch) : d.flag, side(d.a),
+                                        side(d.b)};
+        if (with_class) {
+          row.push_back(verify::to_string(d.arg_class));
+          row.push_back(d.reason);
+        }
+        table.rows.push_back(std::move(row));
+      }
+      if (table.rows.empty()) return;
+      io.out << title << ":\n" << table.render();
+    };
+    section(diff.differences, "training", "training arguments", true);
+    section(diff.differences, "launcher", "launcher arguments (ray, torchrun, srun, mpirun, deepspeed)", true);
+    section(diff.differences, "environment", "environment", true);
+    section(diff.unresolved, "", "unresolved (set outside the scripts; not compared)", false);
     for (const std::string& note : diff.notes) io.out << "note: " << note << "\n";
     io.out << fmt::format("verdict: {}\ncorrectness.configuration: {}\nrules: {}\n", diff.verdict, diff.configuration,
                           rules.file);
