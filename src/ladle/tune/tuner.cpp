@@ -404,7 +404,7 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
       t.step_time_s = full->median_step_time_s;
       t.step_time_cv_percent = full->step_time_cv_percent;
       t.gpu_hours = full->gpu_hours;
-      t.detail.clear();
+      if (t.attempt == 1) t.detail.clear();  // a retry keeps why it was retried
     }
     db_.update_trial(t);
     say(fmt::format("trial {}: {} {:.1f} tokens/s/GPU (predicted {:.1f}), CV {:.2f}%", t.id, to_string(t.state),
