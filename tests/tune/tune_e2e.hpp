@@ -1,11 +1,14 @@
 #pragma once
 // Helpers of the end-to-end tune tests: run the built `ladle` with the stand-in engine
 // (fake_engine.cpp) on a scheduler, read `tune status --json`, kill a run with SIGKILL mid-round.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -14,6 +17,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "ladle/sched/process.hpp"
 #include "ladle/util/file_io.hpp"

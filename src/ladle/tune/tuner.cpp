@@ -290,11 +290,7 @@ void Tuner::start() {
   r0.sigma = settings_.prior_sigma;
   r0.memory_limit_gib = memory_limit(*problem_, {});
   r0.decision = "continue";
-  db_.add_trials(first, r0);
-  for (const Trial& t : first) {
-    say(fmt::format("round 1: trial {} {} predicted {:.1f} tokens/s/GPU", t.id, layout::layout_label(
-                        layout::parse_layout_spec(t.layout)), t.predicted_tokens_per_s_per_gpu));
-  }
+  db_.add_trials(first, r0);  // announced as they are submitted: a rejected first job prints one line
 }
 
 void Tuner::submit(Trial& t, bool first_of_run) {
@@ -341,7 +337,9 @@ void Tuner::submit(Trial& t, bool first_of_run) {
   t.submitted_at = now_s();
   db_.update_trial(t);
   db_.record_submission(t.job_name, t.id, t.job_id);
-  say(fmt::format("trial {}: submitted {} as {} job {}", t.id, t.job_name, scheduler_.name(), t.job_id));
+  say(fmt::format("trial {} (round {}, {}) {} predicted {:.1f} tokens/s/GPU: submitted {} as {} job {}", t.id, t.round,
+                  to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
+                  t.predicted_tokens_per_s_per_gpu, t.job_name, scheduler_.name(), t.job_id));
 }
 
 void Tuner::refresh(Trial& t) {
