@@ -110,3 +110,29 @@ TEST(TuneLoop, BadInputIsOneLineExitTwoAndSubmitsNothing) {
 
 }  // namespace
 }  // namespace ladle::test
+
+namespace ladle::test {
+namespace {
+
+TEST(TuneLoop, MegatronLmLaunchScriptsAndLogsRunTheLoop) {
+  TempDir dir;
+  use_engine_state(dir.path() / "engine");
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("local", out);
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--engine") args[i + 1] = "megatron";
+  }
+  args.insert(args.end(), {"--budget", "2", "--per-round", "2"});
+  const sched::CommandResult r = ladle_run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string script = util::read_file(out + "/trials/1/job.sh");
+  EXPECT_NE(script.find("pretrain_gpt.py"), std::string::npos);
+  EXPECT_NE(script.find("--train-iters 10"), std::string::npos);
+  EXPECT_NE(util::read_file(out + "/trials/1/job.log").find("iteration        1/      10 |"), std::string::npos);
+  const nlohmann::json status = tune_status(out);
+  EXPECT_FALSE(status["best"].is_null());
+  EXPECT_NE(util::read_file(out + "/recipe.yaml").find("    result: pass"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladle::test

@@ -464,9 +464,12 @@ bool Tuner::end_round() {
   for (const Prediction& pr : preds) {
     sigmas.push_back(candidate_sigma(sigma, settings_.prior_sigma, unexplored_share(pr, exposure)));
   }
-  const std::vector<Candidate> proposals =
-      propose(preds, sigmas, tried, best_value, std::min(settings_.per_round, remaining));
+  // At least one candidate is ranked, so the record says what the best remaining one promised
+  // even when the budget leaves no room for it.
+  std::vector<Candidate> proposals =
+      propose(preds, sigmas, tried, best_value, std::max<int64_t>(1, std::min(settings_.per_round, remaining)));
   const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
+  if (remaining == 0) proposals.clear();
   // Rounds since the best measured last improved.
   const std::vector<RoundRecord> previous = db_.rounds();
   int64_t without = 0;
