@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -156,21 +157,27 @@ inline void expect_tuned_to_the_hidden_optimum(const std::string& dir) {
   EXPECT_NE(util::read_file((std::filesystem::path(dir) / "report.md").string()).find("## Trials"), std::string::npos);
 }
 
-/// Runs the loop, kills it with SIGKILL once a trial of round 2 is on the scheduler, resumes it,
-/// and checks that it ran the same trials to the same winner as `reference_dir` and that no job
-/// name ran twice.
+/// Runs the loop, kills it with SIGKILL at a random moment while a job is on the scheduler (once
+/// a random number of trials, 0 to 9, have ended), resumes it, and checks that it ran the same
+/// trials to the same winner as `reference_dir` and that no job name ran twice.
 inline void expect_kill_and_resume_change_nothing(const std::string& backend, const std::filesystem::path& root,
                                                   const std::string& reference_dir) {
   const std::string dir = (root / "killed").string();
   use_engine_state(root / "killed-engine");
+  const int ended_before_kill = static_cast<int>(std::random_device{}() % 10);
+  SCOPED_TRACE(fmt::format("killed once {} trials had ended", ended_before_kill));
   const pid_t pid = ladle_spawn(flash_tune_args(backend, dir), (root / "killed.log").string());
   const bool mid_round = wait_for_status(
       dir,
-      [](const nlohmann::json& s) {
+      [ended_before_kill](const nlohmann::json& s) {
+        int ended = 0;
+        bool on_scheduler = false;
         for (const auto& t : s["trials"]) {
-          if (t["round"] == 2 && t["state"] == "submitted") return true;
+          const std::string state = t["state"];
+          ended += state != "proposed" && state != "submitting" && state != "submitted";
+          on_scheduler |= state == "submitted" || state == "submitting";
         }
-        return false;
+        return ended >= ended_before_kill && on_scheduler;
       },
       120);
   ::kill(pid, SIGKILL);
