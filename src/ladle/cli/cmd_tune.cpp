@@ -179,11 +179,11 @@ int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io, cons
 
 int run_tune(const TuneOptions& o, Io& io) {
   tune::TuneSettings settings = settings_from(o);
+  if (o.dry_run) settings.run_id = "dryrun00";
   auto scheduler = sched::make_scheduler(settings.scheduler);
   if (o.dry_run) {
-    tune::TuneDb* none = nullptr;
-    (void)none;
-    // A database in memory's place: the preview touches neither the folder nor the scheduler.
+    // A fixed run id, so that the preview is the same for the same flags; the preview touches
+    // neither the folder nor the scheduler (its scratch database lives in the temp folder).
     const std::string tmp = (fs::temp_directory_path() / ("ladle-tune-dry-" + settings.run_id + ".db")).string();
     tune::TuneDb db = tune::TuneDb::create(tmp, {});
     tune::Tuner tuner(db, *scheduler, settings, nullptr);
@@ -195,7 +195,8 @@ int run_tune(const TuneOptions& o, Io& io) {
       io.out << fmt::format("  trial {} {} predicted {:.1f} tokens/s/GPU, expected improvement {:.2f}%\n", t.id,
                             t.layout, t.predicted_tokens_per_s_per_gpu, 100 * t.expected_improvement);
     }
-    io.out << "\nscript of trial 1 (" << trials.front().script_path << "):\n" << tuner.script_for(trials.front());
+    io.out << "\nscript of trial 1 (" << fs::relative(trials.front().script_path).string() << "):\n"
+           << tuner.script_for(trials.front());
     return kExitOk;
   }
   scheduler->check_reachable();

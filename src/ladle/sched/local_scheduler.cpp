@@ -12,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <fcntl.h>
 
@@ -139,12 +140,12 @@ class LocalScheduler final : public Scheduler {
     util::write_file_atomic((record / "cancelled").string(), "cancelled\n");
     const long pid = pid_of(record);
     if (pid <= 0 || !alive(record)) return;
-    ::kill(static_cast<pid_t>(-pid), SIGTERM);
-    for (int i = 0; i < 100 && group_alive(pid); ++i) {
+    signal_session(pid, SIGTERM);
+    for (int i = 0; i < 100 && !session_members(pid).empty(); ++i) {
       reap();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    if (group_alive(pid)) ::kill(static_cast<pid_t>(-pid), SIGKILL);
+    signal_session(pid, SIGKILL);
     reap();
   }
 
@@ -168,7 +169,30 @@ class LocalScheduler final : public Scheduler {
     }
   }
 
-  static bool group_alive(long pid) { return ::kill(static_cast<pid_t>(-pid), 0) == 0; }
+  // The job is a session of its own (setsid); `timeout` and engines may open process groups inside
+  // it, so a cancel signals every process of the session, and no other.
+  static std::vector<long> session_members(long sid) {
+    std::vector<long> out;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator("/proc", ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+      std::ifstream in(entry.path() / "stat");
+      std::string text;
+      if (!in || !std::getline(in, text)) continue;
+      const size_t close = text.rfind(')');
+      if (close == std::string::npos) continue;
+      std::istringstream fields(text.substr(close + 2));
+      std::string state, ppid, pgrp, session;
+      fields >> state >> ppid >> pgrp >> session;
+      if (state != "Z" && session == std::to_string(sid)) out.push_back(std::stol(name));
+    }
+    return out;
+  }
+
+  static void signal_session(long sid, int sig) {
+    for (long member : session_members(sid)) ::kill(static_cast<pid_t>(member), sig);
+  }
 
   static bool alive(const fs::path& record) {
     std::istringstream in(util::read_file((record / "pid").string()));
@@ -177,9 +201,7 @@ class LocalScheduler final : public Scheduler {
     in >> pid >> start;
     const ProcStat st = read_proc_stat(pid);
     if (st.exists && st.start_time == start && st.state != 'Z' && st.state != 'X') return true;
-    // The wrapper is gone; members of its group may still run (a cancel in progress).
-    return ::kill(static_cast<pid_t>(-pid), 0) == 0 && !fs::exists(record / "rc") && st.exists &&
-           st.start_time == start;
+    return false;
   }
 
   std::string state_dir_;

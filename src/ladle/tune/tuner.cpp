@@ -290,11 +290,7 @@ void Tuner::start() {
   r0.sigma = settings_.prior_sigma;
   r0.memory_limit_gib = memory_limit(*problem_, {});
   r0.decision = "continue";
-  db_.add_trials(first, r0);
-  for (const Trial& t : first) {
-    say(fmt::format("round 1: trial {} {} predicted {:.1f} tokens/s/GPU", t.id, layout::layout_label(
-                        layout::parse_layout_spec(t.layout)), t.predicted_tokens_per_s_per_gpu));
-  }
+  db_.add_trials(first, r0);  // announced as they are submitted: a rejected first job prints one line
 }
 
 void Tuner::submit(Trial& t, bool first_of_run) {
@@ -341,7 +337,9 @@ void Tuner::submit(Trial& t, bool first_of_run) {
   t.submitted_at = now_s();
   db_.update_trial(t);
   db_.record_submission(t.job_name, t.id, t.job_id);
-  say(fmt::format("trial {}: submitted {} as {} job {}", t.id, t.job_name, scheduler_.name(), t.job_id));
+  say(fmt::format("trial {} (round {}, {}) {} predicted {:.1f} tokens/s/GPU: submitted {} as {} job {}", t.id, t.round,
+                  to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
+                  t.predicted_tokens_per_s_per_gpu, t.job_name, scheduler_.name(), t.job_id));
 }
 
 void Tuner::refresh(Trial& t) {
@@ -404,7 +402,7 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
       t.step_time_s = full->median_step_time_s;
       t.step_time_cv_percent = full->step_time_cv_percent;
       t.gpu_hours = full->gpu_hours;
-      t.detail.clear();
+      if (t.attempt == 1) t.detail.clear();  // a retry keeps why it was retried
     }
     db_.update_trial(t);
     say(fmt::format("trial {}: {} {:.1f} tokens/s/GPU (predicted {:.1f}), CV {:.2f}%", t.id, to_string(t.state),
@@ -466,9 +464,12 @@ bool Tuner::end_round() {
   for (const Prediction& pr : preds) {
     sigmas.push_back(candidate_sigma(sigma, settings_.prior_sigma, unexplored_share(pr, exposure)));
   }
-  const std::vector<Candidate> proposals =
-      propose(preds, sigmas, tried, best_value, std::min(settings_.per_round, remaining));
+  // At least one candidate is ranked, so the record says what the best remaining one promised
+  // even when the budget leaves no room for it.
+  std::vector<Candidate> proposals =
+      propose(preds, sigmas, tried, best_value, std::max<int64_t>(1, std::min(settings_.per_round, remaining)));
   const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
+  if (remaining == 0) proposals.clear();
   // Rounds since the best measured last improved.
   const std::vector<RoundRecord> previous = db_.rounds();
   int64_t without = 0;

@@ -11,13 +11,15 @@ done
 mkdir -p "$dir"/{state,spool,log,dev,munge}
 chmod 700 "$dir/munge"
 host=$(hostname -s)
-# Free ports: the controller's and one per slurmd.
-read -r ctl_port n1_port n2_port < <(python3 -c '
-import socket
-ss=[socket.socket() for _ in range(3)]
-for s in ss: s.bind(("127.0.0.1",0))
-print(*[s.getsockname()[1] for s in ss])
-for s in ss: s.close()')
+# Free ports for the controller and each slurmd: random ones nothing answers on.
+free_port() {
+  local port
+  while :; do
+    port=$((20000 + RANDOM % 40000))
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
+  done
+}
+ctl_port=$(free_port); n1_port=$(free_port); n2_port=$(free_port)
 for i in 0 1 2 3 4 5 6 7; do
   [[ -e "$dir/dev/gpu$i" ]] || mknod "$dir/dev/gpu$i" c 1 3  # same device numbers as /dev/null
 done

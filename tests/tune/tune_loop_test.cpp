@@ -1,0 +1,138 @@
+// End-to-end tests of `ladle tune` on the local back-end and on a loopback Ray Jobs server, with
+// the stand-in engine; and its bad-input lines. The same loop on a real Slurm is tests/tune/slurm/.
+#include "sched/ray_jobs_server.hpp"
+#include "tune/tune_e2e.hpp"
+
+namespace ladle::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(TuneLoop, LocalReachesTheHiddenOptimumAndSurvivesAKillMidRound) {
+  TempDir dir;
+  const std::string reference = (dir.path() / "reference").string();
+  use_engine_state(dir.path() / "reference-engine");
+  const sched::CommandResult r = ladle_run(flash_tune_args("local", reference));
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  expect_tuned_to_the_hidden_optimum(reference);
+  expect_kill_and_resume_change_nothing("local", dir.path(), reference);
+}
+
+TEST(TuneLoop, RayJobsApiRunsTheLoop) {
+  TempDir dir;
+  RayJobsServer server(dir.path() / "ray");
+  use_engine_state(dir.path() / "engine");
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("ray", out);
+  args.insert(args.end(), {"--ray-address", server.address(), "--budget", "4"});
+  const sched::CommandResult r = ladle_run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const nlohmann::json status = tune_status(out);
+  EXPECT_EQ(status["trials"].size(), 6u);  // 4 trials, the confirmation and the reference run
+  int attempts = 0;
+  for (const auto& t : status["trials"]) attempts += t["attempt"].get<int>();
+  EXPECT_EQ(server.submissions(), attempts);
+  EXPECT_EQ(ladle_run({"check", out + "/recipe.yaml"}).exit_code, 0);
+}
+
+TEST(TuneLoop, CtrlCCancelsTheRunningTrialAndResumeFinishes) {
+  TempDir dir;
+  use_engine_state(dir.path() / "engine");
+  ::setenv("FAKE_ENGINE_TIME_SCALE", "0.02", 1);  // slow enough to interrupt a trial mid-run
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("local", out);
+  args.insert(args.end(), {"--budget", "2", "--per-round", "2"});
+  const pid_t pid = ladle_spawn(args, (dir.path() / "run.log").string());
+  const bool running = wait_for_status(
+      out, [](const nlohmann::json& s) { return s["trials"].size() > 0 && s["trials"][0]["state"] == "submitted"; }, 60);
+  ::kill(pid, SIGINT);
+  int wstatus = 0;
+  ::waitpid(pid, &wstatus, 0);
+  ::setenv("FAKE_ENGINE_TIME_SCALE", "0.002", 1);
+  ASSERT_TRUE(running);
+  ASSERT_TRUE(WIFEXITED(wstatus));
+  EXPECT_EQ(WEXITSTATUS(wstatus), 130) << util::read_file((dir.path() / "run.log").string());
+  const nlohmann::json after = tune_status(out);
+  EXPECT_EQ(after["trials"][0]["state"], "proposed");
+  EXPECT_EQ(after["trials"][0]["attempt"], 2);
+  // The interrupted job was cancelled: its process group is gone and it recorded no exit status.
+  const sched::CommandResult resumed = ladle_run({"tune", "resume", out});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+}
+
+TEST(TuneLoop, ATrialPastItsTimeLimitIsATimeout) {
+  TempDir dir;
+  use_engine_state(dir.path() / "engine");
+  ::setenv("FAKE_ENGINE_HANG", "1", 1);
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("local", out);
+  args.insert(args.end(), {"--budget", "1", "--time-limit", "2"});
+  const sched::CommandResult r = ladle_run(args);
+  ::unsetenv("FAKE_ENGINE_HANG");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("no trial produced a measurement"), std::string::npos) << r.err;
+  const nlohmann::json status = tune_status(out);
+  EXPECT_EQ(status["trials"][0]["state"], "timeout");
+}
+
+TEST(TuneLoop, BadInputIsOneLineExitTwoAndSubmitsNothing) {
+  TempDir dir;
+  const std::string out = (dir.path() / "run").string();
+  auto one_line = [](const sched::CommandResult& r, const std::string& text) {
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_NE(r.err.find(text), std::string::npos) << r.err;
+  };
+  std::vector<std::string> args = flash_tune_args("local", out);
+  args.insert(args.end(), {"--budget", "0"});
+  one_line(ladle_run(args), "--budget must be at least 1 trial, got 0");
+  args = flash_tune_args("ray", out);
+  args.insert(args.end(), {"--ray-address", "http://127.0.0.1:9"});
+  one_line(ladle_run(args), "ray: cannot reach the Ray dashboard at http://127.0.0.1:9");
+  const std::string path = ::getenv("PATH");
+  ::setenv("PATH", "/nonexistent", 1);
+  const sched::CommandResult no_sbatch = ladle_run(flash_tune_args("slurm", out));
+  ::setenv("PATH", path.c_str(), 1);
+  one_line(no_sbatch, "slurm: sbatch not found in PATH");
+  EXPECT_FALSE(fs::exists(out + "/tune.db"));
+  // A folder holding another run's database.
+  use_engine_state(dir.path() / "engine");
+  ::setenv("FAKE_ENGINE_HANG", "1", 1);
+  args = flash_tune_args("local", out);
+  args.insert(args.end(), {"--budget", "1", "--time-limit", "1"});
+  ladle_run(args);
+  ::unsetenv("FAKE_ENGINE_HANG");
+  ASSERT_TRUE(fs::exists(out + "/tune.db"));
+  const std::string run_id = tune_status(out)["settings"]["run_id"];
+  one_line(ladle_run(flash_tune_args("local", out)), "already holds run " + run_id);
+  one_line(ladle_run({"tune", "status", (dir.path() / "nothing").string()}), "no tuning database here");
+}
+
+}  // namespace
+}  // namespace ladle::test
+
+namespace ladle::test {
+namespace {
+
+TEST(TuneLoop, MegatronLmLaunchScriptsAndLogsRunTheLoop) {
+  TempDir dir;
+  use_engine_state(dir.path() / "engine");
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("local", out);
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--engine") args[i + 1] = "megatron";
+  }
+  args.insert(args.end(), {"--budget", "2", "--per-round", "2"});
+  const sched::CommandResult r = ladle_run(args);
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string script = util::read_file(out + "/trials/1/job.sh");
+  EXPECT_NE(script.find("pretrain_gpt.py"), std::string::npos);
+  EXPECT_NE(script.find("--train-iters 10"), std::string::npos);
+  EXPECT_NE(util::read_file(out + "/trials/1/job.log").find("iteration        1/      10 |"), std::string::npos);
+  const nlohmann::json status = tune_status(out);
+  EXPECT_FALSE(status["best"].is_null());
+  EXPECT_NE(util::read_file(out + "/recipe.yaml").find("    result: pass"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladle::test
