@@ -44,16 +44,17 @@ const char* to_string(Engine engine) {
     case Engine::slime: return "slime";
     case Engine::miles: return "miles";
     case Engine::megatron: return "megatron";
+    case Engine::bridge: return "bridge";
   }
   return "slime";
 }
 
 Engine parse_engine(std::string_view name) {
-  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron, Engine::bridge}) {
     if (name == to_string(engine)) return engine;
   }
-  const std::vector<std::string> names = {"slime", "miles", "megatron"};
-  throw_usage("unknown engine '{}'{}; expected one of: slime, miles, megatron", name,
+  const std::vector<std::string> names = {"slime", "miles", "megatron", "bridge"};
+  throw_usage("unknown engine '{}'{}; expected one of: slime, miles, megatron, bridge", name,
               util::did_you_mean(name, names));
 }
 
@@ -162,7 +163,7 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
     add("--recompute-method", to_string(l.recompute_method));
     add("--recompute-num-layers", std::to_string(l.recompute_layers));
   }
-  if (engine == Engine::megatron) {
+  if (engine == Engine::megatron || engine == Engine::bridge) {
     add("--micro-batch-size", std::to_string(l.rows_per_mb));
     add("--seq-length", std::to_string(row_tokens));
   } else {

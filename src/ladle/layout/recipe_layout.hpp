@@ -19,9 +19,10 @@ enum class Engine {
   slime,     ///< THUDM/slime: train.py / train_async.py with Megatron-LM arguments
   miles,     ///< radixark/miles, a slime fork: the same arguments
   megatron,  ///< Megatron-LM's pretrain_gpt.py: fixed micro-batches instead of dynamic batching
+  bridge,    ///< NVIDIA-NeMo/Megatron-Bridge's recipe runner: Megatron-LM's knobs as config overrides
 };
 
-/// "slime" / "miles" / "megatron".
+/// "slime" / "miles" / "megatron" / "bridge".
 const char* to_string(Engine engine);
 /// Parses an engine name; throws Error(usage) listing the valid names.
 Engine parse_engine(std::string_view name);

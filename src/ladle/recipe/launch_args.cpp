@@ -1,5 +1,6 @@
 #include "ladle/recipe/launch_args.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
@@ -733,7 +734,7 @@ class Interpreter {
       v.lines = {w.line};
       v.unresolved = x.unresolved;
     }
-    if (depth_ > 0) v.unresolved = true;  // set in a branch or loop: known only when the script runs
+    if (!blocks_.empty()) v.unresolved = true;  // set in a branch or loop: known only when the script runs
     if (append_to && vars_.count(name)) {
       Var& old = vars_[name];
       if (v.array) {
@@ -759,31 +760,43 @@ class Interpreter {
   bool control(std::vector<Word>& words) {
     while (!words.empty()) {
       const std::string& t = words.front().raw;
-      if (t == "then" || t == "do" || t == "else" || t == "!" || t == "time" || t == "exec") {
+      if (!blocks_.empty() && blocks_.back() == 'c' && t.size() > 1 && t.back() == ')' && t != "$()") {
+        words.erase(words.begin());  // a case arm's pattern
+      } else if (t == "then" || t == "do" || t == "else" || t == "!" || t == "time" || t == "exec") {
         words.erase(words.begin());
       } else if (t == "if" || t == "while" || t == "until") {
-        ++depth_;
+        blocks_.push_back(t == "if" ? 'i' : 'l');
         return false;  // the condition is not a launch
       } else if (t == "elif") {
         return false;
-      } else if (t == "for" || t == "case" || t == "select") {
-        ++depth_;
+      } else if (t == "for" || t == "select") {
+        blocks_.push_back('l');
         return false;
-      } else if (t == "fi" || t == "done" || t == "esac" || t == "}" || t == ";;") {
-        depth_ = std::max(0, depth_ - 1);
+      } else if (t == "case") {
+        blocks_.push_back('c');
+        return false;
+      } else if (t == "fi" || t == "done" || t == "esac" || t == "}") {
+        if (!blocks_.empty()) blocks_.pop_back();
+        words.erase(words.begin());
+      } else if (t == ";;") {
         words.erase(words.begin());
       } else if (t == "{") {
         if (function_brace_) {
           function_brace_ = false;
         } else {
-          ++depth_;
+          blocks_.push_back('{');
         }
         words.erase(words.begin());
       } else if (t == "function" || (ends_with(t, "()") && t.size() > 2 && !is_assignment_raw(t))) {
-        ++depth_;
+        blocks_.push_back('f');
         function_brace_ = true;
         words.erase(words.begin());
-        if (!words.empty() && words.front().raw != "{" && t == "function") words.erase(words.begin());
+        if (t == "function" && !words.empty()) {
+          functions_.push_back(words.front().text);
+          words.erase(words.begin());
+        } else {
+          functions_.push_back(t.substr(0, t.size() - 2));
+        }
         if (!words.empty() && words.front().raw == "()") words.erase(words.begin());
       } else {
         return true;
@@ -831,12 +844,22 @@ class Interpreter {
       read_array(words, first);
       return;
     }
+    if (name == "mapfile" || name == "readarray") {  // the array's words come from the command's input
+      for (size_t i = words.size(); i-- > first + 1;) {
+        if (!is_flag_text(words[i].text) && words[i].text.find('<') == std::string::npos) {
+          vars_[words[i].text] = Var{{}, {}, {}, true, true};
+          break;
+        }
+      }
+      return;
+    }
+    if (std::find(functions_.begin(), functions_.end(), name) != functions_.end()) return;  // the script's own function
     if (name == "unset") {
       for (size_t i = first + 1; i < words.size(); ++i) vars_.erase(words[i].text);
       return;
     }
     if (name == "exit") {
-      if (depth_ == 0 && !command.conditional && exit_line_ == 0) exit_line_ = words[first].line;
+      if (blocks_.empty() && !command.conditional && exit_line_ == 0) exit_line_ = words[first].line;
       return;
     }
     std::vector<Item> items = expand_words(words, first);
@@ -875,7 +898,7 @@ class Interpreter {
     } else {
       Expander expander(vars_);
       const XWord x = expander.expand_joined(source->raw, source->line);
-      v.unresolved = x.unresolved || depth_ > 0;
+      v.unresolved = x.unresolved || !blocks_.empty();
       for (const std::string& part : util::split(x.text, ' ')) {
         if (!part.empty()) {
           v.words.push_back(part);
@@ -1063,6 +1086,7 @@ class Interpreter {
       ++first_flag;
     }
     if (first_flag == items.size() && launchers.empty()) return;
+    if (first_flag == k && launchers.empty()) return;  // a flag without a program: part of a test (`[[ -f x && -f y ]]`)
     std::vector<std::string> head;
     for (size_t i = k; i < first_flag; ++i) head.push_back(items[i].text);
     l.command = util::join(head, " ");
@@ -1088,7 +1112,8 @@ class Interpreter {
   const std::string& path_;
   std::map<std::string, Var> vars_;
   LaunchArgs out_;
-  int depth_ = 0;
+  std::vector<char> blocks_;  ///< open if (i), loop (l), case (c), function (f), brace ({) blocks
+  std::vector<std::string> functions_;
   bool function_brace_ = false;
   int exit_line_ = 0;
 };
