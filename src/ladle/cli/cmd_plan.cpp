@@ -119,7 +119,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   }
   io.out << (o.json ? plan::plan_json(report, header, o.margin) : plan::render_plan(report, header, o.margin));
   if (recipe) {
-    recipe::write_recipe_file(o.emit, *recipe);
+    write_emitted(o.emit, *recipe);
     if (!o.json) {
       io.out << fmt::format("\nwrote {} ({} job{}, base {}, status planned)\n", o.emit, o.engine,
                             o.slurm ? " for sbatch" : "", base.name);

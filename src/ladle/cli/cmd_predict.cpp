@@ -99,7 +99,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   }
   io.out << (o.json ? plan::prediction_json(p, header, measured) : plan::render_prediction(p, header, measured));
   if (recipe) {
-    recipe::write_recipe_file(o.emit, *recipe);
+    write_emitted(o.emit, *recipe);
     if (!o.json) {
       io.out << fmt::format("\nwrote {} ({} job{}, base {}, status planned)\n", o.emit, o.engine,
                             o.slurm ? " for sbatch" : "", base.name);

@@ -3,7 +3,9 @@
 #include "ladle/cli/launch_options.hpp"
 
 #include "ladle/launch/job_script.hpp"
+#include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 
 namespace ladle::cli {
 
@@ -45,6 +47,14 @@ std::function<std::string(const Layout&)> launch_args_for(const launch::Base& ba
     job.precision = plan::to_string(workload.precision);
     return launch::job_args_line(job);
   };
+}
+
+void write_emitted(const std::string& path, const Recipe& recipe) {
+  if (path.size() > 3 && path.compare(path.size() - 3, 3, ".sh") == 0) {
+    util::write_file_atomic(path, recipe.run);
+    return;
+  }
+  recipe::write_recipe_file(path, recipe);
 }
 
 }  // namespace ladle::cli

@@ -8,6 +8,7 @@
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
 #include "ladle/plan/cluster.hpp"
+#include "ladle/recipe/recipe.hpp"
 
 namespace ladle::cli {
 
@@ -23,5 +24,8 @@ plan::Workload launch_workload(const launch::Base& base, const std::optional<int
 std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base, const ModelSpec& model,
                                                           const plan::Cluster& cluster, const plan::Workload& workload,
                                                           layout::Engine engine);
+
+/// Writes a planned recipe to `path` atomically, or only its job script when `path` ends in ".sh".
+void write_emitted(const std::string& path, const Recipe& recipe);
 
 }  // namespace ladle::cli

@@ -88,6 +88,7 @@ class Writer {
   }
 
   void options() {
+    if (nodes_ == 1 && info_.family != "slime") return;  // one node: no rendezvous to give
     line("# Options: --master-addr HOST (the first node, when not under Slurm).");
     line("while [[ $# -gt 0 ]]; do");
     line("  case $1 in");
@@ -160,7 +161,8 @@ class Writer {
     } else {
       line("# Rendezvous: --master-addr, else the first node of Slurm's allocation.");
       line("if [[ -z \"${MASTER_ADDR:-}\" && -n \"${SLURM_JOB_NODELIST:-}\" ]]; then");
-      line("  MASTER_ADDR=$(scontrol show hostnames \"$SLURM_JOB_NODELIST\" | head -n 1)");
+      line("  mapfile -t HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")");
+      line("  MASTER_ADDR=${HOSTS[0]}");
       line("fi");
       line("need MASTER_ADDR any 'the first node (give --master-addr HOST, or run under Slurm)'");
     }
