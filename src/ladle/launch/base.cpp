@@ -95,7 +95,12 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
 }
 
 Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens, int64_t global_batch) {
-  const EngineInfo& info = engine_table().engine(engine);
+  const EngineTable& table = engine_table();
+  const EngineInfo* info = &table.engine(engine);
+  // An engine without its own defaults (Megatron-Bridge) takes its family's.
+  for (const auto& [name, row] : table.engines) {
+    if (info->defaults.empty() && row.family == info->family && !row.defaults.empty()) info = &row;
+  }
   Base b;
   b.name = fmt::format("ladle defaults ({})", layout::to_string(engine));
   b.engine = engine;
@@ -105,7 +110,7 @@ Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tok
   b.workload.rows = family(engine) == "slime" ? "SFT conversations" : "pretraining documents";
   (void)model;
   if (engine != layout::Engine::bridge) b.args.push_back(recipe::LaunchArg{"${MODEL_ARGS[@]}", {}, true, true, 0});
-  for (const std::string& word : info.defaults) {
+  for (const std::string& word : info->defaults) {
     const std::string value = word == "$GLOBAL_BATCH" ? std::to_string(global_batch) : word;
     if (value.rfind("--", 0) == 0) {
       b.args.push_back(recipe::LaunchArg{value, {}, false, false, 0});

@@ -5,8 +5,10 @@
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 #include <optional>
 
+#include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -657,6 +659,33 @@ bool is_program_word(const std::string& t) {
          name == "numactl" || name == "nsys" || name == "uv" || name == "ray";
 }
 
+// Megatron-Bridge's override keys -> the Megatron-LM flags they set (the `bridge` table of
+// data/launch/engines.yaml), so that a Bridge job's `key=value` words read as the flags they are.
+const std::map<std::string, std::string>& bridge_flags() {
+  static const std::map<std::string, std::string> flags = [] {
+    std::map<std::string, std::string> out;
+    const auto text = util::find_embedded("data/launch/engines.yaml");
+    if (!text) return out;
+    const YAML::Node root = YAML::Load(std::string(*text));
+    for (const auto& entry : root["bridge"]) out[entry.second.as<std::string>()] = entry.first.as<std::string>();
+    return out;
+  }();
+  return flags;
+}
+
+bool is_override(const std::string& t) {
+  const size_t eq = t.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  if (t.find('.') > eq && t.compare(0, eq, "mixed_precision") != 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    if (!std::islower(static_cast<unsigned char>(t[i])) && !std::isdigit(static_cast<unsigned char>(t[i])) &&
+        t[i] != '_' && t[i] != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
 struct Item {
   std::string text;
   bool unresolved = false;
@@ -1094,8 +1123,39 @@ class Interpreter {
     finish(l, items, first_flag, launchers, launcher_args);
   }
 
-  void finish(Launch& l, const std::vector<Item>& items, size_t k, const std::vector<std::string>& launchers,
+  // A Megatron-Bridge override `model.tensor_model_parallel_size=4` as the flag it sets.
+  static std::vector<Item> bridge_overrides(const std::vector<Item>& items, size_t k) {
+    std::vector<Item> out(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k));
+    for (size_t i = k; i < items.size(); ++i) {
+      const Item& w = items[i];
+      if (w.placeholder || !is_override(w.text)) {
+        out.push_back(w);
+        continue;
+      }
+      const size_t eq = w.text.find('=');
+      const std::string key = w.text.substr(0, eq);
+      std::string value = w.text.substr(eq + 1);
+      const auto it = bridge_flags().find(key);
+      std::string flag = it == bridge_flags().end() ? "--" + key : it->second;
+      for (char& c : flag) c = c == '_' ? '-' : c;  // mixed_precision -> --mixed-precision
+      if (value == "false" || value == "False") continue;  // a switch left off
+      Item f = w;
+      f.text = flag;
+      out.push_back(f);
+      if (value == "true" || value == "True") continue;
+      if (value.rfind("[[\"", 0) == 0 && value.size() > 10 && value.compare(value.size() - 8, 8, "\"],null]") == 0) {
+        value = value.substr(3, value.size() - 11);  // dataset.blend=[["prefix"],null]
+      }
+      Item v = w;
+      v.text = value;
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  void finish(Launch& l, const std::vector<Item>& items_in, size_t k, const std::vector<std::string>& launchers,
               const std::vector<LaunchArg>& launcher_args) {
+    const std::vector<Item> items = ends_with(l.entry, "run_recipe.py") ? bridge_overrides(items_in, k) : items_in;
     if (exit_line_ > 0) {
       throw_input(SourceLocation{path_, l.line, 0, ""},
                   "the launch of '{}' is never reached: the script exits at line {}", l.command, exit_line_);
