@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ladle/launch/engines.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/error.hpp"
@@ -13,26 +14,19 @@ namespace ladle::launch {
 
 namespace {
 
-// The flags of every knob, read from the knob table by asking it for a layout with every knob set.
+// The flags of every knob of the knob table (every engine's spelling, old spellings too), the
+// switches layout_engine_args writes beside them, the cluster shape, and slime's CP switch.
 std::set<std::string> knob_flags() {
   std::set<std::string> flags;
+  for (const layout::Knob& knob : layout::kKnobs) {
+    for (const layout::KnobArg& arg : knob.args) flags.insert(std::string(arg.flag));
+  }
   Layout all;
-  all.sp = true;
-  all.vpp = 2;
-  all.first = 1;
-  all.last = 1;
-  all.recompute = RecomputeGranularity::full;
   all.offload = 0.5;
-  all.overlap = true;
-  all.precision_aware = true;
-  all.moments = StateDtype::bf16;
-  all.dispatcher = MoeDispatcher::flex;
   for (layout::Engine engine : {layout::Engine::slime, layout::Engine::megatron}) {
     for (const layout::EngineArg& arg : layout::layout_engine_args(all, engine, 8192)) flags.insert(arg.flag);
   }
-  // The cluster shape, and the context-parallel switch slime needs with DSA models.
-  for (const char* flag : {"--actor-num-nodes", "--actor-num-gpus-per-node", "--num-gpus-per-node", "--allgather-cp",
-                           "--num-layers-per-virtual-pipeline-stage"}) {
+  for (const char* flag : {"--actor-num-nodes", "--actor-num-gpus-per-node", "--num-gpus-per-node", "--allgather-cp"}) {
     flags.insert(flag);
   }
   return flags;

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ladle/launch/engines.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -15,6 +16,19 @@ namespace {
 
 bool is_moe_flag(const std::string& flag) {
   return flag.rfind("--expert-", 0) == 0 || flag.rfind("--moe-", 0) == 0;
+}
+
+// The Megatron-Bridge override of a Megatron-LM flag: the knob table's for a layout knob, else
+// data/launch/engines.yaml's.
+std::optional<std::string> bridge_key_of(const std::string& flag) {
+  for (const layout::Knob& knob : layout::kKnobs) {
+    if (knob.bridge.empty()) continue;
+    for (const layout::KnobArg& arg : knob.args) {
+      if (arg.flag == flag) return std::string(knob.bridge);
+    }
+  }
+  if (const BridgeKey* key = engine_table().bridge_key(flag)) return key->key;
+  return std::nullopt;
 }
 
 bool has_flag(const std::vector<JobArg>& args, std::string_view flag) {
@@ -295,7 +309,9 @@ std::string shell_word(const std::string& value) {
 std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec& model, layout::Engine engine,
                                                int64_t row_tokens) {
   std::vector<layout::EngineArg> out;
-  for (layout::EngineArg& arg : layout::layout_engine_args(l, engine, row_tokens)) {
+  // Megatron-Bridge sets Megatron-LM's knobs: the job writes them in its override syntax.
+  const layout::Engine spelling = engine == layout::Engine::bridge ? layout::Engine::megatron : engine;
+  for (layout::EngineArg& arg : layout::layout_engine_args(l, spelling, row_tokens)) {
     if (model.num_experts == 0 && is_moe_flag(arg.flag)) continue;  // a dense model has no experts to place
     out.push_back(std::move(arg));
   }
@@ -341,13 +357,14 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   out.push_back({"mixed_precision", {fp8 ? table.bridge_fp8 : table.bridge_bf16}});
   for (const JobArg& a : args) {
     if (a.placeholder || a.flag == "--bf16" || a.flag == "--fp8-format" || a.flag == "--fp8-recipe") continue;
-    const BridgeKey* key = table.bridge_key(a.flag);
+    const auto key = bridge_key_of(a.flag);
     if (!key) {
       throw_input(SourceLocation{r.base->name, 0, 0, a.flag},
-                  "the base's {} has no Megatron-Bridge override in data/launch/engines.yaml; it cannot be converted",
+                  "the base's {} has no Megatron-Bridge override (knob table or data/launch/engines.yaml); it "
+                  "cannot be converted",
                   a.flag);
     }
-    out.push_back({key->key, {bridge_value(a.flag, a.values)}});
+    out.push_back({*key, {bridge_value(a.flag, a.values)}});
   }
   return out;
 }

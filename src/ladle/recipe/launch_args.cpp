@@ -959,7 +959,7 @@ class Interpreter {
     for (; k < end; ++k) {
       const Item& w = items[k];
       if (w.placeholder) {
-        args.push_back(LaunchArg{w.text, {}, true, true, w.line});
+        args.push_back(LaunchArg{w.text, {}, true, true, w.line, 0});
         continue;
       }
       if (is_flag_text(w.text)) {
@@ -1162,7 +1162,9 @@ class Interpreter {
     }
     l.launchers = launchers;
     l.launcher_args = launcher_args;
+    for (LaunchArg& a : l.launcher_args) a.command = kLauncherArg;
     l.args = arguments(items, k, items.size());
+    for (LaunchArg& a : l.args) a.command = out_.launches.size();
     out_.commands.push_back(l.command);
     out_.args.insert(out_.args.end(), l.launcher_args.begin(), l.launcher_args.end());
     out_.args.insert(out_.args.end(), l.args.begin(), l.args.end());
