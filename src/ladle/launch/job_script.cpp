@@ -20,14 +20,33 @@ bool is_moe_flag(const std::string& flag) {
 
 // The Megatron-Bridge override of a Megatron-LM flag: the knob table's for a layout knob, else
 // data/launch/engines.yaml's.
-std::optional<std::string> bridge_key_of(const std::string& flag) {
+// A switch that stands for one value of its knob (--moe-enable-deepep: backend deepep) sets that value.
+struct BridgeOverride {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
   for (const layout::Knob& knob : layout::kKnobs) {
     if (knob.bridge.empty()) continue;
     for (const layout::KnobArg& arg : knob.args) {
-      if (arg.flag == flag) return std::string(knob.bridge);
+      if (arg.flag != flag) continue;
+      BridgeOverride out{std::string(knob.bridge), std::nullopt};
+      if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag && arg.on_value != "on") {
+        // A boolean override named after one value (ddp.grad_reduce_in_fp32) is true for that value
+        // and false for the knob's other switch; otherwise the override takes the value itself.
+        out.value = std::string(arg.on_value);
+        if (out.key.find(arg.on_value) != std::string::npos) out.value = "true";
+        for (const layout::KnobArg& other : knob.args) {
+          if (&other != &arg && other.form == layout::ArgForm::on && out.key.find(other.on_value) != std::string::npos) {
+            out.value = "false";
+          }
+        }
+      }
+      return out;
     }
   }
-  if (const BridgeKey* key = engine_table().bridge_key(flag)) return key->key;
+  if (const BridgeKey* key = engine_table().bridge_key(flag)) return BridgeOverride{key->key, std::nullopt};
   return std::nullopt;
 }
 
@@ -364,7 +383,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
                   "cannot be converted",
                   a.flag);
     }
-    out.push_back({*key, {bridge_value(a.flag, a.values)}});
+    out.push_back({key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}});
   }
   return out;
 }
