@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -10,6 +11,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/catalog.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/verify/config_diff.hpp"
@@ -29,8 +31,13 @@ void run_diff(const DiffOptions& options, Io& io) {
   std::optional<verify::NumericsRules> custom;
   if (!options.rules.empty()) custom = verify::parse_numerics_rules(util::read_file(options.rules), options.rules);
   const verify::NumericsRules& rules = custom ? *custom : verify::default_numerics_rules();
-  const auto a = recipe::parse_launch_args(verify::read_launch_script(options.a), options.a);
-  const auto b = recipe::parse_launch_args(verify::read_launch_script(options.b), options.b);
+  // A file, or a catalog recipe's name.
+  const auto script = [](const std::string& name) {
+    if (std::filesystem::exists(name)) return verify::read_launch_script(name);
+    return recipe::find_recipe(name).recipe.run;
+  };
+  const auto a = recipe::parse_launch_args(script(options.a), options.a);
+  const auto b = recipe::parse_launch_args(script(options.b), options.b);
   const verify::ConfigDiff diff = verify::diff_launch_args(a, b, rules, options.a, options.b);
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
   const auto to_json = [](const verify::ArgDifference& d) {
@@ -104,8 +111,8 @@ void run_diff(const DiffOptions& options, Io& io) {
 
 void add_diff_command(CLI::App& command, Io& io) {
   auto options = std::make_shared<DiffOptions>();
-  command.add_option("a", options->a, "recipe (YAML with run:) or launch script A")->required();
-  command.add_option("b", options->b, "recipe (YAML with run:) or launch script B")->required();
+  command.add_option("a", options->a, "recipe (YAML with run:, or a catalog name) or launch script A")->required();
+  command.add_option("b", options->b, "recipe (YAML with run:, or a catalog name) or launch script B")->required();
   command.add_option("--rules", options->rules, "argument classes to use instead of data/rules/numerics.yaml");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_diff(*options, io); });

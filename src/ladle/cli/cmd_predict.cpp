@@ -5,14 +5,17 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/cli/launch_options.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::cli {
@@ -29,6 +32,10 @@ struct PredictOptions {
   int64_t global_batch = 128;
   std::string precision = "bf16";
   std::string calibration;
+  std::string emit;
+  std::string engine = "megatron";
+  std::string base;
+  bool slurm = false;
   bool json = false;
 };
 
@@ -66,8 +73,38 @@ int run_predict(const PredictOptions& o, Io& io) {
     m.costs = plan::model_costs(m.model, m.workload.row_tokens);
   }
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
-  const plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, calibration.source};
+  const layout::Engine engine = layout::parse_engine(o.engine);
+  // The job's base: --base, else the recipe predicted when it drives the engine's family, else
+  // the catalog's recipe of the model for that family, else ladle's defaults.
+  std::string base_name = o.base;
+  if (base_name.empty() && !o.recipe.empty()) {
+    const launch::Base own = launch::base_from_recipe(recipe::find_recipe(o.recipe), o.recipe);
+    const auto& engines = launch::engine_table();
+    if (engines.engine(own.engine).family == engines.engine(engine).family) base_name = o.recipe;
+  }
+  const launch::Base base =
+      launch::resolve_base(base_name, m.model, engine, m.workload.row_tokens, m.workload.global_batch);
+  if (!o.emit.empty() && base.from_recipe &&
+      (base.workload.row_tokens != m.workload.row_tokens || base.workload.global_batch != m.workload.global_batch)) {
+    throw_usage("the workload ({} x {}) differs from the base's ({} x {}, {}); the emitted recipe keeps the base's",
+                m.workload.row_tokens, m.workload.global_batch, base.workload.row_tokens, base.workload.global_batch,
+                base.name);
+  }
+  plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, calibration.source};
+  header.engine = o.engine;
+  header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
+  std::optional<Recipe> recipe;
+  if (!o.emit.empty()) {
+    recipe = plan::planned_recipe(m.model, m.cluster, m.workload, p, engine, calibration, base, o.slurm);
+  }
   io.out << (o.json ? plan::prediction_json(p, header, measured) : plan::render_prediction(p, header, measured));
+  if (recipe) {
+    write_emitted(o.emit, *recipe);
+    if (!o.json) {
+      io.out << fmt::format("\nwrote {} ({} job{}, base {}, status planned)\n", o.emit, o.engine,
+                            o.slurm ? " for sbatch" : "", base.name);
+    }
+  }
   return p.fits ? kExitOk : kExitNo;
 }
 
@@ -85,6 +122,14 @@ void add_predict_command(CLI::App& command, Io& io) {
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)");
   command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)");
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
+  command.add_option("--emit", options->emit, "write the layout as a planned recipe with its job to this file");
+  command.add_option("--engine", options->engine,
+                     "the job's engine (--emit, and args in --json): slime, miles, megatron or bridge (default megatron)");
+  command.add_option("--base", options->base,
+                     "recipe (file or catalog name) the job keeps everything but the layout from (default: --recipe "
+                     "when it drives the engine's family, else the catalog recipe of the model for that family, else "
+                     "ladle's defaults for the engine)");
+  command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
   add_json_flag(command, options->json);
   command.callback([options, &io] { io.exit_code = run_predict(*options, io); });
 }

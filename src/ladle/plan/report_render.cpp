@@ -47,9 +47,13 @@ Json parts_json(const std::vector<Part>& parts, int decimals) {
   return j;
 }
 
-Json prediction_object(const Prediction& p) {
+Json prediction_object(const Prediction& p, const ReportHeader& h) {
   Json j;
   j["layout"] = layout::format_layout_spec(p.layout);
+  if (h.launch_args) {
+    j["engine"] = h.engine;
+    j["args"] = h.launch_args(p.layout);
+  }
   j["label"] = layout::layout_label(p.layout);
   j["tokens_per_s_per_gpu"] = round_to(p.tokens_per_s_per_gpu, 2);
   j["step_time_s"] = round_to(p.step_time_s, 3);
@@ -148,7 +152,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
 
 std::string prediction_json(const Prediction& p, const ReportHeader& h, double measured) {
   Json j = header_json(h);
-  j["prediction"] = prediction_object(p);
+  j["prediction"] = prediction_object(p, h);
   if (measured > 0) {
     j["measured_tokens_per_s_per_gpu"] = measured;
     j["error"] = round_to(p.tokens_per_s_per_gpu / measured - 1, 4);
@@ -205,7 +209,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   j["fitting"] = r.fitting;
   Json top = Json::array();
   for (size_t i = 0; i < r.top.size(); ++i) {
-    Json entry = prediction_object(r.top[i]);
+    Json entry = prediction_object(r.top[i], h);
     entry["same_speed_layouts"] = i < r.top_same_speed.size() ? r.top_same_speed[i] : 0;
     top.push_back(entry);
   }
@@ -271,7 +275,7 @@ std::string sweep_json(const std::vector<SweepPoint>& points, const ReportHeader
     Json sj;
     sj["gpus"] = s.gpus;
     sj["frontier"] = s.frontier;
-    sj["best"] = prediction_object(s.best);
+    sj["best"] = prediction_object(s.best, ReportHeader{});  // args depend on the GPU count: see plan --gpus N
     arr.push_back(sj);
   }
   j["sweep"] = arr;

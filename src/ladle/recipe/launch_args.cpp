@@ -1,11 +1,14 @@
 #include "ladle/recipe/launch_args.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 #include <optional>
 
+#include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -656,6 +659,33 @@ bool is_program_word(const std::string& t) {
          name == "numactl" || name == "nsys" || name == "uv" || name == "ray";
 }
 
+// Megatron-Bridge's override keys -> the Megatron-LM flags they set (the `bridge` table of
+// data/launch/engines.yaml), so that a Bridge job's `key=value` words read as the flags they are.
+const std::map<std::string, std::string>& bridge_flags() {
+  static const std::map<std::string, std::string> flags = [] {
+    std::map<std::string, std::string> out;
+    const auto text = util::find_embedded("data/launch/engines.yaml");
+    if (!text) return out;
+    const YAML::Node root = YAML::Load(std::string(*text));
+    for (const auto& entry : root["bridge"]) out[entry.second.as<std::string>()] = entry.first.as<std::string>();
+    return out;
+  }();
+  return flags;
+}
+
+bool is_override(const std::string& t) {
+  const size_t eq = t.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  if (t.find('.') > eq && t.compare(0, eq, "mixed_precision") != 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    if (!std::islower(static_cast<unsigned char>(t[i])) && !std::isdigit(static_cast<unsigned char>(t[i])) &&
+        t[i] != '_' && t[i] != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
 struct Item {
   std::string text;
   bool unresolved = false;
@@ -733,7 +763,7 @@ class Interpreter {
       v.lines = {w.line};
       v.unresolved = x.unresolved;
     }
-    if (depth_ > 0) v.unresolved = true;  // set in a branch or loop: known only when the script runs
+    if (!blocks_.empty()) v.unresolved = true;  // set in a branch or loop: known only when the script runs
     if (append_to && vars_.count(name)) {
       Var& old = vars_[name];
       if (v.array) {
@@ -759,31 +789,43 @@ class Interpreter {
   bool control(std::vector<Word>& words) {
     while (!words.empty()) {
       const std::string& t = words.front().raw;
-      if (t == "then" || t == "do" || t == "else" || t == "!" || t == "time" || t == "exec") {
+      if (!blocks_.empty() && blocks_.back() == 'c' && t.size() > 1 && t.back() == ')' && t != "$()") {
+        words.erase(words.begin());  // a case arm's pattern
+      } else if (t == "then" || t == "do" || t == "else" || t == "!" || t == "time" || t == "exec") {
         words.erase(words.begin());
       } else if (t == "if" || t == "while" || t == "until") {
-        ++depth_;
+        blocks_.push_back(t == "if" ? 'i' : 'l');
         return false;  // the condition is not a launch
       } else if (t == "elif") {
         return false;
-      } else if (t == "for" || t == "case" || t == "select") {
-        ++depth_;
+      } else if (t == "for" || t == "select") {
+        blocks_.push_back('l');
         return false;
-      } else if (t == "fi" || t == "done" || t == "esac" || t == "}" || t == ";;") {
-        depth_ = std::max(0, depth_ - 1);
+      } else if (t == "case") {
+        blocks_.push_back('c');
+        return false;
+      } else if (t == "fi" || t == "done" || t == "esac" || t == "}") {
+        if (!blocks_.empty()) blocks_.pop_back();
+        words.erase(words.begin());
+      } else if (t == ";;") {
         words.erase(words.begin());
       } else if (t == "{") {
         if (function_brace_) {
           function_brace_ = false;
         } else {
-          ++depth_;
+          blocks_.push_back('{');
         }
         words.erase(words.begin());
       } else if (t == "function" || (ends_with(t, "()") && t.size() > 2 && !is_assignment_raw(t))) {
-        ++depth_;
+        blocks_.push_back('f');
         function_brace_ = true;
         words.erase(words.begin());
-        if (!words.empty() && words.front().raw != "{" && t == "function") words.erase(words.begin());
+        if (t == "function" && !words.empty()) {
+          functions_.push_back(words.front().text);
+          words.erase(words.begin());
+        } else {
+          functions_.push_back(t.substr(0, t.size() - 2));
+        }
         if (!words.empty() && words.front().raw == "()") words.erase(words.begin());
       } else {
         return true;
@@ -831,12 +873,22 @@ class Interpreter {
       read_array(words, first);
       return;
     }
+    if (name == "mapfile" || name == "readarray") {  // the array's words come from the command's input
+      for (size_t i = words.size(); i-- > first + 1;) {
+        if (!is_flag_text(words[i].text) && words[i].text.find('<') == std::string::npos) {
+          vars_[words[i].text] = Var{{}, {}, {}, true, true};
+          break;
+        }
+      }
+      return;
+    }
+    if (std::find(functions_.begin(), functions_.end(), name) != functions_.end()) return;  // the script's own function
     if (name == "unset") {
       for (size_t i = first + 1; i < words.size(); ++i) vars_.erase(words[i].text);
       return;
     }
     if (name == "exit") {
-      if (depth_ == 0 && !command.conditional && exit_line_ == 0) exit_line_ = words[first].line;
+      if (blocks_.empty() && !command.conditional && exit_line_ == 0) exit_line_ = words[first].line;
       return;
     }
     std::vector<Item> items = expand_words(words, first);
@@ -875,7 +927,7 @@ class Interpreter {
     } else {
       Expander expander(vars_);
       const XWord x = expander.expand_joined(source->raw, source->line);
-      v.unresolved = x.unresolved || depth_ > 0;
+      v.unresolved = x.unresolved || !blocks_.empty();
       for (const std::string& part : util::split(x.text, ' ')) {
         if (!part.empty()) {
           v.words.push_back(part);
@@ -907,7 +959,7 @@ class Interpreter {
     for (; k < end; ++k) {
       const Item& w = items[k];
       if (w.placeholder) {
-        args.push_back(LaunchArg{w.text, {}, true, true, w.line});
+        args.push_back(LaunchArg{w.text, {}, true, true, w.line, 0});
         continue;
       }
       if (is_flag_text(w.text)) {
@@ -1063,6 +1115,7 @@ class Interpreter {
       ++first_flag;
     }
     if (first_flag == items.size() && launchers.empty()) return;
+    if (first_flag == k && launchers.empty()) return;  // a flag without a program: part of a test (`[[ -f x && -f y ]]`)
     std::vector<std::string> head;
     for (size_t i = k; i < first_flag; ++i) head.push_back(items[i].text);
     l.command = util::join(head, " ");
@@ -1070,15 +1123,48 @@ class Interpreter {
     finish(l, items, first_flag, launchers, launcher_args);
   }
 
-  void finish(Launch& l, const std::vector<Item>& items, size_t k, const std::vector<std::string>& launchers,
+  // A Megatron-Bridge override `model.tensor_model_parallel_size=4` as the flag it sets.
+  static std::vector<Item> bridge_overrides(const std::vector<Item>& items, size_t k) {
+    std::vector<Item> out(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k));
+    for (size_t i = k; i < items.size(); ++i) {
+      const Item& w = items[i];
+      if (w.placeholder || !is_override(w.text)) {
+        out.push_back(w);
+        continue;
+      }
+      const size_t eq = w.text.find('=');
+      const std::string key = w.text.substr(0, eq);
+      std::string value = w.text.substr(eq + 1);
+      const auto it = bridge_flags().find(key);
+      std::string flag = it == bridge_flags().end() ? "--" + key : it->second;
+      for (char& c : flag) c = c == '_' ? '-' : c;  // mixed_precision -> --mixed-precision
+      if (value == "false" || value == "False") continue;  // a switch left off
+      Item f = w;
+      f.text = flag;
+      out.push_back(f);
+      if (value == "true" || value == "True") continue;
+      if (value.rfind("[[\"", 0) == 0 && value.size() > 10 && value.compare(value.size() - 8, 8, "\"],null]") == 0) {
+        value = value.substr(3, value.size() - 11);  // dataset.blend=[["prefix"],null]
+      }
+      Item v = w;
+      v.text = value;
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  void finish(Launch& l, const std::vector<Item>& items_in, size_t k, const std::vector<std::string>& launchers,
               const std::vector<LaunchArg>& launcher_args) {
+    const std::vector<Item> items = ends_with(l.entry, "run_recipe.py") ? bridge_overrides(items_in, k) : items_in;
     if (exit_line_ > 0) {
       throw_input(SourceLocation{path_, l.line, 0, ""},
                   "the launch of '{}' is never reached: the script exits at line {}", l.command, exit_line_);
     }
     l.launchers = launchers;
     l.launcher_args = launcher_args;
+    for (LaunchArg& a : l.launcher_args) a.command = kLauncherArg;
     l.args = arguments(items, k, items.size());
+    for (LaunchArg& a : l.args) a.command = out_.launches.size();
     out_.commands.push_back(l.command);
     out_.args.insert(out_.args.end(), l.launcher_args.begin(), l.launcher_args.end());
     out_.args.insert(out_.args.end(), l.args.begin(), l.args.end());
@@ -1088,7 +1174,8 @@ class Interpreter {
   const std::string& path_;
   std::map<std::string, Var> vars_;
   LaunchArgs out_;
-  int depth_ = 0;
+  std::vector<char> blocks_;  ///< open if (i), loop (l), case (c), function (f), brace ({) blocks
+  std::vector<std::string> functions_;
   bool function_brace_ = false;
   int exit_line_ = 0;
 };

@@ -19,8 +19,12 @@ struct LaunchArg {
   bool placeholder = false;         ///< an array expansion whose words the script does not set
   bool unresolved = false;          ///< a value expands something the script does not set ($HF_CKPT, $(...))
   int line = 0;                     ///< 1-based line of the flag in the script
+  size_t command = 0;               ///< index of its launch in LaunchArgs::commands; kLauncherArg for a launcher's own
   bool operator==(const LaunchArg&) const = default;
 };
+
+/// LaunchArg::command of a launcher's own argument (torchrun's, ray's, srun's): no training argument.
+inline constexpr size_t kLauncherArg = static_cast<size_t>(-1);
 
 /// One environment switch: an `export NAME=VALUE` line, a `NAME=VALUE cmd` prefix or an env var of
 /// `ray job submit --runtime-env-json`.

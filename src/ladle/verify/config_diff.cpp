@@ -113,7 +113,7 @@ class Differ {
       if ((oa && oa->values.size() > 1) || (ob && ob->values.size() > 1)) {
         add_note(fmt::format("{} is given more than once; every occurrence is compared", flag));
       }
-      if (!placeholder && ((oa && oa->unresolved) || (ob && ob->unresolved))) {
+      if (!placeholder && oa && ob && (oa->unresolved || ob->unresolved)) {
         d.reason = "its value comes from outside the script (a variable the script does not set, or $(...))";
         out_.unresolved.push_back(std::move(d));
         continue;
@@ -134,7 +134,7 @@ class Differ {
       ArgDifference d = make(flag, oa, ob, "launcher", launch);
       d.arg_class = ArgClass::layout_only;
       d.reason = fmt::format("an argument of {}: it starts processes, it does not compute", what);
-      if ((oa && oa->unresolved) || (ob && ob->unresolved)) {
+      if (oa && ob && (oa->unresolved || ob->unresolved)) {
         out_.unresolved.push_back(std::move(d));
         continue;
       }
