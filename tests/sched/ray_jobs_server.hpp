@@ -26,38 +26,53 @@ class RayJobsServer {
     server_.Get("/api/version", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"version": "test", "ray_version": "2.9.0"})", "application/json");
     });
-    server_.Post("/api/jobs/", [this](const httplib::Request& req, httplib::Response& res) { submit(req, res); });
-    server_.Get(R"(/api/jobs/([^/]+)/logs)", [this](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard lock(mutex_);
-      const std::string id = req.matches[1];
-      if (!jobs_.count(id)) return not_found(res);
-      const nlohmann::json body = {{"logs", runner_->read_log(id, log_path(id))}};
-      res.set_content(body.dump(), "application/json");
-    });
-    server_.Post(R"(/api/jobs/([^/]+)/stop)", [this](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard lock(mutex_);
-      const std::string id = req.matches[1];
-      if (!jobs_.count(id)) return not_found(res);
-      runner_->cancel(id);
-      res.set_content(R"({"stopped": true})", "application/json");
-    });
-    server_.Get(R"(/api/jobs/([^/]+))", [this](const httplib::Request& req, httplib::Response& res) {
-      std::lock_guard lock(mutex_);
-      const std::string id = req.matches[1];
-      if (!jobs_.count(id)) return not_found(res);
-      const sched::JobStatus st = runner_->state(id);
-      nlohmann::json body = {{"submission_id", id}, {"entrypoint", jobs_[id]}, {"type", "SUBMISSION"}};
-      switch (st.state) {
-        case sched::JobState::pending: body["status"] = "PENDING"; break;
-        case sched::JobState::running: body["status"] = "RUNNING"; break;
-        case sched::JobState::succeeded: body["status"] = "SUCCEEDED"; break;
-        case sched::JobState::cancelled: body["status"] = "STOPPED"; break;
-        default: body["status"] = "FAILED"; break;
-      }
-      if (st.exit_code) body["driver_exit_code"] = *st.exit_code;
-      body["message"] = st.reason;
-      res.set_content(body.dump(), "application/json");
-    });
+    server_.Post("/api/jobs/",
+                 [this](const httplib::Request& req, httplib::Response& res) { submit(req, res); });
+    server_.Get(R"(/api/jobs/([^/]+)/logs)",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  std::lock_guard lock(mutex_);
+                  const std::string id = req.matches[1];
+                  if (!jobs_.count(id)) return not_found(res);
+                  const nlohmann::json body = {{"logs", runner_->read_log(id, log_path(id))}};
+                  res.set_content(body.dump(), "application/json");
+                });
+    server_.Post(R"(/api/jobs/([^/]+)/stop)",
+                 [this](const httplib::Request& req, httplib::Response& res) {
+                   std::lock_guard lock(mutex_);
+                   const std::string id = req.matches[1];
+                   if (!jobs_.count(id)) return not_found(res);
+                   runner_->cancel(id);
+                   res.set_content(R"({"stopped": true})", "application/json");
+                 });
+    server_.Get(R"(/api/jobs/([^/]+))",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  std::lock_guard lock(mutex_);
+                  const std::string id = req.matches[1];
+                  if (!jobs_.count(id)) return not_found(res);
+                  const sched::JobStatus st = runner_->state(id);
+                  nlohmann::json body = {
+                      {"submission_id", id}, {"entrypoint", jobs_[id]}, {"type", "SUBMISSION"}};
+                  switch (st.state) {
+                    case sched::JobState::pending:
+                      body["status"] = "PENDING";
+                      break;
+                    case sched::JobState::running:
+                      body["status"] = "RUNNING";
+                      break;
+                    case sched::JobState::succeeded:
+                      body["status"] = "SUCCEEDED";
+                      break;
+                    case sched::JobState::cancelled:
+                      body["status"] = "STOPPED";
+                      break;
+                    default:
+                      body["status"] = "FAILED";
+                      break;
+                  }
+                  if (st.exit_code) body["driver_exit_code"] = *st.exit_code;
+                  body["message"] = st.reason;
+                  res.set_content(body.dump(), "application/json");
+                });
     port_ = server_.bind_to_any_port("127.0.0.1");
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     while (!server_.is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
@@ -86,7 +101,9 @@ class RayJobsServer {
     res.set_content(R"({"detail": "job not found"})", "application/json");
   }
 
-  std::string log_path(const std::string& id) const { return (dir_ / "logs" / (id + ".log")).string(); }
+  std::string log_path(const std::string& id) const {
+    return (dir_ / "logs" / (id + ".log")).string();
+  }
 
   void submit(const httplib::Request& req, httplib::Response& res) {
     std::lock_guard lock(mutex_);
@@ -111,7 +128,8 @@ class RayJobsServer {
     job.script_path = (dir_ / "entrypoints" / (id + ".sh")).string();
     job.log_path = log_path(id);
     runner_->submit(job);
-    res.set_content(nlohmann::json{{"job_id", id}, {"submission_id", id}}.dump(), "application/json");
+    res.set_content(nlohmann::json{{"job_id", id}, {"submission_id", id}}.dump(),
+                    "application/json");
   }
 
   std::filesystem::path dir_;

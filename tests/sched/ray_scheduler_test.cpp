@@ -3,8 +3,8 @@
 #include <thread>
 
 #include "ladle/sched/scheduler.hpp"
-#include "sched/ray_jobs_server.hpp"
 #include "ladle/util/file_io.hpp"
+#include "sched/ray_jobs_server.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::sched {
@@ -66,7 +66,8 @@ TEST(RayScheduler, ARefusingAddressIsOneLineAndSubmitsNothing) {
     port = std::stoi(server.address().substr(server.address().rfind(':') + 1));
   }
   auto ray = make_ray_scheduler("http://127.0.0.1:" + std::to_string(port));
-  EXPECT_LADLE_ERROR(ray->check_reachable(), usage, "ray: cannot reach the Ray dashboard at http://127.0.0.1:");
+  EXPECT_LADLE_ERROR(ray->check_reachable(), usage,
+                     "ray: cannot reach the Ray dashboard at http://127.0.0.1:");
 }
 
 }  // namespace

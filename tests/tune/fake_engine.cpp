@@ -15,7 +15,10 @@
 // (default glm-4.7-flash), FAKE_ENGINE_GPU (default h200), FAKE_ENGINE_HANG=1 (hang after the
 // first step), LADLE_TUNE_JOB (the job name, written to the ledger).
 //
-// `fake_engine --hidden GPUS` prints the hidden optimum on GPUS GPUs and the hidden constants as JSON.
+// `fake_engine --hidden GPUS` prints the hidden optimum on GPUS GPUs and the hidden constants as
+// JSON.
+#include <fmt/format.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,12 +26,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -61,7 +62,8 @@ ladle::plan::Calibration hidden_calibration() {
   ladle::plan::Calibration c = ladle::plan::default_calibration();
   for (const Factor& f : kHiddenFactors) {
     for (const auto& k : ladle::plan::calibration_constants(c)) {
-      if (k.name == f.constant) ladle::plan::set_calibration_constant(c, k.name, k.value * f.factor);
+      if (k.name == f.constant)
+        ladle::plan::set_calibration_constant(c, k.name, k.value * f.factor);
     }
   }
   return c;
@@ -97,8 +99,8 @@ std::string timestamp(double simulated_s) {
   const std::chrono::year_month_day ymd{day};
   const std::chrono::hh_mm_ss hms{std::chrono::floor<std::chrono::seconds>(t - day)};
   return fmt::format("{:04}-{:02}-{:02} {:02}:{:02}:{:02}", static_cast<int>(ymd.year()),
-                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()), hms.hours().count(),
-                     hms.minutes().count(), hms.seconds().count());
+                     static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
+                     hms.hours().count(), hms.minutes().count(), hms.seconds().count());
 }
 
 int hidden_report(int64_t gpus) {
@@ -144,7 +146,8 @@ int main(int argc, char** argv) {
       if (a.find("pretrain_gpt.py") != std::string::npos) megatron = true;
       if (!has_value) continue;
       if (a == "--actor-num-nodes" || a == "--nnodes") nodes = std::stoll(args[i + 1]);
-      if (a == "--actor-num-gpus-per-node" || a == "--nproc-per-node") per_node = std::stoll(args[i + 1]);
+      if (a == "--actor-num-gpus-per-node" || a == "--nproc-per-node")
+        per_node = std::stoll(args[i + 1]);
       if (a == "--num-rollout" || a == "--train-iters") steps = std::stoll(args[i + 1]);
       if (a == "--seq-length") row_tokens = std::stoll(args[i + 1]);
       if (a == "--global-batch-size") global_batch = std::stoll(args[i + 1]);
@@ -155,13 +158,19 @@ int main(int argc, char** argv) {
       for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
       script += " " + quoted + "'";
     }
-    const ladle::ModelSpec model = ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));
-    const ladle::plan::Cluster cluster = ladle::plan::make_cluster(env_or("FAKE_ENGINE_GPU", "h200"), nodes * per_node);
+    const ladle::ModelSpec model =
+        ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));
+    const ladle::plan::Cluster cluster =
+        ladle::plan::make_cluster(env_or("FAKE_ENGINE_GPU", "h200"), nodes * per_node);
     const ladle::plan::Workload workload{row_tokens, global_batch, ladle::plan::Precision::bf16};
-    const ladle::layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), row_tokens, global_batch};
-    ladle::Layout layout = ladle::layout::layout_from_run_args(ladle::recipe::parse_run_script(script));
-    // slime packs rows by --max-tokens-per-gpu (dynamic batching): rows per microbatch follow from it.
-    if (!megatron && layout.max_tokens > 0) layout.rows_per_mb = std::max<int64_t>(1, layout.max_tokens * layout.cp / row_tokens);
+    const ladle::layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), row_tokens,
+                                               global_batch};
+    ladle::Layout layout =
+        ladle::layout::layout_from_run_args(ladle::recipe::parse_run_script(script));
+    // slime packs rows by --max-tokens-per-gpu (dynamic batching): rows per microbatch follow from
+    // it.
+    if (!megatron && layout.max_tokens > 0)
+      layout.rows_per_mb = std::max<int64_t>(1, layout.max_tokens * layout.cp / row_tokens);
     layout = ladle::layout::resolve_layout(layout, context);
     const std::string spec = ladle::layout::format_layout_spec(layout);
     const std::string state_dir = env_or("FAKE_ENGINE_STATE", "");
@@ -175,7 +184,8 @@ int main(int argc, char** argv) {
       ledger << env_or("LADLE_TUNE_JOB", "-") << " " << steps << " " << spec << "\n";
     }
     const double scale = std::stod(env_or("FAKE_ENGINE_TIME_SCALE", "0.002"));
-    std::cout << fmt::format("[{}] train.py:18 - starting: {} rollouts on {} GPUs", timestamp(0), steps, cluster.gpus)
+    std::cout << fmt::format("[{}] train.py:18 - starting: {} rollouts on {} GPUs", timestamp(0),
+                             steps, cluster.gpus)
               << std::endl;
     if (auto violation = ladle::layout::find_layout_violation(layout, model, context)) {
       std::cout << "AssertionError: " << *violation << std::endl;
@@ -189,8 +199,10 @@ int main(int argc, char** argv) {
     std::this_thread::sleep_for(std::chrono::duration<double>(clock * scale));
     if (memory > kHiddenCapGib) {
       std::cout << fmt::format(
-                       "[{}] model.py:390 - torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. "
-                       "GPU 0 has a total capacity of {:.2f} GiB of which 1.21 GiB is free. Including non-PyTorch "
+                       "[{}] model.py:390 - torch.OutOfMemoryError: CUDA out of memory. Tried to "
+                       "allocate 2.00 GiB. "
+                       "GPU 0 has a total capacity of {:.2f} GiB of which 1.21 GiB is free. "
+                       "Including non-PyTorch "
                        "memory, this process has {:.2f} GiB memory in use.",
                        timestamp(clock), kHiddenCapGib + 0.8, kHiddenCapGib - 0.4)
                 << std::endl;
@@ -203,32 +215,40 @@ int main(int argc, char** argv) {
                        !std::filesystem::exists(flake_mark);
     const bool hang = env_or("FAKE_ENGINE_HANG", "") == "1";
     for (int64_t step = 0; step < steps; ++step) {
-      double t = truth.step_time_s * (1 + 0.01 * unit_noise(layout_hash ^ static_cast<uint64_t>(step)));
+      double t =
+          truth.step_time_s * (1 + 0.01 * unit_noise(layout_hash ^ static_cast<uint64_t>(step)));
       if (step == 0) t *= 1.6;  // warm-up: kernel autotuning, allocator growth
       if (step == 1) t *= 1.15;
       std::this_thread::sleep_for(std::chrono::duration<double>(t * scale));
       clock += t;
-      const double loss = 1.2 * std::exp(-0.03 * static_cast<double>(step)) + 0.02 * std::sin(0.7 * step) +
+      const double loss = 1.2 * std::exp(-0.03 * static_cast<double>(step)) +
+                          0.02 * std::sin(0.7 * step) +
                           1e-4 * unit_noise(layout_hash + 7 * static_cast<uint64_t>(step));
       const double grad_norm = 3.0 * std::exp(-0.1 * static_cast<double>(step)) + 0.5;
       if (megatron) {
         std::cout << fmt::format(
-                         " [{}] iteration {:>8}/{:>8} | consumed samples: {:>12} | elapsed time per iteration (ms): "
-                         "{:.1f} | learning rate: 1.000000E-05 | global batch size: {:>5} | lm loss: {:.6E} | "
-                         "loss scale: 1.0 | grad norm: {:.3f} | number of skipped iterations:   0 | number of nan "
+                         " [{}] iteration {:>8}/{:>8} | consumed samples: {:>12} | elapsed time "
+                         "per iteration (ms): "
+                         "{:.1f} | learning rate: 1.000000E-05 | global batch size: {:>5} | lm "
+                         "loss: {:.6E} | "
+                         "loss scale: 1.0 | grad norm: {:.3f} | number of skipped iterations:   0 "
+                         "| number of nan "
                          "iterations:   0 |",
-                         timestamp(clock), step + 1, steps, (step + 1) * global_batch, t * 1000, global_batch, loss,
-                         grad_norm)
+                         timestamp(clock), step + 1, steps, (step + 1) * global_batch, t * 1000,
+                         global_batch, loss, grad_norm)
                   << std::endl;
       } else {
-        std::cout << fmt::format(
-                         "[{}] model.py:642 - step {}: {{'train/loss': {:.6f}, 'train/grad_norm': {:.4f}, "
-                         "'train/lr-pg_0': 1e-05, 'train/global_batch_size': {}, 'train/step': {}}}",
-                         timestamp(clock), step, loss, grad_norm, global_batch, step)
-                  << std::endl;
+        std::cout
+            << fmt::format(
+                   "[{}] model.py:642 - step {}: {{'train/loss': {:.6f}, 'train/grad_norm': "
+                   "{:.4f}, "
+                   "'train/lr-pg_0': 1e-05, 'train/global_batch_size': {}, 'train/step': {}}}",
+                   timestamp(clock), step, loss, grad_norm, global_batch, step)
+            << std::endl;
         std::cout << fmt::format(
                          "[{}] train_metric_utils.py:68 - perf {}: {{'perf/train_wait_time': 0.0, "
-                         "'perf/train_time': {:.6f}, 'perf/step_time': {:.6f}, 'perf/wait_time_ratio': 0.0}}",
+                         "'perf/train_time': {:.6f}, 'perf/step_time': {:.6f}, "
+                         "'perf/wait_time_ratio': 0.0}}",
                          timestamp(clock), step, t, t)
                   << std::endl;
       }
@@ -238,8 +258,10 @@ int main(int argc, char** argv) {
       if (flake && step == 2) {
         std::ofstream(flake_mark) << spec << "\n";
         std::cout << fmt::format(
-                         "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective operation "
-                         "timeout: WorkNCCL(SeqNum=412, OpType=ALLTOALL_BASE, NumelIn=8388608, NumelOut=8388608, "
+                         "[rank3]:[E ProcessGroupNCCL.cpp:616] [Rank 3] Watchdog caught collective "
+                         "operation "
+                         "timeout: WorkNCCL(SeqNum=412, OpType=ALLTOALL_BASE, NumelIn=8388608, "
+                         "NumelOut=8388608, "
                          "Timeout(ms)=600000) ran for 600034 milliseconds before timing out.")
                   << std::endl;
         return 1;

@@ -28,15 +28,17 @@ TEST(Proposer, ExpectedImprovementOfANormalBelief) {
 }
 
 TEST(Proposer, NeverProposesATriedLayoutAndSpreadsOverShapes) {
-  const std::vector<Prediction> preds = {
-      prediction("tp=1,ep=8,dispatcher=alltoall", 110), prediction("tp=1,ep=8,dispatcher=allgather", 109),
-      prediction("tp=2,ep=8", 105), prediction("tp=1,pp=2", 100), prediction("tp=4", 90)};
+  const std::vector<Prediction> preds = {prediction("tp=1,ep=8,dispatcher=alltoall", 110),
+                                         prediction("tp=1,ep=8,dispatcher=allgather", 109),
+                                         prediction("tp=2,ep=8", 105), prediction("tp=1,pp=2", 100),
+                                         prediction("tp=4", 90)};
   const std::vector<double> sigmas(preds.size(), 0.1);
   const std::set<std::string> tried = {layout::format_layout_spec(preds[3].layout)};
   const std::vector<Candidate> c = propose(preds, sigmas, tried, 100, 3);
   ASSERT_EQ(c.size(), 3u);
   EXPECT_EQ(c[0].prediction.tokens_per_s_per_gpu, 110);
-  EXPECT_EQ(c[1].prediction.tokens_per_s_per_gpu, 105);  // the allgather twin waits: same shape as the first
+  EXPECT_EQ(c[1].prediction.tokens_per_s_per_gpu,
+            105);  // the allgather twin waits: same shape as the first
   EXPECT_EQ(c[2].prediction.tokens_per_s_per_gpu, 90);
   for (const Candidate& x : c) EXPECT_FALSE(tried.count(x.spec));
   EXPECT_EQ(propose(preds, sigmas, tried, 100, 5).size(), 4u);

@@ -11,10 +11,13 @@ namespace {
 std::string slime_log(const std::vector<double>& times) {
   std::string log;
   for (size_t i = 0; i < times.size(); ++i) {
-    log += fmt::format("[2026-10-01 00:{:02}:00] model.py:642 - step {}: {{'train/loss': 1.0, 'train/global_batch_size': 128}}\n",
-                       i, i);
-    log += fmt::format("[2026-10-01 00:{:02}:00] train_metric_utils.py:68 - perf {}: {{'perf/step_time': {}}}\n", i, i,
-                       times[i]);
+    log += fmt::format(
+        "[2026-10-01 00:{:02}:00] model.py:642 - step {}: {{'train/loss': 1.0, "
+        "'train/global_batch_size': 128}}\n",
+        i, i);
+    log += fmt::format(
+        "[2026-10-01 00:{:02}:00] train_metric_utils.py:68 - perf {}: {{'perf/step_time': {}}}\n",
+        i, i, times[i]);
   }
   return log;
 }

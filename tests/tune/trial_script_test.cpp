@@ -8,8 +8,9 @@
 namespace ladle::tune {
 namespace {
 
-constexpr const char* kRun = "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\npython3 train_async.py \\\n  --actor-num-nodes 1 \\\n"
-                             "  --tensor-model-parallel-size 2\n";
+constexpr const char* kRun =
+    "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\npython3 train_async.py \\\n  --actor-num-nodes 1 \\\n"
+    "  --tensor-model-parallel-size 2\n";
 
 TEST(TrialScript, SetsTheRunLengthAndRunsTheStandInEngine) {
   TrialScriptInputs in;
@@ -19,8 +20,10 @@ TEST(TrialScript, SetsTheRunLengthAndRunsTheStandInEngine) {
   in.steps = 7;
   in.engine_program = "/opt/fake engine";
   const std::string script = trial_script(in);
-  EXPECT_NE(script.find("'/opt/fake engine' train_async.py \\\n  --num-rollout 7 \\\n  --actor-num-nodes 1"),
-            std::string::npos)
+  EXPECT_NE(
+      script.find(
+          "'/opt/fake engine' train_async.py \\\n  --num-rollout 7 \\\n  --actor-num-nodes 1"),
+      std::string::npos)
       << script;
   EXPECT_NE(script.find("export LADLE_TUNE_JOB='ladle-00000000-3'"), std::string::npos);
   in.engine_run = std::string(kRun) + "  --num-rollout 20\n";
@@ -48,9 +51,10 @@ TEST(TrialScript, ThePrologueRecordsWhatIsMissingAsMissing) {
   EXPECT_EQ(stack.network, "GPU missing, driver missing");
   EXPECT_NE(stack.megatron_lm.find("megatron-core missing"), std::string::npos);
   EXPECT_NE(stack.source.find("2026-12-01"), std::string::npos);
-  const RecipeStack parsed = parse_stack("ladle-stack: pytorch: 2.11.0\nladle-stack: slime: 0.2.1\n"
-                                         "ladle-stack: framework_commit: 00b5ed0e\n",
-                                         layout::Engine::slime, "d");
+  const RecipeStack parsed = parse_stack(
+      "ladle-stack: pytorch: 2.11.0\nladle-stack: slime: 0.2.1\n"
+      "ladle-stack: framework_commit: 00b5ed0e\n",
+      layout::Engine::slime, "d");
   EXPECT_EQ(parsed.pytorch, "2.11.0");
   EXPECT_EQ(parsed.framework, "slime 0.2.1 (commit 00b5ed0e)");
   EXPECT_EQ(parsed.cuda, "missing");

@@ -1,7 +1,8 @@
 // Tests of the tuning database: WAL mode, round trips, one run per folder.
+#include "ladle/tune/tune_db.hpp"
+
 #include <sqlite3.h>
 
-#include "ladle/tune/tune_db.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::tune {
@@ -18,7 +19,8 @@ TEST(TuneDb, KeepsTrialsRoundsAndSettingsAcrossReopening) {
     trials[0].predicted_tokens_per_s_per_gpu = 6000.5;
     trials[1].layout = "tp=2";
     trials[1].round = 1;
-    RoundRecord r0{0, "constants: {}", "{\"gemm_efficiency\": 0.5}", 0, 0, 0, 0.15, 133.9, "continue"};
+    RoundRecord r0{0,     "constants: {}", "{\"gemm_efficiency\": 0.5}", 0, 0, 0, 0.15,
+                   133.9, "continue"};
     db.add_trials(trials, r0);
     EXPECT_EQ(trials[0].id, 1);
     EXPECT_EQ(trials[1].id, 2);
@@ -55,8 +57,10 @@ TEST(TuneDb, RefusesAFolderHoldingAnotherRunAndAFileThatIsNotOne) {
   test::TempDir dir;
   const std::string path = (dir.path() / "tune.db").string();
   TuneDb::create(path, {{"run_id", "feedbeef"}});
-  EXPECT_LADLE_ERROR(TuneDb::create(path, {{"run_id", "other"}}), usage, "already holds run feedbeef");
-  EXPECT_LADLE_ERROR(TuneDb::open((dir.path() / "none.db").string()), usage, "no tuning database here");
+  EXPECT_LADLE_ERROR(TuneDb::create(path, {{"run_id", "other"}}), usage,
+                     "already holds run feedbeef");
+  EXPECT_LADLE_ERROR(TuneDb::open((dir.path() / "none.db").string()), usage,
+                     "no tuning database here");
   sqlite3* raw = nullptr;
   const std::string other = (dir.path() / "other.db").string();
   sqlite3_open(other.c_str(), &raw);

@@ -2,6 +2,7 @@
 // Helpers of the end-to-end tune tests: run the built `ladle` with the stand-in engine
 // (fake_engine.cpp) on a scheduler, read `tune status --json`, kill a run with SIGKILL mid-round.
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,14 +13,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "ladle/sched/process.hpp"
 #include "ladle/util/file_io.hpp"
@@ -27,9 +26,11 @@
 
 namespace ladle::test {
 
-/// The GLM-4.7-Flash starting layout of the catalog recipe's notes (tests/cli/predict/flash-start-layout).
+/// The GLM-4.7-Flash starting layout of the catalog recipe's notes
+/// (tests/cli/predict/flash-start-layout).
 inline constexpr const char* kFlashStart =
-    "tp=4,pp=1,cp=1,ep=8,etp=1,dp=2,sp=on,recompute=full:uniform:1,offload=1,overlap=on,precision_aware=on,"
+    "tp=4,pp=1,cp=1,ep=8,etp=1,dp=2,sp=on,recompute=full:uniform:1,offload=1,overlap=on,precision_"
+    "aware=on,"
     "max_tokens=32768,rows_per_mb=4";
 
 inline sched::CommandResult ladle_run(std::vector<std::string> args) {
@@ -38,14 +39,31 @@ inline sched::CommandResult ladle_run(std::vector<std::string> args) {
 }
 
 /// `ladle tune` arguments for the GLM-4.7-Flash workload on 8 H200 from the starting layout.
-inline std::vector<std::string> flash_tune_args(const std::string& backend, const std::string& out) {
-  return {"tune", "--model", "glm-4.7-flash", "--gpu", "h200", "--gpus", "8", "--engine", "slime", "--backend", backend,
-          "--out", out, "--start", kFlashStart, "--engine-program", LADLE_FAKE_ENGINE};
+inline std::vector<std::string> flash_tune_args(const std::string& backend,
+                                                const std::string& out) {
+  return {"tune",
+          "--model",
+          "glm-4.7-flash",
+          "--gpu",
+          "h200",
+          "--gpus",
+          "8",
+          "--engine",
+          "slime",
+          "--backend",
+          backend,
+          "--out",
+          out,
+          "--start",
+          kFlashStart,
+          "--engine-program",
+          LADLE_FAKE_ENGINE};
 }
 
 /// The stand-in engine's hidden optimum and constants on `gpus` GPUs.
 inline nlohmann::json hidden_truth(int gpus) {
-  const sched::CommandResult r = sched::run_command({LADLE_FAKE_ENGINE, "--hidden", std::to_string(gpus)});
+  const sched::CommandResult r =
+      sched::run_command({LADLE_FAKE_ENGINE, "--hidden", std::to_string(gpus)});
   EXPECT_EQ(r.exit_code, 0) << r.err;
   return nlohmann::json::parse(r.out);
 }
@@ -76,7 +94,9 @@ inline std::vector<std::string> trial_digest(const nlohmann::json& status) {
   std::vector<std::string> out;
   for (const auto& t : status["trials"]) {
     const std::string measured =
-        t["measured_tokens_per_s_per_gpu"].is_null() ? "-" : fmt::format("{:.6f}", t["measured_tokens_per_s_per_gpu"].get<double>());
+        t["measured_tokens_per_s_per_gpu"].is_null()
+            ? "-"
+            : fmt::format("{:.6f}", t["measured_tokens_per_s_per_gpu"].get<double>());
     out.push_back(fmt::format("{} r{} {} {} {} {}", t["id"].get<int>(), t["round"].get<int>(),
                               t["kind"].get<std::string>(), t["layout"].get<std::string>(),
                               t["state"].get<std::string>(), measured));
@@ -127,10 +147,12 @@ inline void expect_tuned_to_the_hidden_optimum(const std::string& dir) {
   for (const auto& t : status["trials"]) {
     if (t["kind"] == "explore") ++explore;
     oom |= t["state"] == "oom";
-    retried |= t["attempt"].get<int>() == 2 && t["detail"].get<std::string>().find("Watchdog") != std::string::npos;
+    retried |= t["attempt"].get<int>() == 2 &&
+               t["detail"].get<std::string>().find("Watchdog") != std::string::npos;
   }
   EXPECT_LE(explore, 12);
-  EXPECT_TRUE(oom) << "no trial ran out of memory (the stand-in engine's cap is below the top predictions)";
+  EXPECT_TRUE(oom)
+      << "no trial ran out of memory (the stand-in engine's cap is below the top predictions)";
   EXPECT_TRUE(retried) << "no NCCL timeout was retried";
   const double optimum = truth["optimum_tokens_per_s_per_gpu"];
   const double best = status["best"]["measured_tokens_per_s_per_gpu"];
@@ -152,15 +174,19 @@ inline void expect_tuned_to_the_hidden_optimum(const std::string& dir) {
   const std::string text = util::read_file(recipe);
   EXPECT_NE(text.find("status: verified"), std::string::npos);
   EXPECT_NE(text.find("  convergence:\n    steps: 20\n    result: pass"), std::string::npos);
-  EXPECT_NE(text.find("  pytorch: missing"), std::string::npos);  // no PyTorch here: recorded as missing
-  EXPECT_NE(util::read_file((std::filesystem::path(dir) / "chart.svg").string()).find("<svg"), std::string::npos);
-  EXPECT_NE(util::read_file((std::filesystem::path(dir) / "report.md").string()).find("## Trials"), std::string::npos);
+  EXPECT_NE(text.find("  pytorch: missing"),
+            std::string::npos);  // no PyTorch here: recorded as missing
+  EXPECT_NE(util::read_file((std::filesystem::path(dir) / "chart.svg").string()).find("<svg"),
+            std::string::npos);
+  EXPECT_NE(util::read_file((std::filesystem::path(dir) / "report.md").string()).find("## Trials"),
+            std::string::npos);
 }
 
 /// Runs the loop, kills it with SIGKILL at a random moment while a job is on the scheduler (once
 /// a random number of trials, 0 to 9, have ended), resumes it, and checks that it ran the same
 /// trials to the same winner as `reference_dir` and that no job name ran twice.
-inline void expect_kill_and_resume_change_nothing(const std::string& backend, const std::filesystem::path& root,
+inline void expect_kill_and_resume_change_nothing(const std::string& backend,
+                                                  const std::filesystem::path& root,
                                                   const std::string& reference_dir) {
   const std::string dir = (root / "killed").string();
   use_engine_state(root / "killed-engine");

@@ -18,13 +18,13 @@ TEST(TuneLoop, LocalReachesTheHiddenOptimumAndSurvivesAKillMidRound) {
   expect_kill_and_resume_change_nothing("local", dir.path(), reference);
 }
 
-TEST(TuneLoop, RayJobsApiRunsTheLoop) {
+TEST(TuneLoop, RayJobsApiRunsTheLoopUntilTheGpuHourBudgetIsSpent) {
   TempDir dir;
   RayJobsServer server(dir.path() / "ray");
   use_engine_state(dir.path() / "engine");
   const std::string out = (dir.path() / "run").string();
   std::vector<std::string> args = flash_tune_args("ray", out);
-  args.insert(args.end(), {"--ray-address", server.address(), "--budget", "4"});
+  args.insert(args.end(), {"--ray-address", server.address(), "--gpu-hours", "0.5"});
   const sched::CommandResult r = ladle_run(args);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const nlohmann::json status = tune_status(out);
@@ -32,6 +32,10 @@ TEST(TuneLoop, RayJobsApiRunsTheLoop) {
   int attempts = 0;
   for (const auto& t : status["trials"]) attempts += t["attempt"].get<int>();
   EXPECT_EQ(server.submissions(), attempts);
+  // Round 1 alone spends more than the 0.5 GPU-hours allowed (simulated hours, from the logs).
+  ASSERT_EQ(status["rounds"].size(), 2u);
+  EXPECT_NE(status["rounds"][1]["decision"].get<std::string>().find("GPU-hour budget spent"),
+            std::string::npos);
   EXPECT_EQ(ladle_run({"check", out + "/recipe.yaml"}).exit_code, 0);
 }
 
@@ -44,7 +48,11 @@ TEST(TuneLoop, CtrlCCancelsTheRunningTrialAndResumeFinishes) {
   args.insert(args.end(), {"--budget", "2", "--per-round", "2"});
   const pid_t pid = ladle_spawn(args, (dir.path() / "run.log").string());
   const bool running = wait_for_status(
-      out, [](const nlohmann::json& s) { return s["trials"].size() > 0 && s["trials"][0]["state"] == "submitted"; }, 60);
+      out,
+      [](const nlohmann::json& s) {
+        return s["trials"].size() > 0 && s["trials"][0]["state"] == "submitted";
+      },
+      60);
   ::kill(pid, SIGINT);
   int wstatus = 0;
   ::waitpid(pid, &wstatus, 0);
@@ -105,7 +113,8 @@ TEST(TuneLoop, BadInputIsOneLineExitTwoAndSubmitsNothing) {
   ASSERT_TRUE(fs::exists(out + "/tune.db"));
   const std::string run_id = tune_status(out)["settings"]["run_id"];
   one_line(ladle_run(flash_tune_args("local", out)), "already holds run " + run_id);
-  one_line(ladle_run({"tune", "status", (dir.path() / "nothing").string()}), "no tuning database here");
+  one_line(ladle_run({"tune", "status", (dir.path() / "nothing").string()}),
+           "no tuning database here");
 }
 
 }  // namespace
@@ -128,7 +137,8 @@ TEST(TuneLoop, MegatronLmLaunchScriptsAndLogsRunTheLoop) {
   const std::string script = util::read_file(out + "/trials/1/job.sh");
   EXPECT_NE(script.find("pretrain_gpt.py"), std::string::npos);
   EXPECT_NE(script.find("--train-iters 10"), std::string::npos);
-  EXPECT_NE(util::read_file(out + "/trials/1/job.log").find("iteration        1/      10 |"), std::string::npos);
+  EXPECT_NE(util::read_file(out + "/trials/1/job.log").find("iteration        1/      10 |"),
+            std::string::npos);
   const nlohmann::json status = tune_status(out);
   EXPECT_FALSE(status["best"].is_null());
   EXPECT_NE(util::read_file(out + "/recipe.yaml").find("    result: pass"), std::string::npos);

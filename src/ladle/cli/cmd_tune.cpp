@@ -2,6 +2,8 @@
 // `tune status|resume|cancel DIR`. The loop itself is ladle::tune::Tuner; this file reads flags,
 // builds the settings, reaches the scheduler before anything is written, and maps the outcome to
 // an exit code. Ctrl-C (SIGINT) and SIGTERM cancel the running trials and leave DIR resumable.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
@@ -9,7 +11,6 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
-#include <unistd.h>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
@@ -87,13 +88,16 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
   if (o.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
   if (o.gpu.empty()) throw_usage("tune needs --gpu (e.g. h200)");
   if (o.gpus < 1) throw_usage("tune needs --gpus, the number of GPUs (at least 1)");
-  if (o.out.empty()) throw_usage("tune needs --out DIR, the folder for its database, trials and recipe");
+  if (o.out.empty())
+    throw_usage("tune needs --out DIR, the folder for its database, trials and recipe");
   if (o.budget < 1) throw_usage("--budget must be at least 1 trial, got {}", o.budget);
   if (o.gpu_hours < 0) throw_usage("--gpu-hours must be positive, got {}", o.gpu_hours);
   if (o.steps < 4) throw_usage("--steps must be at least 4 (warm-up is dropped), got {}", o.steps);
   if (o.per_round < 1) throw_usage("--per-round must be at least 1, got {}", o.per_round);
-  if (!(o.threshold > 0 && o.threshold < 1)) throw_usage("--threshold must be in (0, 1), got {}", o.threshold);
-  if (o.engine == "bridge") throw_usage("--engine bridge: Megatron-Bridge launch scripts are not emitted yet");
+  if (!(o.threshold > 0 && o.threshold < 1))
+    throw_usage("--threshold must be in (0, 1), got {}", o.threshold);
+  if (o.engine == "bridge")
+    throw_usage("--engine bridge: Megatron-Bridge launch scripts are not emitted yet");
   layout::parse_engine(o.engine);
   plan::parse_objective(o.objective);
   tune::TuneSettings s;
@@ -122,7 +126,8 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
   if (!o.engine_program.empty()) s.engine_program = fs::absolute(o.engine_program).string();
   s.confirm_steps = 20;
   const plan::Cluster cluster = plan::make_cluster(o.gpu, o.gpus, o.instance);
-  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), o.row_tokens, o.global_batch};
+  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), o.row_tokens,
+                                      o.global_batch};
   Layout start;
   bool have_start = false;
   if (!o.base.empty()) {
@@ -132,7 +137,8 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
     have_start = true;
     s.row_tokens = base.recipe.workload.row_tokens;
     s.global_batch = base.recipe.workload.global_batch;
-    if (base.recipe.result && base.recipe.result->steps_per_run >= 4) s.confirm_steps = base.recipe.result->steps_per_run;
+    if (base.recipe.result && base.recipe.result->steps_per_run >= 4)
+      s.confirm_steps = base.recipe.result->steps_per_run;
   }
   if (!o.start.empty()) {
     start = layout::parse_layout_spec(o.start);
@@ -148,22 +154,26 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
     request.top = 1;
     start = plan::plan_layouts(request).top.front().layout;
   }
-  const layout::LayoutContext ctx{cluster.gpus, cluster.gpus_per_node(), s.row_tokens, s.global_batch};
+  const layout::LayoutContext ctx{cluster.gpus, cluster.gpus_per_node(), s.row_tokens,
+                                  s.global_batch};
   start = layout::resolve_layout(start, ctx);
   layout::require_valid_layout(start, model::load_model(o.model), ctx);
   (void)context;
   s.base_layout = layout::format_layout_spec(start);
-  s.run_id = util::sha256_hex(tune::settings_to_json(s) + std::to_string(::getpid()) +
-                              std::to_string(std::chrono::system_clock::now().time_since_epoch().count()))
-                 .substr(0, 8);
+  s.run_id =
+      util::sha256_hex(tune::settings_to_json(s) + std::to_string(::getpid()) +
+                       std::to_string(std::chrono::system_clock::now().time_since_epoch().count()))
+          .substr(0, 8);
   return s;
 }
 
-int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io, const std::string& dir) {
+int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io,
+                 const std::string& dir) {
   switch (outcome) {
     case tune::TuneOutcome::interrupted:
-      io.err << "ladle: interrupted; the running trials were cancelled; continue with 'ladle tune resume " << dir
-             << "'\n";
+      io.err << "ladle: interrupted; the running trials were cancelled; continue with 'ladle tune "
+                "resume "
+             << dir << "'\n";
       return 130;
     case tune::TuneOutcome::cancelled:
       io.out << "cancelled\n";
@@ -184,16 +194,19 @@ int run_tune(const TuneOptions& o, Io& io) {
   if (o.dry_run) {
     // A fixed run id, so that the preview is the same for the same flags; the preview touches
     // neither the folder nor the scheduler (its scratch database lives in the temp folder).
-    const std::string tmp = (fs::temp_directory_path() / ("ladle-tune-dry-" + settings.run_id + ".db")).string();
+    const std::string tmp =
+        (fs::temp_directory_path() / ("ladle-tune-dry-" + settings.run_id + ".db")).string();
     tune::TuneDb db = tune::TuneDb::create(tmp, {});
     tune::Tuner tuner(db, *scheduler, settings, nullptr);
     const auto trials = tuner.preview_first_round();
     fs::remove(tmp);
-    io.out << fmt::format("dry run: round 1 of run {} on {} ({} trials of {} steps); nothing submitted\n",
-                          settings.run_id, settings.scheduler.backend, trials.size(), settings.steps);
+    io.out << fmt::format(
+        "dry run: round 1 of run {} on {} ({} trials of {} steps); nothing submitted\n",
+        settings.run_id, settings.scheduler.backend, trials.size(), settings.steps);
     for (const tune::Trial& t : trials) {
-      io.out << fmt::format("  trial {} {} predicted {:.1f} tokens/s/GPU, expected improvement {:.2f}%\n", t.id,
-                            t.layout, t.predicted_tokens_per_s_per_gpu, 100 * t.expected_improvement);
+      io.out << fmt::format(
+          "  trial {} {} predicted {:.1f} tokens/s/GPU, expected improvement {:.2f}%\n", t.id,
+          t.layout, t.predicted_tokens_per_s_per_gpu, 100 * t.expected_improvement);
     }
     io.out << "\nscript of trial 1 (" << fs::relative(trials.front().script_path).string() << "):\n"
            << tuner.script_for(trials.front());
@@ -202,7 +215,8 @@ int run_tune(const TuneOptions& o, Io& io) {
   scheduler->check_reachable();
   fs::create_directories(settings.out_dir);
   const std::string path = db_path(settings.out_dir);
-  tune::TuneDb db = tune::TuneDb::create(path, {{"run_id", settings.run_id}, {"settings", tune::settings_to_json(settings)}});
+  tune::TuneDb db = tune::TuneDb::create(
+      path, {{"run_id", settings.run_id}, {"settings", tune::settings_to_json(settings)}});
   tune::Tuner tuner(db, *scheduler, settings, &io.err);
   InterruptGuard guard;
   tune::TuneOutcome outcome;
@@ -227,7 +241,8 @@ tune::TuneSettings settings_of(const tune::TuneDb& db) {
 int run_resume(const DirOptions& o, Io& io) {
   tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
   const tune::TuneSettings settings = settings_of(db);
-  if (db.meta("cancelled")) throw_usage("{}: run {} was cancelled; start a new one", o.dir, settings.run_id);
+  if (db.meta("cancelled"))
+    throw_usage("{}: run {} was cancelled; start a new one", o.dir, settings.run_id);
   auto scheduler = sched::make_scheduler(settings.scheduler);
   scheduler->check_reachable();
   tune::Tuner tuner(db, *scheduler, settings, &io.err);
@@ -259,41 +274,56 @@ void add_tune_command(CLI::App& command, Io& io) {
   command.add_option("--model", o->model, "model name or config.json path");
   command.add_option("--gpu", o->gpu, "GPU name, e.g. h200");
   command.add_option("--gpus", o->gpus, "number of GPUs");
-  command.add_option("--instance", o->instance, "instance type (default: the first carrying the GPU)");
+  command.add_option("--instance", o->instance,
+                     "instance type (default: the first carrying the GPU)");
   command.add_option("--engine", o->engine, "slime, miles, megatron or bridge (default slime)");
   command.add_option("--backend", o->backend, "local, slurm or ray (default local)");
   command.add_option("--out", o->out, "folder for tune.db, the trials, recipe.yaml and report.md");
-  command.add_option("--base", o->base, "base recipe: its layout is measured first and its workload kept");
-  command.add_option("--start", o->start, "layout spec measured first (default: the base recipe's, else the plan's best)");
+  command.add_option("--base", o->base,
+                     "base recipe: its layout is measured first and its workload kept");
+  command.add_option(
+      "--start", o->start,
+      "layout spec measured first (default: the base recipe's, else the plan's best)");
   command.add_option("--budget", o->budget, "exploration trials at most (default 12)");
-  command.add_option("--gpu-hours", o->gpu_hours, "stop once the trials have used this many GPU-hours");
+  command.add_option("--gpu-hours", o->gpu_hours,
+                     "stop once the trials have used this many GPU-hours");
   command.add_option("--steps", o->steps, "steps per exploration trial (default 10)");
-  command.add_option("--confirm-steps", o->confirm_steps,
-                     "steps of the confirmation and reference runs (default: the base recipe's, else 20)");
+  command.add_option(
+      "--confirm-steps", o->confirm_steps,
+      "steps of the confirmation and reference runs (default: the base recipe's, else 20)");
   command.add_option("--per-round", o->per_round, "trials proposed per round (default 4)");
-  command.add_option("--threshold", o->threshold, "stop below this expected improvement (default 0.03)");
+  command.add_option("--threshold", o->threshold,
+                     "stop below this expected improvement (default 0.03)");
   command.add_option("--objective", o->objective, "throughput or cost (default throughput)");
   command.add_option("--row-tokens", o->row_tokens, "tokens per row without --base (default 8192)");
-  command.add_option("--global-batch", o->global_batch, "rows per step without --base (default 128)");
+  command.add_option("--global-batch", o->global_batch,
+                     "rows per step without --base (default 128)");
   command.add_option("--partition", o->partition, "slurm: --partition of the trial jobs");
   command.add_option("--account", o->account, "slurm: --account of the trial jobs");
   command.add_option("--ray-address", o->ray_address, "ray: the dashboard's http://host:port");
-  command.add_option("--time-limit", o->time_limit_s, "seconds a trial may run before it is cancelled as timeout");
-  command.add_option("--max-running", o->max_running, "trials running at once (default: local 1, else all)");
-  command.add_option("--engine-program", o->engine_program,
-                     "a program run in place of python3/torchrun in the trial scripts (a stand-in engine)");
-  command.add_flag("--dry-run", o->dry_run, "print round 1 and its first script; write and submit nothing");
+  command.add_option("--time-limit", o->time_limit_s,
+                     "seconds a trial may run before it is cancelled as timeout");
+  command.add_option("--max-running", o->max_running,
+                     "trials running at once (default: local 1, else all)");
+  command.add_option(
+      "--engine-program", o->engine_program,
+      "a program run in place of python3/torchrun in the trial scripts (a stand-in engine)");
+  command.add_flag("--dry-run", o->dry_run,
+                   "print round 1 and its first script; write and submit nothing");
   command.require_subcommand(0, 1);
 
   auto dir = std::make_shared<DirOptions>();
-  CLI::App* status = command.add_subcommand("status", "print a tuning run's trials and best (DIR/tune.db)");
+  CLI::App* status =
+      command.add_subcommand("status", "print a tuning run's trials and best (DIR/tune.db)");
   status->add_option("dir", dir->dir, "the run's --out folder")->required();
   add_json_flag(*status, dir->json);
   status->callback([dir, &io] { io.exit_code = run_status(*dir, io); });
-  CLI::App* resume = command.add_subcommand("resume", "continue a tuning run after a kill or Ctrl-C");
+  CLI::App* resume =
+      command.add_subcommand("resume", "continue a tuning run after a kill or Ctrl-C");
   resume->add_option("dir", dir->dir, "the run's --out folder")->required();
   resume->callback([dir, &io] { io.exit_code = run_resume(*dir, io); });
-  CLI::App* cancel = command.add_subcommand("cancel", "cancel a tuning run's running trials and end it");
+  CLI::App* cancel =
+      command.add_subcommand("cancel", "cancel a tuning run's running trials and end it");
   cancel->add_option("dir", dir->dir, "the run's --out folder")->required();
   cancel->callback([dir, &io] { io.exit_code = run_cancel(*dir, io); });
 

@@ -2,6 +2,7 @@
 // (setsid), so a cancel signals that group only and a Ctrl-C at the terminal does not reach it;
 // its record (pid with start time, exit status, cancel mark) lives in STATE_DIR/<name>/, so a
 // restarted ladle finds it again.
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -13,8 +14,6 @@
 #include <sstream>
 #include <thread>
 #include <vector>
-
-#include <fcntl.h>
 
 #include "ladle/sched/process.hpp"
 #include "ladle/sched/scheduler.hpp"
@@ -68,8 +67,8 @@ class LocalScheduler final : public Scheduler {
   std::string submit(const JobSpec& job) override {
     const fs::path record = fs::path(state_dir_) / job.name;
     if (fs::exists(record / "pid")) {
-      throw_input(SourceLocation{job.script_path, 0, 0, ""}, "local: a job named '{}' was already submitted",
-                  job.name);
+      throw_input(SourceLocation{job.script_path, 0, 0, ""},
+                  "local: a job named '{}' was already submitted", job.name);
     }
     fs::create_directories(record);
     fs::create_directories(fs::path(job.script_path).parent_path());
@@ -77,7 +76,8 @@ class LocalScheduler final : public Scheduler {
     util::write_file_atomic(job.script_path, job.script);
     const std::string rc_path = (record / "rc").string();
     std::string runner = "bash \"$1\"";
-    if (job.time_limit_s > 0) runner = fmt::format("timeout -s TERM -k 10 {} bash \"$1\"", job.time_limit_s);
+    if (job.time_limit_s > 0)
+      runner = fmt::format("timeout -s TERM -k 10 {} bash \"$1\"", job.time_limit_s);
     const std::string wrapper = runner + "; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
     const pid_t pid = ::fork();
     if (pid < 0) throw Error(ErrorKind::io, "local: fork failed");
@@ -90,8 +90,8 @@ class LocalScheduler final : public Scheduler {
         ::dup2(log, 2);
       }
       if (null >= 0) ::dup2(null, 0);
-      ::execl("/bin/bash", "bash", "-c", wrapper.c_str(), "ladle-local-job", job.script_path.c_str(),
-              rc_path.c_str(), static_cast<char*>(nullptr));
+      ::execl("/bin/bash", "bash", "-c", wrapper.c_str(), "ladle-local-job",
+              job.script_path.c_str(), rc_path.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
     // Wait until the child runs in its own session, so its start time can be recorded.
@@ -119,7 +119,9 @@ class LocalScheduler final : public Scheduler {
     if (fs::exists(record / "rc")) {
       const int rc = std::stoi(util::read_file((record / "rc").string()));
       status.exit_code = rc;
-      status.state = rc == 0 ? JobState::succeeded : rc == 124 ? JobState::timeout : JobState::failed;
+      status.state = rc == 0     ? JobState::succeeded
+                     : rc == 124 ? JobState::timeout
+                                 : JobState::failed;
       if (cancelled && rc != 0) status.state = JobState::cancelled;
       status.reason = fmt::format("exit {}", rc);
       return status;

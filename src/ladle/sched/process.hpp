@@ -10,9 +10,9 @@ namespace ladle::sched {
 
 /// What a finished command left.
 struct CommandResult {
-  int exit_code = 0;    ///< the exit status; 128 + signal when killed; 127 when it could not start
-  std::string out;      ///< standard output
-  std::string err;      ///< standard error
+  int exit_code = 0;  ///< the exit status; 128 + signal when killed; 127 when it could not start
+  std::string out;    ///< standard output
+  std::string err;    ///< standard error
   bool operator==(const CommandResult&) const = default;
 };
 

@@ -36,9 +36,11 @@ class RayScheduler final : public Scheduler {
     if (!client_.is_valid()) throw_usage("ray: '{}' is not an http://host:port address", address_);
     const auto res = client_.Get("/api/version");
     if (!res) {
-      throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_, httplib::to_string(res.error()));
+      throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_,
+                  httplib::to_string(res.error()));
     }
-    if (res->status != 200) throw_usage("ray: {} answered /api/version with HTTP {}", address_, res->status);
+    if (res->status != 200)
+      throw_usage("ray: {} answered /api/version with HTTP {}", address_, res->status);
   }
 
   std::string submit(const JobSpec& job) override {
@@ -50,13 +52,16 @@ class RayScheduler final : public Scheduler {
         {"metadata", {{"ladle_job", job.name}}},
     };
     const auto res = client_.Post("/api/jobs/", body.dump(), "application/json");
-    if (!res) throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_, httplib::to_string(res.error()));
+    if (!res)
+      throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_,
+                  httplib::to_string(res.error()));
     if (res->status != 200) {
-      throw_input(SourceLocation{job.script_path, 0, 0, ""}, "ray rejected the job: HTTP {}: {}", res->status,
-                  first_line(res->body));
+      throw_input(SourceLocation{job.script_path, 0, 0, ""}, "ray rejected the job: HTTP {}: {}",
+                  res->status, first_line(res->body));
     }
     const nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);
-    if (answer.is_object() && answer.contains("submission_id") && answer["submission_id"].is_string()) {
+    if (answer.is_object() && answer.contains("submission_id") &&
+        answer["submission_id"].is_string()) {
       return answer["submission_id"].get<std::string>();
     }
     return job.name;
@@ -64,7 +69,9 @@ class RayScheduler final : public Scheduler {
 
   std::optional<std::string> find(const std::string& job_name, const std::string&) override {
     const auto res = client_.Get("/api/jobs/" + job_name);
-    if (!res) throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_, httplib::to_string(res.error()));
+    if (!res)
+      throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_,
+                  httplib::to_string(res.error()));
     if (res->status == 200) return job_name;
     return std::nullopt;
   }
@@ -72,7 +79,9 @@ class RayScheduler final : public Scheduler {
   JobStatus state(const std::string& id) override {
     JobStatus status;
     const auto res = client_.Get("/api/jobs/" + id);
-    if (!res) throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_, httplib::to_string(res.error()));
+    if (!res)
+      throw_usage("ray: cannot reach the Ray dashboard at {} ({})", address_,
+                  httplib::to_string(res.error()));
     if (res->status != 200) {
       status.reason = fmt::format("HTTP {}", res->status);
       return status;
@@ -85,7 +94,8 @@ class RayScheduler final : public Scheduler {
     const std::string word = info["status"].get<std::string>();
     status.state = parse_ray_status(word);
     status.reason = word;
-    if (info.contains("message") && info["message"].is_string() && !info["message"].get<std::string>().empty()) {
+    if (info.contains("message") && info["message"].is_string() &&
+        !info["message"].get<std::string>().empty()) {
       status.reason += ": " + first_line(info["message"].get<std::string>());
     }
     if (info.contains("driver_exit_code") && info["driver_exit_code"].is_number_integer()) {
@@ -94,7 +104,9 @@ class RayScheduler final : public Scheduler {
     return status;
   }
 
-  void cancel(const std::string& id) override { client_.Post("/api/jobs/" + id + "/stop", "", "application/json"); }
+  void cancel(const std::string& id) override {
+    client_.Post("/api/jobs/" + id + "/stop", "", "application/json");
+  }
 
   std::string read_log(const std::string& id, const std::string& log_path) override {
     const auto res = client_.Get("/api/jobs/" + id + "/logs");

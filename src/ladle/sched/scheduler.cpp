@@ -32,16 +32,16 @@ struct SlurmWord {
   JobState state;
 };
 constexpr std::array<SlurmWord, 20> kSlurmWords = {{
-    {"PENDING", JobState::pending},       {"CONFIGURING", JobState::pending},
-    {"REQUEUED", JobState::pending},      {"REQUEUE_HOLD", JobState::pending},
-    {"REQUEUE_FED", JobState::pending},   {"RESV_DEL_HOLD", JobState::pending},
-    {"RUNNING", JobState::running},       {"COMPLETING", JobState::running},
-    {"SUSPENDED", JobState::running},     {"STAGE_OUT", JobState::running},
-    {"SIGNALING", JobState::running},     {"RESIZING", JobState::running},
-    {"COMPLETED", JobState::succeeded},   {"FAILED", JobState::failed},
-    {"SPECIAL_EXIT", JobState::failed},   {"CANCELLED", JobState::cancelled},
-    {"PREEMPTED", JobState::cancelled},   {"TIMEOUT", JobState::timeout},
-    {"DEADLINE", JobState::timeout},      {"NODE_FAIL", JobState::node_fail},
+    {"PENDING", JobState::pending},     {"CONFIGURING", JobState::pending},
+    {"REQUEUED", JobState::pending},    {"REQUEUE_HOLD", JobState::pending},
+    {"REQUEUE_FED", JobState::pending}, {"RESV_DEL_HOLD", JobState::pending},
+    {"RUNNING", JobState::running},     {"COMPLETING", JobState::running},
+    {"SUSPENDED", JobState::running},   {"STAGE_OUT", JobState::running},
+    {"SIGNALING", JobState::running},   {"RESIZING", JobState::running},
+    {"COMPLETED", JobState::succeeded}, {"FAILED", JobState::failed},
+    {"SPECIAL_EXIT", JobState::failed}, {"CANCELLED", JobState::cancelled},
+    {"PREEMPTED", JobState::cancelled}, {"TIMEOUT", JobState::timeout},
+    {"DEADLINE", JobState::timeout},    {"NODE_FAIL", JobState::node_fail},
 }};
 
 }  // namespace
@@ -77,7 +77,8 @@ JobState parse_slurm_state(std::string_view word) {
 }
 
 JobState parse_ray_status(std::string_view status) {
-  // Ray's JobStatus (ray/dashboard/modules/job/common.py): PENDING, RUNNING, STOPPED, SUCCEEDED, FAILED.
+  // Ray's JobStatus (ray/dashboard/modules/job/common.py): PENDING, RUNNING, STOPPED, SUCCEEDED,
+  // FAILED.
   if (status == "PENDING") return JobState::pending;
   if (status == "RUNNING") return JobState::running;
   if (status == "STOPPED") return JobState::cancelled;
@@ -100,7 +101,9 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options) {
   if (options.backend == "slurm") return make_slurm_scheduler(options.partition, options.account);
   if (options.backend == "ray") {
     if (options.ray_address.empty()) {
-      throw_usage("--backend ray needs --ray-address, the dashboard's http://host:port (e.g. http://127.0.0.1:8265)");
+      throw_usage(
+          "--backend ray needs --ray-address, the dashboard's http://host:port (e.g. "
+          "http://127.0.0.1:8265)");
     }
     return make_ray_scheduler(options.ray_address);
   }

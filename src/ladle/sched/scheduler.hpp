@@ -13,15 +13,15 @@ namespace ladle::sched {
 
 /// Where a job stands, in the words every back-end maps its own states to.
 enum class JobState {
-  pending,    ///< queued, not started
+  pending,  ///< queued, not started
   running,
-  succeeded,  ///< finished with exit status 0
-  failed,     ///< finished with a non-zero exit status
-  cancelled,  ///< ended by a cancel (ladle's or someone else's)
-  timeout,    ///< ended by the scheduler's time limit
-  node_fail,  ///< ended because its node failed (Slurm NODE_FAIL, BOOT_FAIL)
+  succeeded,      ///< finished with exit status 0
+  failed,         ///< finished with a non-zero exit status
+  cancelled,      ///< ended by a cancel (ladle's or someone else's)
+  timeout,        ///< ended by the scheduler's time limit
+  node_fail,      ///< ended because its node failed (Slurm NODE_FAIL, BOOT_FAIL)
   out_of_memory,  ///< ended by the scheduler's memory limit (Slurm OUT_OF_MEMORY)
-  unknown,    ///< the scheduler no longer knows the job
+  unknown,        ///< the scheduler no longer knows the job
 };
 
 /// "pending", "running", ...
@@ -70,7 +70,8 @@ class Scheduler {
   virtual JobStatus state(const std::string& id) = 0;
   /// Ends the job (and only it); a finished job is left as it is.
   virtual void cancel(const std::string& id) = 0;
-  /// The job's output so far, read from `log_path` (Ray: fetched from the cluster and written there).
+  /// The job's output so far, read from `log_path` (Ray: fetched from the cluster and written
+  /// there).
   virtual std::string read_log(const std::string& id, const std::string& log_path) = 0;
 };
 
@@ -89,14 +90,16 @@ std::unique_ptr<Scheduler> make_scheduler(const SchedulerOptions& options);
 
 /// Each back-end on its own (make_scheduler picks one).
 std::unique_ptr<Scheduler> make_local_scheduler(const std::string& state_dir);
-std::unique_ptr<Scheduler> make_slurm_scheduler(const std::string& partition, const std::string& account);
+std::unique_ptr<Scheduler> make_slurm_scheduler(const std::string& partition,
+                                                const std::string& account);
 std::unique_ptr<Scheduler> make_ray_scheduler(const std::string& address);
 
 /// "HH:MM:SS" or "D-HH:MM:SS" for a time limit in seconds, rounded up to whole minutes (Slurm's
 /// granularity), at least one minute.
 std::string slurm_time_limit(int64_t seconds);
 
-/// A Slurm state word (squeue %T, scontrol JobState, sacct State; "CANCELLED by 0" too) as a JobState.
+/// A Slurm state word (squeue %T, scontrol JobState, sacct State; "CANCELLED by 0" too) as a
+/// JobState.
 JobState parse_slurm_state(std::string_view word);
 
 /// A Ray job status (PENDING, RUNNING, STOPPED, SUCCEEDED, FAILED) as a JobState.

@@ -30,7 +30,8 @@ std::optional<std::string> scontrol_field(std::string_view line, std::string_vie
     if (pos == 0 || line[pos - 1] == ' ') {
       const size_t start = pos + needle.size();
       const size_t end = line.find(' ', start);
-      return std::string(line.substr(start, end == std::string_view::npos ? line.size() - start : end - start));
+      return std::string(
+          line.substr(start, end == std::string_view::npos ? line.size() - start : end - start));
     }
     pos += needle.size();
   }
@@ -41,7 +42,8 @@ std::optional<int> parse_exit_code(std::string_view text) {  // "1:0" = exit sta
   const size_t colon = text.find(':');
   try {
     const int status = std::stoi(std::string(text.substr(0, colon)));
-    const int signal = colon == std::string_view::npos ? 0 : std::stoi(std::string(text.substr(colon + 1)));
+    const int signal =
+        colon == std::string_view::npos ? 0 : std::stoi(std::string(text.substr(colon + 1)));
     return signal != 0 ? 128 + signal : status;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -56,7 +58,8 @@ class SlurmScheduler final : public Scheduler {
   std::string name() const override { return "slurm"; }
 
   void check_reachable() override {
-    if (find_program("sbatch").empty()) throw_usage("slurm: sbatch not found in PATH (is Slurm installed?)");
+    if (find_program("sbatch").empty())
+      throw_usage("slurm: sbatch not found in PATH (is Slurm installed?)");
     const CommandResult ping = run_command({"scontrol", "ping"});
     if (ping.exit_code != 0 || ping.out.find("UP") == std::string::npos) {
       throw_usage("slurm: no slurmctld answers (scontrol ping: {})",
@@ -68,10 +71,14 @@ class SlurmScheduler final : public Scheduler {
     fs::create_directories(fs::path(job.script_path).parent_path());
     fs::create_directories(fs::path(job.log_path).parent_path());
     util::write_file_atomic(job.script_path, job.script);
-    std::vector<std::string> argv = {"sbatch", "--parsable", "--job-name=" + job.name,
-                                     "--output=" + job.log_path, "--open-mode=append",
+    std::vector<std::string> argv = {"sbatch",
+                                     "--parsable",
+                                     "--job-name=" + job.name,
+                                     "--output=" + job.log_path,
+                                     "--open-mode=append",
                                      "--chdir=" + fs::path(job.script_path).parent_path().string(),
-                                     fmt::format("--nodes={}", job.nodes), "--ntasks-per-node=1",
+                                     fmt::format("--nodes={}", job.nodes),
+                                     "--ntasks-per-node=1",
                                      fmt::format("--gres=gpu:{}", job.gpus_per_node)};
     if (!partition_.empty()) argv.push_back("--partition=" + partition_);
     if (!account_.empty()) argv.push_back("--account=" + account_);
@@ -99,8 +106,8 @@ class SlurmScheduler final : public Scheduler {
         if (auto id = scontrol_field(line, "JobId")) collect_ids(*id, ids);
       }
     }
-    const CommandResult acct =
-        run_command({"sacct", "-n", "-X", "-P", "--name=" + job_name, "-o", "JobID", "-S", "now-30days"});
+    const CommandResult acct = run_command(
+        {"sacct", "-n", "-X", "-P", "--name=" + job_name, "-o", "JobID", "-S", "now-30days"});
     if (acct.exit_code == 0) collect_ids(acct.out, ids);
     if (ids.empty()) return std::nullopt;
     return std::to_string(*std::max_element(ids.begin(), ids.end()));
@@ -117,12 +124,14 @@ class SlurmScheduler final : public Scheduler {
           status.reason += " (" + *reason + ")";
         }
         if (is_finished(status.state)) {
-          if (auto code = scontrol_field(s.out, "ExitCode")) status.exit_code = parse_exit_code(*code);
+          if (auto code = scontrol_field(s.out, "ExitCode"))
+            status.exit_code = parse_exit_code(*code);
         }
         return status;
       }
     }
-    const CommandResult a = run_command({"sacct", "-n", "-X", "-P", "-j", id, "-o", "State,ExitCode"});
+    const CommandResult a =
+        run_command({"sacct", "-n", "-X", "-P", "-j", id, "-o", "State,ExitCode"});
     if (a.exit_code == 0) {
       const std::string line = first_line(a.out);
       const size_t bar = line.find('|');
@@ -160,7 +169,8 @@ class SlurmScheduler final : public Scheduler {
 
 }  // namespace
 
-std::unique_ptr<Scheduler> make_slurm_scheduler(const std::string& partition, const std::string& account) {
+std::unique_ptr<Scheduler> make_slurm_scheduler(const std::string& partition,
+                                                const std::string& account) {
   return std::make_unique<SlurmScheduler>(partition, account);
 }
 

@@ -17,12 +17,14 @@ struct Signature {
 
 // What engines print when they run out of memory or hit a transient fault.
 constexpr std::array<Signature, 13> kSignatures = {{
-    {TrialState::oom, "CUDA out of memory", "PyTorch CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp)"},
+    {TrialState::oom, "CUDA out of memory",
+     "PyTorch CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp)"},
     {TrialState::oom, "torch.OutOfMemoryError", "PyTorch >= 2.5 exception type"},
     {TrialState::oom, "torch.cuda.OutOfMemoryError", "PyTorch exception type"},
     {TrialState::oom, "CUBLAS_STATUS_ALLOC_FAILED", "cuBLAS workspace allocation"},
     {TrialState::oom, "out of memory on device", "NCCL / DeepEP buffer allocation"},
-    {TrialState::flaky, "Watchdog caught collective operation timeout", "PyTorch ProcessGroupNCCL watchdog"},
+    {TrialState::flaky, "Watchdog caught collective operation timeout",
+     "PyTorch ProcessGroupNCCL watchdog"},
     {TrialState::flaky, "NCCL timeout", "NCCL"},
     {TrialState::flaky, "ncclRemoteError", "NCCL: a peer failed"},
     {TrialState::flaky, "ncclSystemError", "NCCL: system or network error"},
@@ -58,9 +60,11 @@ std::string clip(std::string_view line) {
 std::string last_error_lines(std::string_view log, int count) {
   const std::vector<std::string_view> lines = split_lines(log);
   std::vector<std::string> picked;
-  for (auto it = lines.rbegin(); it != lines.rend() && static_cast<int>(picked.size()) < count; ++it) {
+  for (auto it = lines.rbegin(); it != lines.rend() && static_cast<int>(picked.size()) < count;
+       ++it) {
     const std::string_view l = *it;
-    for (const char* word : {"Error", "error:", "Traceback", "Exception", "exception", "FAILED", "Killed"}) {
+    for (const char* word :
+         {"Error", "error:", "Traceback", "Exception", "exception", "FAILED", "Killed"}) {
       if (l.find(word) != std::string_view::npos) {
         picked.insert(picked.begin(), clip(l));
         break;
@@ -68,7 +72,8 @@ std::string last_error_lines(std::string_view log, int count) {
     }
   }
   if (picked.empty()) {
-    for (auto it = lines.rbegin(); it != lines.rend() && static_cast<int>(picked.size()) < count; ++it) {
+    for (auto it = lines.rbegin(); it != lines.rend() && static_cast<int>(picked.size()) < count;
+         ++it) {
       if (!it->empty()) picked.insert(picked.begin(), clip(*it));
     }
   }
@@ -82,14 +87,16 @@ FailureClass classify_failure(std::string_view log, const sched::JobStatus& stat
   for (TrialState wanted : {TrialState::oom, TrialState::flaky}) {
     for (std::string_view line : lines) {
       for (const Signature& s : kSignatures) {
-        if (s.state == wanted && line.find(s.text) != std::string_view::npos) return {wanted, clip(line)};
+        if (s.state == wanted && line.find(s.text) != std::string_view::npos)
+          return {wanted, clip(line)};
       }
     }
   }
   using sched::JobState;
   switch (status.state) {
     case JobState::out_of_memory:
-      return {TrialState::failed, "the scheduler's host memory limit ended the job (" + status.reason + ")"};
+      return {TrialState::failed,
+              "the scheduler's host memory limit ended the job (" + status.reason + ")"};
     case JobState::node_fail:
       return {TrialState::flaky, "node failure (" + status.reason + ")"};
     case JobState::timeout:

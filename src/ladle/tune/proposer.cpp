@@ -49,7 +49,8 @@ double candidate_sigma(double pooled, double prior_sigma, double unexplored) {
   return std::sqrt(pooled * pooled + prior_sigma * prior_sigma * unexplored);
 }
 
-std::vector<Candidate> propose(const std::vector<Prediction>& predictions, const std::vector<double>& sigmas,
+std::vector<Candidate> propose(const std::vector<Prediction>& predictions,
+                               const std::vector<double>& sigmas,
                                const std::set<std::string>& tried, double best, int64_t count) {
   std::vector<Candidate> out;
   std::set<std::string> seen;
@@ -65,7 +66,8 @@ std::vector<Candidate> propose(const std::vector<Prediction>& predictions, const
     out.push_back(std::move(c));
   }
   std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {
-    if (a.expected_improvement != b.expected_improvement) return a.expected_improvement > b.expected_improvement;
+    if (a.expected_improvement != b.expected_improvement)
+      return a.expected_improvement > b.expected_improvement;
     if (a.prediction.tokens_per_s_per_gpu != b.prediction.tokens_per_s_per_gpu) {
       return a.prediction.tokens_per_s_per_gpu > b.prediction.tokens_per_s_per_gpu;
     }

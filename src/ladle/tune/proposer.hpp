@@ -18,14 +18,14 @@ namespace ladle::tune {
 /// A layout the planner can propose, with its belief.
 struct Candidate {
   Prediction prediction;
-  std::string spec;         ///< canonical layout spec
-  double sigma = 0;         ///< relative standard deviation of the predicted throughput
+  std::string spec;                 ///< canonical layout spec
+  double sigma = 0;                 ///< relative standard deviation of the predicted throughput
   double expected_improvement = 0;  ///< relative to the best measured, >= 0
   bool operator==(const Candidate&) const = default;
 };
 
-/// E[max(X - best, 0)] / best for X ~ Normal(mean, (sigma * mean)^2); 0 when best <= 0 or sigma <= 0
-/// and mean <= best.
+/// E[max(X - best, 0)] / best for X ~ Normal(mean, (sigma * mean)^2); 0 when best <= 0 or sigma <=
+/// 0 and mean <= best.
 double expected_improvement(double mean, double sigma, double best);
 
 /// The relative prediction uncertainty after `residuals` (log(predicted / measured) of the trials
@@ -48,7 +48,8 @@ double candidate_sigma(double pooled, double prior_sigma, double unexplored);
 /// `tried`, best first (ties by prediction, then spec, so the choice is deterministic), taking one
 /// layout per parallel shape (layout_label) before a second of the same shape.
 /// `sigmas` holds each prediction's relative uncertainty (same order).
-std::vector<Candidate> propose(const std::vector<Prediction>& predictions, const std::vector<double>& sigmas,
+std::vector<Candidate> propose(const std::vector<Prediction>& predictions,
+                               const std::vector<double>& sigmas,
                                const std::set<std::string>& tried, double best, int64_t count);
 
 }  // namespace ladle::tune

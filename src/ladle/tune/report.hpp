@@ -11,7 +11,8 @@
 namespace ladle::tune {
 
 /// The report's Markdown.
-std::string render_report(const TuneDb& db, const TuneSettings& settings, const std::string& recipe_path);
+std::string render_report(const TuneDb& db, const TuneSettings& settings,
+                          const std::string& recipe_path);
 /// The chart as a standalone SVG document.
 std::string render_chart_svg(const TuneDb& db);
 /// Writes DIR/report.md and DIR/chart.svg atomically.

@@ -58,9 +58,12 @@ TrialKind parse_trial_kind(std::string_view name) {
 }
 
 bool is_final(TrialState state) {
-  return state != TrialState::proposed && state != TrialState::submitting && state != TrialState::submitted;
+  return state != TrialState::proposed && state != TrialState::submitting &&
+         state != TrialState::submitted;
 }
 
-bool is_measured(TrialState state) { return state == TrialState::scored || state == TrialState::stopped_early; }
+bool is_measured(TrialState state) {
+  return state == TrialState::scored || state == TrialState::stopped_early;
+}
 
 }  // namespace ladle::tune

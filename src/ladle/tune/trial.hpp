@@ -17,7 +17,8 @@ enum class TrialState {
   submitting,     ///< its job name is recorded; the submission may or may not have happened
   submitted,      ///< the scheduler holds the job (pending or running)
   scored,         ///< ran to the end and was scored from its log
-  stopped_early,  ///< cancelled once its first steps were clearly slower than the incumbent; scored on those
+  stopped_early,  ///< cancelled once its first steps were clearly slower than the incumbent; scored
+                  ///< on those
   oom,            ///< ran out of GPU memory (a memory constraint for the next proposals)
   flaky,          ///< NCCL timeout, ECC error or node failure (retried once, then final)
   timeout,        ///< ran past its time limit
@@ -28,8 +29,10 @@ enum class TrialState {
 /// What the trial is for.
 enum class TrialKind {
   explore,    ///< a proposed layout, short run
-  confirm,    ///< the winner, run for the base recipe's run length; the candidate arm of the convergence check
-  reference,  ///< the base layout for the same run length; the reference arm of the convergence check
+  confirm,    ///< the winner, run for the base recipe's run length; the candidate arm of the
+              ///< convergence check
+  reference,  ///< the base layout for the same run length; the reference arm of the convergence
+              ///< check
 };
 
 /// "proposed", "scored", ...
@@ -55,7 +58,7 @@ struct Trial {
   std::string job_name;  ///< "ladle-<run>-<id>" (attempt 2: "-r2" appended)
   std::string job_id;    ///< the scheduler's id, once known
   TrialState state = TrialState::proposed;
-  int64_t steps = 0;     ///< run length in steps
+  int64_t steps = 0;  ///< run length in steps
   double predicted_tokens_per_s_per_gpu = 0;
   double predicted_sigma = 0;  ///< relative standard deviation of the prediction when proposed
   double predicted_memory_gib = 0;
@@ -63,8 +66,8 @@ struct Trial {
   std::optional<double> measured_tokens_per_s_per_gpu;
   std::optional<double> step_time_s;  ///< median over the window
   std::optional<double> step_time_cv_percent;
-  std::optional<double> gpu_hours;    ///< GPUs x the time its log spans
-  std::string detail;  ///< why it failed (the log's last error lines) or what ended it
+  std::optional<double> gpu_hours;  ///< GPUs x the time its log spans
+  std::string detail;               ///< why it failed (the log's last error lines) or what ended it
   std::string script_path;
   std::string log_path;
   double submitted_at = 0;  ///< seconds since 1970, when the job was submitted

@@ -23,9 +23,9 @@ struct TrialScore {
   int64_t records = 0;         ///< step records in the log
   int64_t window_records = 0;  ///< after the warm-up
   double median_step_time_s = 0;
-  double step_time_cv_percent = 0;   ///< 100 x sample sd / mean over the window
-  double tokens_per_s_per_gpu = 0;   ///< global batch x row tokens / median step time / GPUs
-  double gpu_hours = 0;              ///< GPUs x (the log's timestamp span, else the steps' time) / 3600
+  double step_time_cv_percent = 0;  ///< 100 x sample sd / mean over the window
+  double tokens_per_s_per_gpu = 0;  ///< global batch x row tokens / median step time / GPUs
+  double gpu_hours = 0;  ///< GPUs x (the log's timestamp span, else the steps' time) / 3600
   bool operator==(const TrialScore&) const = default;
 };
 
@@ -35,7 +35,9 @@ int64_t warmup_records(int64_t records);
 /// Scores the first `max_records` step records of a log (all when nullopt). Returns nullopt when
 /// the log has no readable steps or fewer than `min_window` records after the warm-up (a log that
 /// ladle cannot read is a failed trial, not an error of the loop).
-std::optional<TrialScore> score_trial_log(std::string_view log, const std::string& path, const ScoreShape& shape,
-                                          std::optional<int64_t> max_records = std::nullopt, int64_t min_window = 2);
+std::optional<TrialScore> score_trial_log(std::string_view log, const std::string& path,
+                                          const ScoreShape& shape,
+                                          std::optional<int64_t> max_records = std::nullopt,
+                                          int64_t min_window = 2);
 
 }  // namespace ladle::tune

@@ -17,7 +17,8 @@ namespace ladle::tune {
 struct TrialScriptInputs {
   std::string job_name;
   std::string layout_spec;
-  std::string engine_run;  ///< the launch script of the planned recipe for the layout (recipe `run:`)
+  std::string
+      engine_run;  ///< the launch script of the planned recipe for the layout (recipe `run:`)
   layout::Engine engine = layout::Engine::slime;
   int64_t steps = 10;
   /// A program run in place of the engine's python3 / torchrun (empty: the script's own).

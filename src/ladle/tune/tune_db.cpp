@@ -29,8 +29,10 @@ CREATE TABLE IF NOT EXISTS submissions(
 )SQL";
 
 constexpr const char* kTrialColumns =
-    "id, round, kind, layout, attempt, job_name, job_id, state, steps, predicted, sigma, memory_gib, "
-    "expected_improvement, measured, step_time_s, cv_percent, gpu_hours, detail, script_path, log_path, "
+    "id, round, kind, layout, attempt, job_name, job_id, state, steps, predicted, sigma, "
+    "memory_gib, "
+    "expected_improvement, measured, step_time_s, cv_percent, gpu_hours, detail, script_path, "
+    "log_path, "
     "submitted_at";
 
 class Statement {
@@ -42,7 +44,9 @@ class Statement {
   Statement(const Statement&) = delete;
   Statement& operator=(const Statement&) = delete;
 
-  void bind(int i, const std::string& v) { sqlite3_bind_text(stmt_, i, v.c_str(), -1, SQLITE_TRANSIENT); }
+  void bind(int i, const std::string& v) {
+    sqlite3_bind_text(stmt_, i, v.c_str(), -1, SQLITE_TRANSIENT);
+  }
   void bind(int i, int64_t v) { sqlite3_bind_int64(stmt_, i, v); }
   void bind(int i, double v) { sqlite3_bind_double(stmt_, i, v); }
   void bind(int i, const std::optional<double>& v) {
@@ -116,7 +120,9 @@ void bind_trial(Statement& s, const Trial& t) {
 }  // namespace
 
 TuneDb::TuneDb(std::string path, sqlite3* db) : path_(std::move(path)), db_(db) {}
-TuneDb::TuneDb(TuneDb&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) { other.db_ = nullptr; }
+TuneDb::TuneDb(TuneDb&& other) noexcept : path_(std::move(other.path_)), db_(other.db_) {
+  other.db_ = nullptr;
+}
 TuneDb& TuneDb::operator=(TuneDb&& other) noexcept {
   if (this != &other) {
     sqlite3_close(db_);
@@ -145,7 +151,8 @@ TuneDb TuneDb::create(const std::string& path, const std::map<std::string, std::
       if (auto id = existing.meta("run_id")) run = "run " + *id;
     } catch (const Error&) {
     }
-    throw_usage("{} already holds {}; resume it with 'ladle tune resume' or choose another --out", path, run);
+    throw_usage("{} already holds {}; resume it with 'ladle tune resume' or choose another --out",
+                path, run);
   }
   TuneDb db(path, open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE));
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
@@ -161,10 +168,13 @@ TuneDb TuneDb::create(const std::string& path, const std::map<std::string, std::
 }
 
 TuneDb TuneDb::open(const std::string& path) {
-  if (!std::filesystem::exists(path)) throw_usage("{}: no tuning database here (ladle tune --out creates one)", path);
+  if (!std::filesystem::exists(path))
+    throw_usage("{}: no tuning database here (ladle tune --out creates one)", path);
   TuneDb db(path, open_db(path, SQLITE_OPEN_READWRITE));
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
-  Statement check(db.db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN ('meta','trials','rounds')",
+  Statement check(db.db_,
+                  "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
+                  "('meta','trials','rounds')",
                   path);
   if (!check.step() || check.integer(0) != 3) throw_usage("{}: not a ladle tuning database", path);
   return db;
@@ -178,7 +188,9 @@ std::optional<std::string> TuneDb::meta(const std::string& key) const {
 }
 
 void TuneDb::set_meta(const std::string& key, const std::string& value) {
-  Statement s(db_, "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+  Statement s(db_,
+              "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = "
+              "excluded.value",
               path_);
   s.bind(1, key);
   s.bind(2, value);
@@ -224,8 +236,9 @@ void TuneDb::add_trials(std::vector<Trial>& trials, const std::optional<RoundRec
     int64_t next = max_id.integer(0) + 1;
     for (Trial& t : trials) {
       t.id = next++;
-      Statement s(db_, std::string("INSERT INTO trials(") + kTrialColumns +
-                           ") VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+      Statement s(db_,
+                  std::string("INSERT INTO trials(") + kTrialColumns +
+                      ") VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                   path_);
       bind_trial(s, t);
       s.step();
@@ -239,31 +252,39 @@ void TuneDb::add_trials(std::vector<Trial>& trials, const std::optional<RoundRec
 }
 
 void TuneDb::update_trial(const Trial& t) {
-  Statement s(db_, "UPDATE trials SET round=?2, kind=?3, layout=?4, attempt=?5, job_name=?6, job_id=?7, state=?8, "
-                   "steps=?9, predicted=?10, sigma=?11, memory_gib=?12, expected_improvement=?13, measured=?14, "
-                   "step_time_s=?15, cv_percent=?16, gpu_hours=?17, detail=?18, script_path=?19, log_path=?20, "
-                   "submitted_at=?21 WHERE id=?1",
-              path_);
+  Statement s(
+      db_,
+      "UPDATE trials SET round=?2, kind=?3, layout=?4, attempt=?5, job_name=?6, job_id=?7, "
+      "state=?8, "
+      "steps=?9, predicted=?10, sigma=?11, memory_gib=?12, expected_improvement=?13, measured=?14, "
+      "step_time_s=?15, cv_percent=?16, gpu_hours=?17, detail=?18, script_path=?19, log_path=?20, "
+      "submitted_at=?21 WHERE id=?1",
+      path_);
   bind_trial(s, t);
   s.step();
 }
 
 std::vector<RoundRecord> TuneDb::rounds() const {
-  Statement s(db_, "SELECT round, calibration, constants, best_trial, best_tokens_per_s_per_gpu, "
-                   "best_expected_improvement, sigma, memory_limit_gib, decision FROM rounds ORDER BY round",
-              path_);
+  Statement s(
+      db_,
+      "SELECT round, calibration, constants, best_trial, best_tokens_per_s_per_gpu, "
+      "best_expected_improvement, sigma, memory_limit_gib, decision FROM rounds ORDER BY round",
+      path_);
   std::vector<RoundRecord> out;
   while (s.step()) {
-    out.push_back(RoundRecord{s.integer(0), s.text(1), s.text(2), s.integer(3), s.real(4), s.real(5), s.real(6),
-                              s.real(7), s.text(8)});
+    out.push_back(RoundRecord{s.integer(0), s.text(1), s.text(2), s.integer(3), s.real(4),
+                              s.real(5), s.real(6), s.real(7), s.text(8)});
   }
   return out;
 }
 
 void TuneDb::add_round(const RoundRecord& r) {
-  Statement s(db_, "INSERT OR REPLACE INTO rounds(round, calibration, constants, best_trial, best_tokens_per_s_per_gpu, "
-                   "best_expected_improvement, sigma, memory_limit_gib, decision) VALUES(?,?,?,?,?,?,?,?,?)",
-              path_);
+  Statement s(
+      db_,
+      "INSERT OR REPLACE INTO rounds(round, calibration, constants, best_trial, "
+      "best_tokens_per_s_per_gpu, "
+      "best_expected_improvement, sigma, memory_limit_gib, decision) VALUES(?,?,?,?,?,?,?,?,?)",
+      path_);
   s.bind(1, r.round);
   s.bind(2, r.calibration_yaml);
   s.bind(3, r.constants_json);
@@ -283,7 +304,8 @@ std::vector<std::pair<std::string, std::string>> TuneDb::submissions() const {
   return out;
 }
 
-void TuneDb::record_submission(const std::string& job_name, int64_t trial, const std::string& job_id) {
+void TuneDb::record_submission(const std::string& job_name, int64_t trial,
+                               const std::string& job_id) {
   Statement s(db_, "INSERT INTO submissions(job_name, trial, job_id) VALUES(?, ?, ?)", path_);
   s.bind(1, job_name);
   s.bind(2, trial);

@@ -52,7 +52,8 @@ class TuneDb {
   std::vector<Trial> trials() const;
   /// Inserts `trials` (ids assigned in order, written back) and, when given, the round record,
   /// in one transaction.
-  void add_trials(std::vector<Trial>& trials, const std::optional<RoundRecord>& round = std::nullopt);
+  void add_trials(std::vector<Trial>& trials,
+                  const std::optional<RoundRecord>& round = std::nullopt);
   /// Writes every field of an existing trial.
   void update_trial(const Trial& trial);
   /// Every round record, by round.

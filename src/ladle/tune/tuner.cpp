@@ -60,7 +60,8 @@ double now_s() {
 }
 
 std::string job_name_for(const std::string& run_id, int64_t trial, int64_t attempt) {
-  return attempt <= 1 ? fmt::format("ladle-{}-{}", run_id, trial) : fmt::format("ladle-{}-{}-a{}", run_id, trial, attempt);
+  return attempt <= 1 ? fmt::format("ladle-{}-{}", run_id, trial)
+                      : fmt::format("ladle-{}-{}-a{}", run_id, trial, attempt);
 }
 
 int64_t early_records(int64_t steps) { return std::max<int64_t>(4, (steps + 1) / 2); }
@@ -71,23 +72,46 @@ std::string percent(double fraction) { return fmt::format("{:.2f}%", 100 * fract
 
 std::string settings_to_json(const TuneSettings& s) {
   const json j = {
-      {"run_id", s.run_id}, {"model", s.model}, {"gpu", s.gpu}, {"gpus", s.gpus}, {"instance", s.instance},
-      {"engine", s.engine}, {"objective", s.objective}, {"backend", s.scheduler.backend},
-      {"state_dir", s.scheduler.state_dir}, {"partition", s.scheduler.partition}, {"account", s.scheduler.account},
-      {"ray_address", s.scheduler.ray_address}, {"out_dir", s.out_dir}, {"base_path", s.base_path},
-      {"base_layout", s.base_layout}, {"row_tokens", s.row_tokens}, {"global_batch", s.global_batch},
-      {"precision", s.precision}, {"budget", s.budget}, {"gpu_hours_limit", s.gpu_hours_limit}, {"steps", s.steps},
-      {"confirm_steps", s.confirm_steps}, {"per_round", s.per_round}, {"threshold", s.threshold},
-      {"patience", s.patience}, {"prior_sigma", s.prior_sigma}, {"prior_weight", s.prior_weight},
-      {"early_stop_fraction", s.early_stop_fraction}, {"trial_time_limit_s", s.trial_time_limit_s},
-      {"max_running", s.max_running}, {"poll_s", s.poll_s}, {"engine_program", s.engine_program},
+      {"run_id", s.run_id},
+      {"model", s.model},
+      {"gpu", s.gpu},
+      {"gpus", s.gpus},
+      {"instance", s.instance},
+      {"engine", s.engine},
+      {"objective", s.objective},
+      {"backend", s.scheduler.backend},
+      {"state_dir", s.scheduler.state_dir},
+      {"partition", s.scheduler.partition},
+      {"account", s.scheduler.account},
+      {"ray_address", s.scheduler.ray_address},
+      {"out_dir", s.out_dir},
+      {"base_path", s.base_path},
+      {"base_layout", s.base_layout},
+      {"row_tokens", s.row_tokens},
+      {"global_batch", s.global_batch},
+      {"precision", s.precision},
+      {"budget", s.budget},
+      {"gpu_hours_limit", s.gpu_hours_limit},
+      {"steps", s.steps},
+      {"confirm_steps", s.confirm_steps},
+      {"per_round", s.per_round},
+      {"threshold", s.threshold},
+      {"patience", s.patience},
+      {"prior_sigma", s.prior_sigma},
+      {"prior_weight", s.prior_weight},
+      {"early_stop_fraction", s.early_stop_fraction},
+      {"trial_time_limit_s", s.trial_time_limit_s},
+      {"max_running", s.max_running},
+      {"poll_s", s.poll_s},
+      {"engine_program", s.engine_program},
   };
   return j.dump(2);
 }
 
 TuneSettings settings_from_json(const std::string& text, const std::string& path) {
   const json j = json::parse(text, nullptr, false);
-  if (!j.is_object()) throw_input(SourceLocation{path, 0, 0, "settings"}, "the run's settings are not a JSON object");
+  if (!j.is_object())
+    throw_input(SourceLocation{path, 0, 0, "settings"}, "the run's settings are not a JSON object");
   TuneSettings s;
   try {
     s.run_id = j.at("run_id");
@@ -123,7 +147,8 @@ TuneSettings settings_from_json(const std::string& text, const std::string& path
     s.poll_s = j.at("poll_s");
     s.engine_program = j.at("engine_program");
   } catch (const json::exception& e) {
-    throw_input(SourceLocation{path, 0, 0, "settings"}, "the run's settings are incomplete: {}", e.what());
+    throw_input(SourceLocation{path, 0, 0, "settings"}, "the run's settings are incomplete: {}",
+                e.what());
   }
   return s;
 }
@@ -133,13 +158,15 @@ Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std
   auto p = std::make_shared<Problem>();
   p->model = model::load_model(settings_.model);
   p->cluster = plan::make_cluster(settings_.gpu, settings_.gpus, settings_.instance);
-  p->workload = plan::Workload{settings_.row_tokens, settings_.global_batch, plan::parse_precision(settings_.precision)};
+  p->workload = plan::Workload{settings_.row_tokens, settings_.global_batch,
+                               plan::parse_precision(settings_.precision)};
   p->costs = plan::model_costs(p->model, settings_.row_tokens);
-  p->context = layout::LayoutContext{p->cluster.gpus, p->cluster.gpus_per_node(), settings_.row_tokens,
-                                     settings_.global_batch};
+  p->context = layout::LayoutContext{p->cluster.gpus, p->cluster.gpus_per_node(),
+                                     settings_.row_tokens, settings_.global_batch};
   p->engine = layout::parse_engine(settings_.engine);
   p->prior = plan::default_calibration();
-  if (!settings_.base_path.empty()) p->base_run = recipe::read_recipe_file(settings_.base_path).recipe.run;
+  if (!settings_.base_path.empty())
+    p->base_run = recipe::read_recipe_file(settings_.base_path).recipe.run;
   problem_ = std::move(p);
 }
 
@@ -178,11 +205,13 @@ static Fit refit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
   }
   const plan::CalibrationFit result = plan::fit_calibration(ms, p.prior);
   fit.calibration = result.calibration;
-  fit.calibration.source = fmt::format("refitted by ladle tune on {} trial{}", ms.size(), ms.size() == 1 ? "" : "s");
+  fit.calibration.source =
+      fmt::format("refitted by ladle tune on {} trial{}", ms.size(), ms.size() == 1 ? "" : "s");
   // Leave-one-out errors, not in-sample ones: how well the fit predicts a layout it has not seen,
   // which is what a proposal is.
   for (const plan::FitRow& row : result.rows) {
-    if (row.leave_one_out > 0 && row.measured > 0) fit.residuals.push_back(std::log(row.leave_one_out / row.measured));
+    if (row.leave_one_out > 0 && row.measured > 0)
+      fit.residuals.push_back(std::log(row.leave_one_out / row.measured));
   }
   return fit;
 }
@@ -193,13 +222,14 @@ static Fit refit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
 static double memory_limit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
   double limit = plan::hbm_capacity_gib(p.cluster.gpu) * 0.95;
   for (const Trial& t : trials) {
-    if (t.state == TrialState::oom && t.predicted_memory_gib > 0) limit = std::min(limit, t.predicted_memory_gib - 0.05);
+    if (t.state == TrialState::oom && t.predicted_memory_gib > 0)
+      limit = std::min(limit, t.predicted_memory_gib - 0.05);
   }
   return limit;
 }
 
-static std::vector<Prediction> ranked(const Tuner::Problem& p, const plan::Calibration& calibration, double limit_gib,
-                                      const std::string& objective) {
+static std::vector<Prediction> ranked(const Tuner::Problem& p, const plan::Calibration& calibration,
+                                      double limit_gib, const std::string& objective) {
   plan::PlanRequest request;
   request.model = p.model;
   request.cluster = p.cluster;
@@ -207,11 +237,13 @@ static std::vector<Prediction> ranked(const Tuner::Problem& p, const plan::Calib
   request.calibration = calibration;
   request.top = kCandidates;
   request.objective = plan::parse_objective(objective);
-  request.memory_margin = std::clamp(1.0 - limit_gib / plan::hbm_capacity_gib(p.cluster.gpu), 0.0, 0.99);
+  request.memory_margin =
+      std::clamp(1.0 - limit_gib / plan::hbm_capacity_gib(p.cluster.gpu), 0.0, 0.99);
   return plan::plan_layouts(request).top;
 }
 
-static Prediction predict_spec(const Tuner::Problem& p, const std::string& spec, const plan::Calibration& calibration) {
+static Prediction predict_spec(const Tuner::Problem& p, const std::string& spec,
+                               const plan::Calibration& calibration) {
   const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), p.context);
   return plan::predict(p.costs, p.model, l, p.cluster, p.workload, calibration);
 }
@@ -219,7 +251,8 @@ static Prediction predict_spec(const Tuner::Problem& p, const std::string& spec,
 static double incumbent(const std::vector<Trial>& trials, int64_t before_round) {
   double best = 0;
   for (const Trial& t : trials) {
-    if (t.kind == TrialKind::explore && t.round < before_round && is_measured(t.state) && t.measured_tokens_per_s_per_gpu) {
+    if (t.kind == TrialKind::explore && t.round < before_round && is_measured(t.state) &&
+        t.measured_tokens_per_s_per_gpu) {
       best = std::max(best, *t.measured_tokens_per_s_per_gpu);
     }
   }
@@ -229,7 +262,8 @@ static double incumbent(const std::vector<Trial>& trials, int64_t before_round) 
 std::string Tuner::script_for(const Trial& t) const {
   const Prediction pred = predict_spec(*problem_, t.layout, problem_->prior);
   const Recipe planned =
-      plan::planned_recipe(problem_->model, problem_->cluster, problem_->workload, pred, problem_->engine, problem_->prior);
+      plan::planned_recipe(problem_->model, problem_->cluster, problem_->workload, pred,
+                           problem_->engine, problem_->prior);
   TrialScriptInputs in;
   in.job_name = t.job_name;
   in.layout_spec = t.layout;
@@ -253,9 +287,11 @@ std::vector<Trial> Tuner::preview_first_round() const {
   b.predicted_memory_gib = base.memory_gib;
   out.push_back(b);
   const int64_t count = std::min(settings_.per_round, settings_.budget) - 1;
-  const std::vector<Prediction> preds = ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
+  const std::vector<Prediction> preds =
+      ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
   const std::vector<double> sigmas(preds.size(), settings_.prior_sigma);
-  for (const Candidate& c : propose(preds, sigmas, {settings_.base_layout}, base.tokens_per_s_per_gpu, count)) {
+  for (const Candidate& c :
+       propose(preds, sigmas, {settings_.base_layout}, base.tokens_per_s_per_gpu, count)) {
     Trial t;
     t.round = 1;
     t.layout = c.spec;
@@ -281,7 +317,8 @@ void Tuner::start() {
   std::vector<Trial> first = preview_first_round();
   RoundRecord r0;
   r0.round = 0;
-  r0.calibration_yaml = plan::write_calibration(problem_->prior, {"the prior: ladle's embedded calibration"});
+  r0.calibration_yaml =
+      plan::write_calibration(problem_->prior, {"the prior: ladle's embedded calibration"});
   json constants = json::object();
   for (const auto& c : plan::calibration_constants(problem_->prior)) {
     if (c.fitted) constants[c.name] = c.value;
@@ -290,7 +327,8 @@ void Tuner::start() {
   r0.sigma = settings_.prior_sigma;
   r0.memory_limit_gib = memory_limit(*problem_, {});
   r0.decision = "continue";
-  db_.add_trials(first, r0);  // announced as they are submitted: a rejected first job prints one line
+  db_.add_trials(first,
+                 r0);  // announced as they are submitted: a rejected first job prints one line
 }
 
 void Tuner::submit(Trial& t, bool first_of_run) {
@@ -300,7 +338,8 @@ void Tuner::submit(Trial& t, bool first_of_run) {
       t.job_id = *id;
       t.state = TrialState::submitted;
       db_.update_trial(t);
-      say(fmt::format("trial {}: found job {} ({}) on {}", t.id, t.job_name, t.job_id, scheduler_.name()));
+      say(fmt::format("trial {}: found job {} ({}) on {}", t.id, t.job_name, t.job_id,
+                      scheduler_.name()));
       return;
     }
   } else {
@@ -312,7 +351,8 @@ void Tuner::submit(Trial& t, bool first_of_run) {
   job.script = script_for(t);
   job.script_path = t.script_path;
   job.log_path = t.log_path;
-  job.nodes = (problem_->cluster.gpus + problem_->cluster.gpus_per_node() - 1) / problem_->cluster.gpus_per_node();
+  job.nodes = (problem_->cluster.gpus + problem_->cluster.gpus_per_node() - 1) /
+              problem_->cluster.gpus_per_node();
   job.gpus_per_node = std::min<int64_t>(problem_->cluster.gpus, problem_->cluster.gpus_per_node());
   job.time_limit_s = settings_.trial_time_limit_s > 0 ? settings_.trial_time_limit_s + 120 : 0;
   if (t.attempt > 1 || fs::exists(t.log_path)) {
@@ -337,9 +377,10 @@ void Tuner::submit(Trial& t, bool first_of_run) {
   t.submitted_at = now_s();
   db_.update_trial(t);
   db_.record_submission(t.job_name, t.id, t.job_id);
-  say(fmt::format("trial {} (round {}, {}) {} predicted {:.1f} tokens/s/GPU: submitted {} as {} job {}", t.id, t.round,
-                  to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
-                  t.predicted_tokens_per_s_per_gpu, t.job_name, scheduler_.name(), t.job_id));
+  say(fmt::format(
+      "trial {} (round {}, {}) {} predicted {:.1f} tokens/s/GPU: submitted {} as {} job {}", t.id,
+      t.round, to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
+      t.predicted_tokens_per_s_per_gpu, t.job_name, scheduler_.name(), t.job_id));
 }
 
 void Tuner::refresh(Trial& t) {
@@ -354,7 +395,8 @@ void Tuner::refresh(Trial& t) {
   if (t.kind == TrialKind::explore && best > 0) {
     const int64_t n = early_records(t.steps);
     const auto partial = score_trial_log(log, t.log_path, shape, n, 2);
-    if (partial && partial->records == n && partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
+    if (partial && partial->records == n &&
+        partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
       scheduler_.cancel(t.job_id);
       t.state = TrialState::stopped_early;
       t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
@@ -372,7 +414,8 @@ void Tuner::refresh(Trial& t) {
       now_s() - t.submitted_at > static_cast<double>(settings_.trial_time_limit_s)) {
     scheduler_.cancel(t.job_id);
     t.state = TrialState::timeout;
-    t.detail = fmt::format("ran past the trial time limit of {} s; cancelled", settings_.trial_time_limit_s);
+    t.detail = fmt::format("ran past the trial time limit of {} s; cancelled",
+                           settings_.trial_time_limit_s);
     db_.update_trial(t);
     say(fmt::format("trial {}: timeout", t.id));
   }
@@ -384,11 +427,13 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
   if (status.state == sched::JobState::succeeded && full) {
     const double best = incumbent(db_.trials(), t.round);
     const int64_t n = early_records(t.steps);
-    const auto partial = t.kind == TrialKind::explore && best > 0 ? score_trial_log(log, t.log_path, shape, n, 2)
-                                                                   : std::nullopt;
+    const auto partial = t.kind == TrialKind::explore && best > 0
+                             ? score_trial_log(log, t.log_path, shape, n, 2)
+                             : std::nullopt;
     // The early-stop rule judges the first steps alone, whether or not the cancel came in time,
     // so the trials a run makes do not depend on when ladle looked.
-    if (partial && partial->records == n && partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
+    if (partial && partial->records == n &&
+        partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
       t.state = TrialState::stopped_early;
       t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
       t.step_time_s = partial->median_step_time_s;
@@ -405,13 +450,15 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
       if (t.attempt == 1) t.detail.clear();  // a retry keeps why it was retried
     }
     db_.update_trial(t);
-    say(fmt::format("trial {}: {} {:.1f} tokens/s/GPU (predicted {:.1f}), CV {:.2f}%", t.id, to_string(t.state),
-                    *t.measured_tokens_per_s_per_gpu, t.predicted_tokens_per_s_per_gpu, *t.step_time_cv_percent));
+    say(fmt::format("trial {}: {} {:.1f} tokens/s/GPU (predicted {:.1f}), CV {:.2f}%", t.id,
+                    to_string(t.state), *t.measured_tokens_per_s_per_gpu,
+                    t.predicted_tokens_per_s_per_gpu, *t.step_time_cv_percent));
     return;
   }
   FailureClass fc = classify_failure(log, status);
   if (status.state == sched::JobState::succeeded) {
-    fc = {TrialState::failed, "finished without step records ladle can read: " + last_error_lines(log, 2)};
+    fc = {TrialState::failed,
+          "finished without step records ladle can read: " + last_error_lines(log, 2)};
   }
   if (full) t.gpu_hours = full->gpu_hours;
   if (fc.state == TrialState::flaky && t.attempt == 1) {
@@ -425,7 +472,8 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
     return;
   }
   t.state = fc.state;
-  t.detail = (t.attempt > 1 && fc.state == TrialState::flaky ? "failed again on retry: " : "") + fc.detail;
+  t.detail =
+      (t.attempt > 1 && fc.state == TrialState::flaky ? "failed again on retry: " : "") + fc.detail;
   db_.update_trial(t);
   say(fmt::format("trial {}: {}: {}", t.id, to_string(t.state), t.detail));
 }
@@ -467,7 +515,8 @@ bool Tuner::end_round() {
   // At least one candidate is ranked, so the record says what the best remaining one promised
   // even when the budget leaves no room for it.
   std::vector<Candidate> proposals =
-      propose(preds, sigmas, tried, best_value, std::max<int64_t>(1, std::min(settings_.per_round, remaining)));
+      propose(preds, sigmas, tried, best_value,
+              std::max<int64_t>(1, std::min(settings_.per_round, remaining)));
   const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
   if (remaining == 0) proposals.clear();
   // Rounds since the best measured last improved.
@@ -484,18 +533,21 @@ bool Tuner::end_round() {
   if (used >= settings_.budget) {
     decision = fmt::format("trial budget spent ({} of {})", used, settings_.budget);
   } else if (settings_.gpu_hours_limit > 0 && gpu_hours >= settings_.gpu_hours_limit) {
-    decision = fmt::format("GPU-hour budget spent ({:.2f} of {:.2f})", gpu_hours, settings_.gpu_hours_limit);
+    decision = fmt::format("GPU-hour budget spent ({:.2f} of {:.2f})", gpu_hours,
+                           settings_.gpu_hours_limit);
   } else if (proposals.empty()) {
     decision = "no untried layout is left";
   } else if (best && best_ei < settings_.threshold && best_ei < 2 * cv) {
-    decision = fmt::format("best expected improvement {} is below {} and below 2 x the measured CV ({})",
-                           percent(best_ei), percent(settings_.threshold), percent(cv));
+    decision =
+        fmt::format("best expected improvement {} is below {} and below 2 x the measured CV ({})",
+                    percent(best_ei), percent(settings_.threshold), percent(cv));
   } else if (without >= settings_.patience) {
     decision = fmt::format("{} rounds without improvement", without);
   }
   RoundRecord record;
   record.round = round;
-  record.calibration_yaml = plan::write_calibration(fit.calibration, {fmt::format("refitted after round {}", round)});
+  record.calibration_yaml =
+      plan::write_calibration(fit.calibration, {fmt::format("refitted after round {}", round)});
   json constants = json::object();
   for (const auto& c : plan::calibration_constants(fit.calibration)) {
     if (c.fitted) constants[c.name] = c.value;
@@ -507,8 +559,9 @@ bool Tuner::end_round() {
   record.sigma = sigma;
   record.memory_limit_gib = limit;
   record.decision = decision;
-  say(fmt::format("round {}: best {:.1f} tokens/s/GPU (trial {}), best expected improvement {}, sigma {}: {}", round,
-                  best_value, record.best_trial, percent(best_ei), percent(sigma), decision));
+  say(fmt::format(
+      "round {}: best {:.1f} tokens/s/GPU (trial {}), best expected improvement {}, sigma {}: {}",
+      round, best_value, record.best_trial, percent(best_ei), percent(sigma), decision));
   std::vector<Trial> next;
   if (decision == "continue") {
     for (const Candidate& c : proposals) {
@@ -537,8 +590,8 @@ bool Tuner::end_round() {
     }
   } else {
     db_.add_round(record);
-    throw_input(SourceLocation{db_.path(), 0, 0, ""}, "no trial produced a measurement ({}); see 'ladle tune status'",
-                decision);
+    throw_input(SourceLocation{db_.path(), 0, 0, ""},
+                "no trial produced a measurement ({}); see 'ladle tune status'", decision);
   }
   // Ids are assigned by add_trials; names and paths follow from them, so write them in a second
   // step of the same logical change (a trial with an empty job name is named on resume).
@@ -549,9 +602,10 @@ bool Tuner::end_round() {
     t.script_path = (dir / "job.sh").string();
     t.log_path = (dir / "job.log").string();
     db_.update_trial(t);
-    say(fmt::format("round {}: trial {} ({}) {} predicted {:.1f} tokens/s/GPU, expected improvement {}", t.round, t.id,
-                    to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
-                    t.predicted_tokens_per_s_per_gpu, percent(t.expected_improvement)));
+    say(fmt::format(
+        "round {}: trial {} ({}) {} predicted {:.1f} tokens/s/GPU, expected improvement {}",
+        t.round, t.id, to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
+        t.predicted_tokens_per_s_per_gpu, percent(t.expected_improvement)));
   }
   return decision == "continue";
 }
@@ -612,24 +666,26 @@ TuneOutcome Tuner::run(const std::atomic<bool>& interrupt) {
         if (t.state == TrialState::submitted) ++running;
       }
     }
-    const int64_t limit = settings_.max_running > 0 ? settings_.max_running : std::numeric_limits<int64_t>::max();
+    const int64_t limit =
+        settings_.max_running > 0 ? settings_.max_running : std::numeric_limits<int64_t>::max();
     for (Trial& t : trials) {
       if (interrupt.load()) break;
-      if (t.state == TrialState::submitting || (t.state == TrialState::proposed && running < limit)) {
+      if (t.state == TrialState::submitting ||
+          (t.state == TrialState::proposed && running < limit)) {
         submit(t, !submitted_any);
         submitted_any = true;
         if (t.state == TrialState::submitted) ++running;
       }
     }
     trials = db_.trials();
-    const bool all_final = std::all_of(trials.begin(), trials.end(), [](const Trial& t) { return is_final(t.state); });
+    const bool all_final =
+        std::all_of(trials.begin(), trials.end(), [](const Trial& t) { return is_final(t.state); });
     if (!all_final) {
       std::this_thread::sleep_for(std::chrono::duration<double>(settings_.poll_s));
       continue;
     }
-    const bool confirming = std::any_of(trials.begin(), trials.end(), [](const Trial& t) {
-      return t.kind == TrialKind::confirm;
-    });
+    const bool confirming = std::any_of(
+        trials.begin(), trials.end(), [](const Trial& t) { return t.kind == TrialKind::confirm; });
     if (confirming) {
       finalize();
       return TuneOutcome::finished;
@@ -652,23 +708,25 @@ void Tuner::finalize() {
   const Prediction pred = predict_spec(p, confirm->layout, fit.calibration);
   Recipe r = plan::planned_recipe(p.model, p.cluster, p.workload, pred, p.engine, fit.calibration);
   const std::string recipe_path = (fs::path(settings_.out_dir) / "recipe.yaml").string();
-  r.header_comments = {fmt::format("Tuned by `ladle tune` (run {}) for {} on {} x {}: {} trials on {}.", settings_.run_id,
-                                   p.model.name, p.cluster.gpus, p.cluster.gpu.name,
-                                   std::count_if(trials.begin(), trials.end(),
-                                                 [](const Trial& t) { return t.kind == TrialKind::explore; }),
-                                   scheduler_.name())};
+  r.header_comments = {
+      fmt::format("Tuned by `ladle tune` (run {}) for {} on {} x {}: {} trials on {}.",
+                  settings_.run_id, p.model.name, p.cluster.gpus, p.cluster.gpu.name,
+                  std::count_if(trials.begin(), trials.end(),
+                                [](const Trial& t) { return t.kind == TrialKind::explore; }),
+                  scheduler_.name())};
   r.author.name = "ladle tune";
   const std::string confirm_log = scheduler_.read_log(confirm->job_id, confirm->log_path);
   const std::string reference_log = scheduler_.read_log(reference->job_id, reference->log_path);
   const std::string today = [] {
     const auto day = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
     const std::chrono::year_month_day ymd{day};
-    return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
-                       static_cast<unsigned>(ymd.day()));
+    return fmt::format("{:04}-{:02}-{:02}", static_cast<int>(ymd.year()),
+                       static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
   }();
   r.stack = parse_stack(confirm_log, p.engine, today);
-  std::string notes = fmt::format("- Tuned by `ladle tune` run {} on the {} scheduler; DIR/report.md lists every trial.\n",
-                                  settings_.run_id, scheduler_.name());
+  std::string notes = fmt::format(
+      "- Tuned by `ladle tune` run {} on the {} scheduler; DIR/report.md lists every trial.\n",
+      settings_.run_id, scheduler_.name());
   std::optional<runlog::RunLog> candidate_run;
   std::optional<runlog::RunLog> reference_run;
   try {
@@ -687,7 +745,8 @@ void Tuner::finalize() {
       seed.active_params.count = model::active_params(p.model);
       seed.active_params.source = p.model.source;
       r.result = seed;
-      const verify::ScoreInputs inputs = verify::score_inputs_from_recipe(r, recipe_path, std::nullopt);
+      const verify::ScoreInputs inputs =
+          verify::score_inputs_from_recipe(r, recipe_path, std::nullopt);
       const verify::ScoreReport report = verify::score_runs({*candidate_run}, inputs, std::nullopt);
       r.result = verify::update_result(seed, report);
       r.result->gpu_hours_note = "GPUs x (first to last timestamp of the confirmation run's log)";
@@ -695,27 +754,33 @@ void Tuner::finalize() {
       notes += "- The confirmation run could not be scored: " + e.message() + "\n";
     }
   } else {
-    notes += fmt::format("- The confirmation run ended {}: {}\n", to_string(confirm->state), confirm->detail);
+    notes += fmt::format("- The confirmation run ended {}: {}\n", to_string(confirm->state),
+                         confirm->detail);
   }
   Correctness c;
-  c.reference = fmt::format("the base layout ({}) for the same rows and run length, on the same scheduler and image",
-                            layout::layout_label(layout::parse_layout_spec(settings_.base_layout)));
-  c.rules = "argument classes of data/rules/numerics.yaml; convergence by Megatron-Bridge's thresholds "
-            "(data/rules/convergence.yaml), strict";
+  c.reference = fmt::format(
+      "the base layout ({}) for the same rows and run length, on the same scheduler and image",
+      layout::layout_label(layout::parse_layout_spec(settings_.base_layout)));
+  c.rules =
+      "argument classes of data/rules/numerics.yaml; convergence by Megatron-Bridge's thresholds "
+      "(data/rules/convergence.yaml), strict";
   const Prediction base_pred = predict_spec(p, settings_.base_layout, p.prior);
-  const Recipe base_recipe = plan::planned_recipe(p.model, p.cluster, p.workload, base_pred, p.engine, p.prior);
+  const Recipe base_recipe =
+      plan::planned_recipe(p.model, p.cluster, p.workload, base_pred, p.engine, p.prior);
   const std::string base_run = p.base_run.empty() ? base_recipe.run : p.base_run;
-  const verify::ConfigDiff diff =
-      verify::diff_launch_args(recipe::parse_launch_args(base_run, "base"), recipe::parse_launch_args(r.run, "winner"),
-                               verify::default_numerics_rules(), "base", "winner");
+  const verify::ConfigDiff diff = verify::diff_launch_args(
+      recipe::parse_launch_args(base_run, "base"), recipe::parse_launch_args(r.run, "winner"),
+      verify::default_numerics_rules(), "base", "winner");
   c.configuration = p.base_run.empty() ? diff.configuration : diff.configuration;
   bool converged = false;
   if (candidate_run && reference_run) {
-    const verify::ConvergenceReport report = verify::check_convergence(
-        *reference_run, *candidate_run, settings_.confirm_steps, verify::default_convergence_thresholds());
+    const verify::ConvergenceReport report =
+        verify::check_convergence(*reference_run, *candidate_run, settings_.confirm_steps,
+                                  verify::default_convergence_thresholds());
     c.convergence = verify::update_convergence(std::nullopt, report);
-    c.convergence->note = fmt::format("candidate arm: the confirmation run (trial {}); reference arm: trial {}",
-                                      confirm->id, reference->id);
+    c.convergence->note =
+        fmt::format("candidate arm: the confirmation run (trial {}); reference arm: trial {}",
+                    confirm->id, reference->id);
     c.convergence->reference_log = fs::relative(reference->log_path, settings_.out_dir).string();
     c.convergence->candidate_log = fs::relative(confirm->log_path, settings_.out_dir).string();
     converged = report.passed;
@@ -723,11 +788,14 @@ void Tuner::finalize() {
       for (const std::string& reason : report.reasons) notes += "- Convergence: " + reason + "\n";
     }
   }
-  c.result = converged && c.configuration == "pass" ? "pass" : (c.configuration == "pending" ? "pending" : "fail");
+  c.result = converged && c.configuration == "pass"
+                 ? "pass"
+                 : (c.configuration == "pending" ? "pending" : "fail");
   if (!converged) c.result = "fail";
-  c.summary = c.result == "pass" ? "passed; configuration and 20-step convergence against the base layout"
-                                 : fmt::format("{}: configuration {}, convergence {}", c.result, c.configuration,
-                                               c.convergence ? c.convergence->result : "not run");
+  c.summary = c.result == "pass"
+                  ? "passed; configuration and 20-step convergence against the base layout"
+                  : fmt::format("{}: configuration {}, convergence {}", c.result, c.configuration,
+                                c.convergence ? c.convergence->result : "not run");
   r.correctness = c;
   r.status = r.result ? (c.result == "pass" ? "verified" : "measured") : "planned";
   r.notes = notes;
@@ -735,7 +803,8 @@ void Tuner::finalize() {
   write_report(db_, settings_, recipe_path);
   db_.set_meta("finished", r.status);
   say(fmt::format("winner: trial {} {} -> {} (status {})", confirm->id,
-                  layout::layout_label(layout::parse_layout_spec(confirm->layout)), recipe_path, r.status));
+                  layout::layout_label(layout::parse_layout_spec(confirm->layout)), recipe_path,
+                  r.status));
 }
 
 }  // namespace ladle::tune

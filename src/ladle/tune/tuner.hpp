@@ -22,8 +22,8 @@ namespace ladle::tune {
 
 /// Everything that defines a tuning run; kept in the database (meta "settings", JSON).
 struct TuneSettings {
-  std::string run_id;   ///< 8 hex digits; jobs are named ladle-<run_id>-<trial>
-  std::string model;    ///< model name or config.json path
+  std::string run_id;  ///< 8 hex digits; jobs are named ladle-<run_id>-<trial>
+  std::string model;   ///< model name or config.json path
   std::string gpu;
   int64_t gpus = 0;
   std::string instance;
@@ -36,22 +36,23 @@ struct TuneSettings {
   int64_t row_tokens = 8192;
   int64_t global_batch = 128;
   std::string precision = "bf16";
-  int64_t budget = 12;            ///< exploration trials at most
-  double gpu_hours_limit = 0;     ///< 0: no limit
-  int64_t steps = 10;             ///< run length of an exploration trial
-  int64_t confirm_steps = 20;     ///< run length of the confirmation and reference runs
-  int64_t per_round = 4;          ///< trials proposed per round
-  double threshold = 0.03;        ///< stop when the best expected improvement is below this ...
-  int64_t patience = 3;           ///< ... (and below 2 x CV), or after this many rounds without improvement
+  int64_t budget = 12;         ///< exploration trials at most
+  double gpu_hours_limit = 0;  ///< 0: no limit
+  int64_t steps = 10;          ///< run length of an exploration trial
+  int64_t confirm_steps = 20;  ///< run length of the confirmation and reference runs
+  int64_t per_round = 4;       ///< trials proposed per round
+  double threshold = 0.03;     ///< stop when the best expected improvement is below this ...
+  int64_t patience = 3;  ///< ... (and below 2 x CV), or after this many rounds without improvement
   /// Relative error of a prediction before any measurement: the leave-one-out errors of
   /// `ladle calibrate` on the catalog (+14.7%, -13.6%, +14.6%; README "Figures").
   double prior_sigma = 0.15;
-  double prior_weight = 2;        ///< the prior counts as this many residuals
-  double early_stop_fraction = 0.7;  ///< cancel a trial whose first steps give < this x the incumbent
-  int64_t trial_time_limit_s = 0;    ///< 0: none
-  int64_t max_running = 0;           ///< trials running at once; 0: as many as proposed (local: 1)
+  double prior_weight = 2;  ///< the prior counts as this many residuals
+  double early_stop_fraction =
+      0.7;                         ///< cancel a trial whose first steps give < this x the incumbent
+  int64_t trial_time_limit_s = 0;  ///< 0: none
+  int64_t max_running = 0;         ///< trials running at once; 0: as many as proposed (local: 1)
   double poll_s = 0.2;
-  std::string engine_program;        ///< runs in place of python3 / torchrun (tests, dry runs)
+  std::string engine_program;  ///< runs in place of python3 / torchrun (tests, dry runs)
   bool operator==(const TuneSettings&) const = default;
 };
 
@@ -62,7 +63,8 @@ TuneSettings settings_from_json(const std::string& text, const std::string& path
 /// What a call to run() ended with.
 enum class TuneOutcome {
   finished,     ///< DIR/recipe.yaml, report.md and chart.svg are written
-  interrupted,  ///< stopped by the interrupt flag; running trials were cancelled and will rerun on resume
+  interrupted,  ///< stopped by the interrupt flag; running trials were cancelled and will rerun on
+                ///< resume
   cancelled,    ///< the run was cancelled (tune cancel)
 };
 
@@ -71,7 +73,8 @@ class Tuner {
  public:
   struct Problem;  ///< the model, costs, cluster and workload derived from the settings
 
-  /// `progress` (may be null) gets one line per event (proposal, submission, end of a trial, round).
+  /// `progress` (may be null) gets one line per event (proposal, submission, end of a trial,
+  /// round).
   Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std::ostream* progress);
 
   /// Creates round 1 (the base layout and the best proposals) when the database has no trial yet.

@@ -15,13 +15,13 @@ bool slurm_up() {
   return ping.exit_code == 0 && ping.out.find("UP") != std::string::npos;
 }
 
-#define REQUIRE_SLURM()                                                                      \
-  do {                                                                                       \
-    if (!slurm_up()) {                                                                       \
-      const char* required = std::getenv("LADLE_SLURM_REQUIRED");                            \
-      if (required && std::string(required) == "1") FAIL() << "no slurmctld answers";        \
+#define REQUIRE_SLURM()                                                                          \
+  do {                                                                                           \
+    if (!slurm_up()) {                                                                           \
+      const char* required = std::getenv("LADLE_SLURM_REQUIRED");                                \
+      if (required && std::string(required) == "1") FAIL() << "no slurmctld answers";            \
       GTEST_SKIP() << "no slurmctld answers (tests/tune/slurm/start.sh starts one; SLURM_CONF)"; \
-    }                                                                                        \
+    }                                                                                            \
   } while (0)
 
 sched::JobStatus wait_finished(sched::Scheduler& s, const std::string& id, double timeout_s = 60) {
@@ -54,9 +54,11 @@ TEST(SlurmBackend, SubmitsFindsScoresAndClassifiesRealJobs) {
     tune::TrialState expected;
   };
   const std::vector<Case> cases = {
-      {"oom", "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB'\nexit 1\n",
+      {"oom",
+       "echo 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB'\nexit 1\n",
        tune::TrialState::oom},
-      {"nccl", "echo '[E ProcessGroupNCCL.cpp:616] Watchdog caught collective operation timeout'\nexit 1\n",
+      {"nccl",
+       "echo '[E ProcessGroupNCCL.cpp:616] Watchdog caught collective operation timeout'\nexit 1\n",
        tune::TrialState::flaky},
       {"failed", "echo 'ValueError: bad argument --lr'\nexit 3\n", tune::TrialState::failed},
   };
@@ -115,7 +117,9 @@ TEST(SlurmBackend, ReachesTheHiddenOptimumAndSurvivesAKillMidRound) {
     for (const auto& t : status["trials"]) {
       const std::string name = "JobName=" + t["job_name"].get<std::string>() + " ";
       size_t count = 0;
-      for (size_t at = jobs.out.find(name); at != std::string::npos; at = jobs.out.find(name, at + 1)) ++count;
+      for (size_t at = jobs.out.find(name); at != std::string::npos;
+           at = jobs.out.find(name, at + 1))
+        ++count;
       EXPECT_EQ(count, 1u) << name;
     }
   }
