@@ -82,7 +82,6 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
   if (engine == layout::Engine::megatron) {
     script += fmt::format("torchrun --nnodes {} --nproc-per-node {} pretrain_gpt.py \\\n", nodes, per_node);
     lines.push_back("${MODEL_ARGS[@]}");
-    lines.push_back("--use-distributed-optimizer");
     lines.push_back("--bf16");
     lines.push_back(fmt::format("--global-batch-size {}", workload.global_batch));
   } else {
@@ -104,7 +103,6 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
     lines.push_back(arg.value ? arg.flag + " " + *arg.value : arg.flag);
   }
   lines.push_back("--optimizer adam");
-  lines.push_back("--accumulate-allreduce-grads-in-fp32");
   lines.push_back("--attention-softmax-in-fp32");
   lines.push_back("--attention-backend flash");
   for (size_t i = 0; i < lines.size(); ++i) {

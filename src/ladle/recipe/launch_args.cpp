@@ -216,15 +216,15 @@ LaunchArgs parse_launch_args(std::string_view script, const std::string& path) {
       if (is_array_expansion(w)) {
         std::string raw = w.raw;
         if (raw.front() == '"') raw = raw.substr(1, raw.size() - 2);
-        out.args.push_back(LaunchArg{raw, {}, true, w.line});
+        out.args.push_back(LaunchArg{raw, {}, true, w.line, out.commands.size() - 1});
         continue;
       }
       if (is_flag(w)) {
         const size_t eq = w.text.find('=');
         if (w.text.rfind("--", 0) == 0 && eq != std::string::npos) {
-          out.args.push_back(LaunchArg{w.text.substr(0, eq), {w.text.substr(eq + 1)}, false, w.line});
+          out.args.push_back(LaunchArg{w.text.substr(0, eq), {w.text.substr(eq + 1)}, false, w.line, out.commands.size() - 1});
         } else {
-          out.args.push_back(LaunchArg{w.text, {}, false, w.line});
+          out.args.push_back(LaunchArg{w.text, {}, false, w.line, out.commands.size() - 1});
         }
         continue;
       }

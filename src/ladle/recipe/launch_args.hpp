@@ -16,6 +16,7 @@ struct LaunchArg {
   std::vector<std::string> values;  ///< words after the flag up to the next flag; empty for a switch
   bool placeholder = false;         ///< an array expansion whose words ladle cannot see
   int line = 0;                     ///< 1-based line of the flag in the script
+  size_t command = 0;               ///< index of its engine call in LaunchArgs::commands
   bool operator==(const LaunchArg&) const = default;
 };
 
