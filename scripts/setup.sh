@@ -12,6 +12,7 @@ packages=(
   slurm-wlm
   munge
   shellcheck
+  libnlopt-dev libeigen3-dev
 )
 if [[ "${1:-}" == "--browser" ]]; then
   packages+=(chromium)

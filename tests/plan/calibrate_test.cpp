@@ -1,5 +1,6 @@
 #include "ladle/plan/calibrate.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,15 +8,18 @@
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/measurements.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
 namespace {
 
-Measurement synthetic(const std::string& model_name, int64_t gpus, const std::string& spec, const Calibration& truth) {
+Measurement synthetic(const std::string& model_name, int64_t gpus, const std::string& spec, const Calibration& truth,
+                      const std::string& source = "synthetic") {
   Measurement m;
   m.name = model_name + " " + spec;
+  m.source = source;
   m.model = model::load_model(model_name);
   m.costs = model_costs(m.model, 8192);
   m.cluster = make_cluster("h200", gpus);
@@ -24,29 +28,85 @@ Measurement synthetic(const std::string& model_name, int64_t gpus, const std::st
   return m;
 }
 
-TEST(Calibrate, RecoversConstantsFromTheirOwnPredictions) {
+Calibration synthetic_truth() {
   Calibration truth;
   truth.gemm_efficiency = 0.55;
+  truth.attention_efficiency = 0.5;
   truth.cpu_adam_params_per_s = 4e9;
-  std::vector<Measurement> data = {
-      synthetic("glm-4.7-flash", 8, "tp=1,ep=8,recompute=full,rows_per_mb=2", truth),
-      synthetic("glm-4.7-flash", 8, "tp=2,sp=on,ep=8,recompute=full,offload=1,overlap=on,precision_aware=on", truth),
-      synthetic("glm-4.7-flash", 8, "tp=1,ep=4,recompute=full", truth),
-      synthetic("qwen3-30b-a3b", 8, "tp=1,ep=8,recompute=selective,offload=1,precision_aware=on", truth),
-  };
-  const CalibrationFit fit = fit_calibration(data, Calibration{});
-  for (const FitRow& row : fit.rows) EXPECT_NEAR(row.in_sample_error(), 0.0, 0.01) << row.name;
-  EXPECT_NEAR(fit.calibration.gemm_efficiency, 0.55, 0.05);
-  ASSERT_EQ(fit.calibration.fitted_on.size(), data.size());
+  truth.moe_layer_sync_s = 1e-3;
+  return truth;
 }
 
-TEST(Calibrate, EmbeddedDefaultIsTheFitOnTheCatalog) {
-  std::vector<Measurement> data;
-  for (const recipe::LoadedRecipe& r : recipe::load_embedded_catalog()) {
-    if (r.recipe.result) data.push_back(measurement_from_recipe(r));
+std::vector<Measurement> synthetic_set(const Calibration& truth) {
+  return {
+      synthetic("glm-4.7-flash", 8, "tp=1,ep=8,recompute=full,rows_per_mb=2", truth, "a"),
+      synthetic("glm-4.7-flash", 8, "tp=2,sp=on,ep=8,recompute=full,offload=1,overlap=on,precision_aware=on", truth, "a"),
+      synthetic("glm-4.7-flash", 8, "tp=1,ep=4,recompute=full", truth, "b"),
+      synthetic("qwen3-30b-a3b", 8, "tp=1,ep=8,recompute=selective,offload=1,precision_aware=on", truth, "b"),
+      synthetic("qwen3-30b-a3b", 16, "tp=1,ep=16,dispatcher=flex", truth, "c"),
+      synthetic("qwen3-30b-a3b", 16, "tp=1,ep=8,dispatcher=flex,recompute=full", truth, "c"),
+      synthetic("llama-3.1-8b", 8, "tp=1,cp=2", truth, "d"),
+      synthetic("llama-3.1-70b", 16, "tp=8,sp=on,pp=2,recompute=full", truth, "d"),
+  };
+}
+
+TEST(Calibrate, RecoversConstantsFromTheirOwnPredictions) {
+  const Calibration truth = synthetic_truth();
+  const std::vector<Measurement> data = synthetic_set(truth);
+  const CalibrationFit fit = fit_calibration(data, Calibration{});
+  for (const FitRow& row : fit.rows) {
+    EXPECT_NEAR(row.in_sample_error(), 0.0, 0.01) << row.name;
+    // Leaving a source out can leave a constant only that source sees at its prior.
+    EXPECT_NEAR(row.leave_one_source_out_error(), 0.0, 0.15) << row.name;
+  }
+  EXPECT_NEAR(fit.calibration.gemm_efficiency, 0.55, 0.05);
+  ASSERT_EQ(fit.calibration.fitted_on.size(), data.size());
+  ASSERT_EQ(fit.sources.size(), 4u);
+  ASSERT_EQ(fit.constants.size(), fitted_constant_count());
+  for (const FittedConstant& k : fit.constants) {
+    EXPECT_LE(k.min, k.low) << k.name;
+    EXPECT_LE(k.low, k.value) << k.name;
+    EXPECT_LE(k.value, k.high) << k.name;
+    EXPECT_LE(k.high, k.max) << k.name;
+  }
+  EXPECT_EQ(fit.covariance.size(), fit.constants.size());
+}
+
+TEST(Calibrate, LeaveOneSourceOutPredictsWithTheOtherSourcesFit) {
+  // Source "d" ran twice as slow as the model says: the fit without it must not see that, so its
+  // leave-one-source-out predictions stay near the truth while its in-sample error shrinks.
+  const Calibration truth = synthetic_truth();
+  std::vector<Measurement> data = synthetic_set(truth);
+  for (Measurement& m : data) {
+    if (m.source == "d") m.measured_tokens_per_s_per_gpu /= 2;
   }
   const CalibrationFit fit = fit_calibration(data, Calibration{});
+  std::vector<Measurement> others;
+  for (const Measurement& m : data) {
+    if (m.source != "d") others.push_back(m);
+  }
+  const Calibration without_d = fit_calibration(others, Calibration{}, false).calibration;
+  for (size_t i = 0; i < data.size(); ++i) {
+    if (data[i].source != "d") continue;
+    EXPECT_NEAR(fit.rows[i].leave_one_source_out / predict_tokens_per_s(data[i], without_d), 1.0, 1e-9);
+    EXPECT_GT(fit.rows[i].leave_one_source_out_error(), 0.8) << "about twice the measured value";
+    EXPECT_LT(std::fabs(fit.rows[i].in_sample_error()), std::fabs(fit.rows[i].leave_one_source_out_error()));
+  }
+  EXPECT_GT(fit.leave_one_source_out_worst_abs_error, 0.9);
+}
+
+TEST(Calibrate, RefusesFewerRunsThanConstants) {
+  std::vector<Measurement> data = synthetic_set(synthetic_truth());
+  data.resize(fitted_constant_count() - 1);
+  EXPECT_LADLE_ERROR(fit_calibration(data, Calibration{}), usage,
+                     fmt::format("calibrate needs at least {} measured runs for its {} fitted constants, got {}",
+                                 fitted_constant_count(), fitted_constant_count(), fitted_constant_count() - 1));
+}
+
+TEST(Calibrate, EmbeddedDefaultIsTheFitOnTheTrainingSet) {
+  const CalibrationFit fit = fit_calibration(embedded_measurements().runs, Calibration{}, false);
   for (const CalibrationConstant& k : calibration_constants(fit.calibration)) {
+    if (!k.fitted) continue;
     const double embedded = [&] {
       for (const CalibrationConstant& e : calibration_constants(default_calibration())) {
         if (e.name == k.name) return e.value;
@@ -58,6 +118,13 @@ TEST(Calibrate, EmbeddedDefaultIsTheFitOnTheCatalog) {
   }
 }
 
+TEST(Calibrate, NoFittedConstantOutsideItsRange) {
+  for (const CalibrationConstant& k : calibration_constants(default_calibration())) {
+    EXPECT_GE(k.value, k.min) << k.name;
+    EXPECT_LE(k.value, k.max) << k.name;
+  }
+}
+
 TEST(Calibrate, ReadsAndRejectsCalibrationFiles) {
   const Calibration c = read_calibration("constants:\n  gemm_efficiency: 0.5\n", "c.yaml");
   EXPECT_DOUBLE_EQ(c.gemm_efficiency, 0.5);
@@ -65,7 +132,7 @@ TEST(Calibrate, ReadsAndRejectsCalibrationFiles) {
   EXPECT_LADLE_ERROR(read_calibration("constants:\n  gemm_eficiency: 0.5\n", "c.yaml"), input,
                      "c.yaml:2:3: error: constants.gemm_eficiency: unknown constant (did you mean 'gemm_efficiency'?)");
   EXPECT_LADLE_ERROR(read_calibration("constants:\n  gemm_efficiency: 2\n", "c.yaml"), input,
-                     "c.yaml:2:20: error: constants.gemm_efficiency: 2 is outside 0.2..0.95 fraction");
+                     "c.yaml:2:20: error: constants.gemm_efficiency: 2 is outside 0.3..0.9 fraction");
   EXPECT_LADLE_ERROR(read_calibration("constants:\n  gemm_efficiency: fast\n", "c.yaml"), input,
                      "expected a number, got 'fast'");
   EXPECT_LADLE_ERROR(read_calibration("gemm_efficiency: 0.5\n", "c.yaml"), input, "expected a 'constants:' map");

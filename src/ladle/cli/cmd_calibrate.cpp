@@ -6,6 +6,7 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/measurements.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/error.hpp"
@@ -16,36 +17,42 @@ namespace {
 
 struct CalibrateOptions {
   std::vector<std::string> recipes;
+  std::vector<std::string> measurements;
   std::string out;
   std::string prior;
   bool json = false;
 };
 
 int run_calibrate(const CalibrateOptions& o, Io& io) {
-  std::vector<recipe::LoadedRecipe> loaded;
-  if (o.recipes.empty()) {
-    for (recipe::LoadedRecipe& r : recipe::load_embedded_catalog()) {
-      if (r.recipe.result) loaded.push_back(std::move(r));
-    }
-  } else {
-    for (const std::string& name : o.recipes) loaded.push_back(recipe::find_recipe(name));
-  }
+  // With no arguments: the embedded public training set (data/measurements/, the catalog's
+  // measured recipes included); otherwise the recipes and measurement files given.
   std::vector<plan::Measurement> measurements;
-  for (const recipe::LoadedRecipe& r : loaded) measurements.push_back(plan::measurement_from_recipe(r));
+  if (o.recipes.empty() && o.measurements.empty()) {
+    measurements = plan::embedded_measurements().runs;
+  } else {
+    for (const std::string& name : o.recipes) {
+      measurements.push_back(plan::measurement_from_recipe(recipe::find_recipe(name)));
+    }
+    plan::MeasurementSet set;
+    for (const std::string& path : o.measurements) plan::merge_measurements(set, plan::read_measurements_path(path));
+    for (plan::Measurement& m : set.runs) measurements.push_back(std::move(m));
+  }
   // Fit from the built-in priors (not from a previous fit), so that refitting is reproducible.
   const plan::Calibration prior = o.prior.empty() ? plan::Calibration{} : plan::read_calibration_file(o.prior);
   plan::CalibrationFit fit = plan::fit_calibration(measurements, prior);
   fit.calibration.fitted_note =
-      "fitted by `ladle calibrate` from the built-in priors: least squares on log(predicted / measured) "
-      "tokens/s per GPU over the recipes above, with a weak pull to the priors, Nelder-Mead in log space";
+      "fitted by `ladle calibrate` from the built-in priors: bounded least squares on log(predicted / measured) "
+      "tokens/s per GPU over the runs above, with a weak pull to the priors (NLopt BOBYQA in log space); the "
+      "interval half-width from the leave-one-source-out residuals";
   io.out << (o.json ? plan::fit_json(fit) : plan::render_fit(fit));
   if (!o.out.empty()) {
     util::write_file_atomic(
         o.out, plan::write_calibration(
                    fit.calibration,
-                   {"Calibration of ladle's time model, written by `ladle calibrate`.",
-                    "Fitted constants are achieved fractions of published peaks and a few fixed costs; fixed",
-                    "ones come from public measurements named beside them. Refit: ladle calibrate --out FILE"}));
+                   {"Calibration of ladle's time model, written by `ladle calibrate` on the public training set",
+                    "of data/measurements/. Fitted constants are dimensionless fractions of published peaks and",
+                    "one host overhead, each within a physical range; fixed ones come from public measurements",
+                    "named beside them. Refit: ladle calibrate --out data/calibration.yaml"}));
     if (!o.json) io.out << "\nwrote " << o.out << "\n";
   }
   return kExitOk;
@@ -55,7 +62,10 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
 
 void add_calibrate_command(CLI::App& command, Io& io) {
   auto options = std::make_shared<CalibrateOptions>();
-  command.add_option("recipes", options->recipes, "measured recipes (files or catalog names); default: the catalog");
+  command.add_option("recipes", options->recipes,
+                     "measured recipes (files or catalog names); default: the embedded training set");
+  command.add_option("--measurements", options->measurements,
+                     "measurement files or folders (data/measurements format) to fit on");
   command.add_option("--out", options->out, "write the fitted calibration YAML here");
   command.add_option("--prior", options->prior, "calibration YAML to start from (default: built-in priors)");
   add_json_flag(command, options->json);

@@ -45,6 +45,42 @@ nlohmann::ordered_json json_integer(const std::optional<int64_t>& value) {
   return *value;
 }
 
+// The memory lines (MiB as Megatron prints them) in GiB, and the peaks over the ranks.
+nlohmann::ordered_json memory_json(const runlog::RunLog& log) {
+  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
+  for (const runlog::MemoryReport& r : log.memory) {
+    nlohmann::ordered_json j;
+    j["rank"] = r.rank >= 0 ? nlohmann::ordered_json(r.rank) : nlohmann::ordered_json(nullptr);
+    j["after_iterations"] = r.after_iterations;
+    j["allocated_gib"] = r.allocated_mib / 1024.0;
+    j["max_allocated_gib"] = r.max_allocated_mib / 1024.0;
+    j["reserved_gib"] = r.reserved_mib / 1024.0;
+    j["max_reserved_gib"] = r.max_reserved_mib / 1024.0;
+    j["line"] = r.line;
+    ranks.push_back(std::move(j));
+  }
+  nlohmann::ordered_json out;
+  out["peak_max_allocated_gib"] = runlog::peak_allocated_gib(log.memory);
+  out["peak_max_reserved_gib"] = runlog::peak_reserved_gib(log.memory);
+  out["ranks"] = std::move(ranks);
+  return out;
+}
+
+std::string memory_line(const runlog::RunLog& log) {
+  int64_t worst_rank = -1;
+  double worst = -1;
+  for (const runlog::MemoryReport& r : log.memory) {
+    if (r.max_reserved_mib > worst) {
+      worst = r.max_reserved_mib;
+      worst_rank = r.rank;
+    }
+  }
+  return fmt::format("memory, GiB: {} line{}; peak max allocated {:.2f}, peak max reserved {:.2f}{}\n",
+                     log.memory.size(), log.memory.size() == 1 ? "" : "s", runlog::peak_allocated_gib(log.memory),
+                     runlog::peak_reserved_gib(log.memory),
+                     worst_rank >= 0 ? fmt::format(" (rank {})", worst_rank) : std::string());
+}
+
 nlohmann::ordered_json to_json(const runlog::RunLog& log) {
   nlohmann::ordered_json steps = nlohmann::ordered_json::array();
   for (const Step& step : log.steps) {
@@ -83,6 +119,7 @@ void run_steps(const StepsOptions& options, Io& io) {
       entry["last_timestamp"] = log.last_timestamp ? nlohmann::ordered_json(*log.last_timestamp) : nullptr;
       entry["span_s"] = log.span_s ? nlohmann::ordered_json(*log.span_s) : nullptr;
       entry["notes"] = log.notes;
+      if (!log.memory.empty()) entry["memory"] = memory_json(log);
       entry["steps"] = to_json(log);
       out.push_back(std::move(entry));
     }
@@ -109,6 +146,7 @@ void run_steps(const StepsOptions& options, Io& io) {
                             cell(step.tokens)});
     }
     io.out << table.render();
+    if (!log.memory.empty()) io.out << memory_line(log);
     for (const std::string& note : log.notes) io.out << "note: " << note << "\n";
   }
   io.exit_code = kExitOk;

@@ -6,6 +6,9 @@
 #include <cmath>
 #include <numeric>
 
+#include <Eigen/Dense>
+#include <nlopt.h>
+
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
@@ -16,13 +19,21 @@ namespace ladle::plan {
 
 namespace {
 
-// Weight of the pull towards the prior, per constant, in units of log(3) (a factor of three).
+// Weight of the pull towards the prior, per constant, in units of log(3) (a factor of three): it
+// keeps a constant the data cannot see at its prior and leaves the others to the data.
 constexpr double kPriorWeight = 0.001;
-constexpr int kIterations = 4000;
+constexpr int kMaxEvaluations = 4000;
+constexpr double kRelativeTolerance = 1e-7;
+// The two-sided 80% quantile of a normal distribution: printed intervals hold 80% of runs like
+// the training set's.
+constexpr double kInterval80 = 1.2816;
+constexpr double kInterval95 = 1.96;
 
 struct Fitted {
   std::vector<std::string> names;
   std::vector<double> lo, hi, prior;  // in log space
+  std::vector<double> min, max;
+  std::vector<std::string> units;
 };
 
 Fitted fitted_constants(const Calibration& prior) {
@@ -32,7 +43,10 @@ Fitted fitted_constants(const Calibration& prior) {
     f.names.push_back(k.name);
     f.lo.push_back(std::log(std::max(k.min, 1e-9)));
     f.hi.push_back(std::log(k.max));
-    f.prior.push_back(std::log(std::max(k.value, 1e-9)));
+    f.prior.push_back(std::clamp(std::log(std::max(k.value, 1e-9)), f.lo.back(), f.hi.back()));
+    f.min.push_back(k.min);
+    f.max.push_back(k.max);
+    f.units.push_back(k.unit);
   }
   return f;
 }
@@ -45,87 +59,118 @@ Calibration with(const Calibration& base, const Fitted& f, const std::vector<dou
   return c;
 }
 
-double objective(const std::vector<const Measurement*>& data, const Calibration& base, const Fitted& f,
-                 const std::vector<double>& x) {
-  const Calibration c = with(base, f, x);
-  double sum = 0;
+// Each source weighs as much as any other, however many runs it publishes (a source's runs share
+// one stack and its biases), normalised so that the weights sum to the number of runs.
+std::vector<double> source_weights(const std::vector<const Measurement*>& data) {
+  std::vector<double> w(data.size(), 1.0);
+  std::vector<std::string> sources;
   for (const Measurement* m : data) {
-    const double e = std::log(predict_tokens_per_s(*m, c) / m->measured_tokens_per_s_per_gpu);
-    sum += e * e;
+    if (std::find(sources.begin(), sources.end(), m->source) == sources.end()) sources.push_back(m->source);
   }
-  for (size_t i = 0; i < x.size(); ++i) {
-    const double clamped = std::clamp(x[i], f.lo[i], f.hi[i]);
-    const double pull = (clamped - f.prior[i]) / std::log(3.0);
-    sum += kPriorWeight * pull * pull + (x[i] - clamped) * (x[i] - clamped);
+  for (size_t i = 0; i < data.size(); ++i) {
+    const auto n = std::count_if(data.begin(), data.end(), [&](const Measurement* m) { return m->source == data[i]->source; });
+    w[i] = static_cast<double>(data.size()) / (static_cast<double>(sources.size()) * static_cast<double>(n));
+  }
+  return w;
+}
+
+struct Problem {
+  const std::vector<const Measurement*>* data;
+  const std::vector<double>* weights;
+  const Calibration* base;
+  const Fitted* fitted;
+};
+
+double objective(unsigned n, const double* x, double* /*gradient*/, void* data) {
+  const Problem& p = *static_cast<const Problem*>(data);
+  const std::vector<double> v(x, x + n);
+  const Calibration c = with(*p.base, *p.fitted, v);
+  double sum = 0;
+  for (size_t i = 0; i < p.data->size(); ++i) {
+    const Measurement* m = (*p.data)[i];
+    const double e = std::log(predict_tokens_per_s(*m, c) / m->measured_tokens_per_s_per_gpu);
+    sum += (*p.weights)[i] * e * e;
+  }
+  for (size_t i = 0; i < n; ++i) {
+    const double pull = (v[i] - p.fitted->prior[i]) / std::log(3.0);
+    sum += kPriorWeight * pull * pull;
   }
   return sum;
 }
 
-// Nelder-Mead simplex minimisation from the prior; deterministic.
-std::vector<double> minimise(const std::vector<const Measurement*>& data, const Calibration& base,
-                             const Fitted& f) {
-  const size_t n = f.prior.size();
-  std::vector<std::vector<double>> simplex(n + 1, f.prior);
-  for (size_t i = 0; i < n; ++i) simplex[i + 1][i] += 0.5;
-  std::vector<double> value(n + 1);
-  for (size_t i = 0; i <= n; ++i) value[i] = objective(data, base, f, simplex[i]);
-  for (int iteration = 0; iteration < kIterations; ++iteration) {
-    std::vector<size_t> order(n + 1);
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return value[a] < value[b]; });
-    const size_t best = order[0];
-    const size_t worst = order[n];
-    const size_t second = order[n - 1];
-    if (value[worst] - value[best] < 1e-14) break;
-    std::vector<double> centroid(n, 0.0);
-    for (size_t i = 0; i <= n; ++i) {
-      if (i == worst) continue;
-      for (size_t j = 0; j < n; ++j) centroid[j] += simplex[i][j] / static_cast<double>(n);
-    }
-    auto point = [&](double t) {
-      std::vector<double> p(n);
-      for (size_t j = 0; j < n; ++j) p[j] = centroid[j] + t * (simplex[worst][j] - centroid[j]);
-      return p;
-    };
-    const std::vector<double> reflected = point(-1.0);
-    const double fr = objective(data, base, f, reflected);
-    if (fr < value[best]) {
-      const std::vector<double> expanded = point(-2.0);
-      const double fe = objective(data, base, f, expanded);
-      if (fe < fr) {
-        simplex[worst] = expanded;
-        value[worst] = fe;
-      } else {
-        simplex[worst] = reflected;
-        value[worst] = fr;
-      }
-      continue;
-    }
-    if (fr < value[second]) {
-      simplex[worst] = reflected;
-      value[worst] = fr;
-      continue;
-    }
-    const std::vector<double> contracted = point(0.5);
-    const double fc = objective(data, base, f, contracted);
-    if (fc < value[worst]) {
-      simplex[worst] = contracted;
-      value[worst] = fc;
-      continue;
-    }
-    for (size_t i = 0; i <= n; ++i) {
-      if (i == best) continue;
-      for (size_t j = 0; j < n; ++j) simplex[i][j] = simplex[best][j] + 0.5 * (simplex[i][j] - simplex[best][j]);
-      value[i] = objective(data, base, f, simplex[i]);
-    }
-  }
-  size_t best = 0;
-  for (size_t i = 1; i <= n; ++i) {
-    if (value[i] < value[best]) best = i;
-  }
-  std::vector<double> x = simplex[best];
-  for (size_t i = 0; i < n; ++i) x[i] = std::clamp(x[i], f.lo[i], f.hi[i]);
+// Bounded minimisation from the prior with NLopt's BOBYQA (derivative-free, deterministic).
+std::vector<double> minimise(const std::vector<const Measurement*>& data, const Calibration& base, const Fitted& f) {
+  const unsigned n = static_cast<unsigned>(f.prior.size());
+  std::vector<double> x = f.prior;
+  if (n == 0) return x;
+  const std::vector<double> weights = source_weights(data);
+  Problem problem{&data, &weights, &base, &f};
+  nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, n);
+  nlopt_set_lower_bounds(opt, f.lo.data());
+  nlopt_set_upper_bounds(opt, f.hi.data());
+  nlopt_set_min_objective(opt, objective, &problem);
+  nlopt_set_xtol_rel(opt, kRelativeTolerance);
+  nlopt_set_maxeval(opt, kMaxEvaluations);
+  std::vector<double> step(n);
+  for (unsigned i = 0; i < n; ++i) step[i] = std::min(0.5, 0.25 * (f.hi[i] - f.lo[i]));
+  nlopt_set_initial_step(opt, step.data());
+  double value = 0;
+  const nlopt_result result = nlopt_optimize(opt, x.data(), &value);
+  nlopt_destroy(opt);
+  LADLE_ASSERT(result > 0 || result == NLOPT_ROUNDOFF_LIMITED, "the calibration fit did not converge");
+  for (unsigned i = 0; i < n; ++i) x[i] = std::clamp(x[i], f.lo[i], f.hi[i]);
   return x;
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Covariance of the log constants: s^2 (J^T J)^-1 from the residuals' Jacobian at the optimum
+// (central differences); a constant at a bound or the data cannot see gets the prior's width.
+std::vector<std::vector<double>> covariance(const std::vector<const Measurement*>& data, const Calibration& base,
+                                            const Fitted& f, const std::vector<double>& x) {
+  const size_t n = x.size();
+  const size_t rows = data.size();
+  auto residuals = [&](const std::vector<double>& at) {
+    const Calibration c = with(base, f, at);
+    Eigen::VectorXd r(static_cast<Eigen::Index>(rows));
+    for (size_t i = 0; i < rows; ++i) {
+      r(static_cast<Eigen::Index>(i)) = std::log(predict_tokens_per_s(*data[i], c) / data[i]->measured_tokens_per_s_per_gpu);
+    }
+    return r;
+  };
+  const std::vector<double> weights = source_weights(data);
+  Eigen::VectorXd sqrt_w(static_cast<Eigen::Index>(rows));
+  for (size_t i = 0; i < rows; ++i) sqrt_w(static_cast<Eigen::Index>(i)) = std::sqrt(weights[i]);
+  const Eigen::VectorXd r0 = residuals(x).cwiseProduct(sqrt_w);
+  Eigen::MatrixXd jacobian(static_cast<Eigen::Index>(rows), static_cast<Eigen::Index>(n));
+  constexpr double kStep = 1e-3;
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<double> up = x;
+    std::vector<double> down = x;
+    up[j] += kStep;
+    down[j] -= kStep;
+    jacobian.col(static_cast<Eigen::Index>(j)) = (residuals(up) - residuals(down)).cwiseProduct(sqrt_w) / (2 * kStep);
+  }
+  const double dof = std::max<double>(1.0, static_cast<double>(rows) - static_cast<double>(n));
+  const double s2 = r0.squaredNorm() / dof;
+  // The prior's pull enters as one more observation per constant, so J^T J stays invertible.
+  Eigen::MatrixXd information = jacobian.transpose() * jacobian / s2;
+  for (size_t j = 0; j < n; ++j) {
+    information(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(j)) +=
+        2 * kPriorWeight / (std::log(3.0) * std::log(3.0)) / s2;
+  }
+  const Eigen::MatrixXd cov = information.ldlt().solve(Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(n),
+                                                                                  static_cast<Eigen::Index>(n)));
+  std::vector<std::vector<double>> out(n, std::vector<double>(n));
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) out[a][b] = cov(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
+  }
+  return out;
 }
 
 }  // namespace
@@ -137,6 +182,7 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
   }
   Measurement m;
   m.name = loaded.path;
+  m.source = loaded.path;
   std::optional<ModelSpec> spec = model::find_model(r.model);
   if (!spec) throw_input(loaded.where.at("model"), "unknown model '{}'", r.model);
   m.model = *spec;
@@ -169,30 +215,104 @@ double predict_tokens_per_s(const Measurement& m, const Calibration& calibration
          static_cast<double>(m.cluster.gpus);
 }
 
-CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, const Calibration& prior) {
-  if (measurements.empty()) throw_usage("calibrate needs at least one measured recipe");
+size_t fitted_constant_count() { return fitted_constants(Calibration{}).names.size(); }
+
+CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, const Calibration& prior,
+                               bool cross_validate) {
   const Fitted f = fitted_constants(prior);
+  if (measurements.size() < f.names.size()) {
+    throw_usage("calibrate needs at least {} measured runs for its {} fitted constants, got {}", f.names.size(),
+                f.names.size(), measurements.size());
+  }
   std::vector<const Measurement*> all;
   for (const Measurement& m : measurements) all.push_back(&m);
   CalibrationFit fit;
-  fit.calibration = with(prior, f, minimise(all, prior, f));
+  fit.cross_validated = cross_validate;
+  const std::vector<double> x = minimise(all, prior, f);
+  fit.calibration = with(prior, f, x);
   fit.calibration.fitted_on.clear();
-  for (size_t i = 0; i < measurements.size(); ++i) {
-    FitRow row;
-    row.name = measurements[i].name;
-    row.measured = measurements[i].measured_tokens_per_s_per_gpu;
-    row.in_sample = predict_tokens_per_s(measurements[i], fit.calibration);
-    std::vector<const Measurement*> others;
-    for (size_t j = 0; j < measurements.size(); ++j) {
-      if (j != i) others.push_back(&measurements[j]);
+  fit.covariance = covariance(all, prior, f, x);
+  for (size_t i = 0; i < f.names.size(); ++i) {
+    const double sd = std::sqrt(std::max(0.0, fit.covariance[i][i]));
+    fit.constants.push_back(FittedConstant{f.names[i], std::exp(x[i]),
+                                           std::max(f.min[i], std::exp(x[i] - kInterval95 * sd)),
+                                           std::min(f.max[i], std::exp(x[i] + kInterval95 * sd)), f.min[i], f.max[i],
+                                           f.units[i]});
+  }
+  // Leave one source out: refit once per source on the other sources' runs.
+  std::vector<std::string> sources;
+  for (const Measurement& m : measurements) {
+    if (std::find(sources.begin(), sources.end(), m.source) == sources.end()) sources.push_back(m.source);
+  }
+  std::vector<Calibration> without_source(sources.size(), fit.calibration);
+  if (cross_validate && sources.size() > 1) {
+    for (size_t s = 0; s < sources.size(); ++s) {
+      std::vector<const Measurement*> others;
+      for (const Measurement& m : measurements) {
+        if (m.source != sources[s]) others.push_back(&m);
+      }
+      without_source[s] = others.size() >= f.names.size() ? with(prior, f, minimise(others, prior, f)) : prior;
     }
-    const Calibration loo = others.empty() ? prior : with(prior, f, minimise(others, prior, f));
-    row.leave_one_out = predict_tokens_per_s(measurements[i], loo);
+  }
+  std::vector<double> in_abs, loo_abs, loso_abs, loso_log;
+  for (size_t i = 0; i < measurements.size(); ++i) {
+    const Measurement& m = measurements[i];
+    FitRow row;
+    row.name = m.name;
+    row.source = m.source;
+    row.measured = m.measured_tokens_per_s_per_gpu;
+    row.in_sample = predict_tokens_per_s(m, fit.calibration);
+    row.leave_one_out = row.in_sample;
+    row.leave_one_source_out = row.in_sample;
+    if (cross_validate) {
+      std::vector<const Measurement*> others;
+      for (size_t j = 0; j < measurements.size(); ++j) {
+        if (j != i) others.push_back(&measurements[j]);
+      }
+      const Calibration loo = others.size() >= f.names.size() ? with(prior, f, minimise(others, prior, f)) : prior;
+      row.leave_one_out = predict_tokens_per_s(m, loo);
+      const size_t s = static_cast<size_t>(std::find(sources.begin(), sources.end(), m.source) - sources.begin());
+      row.leave_one_source_out = predict_tokens_per_s(m, without_source[s]);
+    }
+    const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, fit.calibration);
+    row.fits = p.fits;
+    row.predicted_memory_gib = p.memory_gib;
+    row.peak_memory_gib = m.peak_memory_gib;
+    in_abs.push_back(std::fabs(row.in_sample_error()));
+    loo_abs.push_back(std::fabs(row.leave_one_out_error()));
+    loso_abs.push_back(std::fabs(row.leave_one_source_out_error()));
+    loso_log.push_back(std::log(row.leave_one_source_out / row.measured));
     fit.rows.push_back(row);
+  }
+  fit.in_sample_median_abs_error = median(in_abs);
+  fit.leave_one_out_median_abs_error = median(loo_abs);
+  fit.leave_one_source_out_median_abs_error = median(loso_abs);
+  fit.leave_one_source_out_worst_abs_error = *std::max_element(loso_abs.begin(), loso_abs.end());
+  // The printed interval: the leave-one-source-out log residuals' RMS, as an 80% normal interval.
+  double sum = 0;
+  for (double e : loso_log) sum += e * e;
+  const double sigma = std::sqrt(sum / static_cast<double>(loso_log.size()));
+  fit.calibration.interval_log_halfwidth = std::clamp(kInterval80 * sigma, 0.0, 2.0);
+  int64_t covered = 0;
+  for (double e : loso_log) covered += std::fabs(e) <= fit.calibration.interval_log_halfwidth ? 1 : 0;
+  fit.interval_coverage = static_cast<double>(covered) / static_cast<double>(loso_log.size());
+  for (const std::string& s : sources) {
+    SourceFit sf;
+    sf.source = s;
+    std::vector<double> errors;
+    for (const FitRow& row : fit.rows) {
+      if (row.source == s) errors.push_back(std::fabs(row.leave_one_source_out_error()));
+    }
+    sf.runs = static_cast<int64_t>(errors.size());
+    sf.median_abs_error = median(errors);
+    sf.worst_abs_error = *std::max_element(errors.begin(), errors.end());
+    fit.sources.push_back(sf);
+  }
+  for (const FitRow& row : fit.rows) {
     fit.calibration.fitted_on.push_back(
-        fmt::format("{}: measured {:.2f}, fitted {:.2f} ({:+.1f}%), leave-one-out {:.2f} ({:+.1f}%)", row.name,
-                    row.measured, row.in_sample, 100 * row.in_sample_error(), row.leave_one_out,
-                    100 * row.leave_one_out_error()));
+        fmt::format("{} ({}): measured {:.2f}, fitted {:.2f} ({:+.1f}%), leave-one-source-out {:.2f} ({:+.1f}%)",
+                    row.name, row.source, row.measured, row.in_sample, 100 * row.in_sample_error(),
+                    row.leave_one_source_out, 100 * row.leave_one_source_out_error()));
   }
   return fit;
 }

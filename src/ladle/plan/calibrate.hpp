@@ -14,15 +14,21 @@
 
 namespace ladle::plan {
 
-/// One measured run: what ran, where, and its tokens/s per GPU.
+/// One measured run: what ran, where, and its tokens/s per GPU (and peak memory when published).
 struct Measurement {
-  std::string name;  ///< the recipe's path or a label
+  std::string name;    ///< the run's id, the recipe's path or a label
+  std::string source;  ///< who published it (leave-one-source-out groups by this); empty: own run
   ModelSpec model;
   ModelCosts costs;
-  Layout layout;     ///< resolved
+  Layout layout;       ///< resolved
   Cluster cluster;
   Workload workload;
   double measured_tokens_per_s_per_gpu = 0;
+  double peak_memory_gib = 0;    ///< measured peak per GPU, GiB (0: not published)
+  std::string peak_memory_kind;  ///< "max reserved", "max allocated", ...
+  /// Published settings the layout does not carry (torch.compile, FSDP, async TP, ...): they
+  /// move the measured figure and are part of the error the fit reports.
+  std::vector<std::string> unmodelled;
 };
 
 /// The measurement a recipe with a `result:` records. Throws Error(input) at the recipe's field
@@ -32,26 +38,65 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& recipe);
 /// Predicted tokens/s per GPU of a measurement under `calibration`.
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration);
 
-/// One recipe's figures in a fit.
+/// One run's figures in a fit.
 struct FitRow {
   std::string name;
+  std::string source;
   double measured = 0;
-  double in_sample = 0;      ///< predicted with the constants fitted on all recipes
-  double leave_one_out = 0;  ///< predicted with the constants fitted on the others
+  double in_sample = 0;             ///< predicted with the constants fitted on every run
+  double leave_one_out = 0;         ///< predicted with the constants fitted on the other runs
+  double leave_one_source_out = 0;  ///< predicted with the constants fitted on the other sources' runs
+  bool fits = false;                ///< predicted to fit in memory (every run of a set ran)
+  double predicted_memory_gib = 0;  ///< worst stage, in-sample
+  double peak_memory_gib = 0;       ///< measured, 0 when not published
   double in_sample_error() const { return in_sample / measured - 1; }
   double leave_one_out_error() const { return leave_one_out / measured - 1; }
+  double leave_one_source_out_error() const { return leave_one_source_out / measured - 1; }
+};
+
+/// A fitted constant with its 95% interval (from the covariance) and its physical range.
+struct FittedConstant {
+  std::string name;
+  double value = 0;
+  double low = 0;   ///< interval
+  double high = 0;
+  double min = 0;   ///< physical range (the fit's bounds)
+  double max = 0;
+  std::string unit;
+};
+
+/// Leave-one-source-out error of one source's runs.
+struct SourceFit {
+  std::string source;
+  int64_t runs = 0;
+  double median_abs_error = 0;  ///< leave-one-source-out
+  double worst_abs_error = 0;
 };
 
 /// A fitted calibration and how well it does.
 struct CalibrationFit {
   Calibration calibration;
   std::vector<FitRow> rows;
+  std::vector<FittedConstant> constants;
+  std::vector<std::vector<double>> covariance;  ///< of the log constants, in `constants` order
+  std::vector<SourceFit> sources;
+  double in_sample_median_abs_error = 0;
+  double leave_one_out_median_abs_error = 0;
+  double leave_one_source_out_median_abs_error = 0;
+  double leave_one_source_out_worst_abs_error = 0;
+  double interval_coverage = 0;  ///< rows whose measured value lies in the leave-one-source-out interval
+  bool cross_validated = false;
 };
 
-/// Fits the constants marked `fitted` (calibration_constants) by least squares on log(predicted /
-/// measured), with a weak pull towards `prior` (so that a constant the data cannot see keeps its
-/// prior value), within each constant's bounds. Deterministic (Nelder-Mead from the prior).
-/// Throws Error(usage) for an empty list.
-CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, const Calibration& prior);
+/// Fits the constants marked `fitted` (calibration_constants) by bounded least squares on
+/// log(predicted / measured) with a weak pull towards `prior` (NLopt BOBYQA in log space, within
+/// each constant's physical range), then refits leaving each run out and each source out (when
+/// `cross_validate`), and sets the calibration's interval width from the leave-one-source-out
+/// residuals. Throws Error(usage) with fewer runs than fitted constants.
+CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, const Calibration& prior,
+                               bool cross_validate = true);
+
+/// The number of constants fit_calibration fits.
+size_t fitted_constant_count();
 
 }  // namespace ladle::plan

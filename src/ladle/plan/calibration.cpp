@@ -29,18 +29,20 @@ struct ConstantDef {
 };
 
 const ConstantDef kConstants[] = {
-    {"gemm_efficiency", &Calibration::gemm_efficiency, true, 0.2, 0.95, "fraction",
+    {"gemm_efficiency", &Calibration::gemm_efficiency, true, 0.3, 0.9, "fraction",
      "achieved fraction of the dense tensor peak on large GEMMs"},
-    {"attention_efficiency", &Calibration::attention_efficiency, false, 0.1, 0.9, "fraction",
+    {"attention_efficiency", &Calibration::attention_efficiency, true, 0.2, 0.8, "fraction",
      "achieved fraction of the BF16 peak in flash attention (FlashAttention-2/3 reach 35-75% on H100)"},
-    {"network_efficiency", &Calibration::network_efficiency, true, 0.05, 0.95, "fraction",
+    {"network_efficiency", &Calibration::network_efficiency, true, 0.1, 0.95, "fraction",
      "achieved fraction of a node's network bandwidth in the MoE all-to-all"},
     {"cpu_adam_params_per_s", &Calibration::cpu_adam_params_per_s, true, 1e8, 1e11, "params/s",
      "host Adam updates per second per node, all ranks together"},
-    {"moe_layer_sync_s", &Calibration::moe_layer_sync_s, true, 0, 0.1, "s",
-     "GPU time lost per MoE layer pass to the dispatcher's host sync on token counts and relaunch"},
-    {"network_a2a_latency_s", &Calibration::network_a2a_latency_s, true, 1e-5, 0.1, "s",
-     "fixed cost of one all-to-all that crosses nodes"},
+    {"moe_layer_sync_s", &Calibration::moe_layer_sync_s, true, 1e-5, 5e-3, "s",
+     "GPU time lost per MoE layer pass to the all-to-all dispatcher's host sync on token counts and relaunch"},
+    {"moe_layer_sync_flex_s", &Calibration::moe_layer_sync_flex_s, true, 1e-5, 5e-3, "s",
+     "the same host overhead per MoE layer pass with the flex dispatcher (DeepEP / HybridEP)"},
+    {"network_a2a_latency_s", &Calibration::network_a2a_latency_s, false, 1e-6, 1e-3, "s",
+     "per-call latency of an all-to-all across nodes (NCCL and DeepEP: tens of microseconds)"},
     {"nvlink_efficiency", &Calibration::nvlink_efficiency, false, 0.3, 0.95, "fraction",
      "NCCL bus bandwidth over the one-way NVLink bandwidth (nccl-tests reach ~0.8 on H100/H200)"},
     {"network_ring_efficiency", &Calibration::network_ring_efficiency, false, 0.1, 0.95, "fraction",
@@ -63,6 +65,8 @@ const ConstantDef kConstants[] = {
      "DeepEP's NVLink and RDMA buffers per GPU (flex dispatcher)"},
     {"host_memory_usable", &Calibration::host_memory_usable, false, 0.1, 1, "fraction",
      "fraction of a node's host memory the offloaded optimizer may take"},
+    {"interval_log_halfwidth", &Calibration::interval_log_halfwidth, false, 0, 2, "log ratio",
+     "half-width of the printed 80% throughput interval, from the leave-one-source-out residuals"},
 };
 
 }  // namespace

@@ -33,9 +33,12 @@ struct Calibration {
   /// GPUs: the all-to-all dispatcher waits on the host for the token counts per expert, draining
   /// the GPU queue until the following kernels are launched again.
   double moe_layer_sync_s = 2e-3;
-  /// Fixed cost of one all-to-all that crosses nodes (NCCL over EFA: connection setup, per-peer
-  /// message latency); halves the achieved bandwidth at messages of this time x bandwidth.
-  double network_a2a_latency_s = 1e-3;
+  /// The same per MoE layer pass for the flex dispatcher (DeepEP / HybridEP), whose kernels take
+  /// the token counts on the GPU and leave less for the host to wait on.
+  double moe_layer_sync_flex_s = 2e-4;
+  /// Fixed cost of one all-to-all that crosses nodes: NCCL's and DeepEP's per-call latency, tens
+  /// of microseconds (DeepEP's published internode tables; nccl-tests' small-message times).
+  double network_a2a_latency_s = 3e-5;
   // Fixed.
   double nvlink_efficiency = 0.80;     ///< NCCL bus bandwidth over the intra-node link's one-way bandwidth
   double network_ring_efficiency = 0.80;  ///< ring all-gather/reduce-scatter over the node network
@@ -48,6 +51,9 @@ struct Calibration {
   double moe_memory_imbalance = 1.25;  ///< peak over mean routed tokens per expert rank
   double deepep_buffer_gib = 3;        ///< DeepEP's NVLink and RDMA buffers (flex dispatcher)
   double host_memory_usable = 0.85;    ///< fraction of a node's host memory the optimizer may use
+  /// Half-width of the printed throughput interval in log space (80%: predicted x exp(+-w)), set
+  /// by `ladle calibrate` from the leave-one-source-out residuals.
+  double interval_log_halfwidth = 0.25;
   /// What the constants were fitted on, one line per recipe (kept from the file).
   std::vector<std::string> fitted_on;
   std::string fitted_note;

@@ -2,7 +2,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
 #include "ladle/plan/predictor.hpp"
+#include "ladle/util/embedded.hpp"
 
 namespace ladle::plan {
 
@@ -12,7 +17,10 @@ constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
-// Activation bytes one layer of `kind` keeps per token of the microbatch (per CP rank).
+// Activation bytes one layer of `kind` keeps per token of the microbatch (per CP rank), term by
+// term as Megatron-LM's layers save them for backward (megatron/core/transformer/*; the counts
+// follow Korthikanti et al. 2022, arXiv 2205.05198, section 4, without dropout masks: every
+// recipe ladle writes trains without dropout).
 double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const Layout& l,
                               const Calibration& cal) {
   const double tp = static_cast<double>(l.tp);
@@ -21,37 +29,69 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const double heads = static_cast<double>(c.heads);
   double elements = 2 * h / sp_div;  // the two norms' inputs (the residual stream)
   if (c.mla) {
-    elements += h / sp_div;  // down-projection input
-    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim);  // down outputs
-    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank);               // normed latents
-    elements += heads * static_cast<double>(c.qk_head_dim) / tp;                      // q
-    elements += heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;       // k, v
-    elements += heads * static_cast<double>(c.v_head_dim) / tp;                       // attention output
+    // multi_latent_attention.py: the down-projections are replicated linears that run on the
+    // s/TP tokens of the sequence-parallel region, so their input, outputs and the latent norms'
+    // outputs are all s/TP under SP; the up-projections' inputs are gathered again in backward.
+    elements += h / sp_div;                                                                   // down-projection input
+    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim) / sp_div;  // down outputs
+    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;               // normed latents
+    elements += heads * static_cast<double>(c.qk_head_dim) / tp;                            // q
+    elements += heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;             // k, v
+    elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
   } else {
     const double d = static_cast<double>(c.head_dim);
-    elements += h / sp_div;                                                         // qkv input
-    elements += (heads + 2 * static_cast<double>(c.kv_heads)) * d / tp;             // q, k, v
-    elements += heads * d / tp;                                                     // attention output
+    const double kv = static_cast<double>(c.kv_heads);
+    elements += h / sp_div;                          // qkv input
+    elements += (heads + 2 * kv) * d / tp;           // q, k, v (flash attention's inputs)
+    if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
+    elements += heads * d / tp;                      // attention output (the projection's input)
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   double bytes = elements * kBf16;
   if (!kind.moe) {
+    // Dense SwiGLU MLP: fc1 input, fc1 output (gate and up, 2 x ffn) and the activation's output.
     bytes += kBf16 * (h / sp_div + 3 * static_cast<double>(c.ffn) / tp);
     return bytes;
   }
   const double etp = static_cast<double>(l.etp);
   bytes += kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;  // router input, logits
   // Routed copies held per GPU for each token of the microbatch: top-k spread over the TP ranks'
-  // shares, each ETP rank seeing its experts' tokens; the busiest rank holds more than the mean.
+  // shares, each ETP rank seeing its experts' tokens; the busiest rank holds `imbalance` times
+  // the mean (1.0 under --moe-router-force-load-balancing).
   const double copies = static_cast<double>(c.top_k) * etp / tp * cal.moe_memory_imbalance;
-  bytes += copies * kBf16 * (2 * h + 3 * static_cast<double>(c.moe_ffn) / etp);
+  // moe/experts.py TEGroupedMLP.forward: per copy the backward keeps fc1's input (h), fc1's
+  // output (2 x ffn, gate and up) and the activation's output (ffn); the router probabilities are
+  // applied inside the activation (bias_swiglu / weighted_squared_relu), so no second h-sized
+  // tensor per copy.
+  bytes += copies * kBf16 * (h + 3 * static_cast<double>(c.moe_ffn) / etp);
   if (c.shared_ffn > 0) bytes += kBf16 * (h / sp_div + 3 * static_cast<double>(c.shared_ffn) / tp);
   return bytes;
 }
 
 }  // namespace
 
-double hbm_capacity_gib(const GpuSpec& gpu) { return gpu.hbm_gb; }
+double hbm_capacity_gib(const GpuSpec& gpu) {
+  struct DriverCapacity {
+    std::string name;
+    double marketed_gb = 0;
+    double driver_mib = 0;
+  };
+  // data/hw/hbm_capacity.yaml: what nvidia-smi reports, per GPU (parsed once).
+  static const std::vector<DriverCapacity> table = [] {
+    std::vector<DriverCapacity> out;
+    const std::optional<std::string_view> text = util::find_embedded("data/hw/hbm_capacity.yaml");
+    if (!text) return out;
+    const YAML::Node root = YAML::Load(std::string(*text));
+    for (const YAML::Node& g : root["gpus"]) {
+      out.push_back({g["name"].as<std::string>(), g["marketed_gb"].as<double>(), g["driver_mib"].as<double>()});
+    }
+    return out;
+  }();
+  for (const DriverCapacity& d : table) {
+    if (d.name == gpu.name && d.marketed_gb == gpu.hbm_gb) return d.driver_mib / 1024.0;
+  }
+  return gpu.hbm_gb * 1e9 / kGiB;
+}
 
 MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::vector<int64_t>& stages,
                                int64_t microbatches, const Cluster& cluster, const Calibration& cal,
@@ -114,9 +154,16 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
         acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers) * vpp * layer_input;
       }
     }
-    // Microbatches in flight on stage s: 1F1B keeps pp - s; interleaving adds Megatron-LM's penalty.
+    // Microbatches in flight on stage s (in whole-stage units). 1F1B: pipeline rank s keeps pp - s.
+    // Interleaved 1F1B (pipeline_parallel/schedules.py, warm-up of
+    // forward_backward_pipelining_with_interleaving): rank s runs 2 (pp - s - 1) + (v - 1) G + 1
+    // model chunks forward before its first backward (G = microbatch group size, pp by default),
+    // each chunk holding 1/v of the stage's layers.
     double in_flight = static_cast<double>(std::min<int64_t>(microbatches, pp - s));
-    if (l.vpp > 1) in_flight *= 1.0 + static_cast<double>(pp - 1) / (static_cast<double>(pp) * vpp);
+    if (l.vpp > 1) {
+      const double chunks = 2.0 * static_cast<double>(pp - s - 1) + (vpp - 1) * static_cast<double>(pp) + 1;
+      in_flight = std::min(chunks, static_cast<double>(microbatches) * vpp) / vpp;
+    }
     if (pp == 1) in_flight = 1;
 
     std::array<double, kMemoryParts> part{};

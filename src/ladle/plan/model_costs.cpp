@@ -80,6 +80,7 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
   c.heads = spec.num_heads;
   c.kv_heads = spec.num_kv_heads;
   c.mla = spec.attention == AttentionKind::mla;
+  c.qk_norm = spec.qk_norm;
   c.head_dim = spec.head_dim;
   c.q_lora_rank = spec.q_lora_rank;
   c.kv_lora_rank = spec.kv_lora_rank;

@@ -56,6 +56,7 @@ struct ModelCosts {
   int64_t heads = 0;
   int64_t kv_heads = 0;
   bool mla = false;
+  bool qk_norm = false;     ///< per-head RMSNorm of q and k (its inputs are kept for backward)
   int64_t head_dim = 0;     ///< GQA per-head size
   int64_t q_lora_rank = 0;  ///< MLA
   int64_t kv_lora_rank = 0;

@@ -44,6 +44,11 @@ struct Prediction {
   double step_time_s = 0;
   std::string time_dominant;       ///< the largest exposed part
   double tokens_per_s_per_gpu = 0;
+  double tokens_per_s_low = 0;     ///< 80% interval from the calibration's leave-one-source-out residuals
+  double tokens_per_s_high = 0;
+  /// What about this layout no measured run of the training set covers ("GPU b200", "dispatcher
+  /// flex", "4,096 GPUs, above the 2,048 measured"); empty when every part was measured.
+  std::vector<std::string> unmeasured;
   double mfu = 0;                  ///< 6 N tokens/s per GPU / dense BF16 peak
   double usd_per_million_tokens = 0;
   bool operator==(const Prediction&) const = default;

@@ -1,6 +1,9 @@
 #include "ladle/plan/predictor.hpp"
 
+#include <cmath>
+
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/plan/measurements.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::plan {
@@ -93,6 +96,9 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   p.step_time_s = time.step_s;
   const double tokens = static_cast<double>(workload.global_batch * workload.row_tokens);
   p.tokens_per_s_per_gpu = tokens / time.step_s / static_cast<double>(cluster.gpus);
+  p.tokens_per_s_low = p.tokens_per_s_per_gpu * std::exp(-calibration.interval_log_halfwidth);
+  p.tokens_per_s_high = p.tokens_per_s_per_gpu * std::exp(calibration.interval_log_halfwidth);
+  p.unmeasured = outside_measured(costs, layout, cluster, workload, embedded_measurements());
   p.mfu = 6.0 * costs.n_params * p.tokens_per_s_per_gpu / (cluster.gpu.bf16_dense_tflops * 1e12);
   p.usd_per_million_tokens = cluster.instance.usd_per_gpu_hour() / (p.tokens_per_s_per_gpu * 3600.0) * 1e6;
   return p;

@@ -90,8 +90,8 @@ TimeEstimate estimate_time(const ModelCosts& costs, const Layout& layout, const 
 Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout& layout,
                    const Cluster& cluster, const Workload& workload, const Calibration& calibration);
 
-/// Usable HBM per GPU, GiB: the marketed "GB" figure, which matches the GiB the driver reports
-/// (H200: 143,771 MiB = 140.4 GiB; H100: 81,559 MiB = 79.6 GiB).
+/// Usable HBM per GPU, GiB, as the driver reports it (data/hw/hbm_capacity.yaml: H200 143,771 MiB
+/// = 140.4 GiB; H100 81,559 MiB = 79.6 GiB); the marketed decimal GB in GiB for a GPU not listed.
 double hbm_capacity_gib(const GpuSpec& gpu);
 
 }  // namespace ladle::plan

@@ -57,6 +57,8 @@ Json prediction_object(const Prediction& p, const ReportHeader& h) {
   }
   j["label"] = layout::layout_label(p.layout);
   j["tokens_per_s_per_gpu"] = round_to(p.tokens_per_s_per_gpu, 2);
+  j["tokens_per_s_per_gpu_interval"] = Json::array({round_to(p.tokens_per_s_low, 2), round_to(p.tokens_per_s_high, 2)});
+  j["outside_measured"] = p.unmeasured;
   j["step_time_s"] = round_to(p.step_time_s, 3);
   j["mfu"] = round_to(p.mfu, 4);
   j["usd_per_million_tokens"] = round_to(p.usd_per_million_tokens, 2);
@@ -93,6 +95,20 @@ std::string not_priced_line(const ReportHeader& h) {
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
+// "5,900-7,350": the 80% throughput interval, whole tokens grouped by thousands.
+std::string interval(const Prediction& p) {
+  return util::format_grouped(static_cast<long long>(std::llround(p.tokens_per_s_low))) + "-" +
+         util::format_grouped(static_cast<long long>(std::llround(p.tokens_per_s_high)));
+}
+
+// "; outside what was measured: GPU b200" or nothing.
+std::string unmeasured_note(const Prediction& p) {
+  if (p.unmeasured.empty()) return "";
+  std::string out = "; outside what was measured: ";
+  for (size_t i = 0; i < p.unmeasured.size(); ++i) out += (i ? ", " : "") + p.unmeasured[i];
+  return out;
+}
+
 std::string breakdown_line(const Prediction& p, size_t parts) {
   std::vector<Part> sorted = p.step_parts;
   std::stable_sort(sorted.begin(), sorted.end(), [](const Part& a, const Part& b) { return a.value > b.value; });
@@ -114,7 +130,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   out += "\n";
   util::Table summary;
   summary.header = {"figure", "value", "note"};
-  summary.rows.push_back({"tokens/s per GPU", fmt::format("{:.2f}", p.tokens_per_s_per_gpu),
+  summary.rows.push_back({"tokens/s per GPU", fmt::format("{:.2f} ({})", p.tokens_per_s_per_gpu, interval(p)),
                           measured > 0 ? fmt::format("measured {:.2f}, error {:+.1f}%", measured,
                                                      100 * (p.tokens_per_s_per_gpu / measured - 1))
                                        : std::string()});
@@ -125,7 +141,9 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
                                       util::format_grouped(static_cast<long long>(h.n_params)))});
   summary.rows.push_back({"USD per 1M tokens", fmt::format("{:.2f}", p.usd_per_million_tokens),
                           fmt::format("{:.3f} $ per GPU-hour", h.cluster.instance.usd_per_gpu_hour())});
-  out += summary.render() + "\n";
+  out += summary.render();
+  out += fmt::format("the interval holds 80% of the training set's runs under leave-one-source-out{}\n\n",
+                     unmeasured_note(p));
 
   out += fmt::format("memory per GPU, GiB: worst stage {} of {} uses {:.1f} of {:.1f}: {} ({} dominates)\n",
                      p.worst_stage, p.stages.size(), p.memory_gib, p.capacity_gib, p.fits ? "fits" : "DOES NOT FIT",
@@ -180,15 +198,17 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
                      util::format_grouped(static_cast<long long>(r.valid)),
                      util::format_grouped(static_cast<long long>(r.fitting)), r.usable_gib, 100 * margin);
   util::Table table;
-  table.header = {"rank", "tok/s/GPU", "step s", "MFU", "$/1M tok", "mem GiB", "layout"};
+  table.header = {"rank", "tok/s/GPU", "80% interval", "step s", "MFU", "$/1M tok", "mem GiB", "layout"};
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
-    table.rows.push_back({std::to_string(i + 1), fmt::format("{:.1f}", p.tokens_per_s_per_gpu),
+    table.rows.push_back({std::to_string(i + 1), fmt::format("{:.1f}", p.tokens_per_s_per_gpu), interval(p),
                           fmt::format("{:.2f}", p.step_time_s), percent(p.mfu),
                           fmt::format("{:.2f}", p.usd_per_million_tokens), fmt::format("{:.1f}", p.memory_gib),
                           layout::format_layout_spec(p.layout)});
   }
-  out += table.render() + "\n";
+  out += table.render();
+  if (!r.top.empty()) out += fmt::format("intervals hold 80% of the training set's runs{}\n", unmeasured_note(r.top.front()));
+  out += "\n";
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
     out += fmt::format("{}. {}: {}; memory {} dominates", i + 1, layout::layout_label(p.layout),
@@ -296,23 +316,45 @@ std::string sweep_json(const std::vector<SweepPoint>& points, const ReportHeader
 
 std::string render_fit(const CalibrationFit& fit) {
   util::Table table;
-  table.header = {"recipe", "measured", "fitted", "error", "leave-one-out", "error"};
-  double worst_in = 0;
-  double worst_loo = 0;
+  table.header = {"run", "source", "measured", "fitted", "error", "leave-one-source-out", "error", "memory GiB", "fits"};
   for (const FitRow& r : fit.rows) {
-    table.rows.push_back({r.name, fmt::format("{:.2f}", r.measured), fmt::format("{:.2f}", r.in_sample),
-                          fmt::format("{:+.1f}%", 100 * r.in_sample_error()), fmt::format("{:.2f}", r.leave_one_out),
-                          fmt::format("{:+.1f}%", 100 * r.leave_one_out_error())});
-    worst_in = std::max(worst_in, std::fabs(r.in_sample_error()));
-    worst_loo = std::max(worst_loo, std::fabs(r.leave_one_out_error()));
+    table.rows.push_back({r.name, r.source, fmt::format("{:.2f}", r.measured), fmt::format("{:.2f}", r.in_sample),
+                          fmt::format("{:+.1f}%", 100 * r.in_sample_error()),
+                          fmt::format("{:.2f}", r.leave_one_source_out),
+                          fmt::format("{:+.1f}%", 100 * r.leave_one_source_out_error()),
+                          r.peak_memory_gib > 0 ? fmt::format("{:.1f} (measured {:.1f})", r.predicted_memory_gib,
+                                                              r.peak_memory_gib)
+                                                : fmt::format("{:.1f}", r.predicted_memory_gib),
+                          r.fits ? "yes" : "no"});
   }
   std::string out = "calibration fit (tokens/s per GPU)\n" + table.render();
-  out += fmt::format("worst in-sample error {:.1f}%, worst leave-one-out error {:.1f}%\n\n", 100 * worst_in,
-                     100 * worst_loo);
+  int64_t fitting = 0;
+  for (const FitRow& r : fit.rows) fitting += r.fits ? 1 : 0;
+  out += fmt::format("\nmedian absolute error: in-sample {:.1f}%", 100 * fit.in_sample_median_abs_error);
+  if (fit.cross_validated) {
+    out += fmt::format(", leave-one-out {:.1f}%, leave-one-source-out {:.1f}% (worst {:.1f}%)",
+                       100 * fit.leave_one_out_median_abs_error, 100 * fit.leave_one_source_out_median_abs_error,
+                       100 * fit.leave_one_source_out_worst_abs_error);
+  }
+  out += fmt::format("\n{} of {} runs predicted to fit in memory; 80% interval x/exp({:.3f}) covers {:.0f}% of runs "
+                     "under leave-one-source-out\n\n",
+                     fitting, fit.rows.size(), fit.calibration.interval_log_halfwidth, 100 * fit.interval_coverage);
+  util::Table sources;
+  sources.header = {"source", "runs", "median |error|", "worst |error|"};
+  for (const SourceFit& s : fit.sources) {
+    sources.rows.push_back({s.source, fmt::format("{}", s.runs), fmt::format("{:.1f}%", 100 * s.median_abs_error),
+                            fmt::format("{:.1f}%", 100 * s.worst_abs_error)});
+  }
+  out += "leave-one-source-out error by source\n" + sources.render() + "\n";
   util::Table constants;
-  constants.header = {"constant", "value", "unit", "kind"};
+  constants.header = {"constant", "value", "95% interval", "range", "unit", "kind"};
   for (const CalibrationConstant& k : calibration_constants(fit.calibration)) {
-    constants.rows.push_back({k.name, fmt::format("{:.4g}", k.value), k.unit, k.fitted ? "fitted" : "fixed"});
+    std::string interval = "";
+    for (const FittedConstant& c : fit.constants) {
+      if (c.name == k.name) interval = fmt::format("{:.4g}-{:.4g}", c.low, c.high);
+    }
+    constants.rows.push_back({k.name, fmt::format("{:.4g}", k.value), interval, fmt::format("{:.4g}-{:.4g}", k.min, k.max),
+                              k.unit, k.fitted ? "fitted" : "fixed"});
   }
   return out + constants.render();
 }
@@ -322,24 +364,49 @@ std::string fit_json(const CalibrationFit& fit) {
   Json rows = Json::array();
   for (const FitRow& r : fit.rows) {
     Json rj;
-    rj["recipe"] = r.name;
+    rj["id"] = r.name;
+    rj["source"] = r.source;
     rj["measured"] = r.measured;
-    rj["fitted"] = round_to(r.in_sample, 2);
-    rj["fitted_error"] = round_to(r.in_sample_error(), 4);
-    rj["leave_one_out"] = round_to(r.leave_one_out, 2);
-    rj["leave_one_out_error"] = round_to(r.leave_one_out_error(), 4);
+    rj["predicted"] = round_to(r.in_sample, 2);
+    rj["predicted_leave_one_out"] = round_to(r.leave_one_out, 2);
+    rj["predicted_leave_one_source_out"] = round_to(r.leave_one_source_out, 2);
+    rj["fits"] = r.fits;
+    rj["predicted_memory_gib"] = round_to(r.predicted_memory_gib, 2);
+    if (r.peak_memory_gib > 0) rj["measured_memory_gib"] = round_to(r.peak_memory_gib, 2);
     rows.push_back(rj);
   }
-  j["recipes"] = rows;
+  j["rows"] = rows;
+  Json sources = Json::array();
+  for (const SourceFit& s : fit.sources) {
+    sources.push_back(Json{{"source", s.source},
+                           {"runs", s.runs},
+                           {"median_abs_error_leave_one_source_out", round_to(s.median_abs_error, 4)},
+                           {"worst_abs_error_leave_one_source_out", round_to(s.worst_abs_error, 4)}});
+  }
+  j["sources"] = sources;
+  j["summary"] = Json{{"median_abs_error_in_sample", round_to(fit.in_sample_median_abs_error, 4)},
+                      {"median_abs_error_leave_one_out", round_to(fit.leave_one_out_median_abs_error, 4)},
+                      {"median_abs_error_leave_one_source_out", round_to(fit.leave_one_source_out_median_abs_error, 4)},
+                      {"worst_abs_error_leave_one_source_out", round_to(fit.leave_one_source_out_worst_abs_error, 4)},
+                      {"interval_log_halfwidth", round_to(fit.calibration.interval_log_halfwidth, 4)},
+                      {"interval_coverage_leave_one_source_out", round_to(fit.interval_coverage, 4)}};
   Json constants = Json::object();
   for (const CalibrationConstant& k : calibration_constants(fit.calibration)) {
     Json kj;
     kj["value"] = k.value;
     kj["fitted"] = k.fitted;
     kj["unit"] = k.unit;
+    kj["range"] = Json::array({k.min, k.max});
+    for (const FittedConstant& c : fit.constants) {
+      if (c.name == k.name) kj["interval"] = Json::array({c.low, c.high});
+    }
     constants[k.name] = kj;
   }
   j["constants"] = constants;
+  Json cov = Json::array();
+  for (const std::vector<double>& row : fit.covariance) cov.push_back(row);
+  j["covariance_log"] = Json{{"constants", Json::array()}, {"matrix", cov}};
+  for (const FittedConstant& c : fit.constants) j["covariance_log"]["constants"].push_back(c.name);
   return j.dump(2) + "\n";
 }
 

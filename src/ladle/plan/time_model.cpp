@@ -24,7 +24,10 @@ struct Rates {
   double net_a2a_latency = 0;  // fixed seconds per all-to-all that crosses nodes
 };
 
-// Roofline-additive GEMM: compute at the achieved rate plus the HBM traffic of A, B and C.
+// Roofline-additive GEMM: compute at the achieved rate plus the HBM traffic of A, B and C. The
+// sum (not the max) stands for the efficiency a GEMM loses as it gets smaller (tile quantisation,
+// waves that do not fill the GPU): the traffic term grows relative to the compute as m, k or n
+// shrink, as in published cuBLAS sweeps.
 double gemm_time(const Rates& r, double m, double k, double n) {
   return 2 * m * k * n / r.gemm_flops + kBf16 * (m * k + k * n + m * n) / r.hbm + r.kernel;
 }
@@ -34,6 +37,13 @@ double ring_time(double bytes, double ranks, double bandwidth, double latency) {
   if (ranks <= 1) return 0;
   return bytes * (ranks - 1) / ranks / bandwidth + (ranks - 1) * latency;
 }
+
+// Bytes Transformer Engine's FP8 GEMMs move outside the GEMM for one m x k by k x n product,
+// forward and backward together: the input cast to FP8 (read 2, write 1 byte per element) and its
+// transposed copy for wgrad (1 + 1), the output gradient's cast (2 + 1) and transpose (1 + 1);
+// weights are cast once per step (cached over microbatches), so they do not count here. The
+// caller spreads them over the forward and backward passes (it multiplies elementwise work by 3).
+double fp8_cast_bytes(double m, double k, double n) { return 5 * m * k + 5 * m * n; }
 
 // Per-layer costs of one kind, one microbatch, seconds.
 struct KindTime {
@@ -63,7 +73,7 @@ double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, doubl
 }
 
 KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Rates& r,
-                   double gpus_per_node, double tokens) {
+                   double gpus_per_node, double tokens, bool fp8) {
   KindTime t;
   const double tp = static_cast<double>(l.tp);
   const double etp = static_cast<double>(l.etp);
@@ -71,12 +81,14 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   const double h = static_cast<double>(c.hidden);
   // Dense matrices: every TP rank multiplies the whole (gathered) microbatch by its slice.
   double gemm = 0;
+  double cast_bytes = 0;  // FP8 quantisation traffic (memory-bound, outside the GEMMs)
   for (const Gemm& g : kind.gemms) {
     double out = static_cast<double>(g.out);
     double in = static_cast<double>(g.in);
     if (g.split == GemmSplit::tp_out) out /= tp;
     if (g.split == GemmSplit::tp_in) in /= tp;
     gemm += gemm_time(r, tokens, in, out);
+    cast_bytes += fp8_cast_bytes(tokens, in, out);
   }
   double expert = 0;
   double routed_tokens = 0;
@@ -91,6 +103,7 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
       if (g.split == GemmSplit::expert_in) in /= etp;
       // One grouped GEMM over the local experts: the weights are read once per expert.
       expert += local_experts * (gemm_time(r, per_expert, in, out) - r.kernel) + r.kernel;
+      cast_bytes += local_experts * fp8_cast_bytes(per_expert, in, out);
     }
   }
   const double attention_flops = tokens * (kind.attention_flops / tp + kind.indexer_flops);
@@ -98,7 +111,8 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // Memory-bound work: norms, residual adds, rotary, activation, router, permutation.
   const double stream_bytes = kBf16 * tokens / sp_div * h * 16.0;
   const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * static_cast<double>(c.moe_ffn) / etp);
-  const double elementwise = (stream_bytes + routed_bytes) / r.hbm + 20 * r.kernel;
+  const double elementwise =
+      (stream_bytes + routed_bytes + (fp8 ? cast_bytes / 3.0 : 0.0)) / r.hbm + 20 * r.kernel;
 
   // TP collectives: with SP an all-gather before and a reduce-scatter after attention and after the
   // dense MLP or shared expert; without SP, all-reduces (twice the traffic).
@@ -165,7 +179,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   const double gpn = static_cast<double>(cluster.gpus_per_node());
   r.net_ring = cluster.network_bytes_per_s() / gpn * cal.network_ring_efficiency;
   r.latency = cal.link_latency_s;
-  r.moe_sync = cal.moe_layer_sync_s;
+  r.moe_sync = l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
   r.net_a2a_latency = cal.network_a2a_latency_s;
 
   const double tp = static_cast<double>(l.tp);
@@ -176,8 +190,9 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   const double vpp = static_cast<double>(l.vpp);
 
   std::array<KindTime, kMaxKinds> kinds{};
-  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, gpn, tokens);
-  const KindTime mtp = c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, gpn, tokens) : KindTime{};
+  const bool fp8 = w.precision == Precision::fp8;
+  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, gpn, tokens, fp8);
+  const KindTime mtp = c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, gpn, tokens, fp8) : KindTime{};
 
   // Pipeline point-to-point: the stage boundary leaves the node when a stage fills one.
   double p2p = 0;

@@ -163,6 +163,7 @@ RunLog read_log(std::string_view text, const std::string& path, std::optional<Lo
   log.steps = std::move(read.steps);
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
+  if (format == LogFormat::megatron || format == LogFormat::megatron_bridge) log.memory = read_memory_reports(lines, path);
   if (format == LogFormat::jsonl) {
     for (const Step& step : log.steps) {
       if (!step.timestamp) continue;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ladle/runlog/log_format.hpp"
+#include "ladle/runlog/memory_report.hpp"
 #include "ladle/runlog/step.hpp"
 
 namespace ladle::runlog {
@@ -24,6 +25,7 @@ struct RunLog {
   std::optional<std::string> last_timestamp;
   std::optional<double> span_s;
   std::vector<std::string> notes;  ///< inferences and gaps, one sentence each
+  std::vector<MemoryReport> memory;  ///< Megatron-LM / Bridge memory lines, per rank, in log order
 
   bool operator==(const RunLog&) const = default;
 };

@@ -1,0 +1,140 @@
+#include "ladle/plan/measurements.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "support/test_support.hpp"
+
+namespace ladle::plan {
+namespace {
+
+// A valid file; each test breaks one thing in it.
+const std::string kHead =
+    "source:\n"
+    "  id: test\n"
+    "  publisher: Tester\n"
+    "  repo: NVIDIA/Megatron-LM\n"
+    "  path: examples/llama/README.md\n"
+    "  commit: d98e8a64ddf34856e74b24714e3bedb2f5a39553\n"
+    "system:\n"
+    "  gpu: h100-sxm\n"
+    "  gpus_per_node: 8\n"
+    "  network_gbps: 3200\n"
+    "runs:\n";
+
+std::string run(const std::string& measured, const std::string& layout = "layout: tp=1,cp=2,dp=4") {
+  return "  - id: r1\n"
+         "    model: llama-3.1-8b\n"
+         "    gpus: 8\n"
+         "    " +
+         layout +
+         "\n"
+         "    row_tokens: 8192\n"
+         "    global_batch: 128\n"
+         "    precision: fp8\n"
+         "    measured: " +
+         measured + "\n";
+}
+
+TEST(Measurements, ReadsTheFigureInEachUnit) {
+  const MeasurementSet tokens =
+      read_measurements(kHead + run("{value: 13812, unit: tokens/s/gpu}"), "m.yaml");
+  ASSERT_EQ(tokens.runs.size(), 1u);
+  const Measurement& m = tokens.runs[0];
+  EXPECT_EQ(m.name, "r1");
+  EXPECT_EQ(m.source, "Tester");
+  EXPECT_EQ(m.layout.cp, 2);
+  EXPECT_EQ(m.layout.dp, 4);
+  EXPECT_EQ(m.cluster.gpus_per_node(), 8);
+  EXPECT_DOUBLE_EQ(m.measured_tokens_per_s_per_gpu, 13812);
+  // A step of 128 rows x 8,192 tokens on 8 GPUs in 10 s.
+  const MeasurementSet step =
+      read_measurements(kHead + run("{value: 10, unit: step_time_s}"), "m.yaml");
+  EXPECT_DOUBLE_EQ(step.runs[0].measured_tokens_per_s_per_gpu, 128.0 * 8192 / 10 / 8);
+  const MeasurementSet hours = read_measurements(
+      kHead + run("{value: 180000, unit: gpu_hours_per_trillion_tokens}"), "m.yaml");
+  EXPECT_NEAR(hours.runs[0].measured_tokens_per_s_per_gpu, 1e12 / (180000.0 * 3600), 1e-9);
+  const MeasurementSet flops = read_measurements(
+      kHead + run("{value: 400, unit: tflops/s/gpu, flop_convention: 6n}"), "m.yaml");
+  EXPECT_NEAR(flops.runs[0].measured_tokens_per_s_per_gpu, 400e12 / (6 * m.costs.n_params), 1e-6);
+  const MeasurementSet attention = read_measurements(
+      kHead + run("{value: 400, unit: tflops/s/gpu, flop_convention: 6n_plus_attention}"),
+      "m.yaml");
+  // Llama 3.1 8B at 8,192 tokens: 12 x 32 layers x 32 heads x 128 x 8192 more FLOPs per token.
+  EXPECT_NEAR(400e12 / attention.runs[0].measured_tokens_per_s_per_gpu - 6 * m.costs.n_params,
+              12.0 * 32 * 32 * 128 * 8192, 1.0);
+}
+
+TEST(Measurements, ReadsPeakMemoryAndLaunchArguments) {
+  const MeasurementSet set =
+      read_measurements(kHead +
+                            run("{value: 1, unit: tokens/s/gpu}",
+                                "args: '--tensor-model-parallel-size 2 "
+                                "--expert-tensor-parallel-size 1 --sequence-parallel'") +
+                            "    peak_memory: {value: 81920, unit: MiB, kind: max reserved}\n",
+                        "m.yaml");
+  EXPECT_EQ(set.runs[0].layout.tp, 2);
+  EXPECT_TRUE(set.runs[0].layout.sp);
+  EXPECT_DOUBLE_EQ(set.runs[0].peak_memory_gib, 80.0);
+  EXPECT_EQ(set.runs[0].peak_memory_kind, "max reserved");
+}
+
+TEST(Measurements, RejectsWhatItCannotTrust) {
+  const std::string ok = run("{value: 1, unit: tokens/s/gpu}");
+  std::string no_source = kHead;
+  const size_t commit = no_source.find("  commit:");
+  no_source.erase(commit, no_source.find('\n', commit) + 1 - commit);
+  EXPECT_LADLE_ERROR(
+      read_measurements(no_source + ok, "m.yaml"), input,
+      "m.yaml:2:3: error: source: expected url, or repo + path + commit (40 hex digits)");
+  EXPECT_LADLE_ERROR(
+      read_measurements(kHead + run("{value: 1}"), "m.yaml"), input,
+      "m.yaml:19:15: error: runs[0].measured.unit: missing; expected one of tokens/s/gpu");
+  EXPECT_LADLE_ERROR(read_measurements(kHead + run("{value: 1, unit: tok/s}"), "m.yaml"), input,
+                     "m.yaml:19:32: error: runs[0].measured.unit: unknown unit 'tok/s'");
+  EXPECT_LADLE_ERROR(
+      read_measurements(kHead + run("{value: 400, unit: tflops/s/gpu}"), "m.yaml"), input,
+      "m.yaml:19:15: error: runs[0].measured.flop_convention: missing; TFLOP/s needs its FLOP "
+      "convention: one of 6n, 6n_plus_attention");
+  EXPECT_LADLE_ERROR(
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", "layout: tp=1,cq=2"),
+                        "m.yaml"),
+      input, "m.yaml:15:13: error: runs[0].layout:");
+  EXPECT_LADLE_ERROR(
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", "layout: tp=3"), "m.yaml"),
+      input, "m.yaml:15:13: error: runs[0].layout:");
+  EXPECT_LADLE_ERROR(
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", "args: '--tp \"2'"),
+                        "m.yaml"),
+      input, "runs[0].args:");
+  EXPECT_LADLE_ERROR(read_measurements(kHead + ok + ok, "m.yaml"), input,
+                     "runs[1].id: run id 'r1' repeats");
+  std::string bad_model = kHead + ok;
+  bad_model.replace(bad_model.find("llama-3.1-8b"), 12, "llama-9b");
+  EXPECT_LADLE_ERROR(read_measurements(bad_model, "m.yaml"), input,
+                     "runs[0].model: unknown model 'llama-9b'");
+  EXPECT_LADLE_ERROR(read_measurements(kHead + ok + "    speed: 3\n", "m.yaml"), input,
+                     "runs[0].speed: unknown key");
+}
+
+TEST(Measurements, EmbeddedTrainingSetHasThirtyRunsFromFiveSources) {
+  const MeasurementSet& set = embedded_measurements();
+  EXPECT_GE(set.runs.size(), 30u);
+  std::set<std::string> publishers;
+  for (const MeasurementSource& s : set.sources) {
+    publishers.insert(s.publisher);
+    EXPECT_TRUE(!s.url.empty() || (!s.repo.empty() && !s.path.empty())) << s.id;
+  }
+  EXPECT_GE(publishers.size(), 5u);
+  for (const Measurement& m : set.runs) {
+    EXPECT_TRUE(std::isfinite(m.measured_tokens_per_s_per_gpu) &&
+                m.measured_tokens_per_s_per_gpu > 0)
+        << m.name;
+    EXPECT_EQ(publishers.count(m.source), 1u) << m.name;
+  }
+}
+
+}  // namespace
+}  // namespace ladle::plan
