@@ -155,6 +155,15 @@ async function testIndex(context, site) {
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'index fits a phone width (the table scrolls inside its box)', `${overflow}px too wide`);
+  // The key column stays in view without scrolling the table sideways.
+  const keyColumn = await page.evaluate(() => {
+    const cell = document.querySelector('#recipes thead th:nth-child(4)');
+    const box = cell.getBoundingClientRect();
+    const wrap = cell.closest('.table-wrap').getBoundingClientRect();
+    return { right: box.right, visibleRight: Math.min(wrap.right, window.innerWidth), shown: box.width > 0 };
+  });
+  check(keyColumn.shown && keyColumn.right <= keyColumn.visibleRight + 0.5,
+        'tokens/s per GPU is visible at phone width without scrolling', JSON.stringify(keyColumn));
   await page.screenshot({ path: path.join(shots, 'index-phone.png'), fullPage: true });
   await page.close();
 }

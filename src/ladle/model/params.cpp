@@ -114,6 +114,7 @@ ParamCounts count_params(const ModelSpec& spec) {
   }
   // A tied head still multiplies every token through the embedding matrix.
   if (spec.tie_word_embeddings) c.n += spec.vocab_size * spec.hidden_size;
+  c.vision = spec.vision_params;
   c.total_without_embedding = c.total - c.embedding;
   c.checkpoint = c.total + c.mtp;
   c.checkpoint_without_correction_bias = c.checkpoint - correction_biases;
