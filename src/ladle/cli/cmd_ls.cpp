@@ -44,14 +44,18 @@ void check_filter(const char* flag, const std::string& wanted, std::vector<std::
     if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(name);
   }
   known = std::move(unique);
-  throw_usage("{}: unknown {} '{}'{}; known: {}", flag, flag + 2, wanted, util::did_you_mean(wanted, known),
-              util::join(known, ", "));
+  // Suggest from every accepted spelling, compared without case.
+  std::vector<std::string> spellings = model::model_names();
+  for (const std::string& name : known) spellings.push_back(util::to_lower(name));
+  throw_usage("{}: unknown {} '{}'{}; known: {}", flag, flag + 2, wanted,
+              util::did_you_mean(util::to_lower(wanted), spellings), util::join(known, ", "));
 }
 
 int run_ls(const LsOptions& opt, Io& io) {
   std::vector<recipe::LoadedRecipe> recipes =
       opt.recipes_dir.empty() ? recipe::load_embedded_catalog() : recipe::load_catalog_dir(opt.recipes_dir);
-  // Known models: as the recipes spell them, then the embedded models no recipe names.
+  // Known models: as the recipes spell them, then the embedded models no recipe names, spelt the
+  // same way (their display names).
   std::vector<std::string> models;
   std::vector<std::string> gpus;
   for (const auto& l : recipes) {
@@ -60,7 +64,7 @@ int run_ls(const LsOptions& opt, Io& io) {
   }
   for (const std::string& name : model::model_names()) {
     if (std::none_of(recipes.begin(), recipes.end(), [&](const auto& l) { return same_model(l.recipe.model, name); })) {
-      models.push_back(name);
+      models.push_back(model::model_display_name(name));
     }
   }
   check_filter("--model", opt.model, models, [&](const std::string& m) {
