@@ -210,3 +210,27 @@ TEST(ModelChatTemplate, NamesTheFirstDifference) {
 
 }  // namespace
 }  // namespace ladle::pack
+
+namespace ladle::pack {
+namespace {
+
+// Packing with the model's own template gives the ids and mask of the family rule when the two
+// agree, and refuses a conversation they render differently.
+TEST(ModelChatTemplate, EncodesWithTheModelsOwnTemplate) {
+  const Tokenizer tokenizer =
+      Tokenizer::from_file(test::source_path("tests/data/pack/tokenizers/qwen3_trimmed.json"));
+  ModelChatTemplate own;
+  own.source = test::source_path("tools/reference/templates/qwen3.jinja");
+  own.text = util::read_file(own.source);
+  for (const Json& c : conversations()) {
+    const Conversation conversation = conversation_of(c);
+    EXPECT_EQ(encode_conversation(tokenizer, TemplateFamily::qwen3, conversation, &own),
+              encode_conversation(tokenizer, TemplateFamily::qwen3, conversation));
+  }
+  ModelChatTemplate other{"other.jinja", "{% for m in messages %}{{ m.content }}{% endfor %}", "", "", nullptr};
+  EXPECT_LADLE_ERROR(encode_conversation(tokenizer, TemplateFamily::qwen3, conversation_of(conversations()[0]), &other),
+                     input, "the model's chat template other.jinja renders this conversation unlike ladle's qwen3 rule");
+}
+
+}  // namespace
+}  // namespace ladle::pack

@@ -3,7 +3,6 @@
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -71,34 +70,6 @@ std::string render_summary(const pack::PackManifest& m, const std::string& out_d
   return fmt::format("packed {} rows into {}\n{}", m.build.rows, out_dir, table.render());
 }
 
-// The model's own chat template (chat_template.jinja or tokenizer_config.json beside the
-// tokenizer) must render the input's first conversations byte for byte as the family rule does,
-// so the family's loss mask holds for it; without one, the family rule is the template.
-void check_model_chat_template(const std::string& tokenizer_file, pack::TemplateFamily family,
-                               const std::string& input, Io& io) {
-  const std::optional<pack::ModelChatTemplate> own = pack::find_model_chat_template(tokenizer_file);
-  if (!own) return;
-  constexpr int kChecked = 64;
-  std::ifstream in(input);
-  std::string text;
-  int line = 0;
-  int checked = 0;
-  while (checked < kChecked && std::getline(in, text)) {
-    ++line;
-    if (util::trim(text).empty()) continue;
-    const SourceLocation where{input, line, 1, ""};
-    const pack::Conversation conversation = pack::parse_conversation(text, where);
-    if (const auto mismatch = pack::model_template_mismatch(*own, family, conversation)) {
-      throw_input(where, "the model's chat template {} renders this conversation unlike ladle's {} rule ({}); "
-                  "the loss mask follows that rule, so pack needs the two to agree (--template names the family)",
-                  own->source, pack::to_string(family), *mismatch);
-    }
-    ++checked;
-  }
-  io.err << fmt::format("pack: {} renders the first {} conversations as the {} rule\n", own->source, checked,
-                        pack::to_string(family));
-}
-
 int run_pack(const PackCliOptions& opt, Io& io) {
   pack::PackOptions options;
   options.input_path = opt.input;
@@ -111,7 +82,13 @@ int run_pack(const PackCliOptions& opt, Io& io) {
   // A tokenizer.json, a checkpoint folder or a Hugging Face repo id (resolve_hf_file in commands.cpp).
   const std::string tokenizer_file = resolve_hf_file(opt.tokenizer_path, "tokenizer.json");
   const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(tokenizer_file);
-  check_model_chat_template(tokenizer_file, options.family, opt.input, io);
+  // The model's own chat template (chat_template.jinja or tokenizer_config.json beside the
+  // tokenizer) renders every conversation, checked against the family rule whose loss mask applies.
+  options.chat_template = pack::find_model_chat_template(tokenizer_file);
+  if (options.chat_template && !opt.quiet && !opt.json) {
+    io.err << fmt::format("pack: chat template {}, checked against the {} rule on every conversation\n",
+                          options.chat_template->source, pack::to_string(options.family));
+  }
   pack::PackOutput output;
   output.dir = opt.out;
   const std::filesystem::path out_path(opt.out);

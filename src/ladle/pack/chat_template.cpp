@@ -301,13 +301,21 @@ std::string_view separator_token(TemplateFamily family) {
 bool separator_closes_turn(TemplateFamily family) { return family == TemplateFamily::glm5; }
 
 TokenizedConversation encode_conversation(const Tokenizer& tokenizer, TemplateFamily family,
-                                          const Conversation& conversation) {
+                                          const Conversation& conversation, const ModelChatTemplate* own) {
   Conversation normal = conversation;
   for (Message& m : normal.messages) {
     m.content = tokenizer.normalize(m.content);
     if (m.reasoning_content) m.reasoning_content = tokenizer.normalize(*m.reasoning_content);
   }
   const RenderedConversation rendered = render_conversation(family, normal);
+  // The model's own template renders the text; the family rule's spans hold only for the same text.
+  if (own != nullptr) {
+    if (const auto mismatch = model_template_mismatch(*own, family, normal)) {
+      throw Error(ErrorKind::input, fmt::format("the model's chat template {} renders this conversation unlike "
+                                                "ladle's {} rule, whose loss mask pack applies ({})",
+                                                own->source, to_string(family), *mismatch));
+    }
+  }
   const Encoding enc = tokenizer.encode(rendered.text);
   TokenizedConversation out;
   out.ids = enc.ids;
@@ -351,6 +359,7 @@ std::optional<ModelChatTemplate> find_model_chat_template(const std::string& tok
   if (std::filesystem::is_regular_file(jinja_path, ec)) {
     out.source = jinja_path.string();
     out.text = util::read_file(out.source);
+    out.parsed = std::make_shared<const JinjaTemplate>(out.text, out.source);
     return out;
   }
   if (!config.contains("chat_template")) return std::nullopt;
@@ -358,6 +367,7 @@ std::optional<ModelChatTemplate> find_model_chat_template(const std::string& tok
   out.source = config_path.string();
   if (t.is_string()) {
     out.text = t.get<std::string>();
+    out.parsed = std::make_shared<const JinjaTemplate>(out.text, out.source);
     return out;
   }
   if (t.is_array()) {
@@ -365,6 +375,7 @@ std::optional<ModelChatTemplate> find_model_chat_template(const std::string& tok
       if (entry.is_object() && entry.value("name", "") == "default" && entry.contains("template") &&
           entry["template"].is_string()) {
         out.text = entry["template"].get<std::string>();
+        out.parsed = std::make_shared<const JinjaTemplate>(out.text, out.source);
         return out;
       }
     }
@@ -374,7 +385,8 @@ std::optional<ModelChatTemplate> find_model_chat_template(const std::string& tok
 }
 
 std::string render_with_model_template(const ModelChatTemplate& chat_template, const Conversation& conversation) {
-  const JinjaTemplate t(chat_template.text, chat_template.source);
+  std::shared_ptr<const JinjaTemplate> t = chat_template.parsed;
+  if (!t) t = std::make_shared<const JinjaTemplate>(chat_template.text, chat_template.source);
   nlohmann::ordered_json messages = nlohmann::ordered_json::array();
   for (const Message& m : conversation.messages) {
     nlohmann::ordered_json j;
@@ -388,7 +400,7 @@ std::string render_with_model_template(const ModelChatTemplate& chat_template, c
   context["add_generation_prompt"] = false;
   context["bos_token"] = chat_template.bos_token;
   context["eos_token"] = chat_template.eos_token;
-  return t.render(context);
+  return t->render(context);
 }
 
 std::optional<std::string> model_template_mismatch(const ModelChatTemplate& chat_template, TemplateFamily family,
