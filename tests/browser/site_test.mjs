@@ -219,6 +219,19 @@ async function testModelPage(context, site) {
   const want = site.report.recipes.filter((r) => r.model === model.name && r.tokens_per_s_per_gpu !== null).length;
   check(bars >= want && want > 0, 'one bar per measured layout', `${bars} bars, ${want} layouts`);
   await page.screenshot({ path: path.join(shots, 'model-wide.png'), fullPage: true });
+  // Chart labels are never cut: every text of a chart lies inside its SVG's box.
+  const cut = await page.$$eval('figure.chart svg', (svgs) => svgs.flatMap((svg) => {
+    const box = svg.getBoundingClientRect();
+    return Array.from(svg.querySelectorAll('text')).filter((t) => {
+      const r = t.getBoundingClientRect();
+      return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5);
+    }).map((t) => t.textContent);
+  }));
+  check(cut.length === 0, 'no chart label is cut at desktop width', cut.join(' | '));
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, 'model page fits a phone width', `${overflow}px too wide`);
+  await page.screenshot({ path: path.join(shots, 'model-phone.png'), fullPage: true });
   await page.close();
 }
 
