@@ -155,6 +155,15 @@ async function testIndex(context, site) {
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'index fits a phone width (the table scrolls inside its box)', `${overflow}px too wide`);
+  // The key column stays in view without scrolling the table sideways.
+  const keyColumn = await page.evaluate(() => {
+    const cell = document.querySelector('#recipes thead th:nth-child(4)');
+    const box = cell.getBoundingClientRect();
+    const wrap = cell.closest('.table-wrap').getBoundingClientRect();
+    return { right: box.right, visibleRight: Math.min(wrap.right, window.innerWidth), shown: box.width > 0 };
+  });
+  check(keyColumn.shown && keyColumn.right <= keyColumn.visibleRight + 0.5,
+        'tokens/s per GPU is visible at phone width without scrolling', JSON.stringify(keyColumn));
   await page.screenshot({ path: path.join(shots, 'index-phone.png'), fullPage: true });
   await page.close();
 }
@@ -210,6 +219,19 @@ async function testModelPage(context, site) {
   const want = site.report.recipes.filter((r) => r.model === model.name && r.tokens_per_s_per_gpu !== null).length;
   check(bars >= want && want > 0, 'one bar per measured layout', `${bars} bars, ${want} layouts`);
   await page.screenshot({ path: path.join(shots, 'model-wide.png'), fullPage: true });
+  // Chart labels are never cut: every text of a chart lies inside its SVG's box.
+  const cut = await page.$$eval('figure.chart svg', (svgs) => svgs.flatMap((svg) => {
+    const box = svg.getBoundingClientRect();
+    return Array.from(svg.querySelectorAll('text')).filter((t) => {
+      const r = t.getBoundingClientRect();
+      return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5);
+    }).map((t) => t.textContent);
+  }));
+  check(cut.length === 0, 'no chart label is cut at desktop width', cut.join(' | '));
+  await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  check(overflow <= 0, 'model page fits a phone width', `${overflow}px too wide`);
+  await page.screenshot({ path: path.join(shots, 'model-phone.png'), fullPage: true });
   await page.close();
 }
 

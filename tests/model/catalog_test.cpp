@@ -50,3 +50,19 @@ TEST(ModelCatalog, ListsAliases) {
 
 }  // namespace
 }  // namespace ladle::model
+
+namespace ladle::model {
+namespace {
+
+TEST(ModelCatalog, DisplayNamesAreTheRecipesSpelling) {
+  EXPECT_EQ(model_display_name("glm-5.2"), "GLM-5.2-744B-A40B");
+  EXPECT_EQ(model_display_name("zai-org/GLM-4.7-Flash"), "GLM-4.7-Flash");
+  EXPECT_EQ(model_display_name("not-a-model"), "not-a-model");
+  // Every display name leads back to its own model, so recipes and the site never split one.
+  for (const std::string& name : model_names()) {
+    EXPECT_EQ(canonical_model_name(model_display_name(name)), name) << name;
+  }
+}
+
+}  // namespace
+}  // namespace ladle::model

@@ -80,7 +80,7 @@ TEST(ConfigJson, RejectsHeadsThatDoNotDivide) {
 
 TEST(ConfigJson, RejectsUnknownModelTypeNamingSupportedOnes) {
   EXPECT_LADLE_ERROR(read_config_file(fixture("unknown_model_type.json")), input,
-                     "unsupported model_type 'mamba'; supported: deepseek_v3, glm4_moe");
+                     "unsupported model_type 'mamba'; supported: bailing_moe, deepseek_v2, deepseek_v3");
 }
 
 TEST(ConfigJson, RejectsWrongType) {
@@ -116,7 +116,8 @@ TEST(ConfigJson, RejectsNonObject) {
 TEST(ConfigJson, SupportedTypesAreListed) {
   const std::vector<std::string> types = supported_model_types();
   for (const char* t : {"glm4_moe_lite", "glm_moe_dsa", "deepseek_v3", "glm4_moe", "qwen3_moe",
-                        "qwen3", "llama", "mixtral", "gpt_oss"}) {
+                        "qwen3", "llama", "mixtral", "gpt_oss", "llama4", "bailing_moe",
+                        "qwen3_next", "deepseek_v2"}) {
     EXPECT_NE(std::find(types.begin(), types.end(), t), types.end()) << t;
   }
 }

@@ -78,7 +78,7 @@ TEST(Search, RejectsAGpuCountNoLayoutDivides) {
 
 TEST(Search, RejectsAModelThatDoesNotFit) {
   PlanRequest r = request_for("glm-5.2", "h100", 8);
-  EXPECT_LADLE_ERROR(plan_layouts(r), usage, "no layout of glm-5.2 fits 8 x h100-sxm");
+  EXPECT_LADLE_ERROR(plan_layouts(r), no, "no layout of glm-5.2 fits 8 x h100-sxm");
 }
 
 TEST(Search, IsDeterministic) {

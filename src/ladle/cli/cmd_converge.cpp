@@ -91,7 +91,9 @@ void run_converge(const ConvergeOptions& options, Io& io) {
   if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
   if (options.steps && *options.steps <= 0) throw_usage("--steps must be at least 1");
   std::optional<recipe::LoadedRecipe> loaded;
-  if (!options.write.empty()) loaded = recipe::read_recipe_file(options.write);  // fail early on a bad recipe
+  // --write takes a path or a catalog name (resolve_recipe_file in commands.cpp).
+  const std::string write_path = options.write.empty() ? "" : resolve_recipe_file(options.write);
+  if (!write_path.empty()) loaded = recipe::read_recipe_file(write_path);  // fail early on a bad recipe
   const runlog::RunLog reference = runlog::read_log_file(options.reference, forced);
   const runlog::RunLog candidate = runlog::read_log_file(options.candidate, forced);
   const verify::ConvergenceReport report = verify::check_convergence(reference, candidate, options.steps,
@@ -105,7 +107,7 @@ void run_converge(const ConvergeOptions& options, Io& io) {
     Correctness correctness = loaded->recipe.correctness.value_or(Correctness{"pending", "", "", "pending", {}, {}, ""});
     correctness.convergence = verify::update_convergence(correctness.convergence, report);
     loaded->recipe.correctness = std::move(correctness);
-    recipe::write_recipe_file(options.write, loaded->recipe);
+    recipe::write_recipe_file(write_path, loaded->recipe);
     io.err << fmt::format("wrote correctness.convergence to {}\n", options.write);
   }
   io.exit_code = report.passed ? kExitOk : kExitNo;

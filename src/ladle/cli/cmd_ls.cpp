@@ -1,13 +1,16 @@
 // cmd_ls.cpp: `ladle ls`, the catalog as a table.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/hw/catalog.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/util/error.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -26,14 +29,51 @@ struct LsOptions {
 // Whether a recipe's model is `wanted`, by name or any alias of the catalog model.
 bool same_model(const std::string& recipe_model, const std::string& wanted) {
   if (util::to_lower(recipe_model) == util::to_lower(wanted)) return true;
-  const auto a = model::find_model(recipe_model);
-  const auto b = model::find_model(wanted);
-  return a && b && a->name == b->name;
+  const auto a = model::canonical_model_name(recipe_model);
+  const auto b = model::canonical_model_name(wanted);
+  return a && b && *a == *b;
+}
+
+// A --model or --gpu that names nothing in the catalog (nor among the embedded models or GPUs) is
+// a typo, not an empty answer: refuse it with the nearest name.
+void check_filter(const char* flag, const std::string& wanted, std::vector<std::string> known,
+                  const std::function<bool(const std::string&)>& is_known) {
+  if (wanted.empty() || is_known(wanted)) return;
+  std::vector<std::string> unique;
+  for (const std::string& name : known) {
+    if (std::find(unique.begin(), unique.end(), name) == unique.end()) unique.push_back(name);
+  }
+  known = std::move(unique);
+  // Suggest from every accepted spelling, compared without case.
+  std::vector<std::string> spellings = model::model_names();
+  for (const std::string& name : known) spellings.push_back(util::to_lower(name));
+  throw_usage("{}: unknown {} '{}'{}; known: {}", flag, flag + 2, wanted,
+              util::did_you_mean(util::to_lower(wanted), spellings), util::join(known, ", "));
 }
 
 int run_ls(const LsOptions& opt, Io& io) {
   std::vector<recipe::LoadedRecipe> recipes =
       opt.recipes_dir.empty() ? recipe::load_embedded_catalog() : recipe::load_catalog_dir(opt.recipes_dir);
+  // Known models: as the recipes spell them, then the embedded models no recipe names, spelt the
+  // same way (their display names).
+  std::vector<std::string> models;
+  std::vector<std::string> gpus;
+  for (const auto& l : recipes) {
+    models.push_back(l.recipe.model);
+    gpus.push_back(util::to_lower(l.recipe.gpu.type));
+  }
+  for (const std::string& name : model::model_names()) {
+    if (std::none_of(recipes.begin(), recipes.end(), [&](const auto& l) { return same_model(l.recipe.model, name); })) {
+      models.push_back(model::model_display_name(name));
+    }
+  }
+  check_filter("--model", opt.model, models, [&](const std::string& m) {
+    return model::canonical_model_name(m).has_value() ||
+           std::any_of(recipes.begin(), recipes.end(), [&](const auto& l) { return same_model(l.recipe.model, m); });
+  });
+  check_filter("--gpu", opt.gpu, gpus, [&](const std::string& g) {
+    return std::find(gpus.begin(), gpus.end(), util::to_lower(g)) != gpus.end() || hw::find_gpu(g).has_value();
+  });
   std::erase_if(recipes, [&](const recipe::LoadedRecipe& l) {
     return (!opt.model.empty() && !same_model(l.recipe.model, opt.model)) ||
            (!opt.gpu.empty() && util::to_lower(l.recipe.gpu.type) != util::to_lower(opt.gpu));
@@ -62,12 +102,13 @@ int run_ls(const LsOptions& opt, Io& io) {
       j.push_back(row);
     }
     io.out << j.dump(2) << "\n";
-    return kExitOk;
+    return recipes.empty() ? kExitNo : kExitOk;
   }
   if (recipes.empty()) {
+    // A known name with no recipe: the answer to "which recipes?" is none.
     io.err << "ladle: no recipe matches" << (opt.model.empty() ? "" : " --model " + opt.model)
            << (opt.gpu.empty() ? "" : " --gpu " + opt.gpu) << "\n";
-    return kExitOk;
+    return kExitNo;
   }
   util::Table table{{"model", "GPUs", "layout", "tokens/s/GPU", "$/1M", "MFU", "CV", "status"}, {}};
   for (const auto& l : recipes) {

@@ -75,6 +75,20 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
   nlohmann::ordered_json windows = nlohmann::ordered_json::array();
   for (int64_t w : s.sliding_window) windows.push_back(w);
   a["sliding_window"] = windows;
+  if (!s.attention_chunk.empty()) {
+    nlohmann::ordered_json chunks = nlohmann::ordered_json::array();
+    for (int64_t c : s.attention_chunk) chunks.push_back(c);
+    a["attention_chunk"] = chunks;
+  }
+  if (s.count_linear_attention() > 0) {
+    a["linear_attention_layers"] = s.count_linear_attention();
+    a["linear_num_key_heads"] = s.linear_num_key_heads;
+    a["linear_num_value_heads"] = s.linear_num_value_heads;
+    a["linear_key_head_dim"] = s.linear_key_head_dim;
+    a["linear_value_head_dim"] = s.linear_value_head_dim;
+    a["linear_conv_kernel"] = s.linear_conv_kernel;
+  }
+  if (s.attention_output_gate) a["attention_output_gate"] = true;
   a["indexer_layers"] = s.count_indexers();
   if (s.index_topk > 0) {
     a["index_n_heads"] = s.index_n_heads;
@@ -87,14 +101,17 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
     a["indexer_layer_indices"] = owners;
   }
   a["intermediate_size"] = s.intermediate_size;
-  a["moe_intermediate_size"] = s.moe_intermediate_size;
-  a["num_experts"] = s.num_experts;
-  a["experts_per_token"] = s.experts_per_token;
-  a["num_shared_experts"] = s.num_shared_experts;
-  a["shared_expert_intermediate_size"] = s.shared_expert_intermediate_size;
-  a["first_k_dense"] = s.first_k_dense;
-  a["router_correction_bias"] = s.router_correction_bias;
-  a["mtp_stores_embedding_and_head"] = s.mtp_stores_embedding_and_head;
+  // A dense model has no MoE fields to show.
+  if (s.num_experts > 0) {
+    a["moe_intermediate_size"] = s.moe_intermediate_size;
+    a["num_experts"] = s.num_experts;
+    a["experts_per_token"] = s.experts_per_token;
+    a["num_shared_experts"] = s.num_shared_experts;
+    a["shared_expert_intermediate_size"] = s.shared_expert_intermediate_size;
+    a["first_k_dense"] = s.first_k_dense;
+    a["router_correction_bias"] = s.router_correction_bias;
+  }
+  if (s.num_mtp_layers > 0) a["mtp_stores_embedding_and_head"] = s.mtp_stores_embedding_and_head;
   return a;
 }
 
@@ -119,6 +136,7 @@ nlohmann::ordered_json report_json(const ModelReport& r) {
   by_role["embedding"] = r.counts.embedding;
   by_role["head"] = r.counts.head;
   out["params_by_role"] = by_role;
+  if (r.counts.vision > 0) out["vision_encoder_params"] = r.counts.vision;
   const model::FlopsPerToken& f = r.flops;
   nlohmann::ordered_json flops;
   flops["seq_len"] = f.seq_len;
@@ -167,8 +185,12 @@ void render_text(const ModelReport& r, std::ostream& out) {
   const ModelSpec& s = r.spec;
   out << fmt::format("model: {} ({})\n", s.name, s.model_type);
   out << fmt::format("source: {}\n", s.source);
-  out << fmt::format("layers: {} decoder ({} dense, {} MoE) + {} MTP\n", s.num_layers,
-                     s.count_mlp(MlpKind::dense), s.count_mlp(MlpKind::moe), s.num_mtp_layers);
+  if (s.num_experts > 0) {
+    out << fmt::format("layers: {} decoder ({} dense, {} MoE) + {} MTP\n", s.num_layers,
+                       s.count_mlp(MlpKind::dense), s.count_mlp(MlpKind::moe), s.num_mtp_layers);
+  } else {
+    out << fmt::format("layers: {} decoder (dense) + {} MTP\n", s.num_layers, s.num_mtp_layers);
+  }
   out << fmt::format("hidden: {}, vocab: {}, tied embeddings: {}\n", s.hidden_size, s.vocab_size,
                      s.tie_word_embeddings ? "yes" : "no");
   if (s.attention == AttentionKind::mla) {
@@ -176,9 +198,23 @@ void render_text(const ModelReport& r, std::ostream& out) {
                        s.num_heads, s.q_lora_rank, s.kv_lora_rank, s.qk_nope_head_dim,
                        s.qk_rope_head_dim, s.v_head_dim);
   } else {
-    out << fmt::format("attention: gqa, {} heads, {} kv heads, head dim {}{}{}{}\n", s.num_heads,
+    out << fmt::format("attention: gqa, {} heads, {} kv heads, head dim {}{}{}{}{}\n", s.num_heads,
                        s.num_kv_heads, s.head_dim, s.attention_bias ? ", qkv bias" : "",
-                       s.qk_norm ? ", qk norm" : "", s.attention_sinks ? ", sinks" : "");
+                       s.qk_norm ? ", qk norm" : "", s.attention_sinks ? ", sinks" : "",
+                       s.attention_output_gate ? ", output gate" : "");
+  }
+  if (s.count_linear_attention() > 0) {
+    out << fmt::format("linear attention (Gated DeltaNet) on {} of {} layers: {} key heads x {}, {} "
+                       "value heads x {}, conv {}\n",
+                       s.count_linear_attention(), s.num_layers, s.linear_num_key_heads,
+                       s.linear_key_head_dim, s.linear_num_value_heads, s.linear_value_head_dim,
+                       s.linear_conv_kernel);
+  }
+  const auto chunked = std::count_if(s.attention_chunk.begin(), s.attention_chunk.end(),
+                                     [](int64_t c) { return c > 0; });
+  if (chunked > 0) {
+    const int64_t chunk = *std::max_element(s.attention_chunk.begin(), s.attention_chunk.end());
+    out << fmt::format("chunked attention: {} tokens on {} of {} layers\n", chunk, chunked, s.num_layers);
   }
   const auto sliding = std::count_if(s.sliding_window.begin(), s.sliding_window.end(),
                                      [](int64_t w) { return w > 0; });
@@ -209,6 +245,10 @@ void render_text(const ModelReport& r, std::ostream& out) {
   }
   out << params.render();
   out << fmt::format("N (active, for MFU): {}\n", grouped(r.counts.n));
+  if (r.counts.vision > 0) {
+    out << fmt::format("vision encoder and projector (vision_config, not planned): {}\n",
+                       grouped(r.counts.vision));
+  }
 
   const model::FlopsPerToken& f = r.flops;
   out << fmt::format("\nFLOPs per token at {} tokens per sequence\n", f.seq_len);

@@ -1,19 +1,20 @@
 // cmd_pack.cpp: `ladle pack`, builds fixed-length training rows with a loss mask from conversations
 // and writes them with a manifest.
-#include <unistd.h>
-
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <thread>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/pack/chat_template.hpp"
 #include "ladle/pack/pack_writer.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/progress.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -21,7 +22,6 @@ namespace ladle::cli {
 
 namespace {
 
-constexpr int kProgressWidth = 30;
 
 struct PackCliOptions {
   std::string tokenizer_path;
@@ -35,6 +35,7 @@ struct PackCliOptions {
   uint64_t seed = 0;
   int threads = 0;
   bool json = false;
+  bool quiet = false;
   std::string into;
 };
 
@@ -78,7 +79,16 @@ int run_pack(const PackCliOptions& opt, Io& io) {
   options.seed = opt.seed;
   options.threads = opt.threads > 0 ? opt.threads
                                     : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
-  const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(opt.tokenizer_path);
+  // A tokenizer.json, a checkpoint folder or a Hugging Face repo id (resolve_hf_file in commands.cpp).
+  const std::string tokenizer_file = resolve_hf_file(opt.tokenizer_path, "tokenizer.json");
+  const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(tokenizer_file);
+  // The model's own chat template (chat_template.jinja or tokenizer_config.json beside the
+  // tokenizer) renders every conversation, checked against the family rule whose loss mask applies.
+  options.chat_template = pack::find_model_chat_template(tokenizer_file);
+  if (options.chat_template && !opt.quiet && !opt.json) {
+    io.err << fmt::format("pack: chat template {}, checked against the {} rule on every conversation\n",
+                          options.chat_template->source, pack::to_string(options.family));
+  }
   pack::PackOutput output;
   output.dir = opt.out;
   const std::filesystem::path out_path(opt.out);
@@ -86,20 +96,23 @@ int run_pack(const PackCliOptions& opt, Io& io) {
   if (!opt.tokenizer_label.empty()) {
     output.tokenizer_label = opt.tokenizer_label;
   } else {
-    const std::filesystem::path t(opt.tokenizer_path);
+    // Named after the tokenizer's folder; a repo id names itself.
+    std::error_code ec;
+    const bool local = std::filesystem::exists(opt.tokenizer_path, ec);
+    const std::filesystem::path t(tokenizer_file);
     const std::string parent = t.parent_path().filename().string();
-    output.tokenizer_label = parent.empty() ? t.filename().string() : parent;
+    output.tokenizer_label = !local ? opt.tokenizer_path : parent.empty() ? t.filename().string() : parent;
   }
-  pack::ProgressSink progress;
-  if (::isatty(STDERR_FILENO)) {
-    progress = [&io](int64_t done, int64_t total) {
-      if (done != total && done % 16 != 0) return;
-      const int filled = static_cast<int>(kProgressWidth * done / total);
-      io.err << fmt::format("\r[{}{}] {}/{} rows", std::string(static_cast<size_t>(filled), '#'),
-                            std::string(static_cast<size_t>(kProgressWidth - filled), ' '), done, total)
-             << (done == total ? "\n" : "") << std::flush;
-    };
-  }
+  // The shared progress report (util/progress.hpp): a bar on a terminal, lines otherwise.
+  std::unique_ptr<util::Progress> bar;
+  pack::ProgressSink progress = [&](int64_t done, int64_t total) {
+    if (!bar) {
+      bar = std::make_unique<util::Progress>(
+          io.err, "pack", "rows", total, util::progress_style(util::stderr_is_terminal(), opt.quiet || opt.json));
+    }
+    bar->update(done);
+    if (done == total) bar->finish();
+  };
   // The recipe is read first: a bad recipe fails before anything is written.
   std::optional<recipe::LoadedRecipe> into;
   if (!opt.into.empty()) into = recipe::read_recipe_file(opt.into);
@@ -117,7 +130,7 @@ int run_pack(const PackCliOptions& opt, Io& io) {
 
 void add_pack_command(CLI::App& command, Io& io) {
   auto opt = std::make_shared<PackCliOptions>();
-  command.add_option("--tokenizer", opt->tokenizer_path, "a Hugging Face tokenizer.json")->required();
+  command.add_option("--tokenizer", opt->tokenizer_path, "a tokenizer.json, a folder holding one, or a Hugging Face repo id in the cache")->required();
   command.add_option("--tokenizer-label", opt->tokenizer_label,
                      "what build.tokenizer calls the tokenizer (default: its folder's name)");
   command.add_option("--template", opt->family, "chat template and loss mask: glm5, qwen3, llama3, "
@@ -135,6 +148,7 @@ void add_pack_command(CLI::App& command, Io& io) {
                      "tokenizer threads (default: all cores); the output does not depend on it");
   command.add_option("--into", opt->into,
                      "write the manifest into this recipe's workload.dataset (build block and rows_sha256)");
+  add_quiet_flag(command, opt->quiet);
   add_json_flag(command, opt->json);
   command.callback([opt, &io] { io.exit_code = run_pack(*opt, io); });
 }

@@ -18,6 +18,7 @@
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/progress.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -42,6 +43,7 @@ struct PlanOptions {
   std::string base;
   bool slurm = false;
   bool json = false;
+  bool quiet = false;  // no progress over a sweep
 };
 
 std::vector<int64_t> parse_gpu_counts(const std::string& text) {
@@ -91,11 +93,15 @@ int run_plan(const PlanOptions& o, Io& io) {
     std::vector<plan::SweepPoint> points;
     plan::ReportHeader header{request.model.name, costs.n_params, plan::make_cluster(o.gpu, counts[0], o.instance),
                               request.workload, request.calibration.source};
+    util::Progress progress(io.err, "plan", "GPU counts", static_cast<int64_t>(counts.size()),
+                            util::progress_style(util::stderr_is_terminal(), o.quiet || o.json));
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(o.gpu, count, o.instance);
       const plan::PlanReport report = plan::plan_layouts(request);
       points.push_back(plan::SweepPoint{count, report.top.front(), false});
+      progress.update(static_cast<int64_t>(points.size()));
     }
+    progress.finish();
     plan::mark_frontier(points);
     io.out << (o.json ? plan::sweep_json(points, header) : plan::render_sweep(points, header));
     return kExitOk;
@@ -155,6 +161,7 @@ void add_plan_command(CLI::App& command, Io& io) {
                      "catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
   command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
   add_json_flag(command, options->json);
+  add_quiet_flag(command, options->quiet);
   command.callback([options, &io] { io.exit_code = run_plan(*options, io); });
 }
 

@@ -112,7 +112,9 @@ void run_score(const ScoreOptions& options, Io& io) {
   if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
   std::optional<verify::StepWindow> window;
   if (!options.window.empty()) window = verify::parse_window(options.window);
-  recipe::LoadedRecipe loaded = recipe::read_recipe_file(options.recipe_path);
+  // A catalog name works as well as a path (resolve_recipe in commands.cpp).
+  recipe::LoadedRecipe loaded = resolve_recipe(options.recipe_path);
+  const std::string write_path = options.write ? resolve_recipe_file(options.recipe_path) : "";
   const verify::ScoreInputs inputs = verify::score_inputs_from_recipe(loaded.recipe, loaded.path, options.price);
   std::vector<runlog::RunLog> logs;
   for (const std::string& path : options.logs) logs.push_back(runlog::read_log_file(path, forced));
@@ -124,8 +126,8 @@ void run_score(const ScoreOptions& options, Io& io) {
   }
   if (options.write) {
     loaded.recipe.result = verify::update_result(loaded.recipe.result, report);
-    recipe::write_recipe_file(options.recipe_path, loaded.recipe);
-    io.err << fmt::format("wrote result to {}\n", options.recipe_path);
+    recipe::write_recipe_file(write_path, loaded.recipe);
+    io.err << fmt::format("wrote result to {}\n", write_path);
   }
   io.exit_code = kExitOk;
 }

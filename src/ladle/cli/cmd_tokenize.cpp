@@ -64,7 +64,8 @@ std::vector<int32_t> parse_ids(const std::string& input) {
 }
 
 int run_tokenize(const TokenizeOptions& opt, Io& io) {
-  const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(opt.tokenizer_path);
+  // A tokenizer.json, a checkpoint folder or a Hugging Face repo id (resolve_hf_file in commands.cpp).
+  const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(resolve_hf_file(opt.tokenizer_path, "tokenizer.json"));
   const std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
   if (opt.decode) {
     const std::string text = tokenizer.decode(parse_ids(input));
@@ -98,7 +99,7 @@ int run_tokenize(const TokenizeOptions& opt, Io& io) {
 
 void add_tokenize_command(CLI::App& command, Io& io) {
   auto opt = std::make_shared<TokenizeOptions>();
-  command.add_option("--tokenizer", opt->tokenizer_path, "a Hugging Face tokenizer.json")
+  command.add_option("--tokenizer", opt->tokenizer_path, "a tokenizer.json, a folder holding one, or a Hugging Face repo id in the cache")
       ->required();
   command.add_flag("--decode", opt->decode,
                    "read token ids (spaces, commas or a JSON array) and print their text");

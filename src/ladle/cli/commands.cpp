@@ -1,8 +1,18 @@
 #include "ladle/cli/commands.hpp"
 
+#include <algorithm>
 #include <charconv>
+#include <cstdlib>
+#include <filesystem>
+#include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "ladle/recipe/catalog.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
+#include "ladle/verify/config_diff.hpp"
 
 namespace ladle::cli {
 
@@ -65,6 +75,97 @@ const CLI::Validator& positive_integer() {
       },
       "INT>=1");
   return check;
+}
+
+recipe::LoadedRecipe resolve_recipe(const std::string& name_or_path) {
+  return recipe::find_recipe(name_or_path);
+}
+
+std::string resolve_recipe_file(const std::string& name_or_path) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(name_or_path, ec)) return name_or_path;
+  const recipe::LoadedRecipe loaded = recipe::find_recipe(name_or_path);
+  if (std::filesystem::is_regular_file(loaded.path, ec)) return loaded.path;
+  throw_usage("catalog recipe '{}' is built into ladle; to write into it, run from the repository "
+              "root (where {} is) or give the file's path",
+              name_or_path, loaded.path);
+}
+
+std::string resolve_launch_script(const std::string& name_or_path) {
+  std::error_code ec;
+  if (std::filesystem::exists(name_or_path, ec)) return verify::read_launch_script(name_or_path);
+  const recipe::LoadedRecipe loaded = recipe::find_recipe(name_or_path);
+  if (loaded.recipe.run.empty()) throw_usage("recipe '{}' has no run: block to compare", name_or_path);
+  return loaded.recipe.run;
+}
+
+namespace {
+
+// Hugging Face's cache folder for a repo id: models--<org>--<name>/snapshots/<revision>, the
+// revision refs/main names when present, else the only snapshot.
+std::string hf_cache_snapshot(const std::string& repo_id) {
+  std::vector<std::filesystem::path> roots;
+  if (const char* hub = std::getenv("HF_HUB_CACHE"); hub != nullptr && *hub != 0) roots.emplace_back(hub);
+  if (const char* home = std::getenv("HF_HOME"); home != nullptr && *home != 0) {
+    roots.push_back(std::filesystem::path(home) / "hub");
+  }
+  if (const char* user = std::getenv("HOME"); user != nullptr && *user != 0) {
+    roots.push_back(std::filesystem::path(user) / ".cache" / "huggingface" / "hub");
+  }
+  std::string folder = "models--" + repo_id;
+  for (std::size_t at = folder.find('/'); at != std::string::npos; at = folder.find('/')) {
+    folder.replace(at, 1, "--");
+  }
+  std::error_code ec;
+  for (const std::filesystem::path& root : roots) {
+    const std::filesystem::path repo = root / folder;
+    if (!std::filesystem::is_directory(repo / "snapshots", ec)) continue;
+    std::string revision;
+    if (std::filesystem::is_regular_file(repo / "refs" / "main", ec)) {
+      revision = util::trim(util::read_file((repo / "refs" / "main").string()));
+    }
+    if (!revision.empty() && std::filesystem::is_directory(repo / "snapshots" / revision, ec)) {
+      return (repo / "snapshots" / revision).string();
+    }
+    std::vector<std::string> snapshots;
+    for (const auto& entry : std::filesystem::directory_iterator(repo / "snapshots", ec)) {
+      if (entry.is_directory()) snapshots.push_back(entry.path().string());
+    }
+    if (snapshots.size() == 1) return snapshots[0];
+  }
+  return {};
+}
+
+}  // namespace
+
+std::string resolve_hf_file(const std::string& path, const std::string& file) {
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(path, ec)) return path;
+  if (std::filesystem::is_directory(path, ec)) {
+    const std::filesystem::path inside = std::filesystem::path(path) / file;
+    if (std::filesystem::is_regular_file(inside, ec)) return inside.string();
+    throw_usage("folder '{}' holds no {}", path, file);
+  }
+  // "org/name" with no such folder here: the Hugging Face cache.
+  const bool repo_id = std::count(path.begin(), path.end(), '/') == 1 && path.front() != '/' &&
+                       path.front() != '.';
+  if (repo_id) {
+    const std::string snapshot = hf_cache_snapshot(path);
+    if (!snapshot.empty()) {
+      const std::filesystem::path inside = std::filesystem::path(snapshot) / file;
+      if (std::filesystem::is_regular_file(inside, ec)) return inside.string();
+      throw_usage("the Hugging Face cache copy of '{}' ({}) holds no {}", path, snapshot, file);
+    }
+    throw_usage("'{}' is neither a file, a folder, nor a Hugging Face repo id in the cache "
+                "($HF_HUB_CACHE, $HF_HOME/hub or ~/.cache/huggingface/hub); download it first "
+                "(e.g. huggingface-cli download {} {})",
+                path, path, file);
+  }
+  throw_usage("no such file or folder '{}' (expected a {} or a folder holding one)", path, file);
+}
+
+void add_quiet_flag(CLI::App& command, bool& quiet) {
+  command.add_flag("--quiet", quiet, "print no progress on standard error");
 }
 
 void add_json_flag(CLI::App& command, bool& json) {

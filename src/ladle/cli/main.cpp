@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   CLI::App app{"ladle: plans, checks, scores and publishes LLM training recipes", "ladle"};
   app.require_subcommand(1);
   app.fallthrough(false);
+  app.set_version_flag("--version", version_text(), "print ladle's version and exit");
   for (const Command& command : commands()) {
     CLI::App* sub = app.add_subcommand(command.name, command.summary);
     command.add(*sub, io);
@@ -47,11 +48,19 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    std::cout << e.what() << "\n";
+    return kExitOk;
   } catch (const CLI::ParseError& e) {
     std::cerr << "ladle: error: " << e.what() << "\n";
     return kExitError;
   } catch (const ladle::Error& e) {
     std::cout.flush();
+    // "No" is an answer, not a failure: its reason without "error:".
+    if (e.kind() == ladle::ErrorKind::no) {
+      std::cerr << "ladle: " << e.message() << "\n";
+      return kExitNo;
+    }
     std::cerr << e.describe() << "\n";
     return kExitError;
   } catch (const std::exception& e) {

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cmath>
+#include <set>
 #include <utility>
 
 #include "ladle/layout/knobs.hpp"
@@ -64,6 +67,46 @@ bool spec_writes(const Knob& knob, const Layout& l) {
   return !knob_is_default(knob, l);
 }
 
+// The label form `ls` and `show` print ("TP4 PP4 EP16 DP4", any case, spaces or commas): the
+// sizes it names, and what `plan` would choose for the rest (sequence parallel wherever tp > 1,
+// the precision-aware optimizer). Returns false when `text` is not a label, so key=value specs
+// keep their own errors.
+bool parse_layout_label(std::string_view text, Layout& layout) {
+  if (text.find('=') != std::string_view::npos) return false;
+  std::string words(text);
+  for (char& ch : words) {
+    if (ch == ',') ch = ' ';
+  }
+  std::set<std::string, std::less<>> seen;
+  bool any = false;
+  for (const std::string& word : util::split(words, ' ')) {
+    if (word.empty()) continue;
+    std::size_t digits = 0;
+    while (digits < word.size() && !std::isdigit(static_cast<unsigned char>(word[digits]))) ++digits;
+    const std::string key = util::to_lower(word.substr(0, digits));
+    const std::string value = word.substr(digits);
+    static const char* const kLabelKeys[] = {"tp", "pp", "vpp", "cp", "ep", "etp", "dp"};
+    if (std::find(std::begin(kLabelKeys), std::end(kLabelKeys), key) == std::end(kLabelKeys) || value.empty()) {
+      if (!any) return false;
+      throw_usage("layout label: expected sizes such as 'TP4 PP4 EP16 DP4', got '{}'", word);
+    }
+    if (!seen.insert(key).second) fail(key, "given twice");
+    const int64_t size = parse_count(key, value);
+    if (key == "tp") layout.tp = size;
+    else if (key == "pp") layout.pp = size;
+    else if (key == "vpp") layout.vpp = size;
+    else if (key == "cp") layout.cp = size;
+    else if (key == "ep") layout.ep = size;
+    else if (key == "etp") layout.etp = size;
+    else layout.dp = size;
+    any = true;
+  }
+  if (!any) return false;
+  layout.sp = layout.tp > 1;
+  layout.precision_aware = true;
+  return true;
+}
+
 }  // namespace
 
 std::vector<std::string> layout_spec_keys() {
@@ -79,6 +122,7 @@ Layout parse_layout_spec(std::string_view spec) {
   const std::vector<std::string> keys = layout_spec_keys();
   const std::string_view trimmed = util::trim(spec);
   if (trimmed.empty()) throw_usage("layout spec is empty; expected key=value pairs such as 'tp=2,ep=8'");
+  if (parse_layout_label(trimmed, layout)) return layout;
   std::vector<std::pair<const Knob*, std::string>> given;
   for (const std::string& item : util::split(trimmed, ',')) {
     const std::string_view pair = util::trim(item);

@@ -18,7 +18,9 @@ std::vector<std::string> layout_spec_keys();
 /// out keep Layout's defaults. Booleans are on/off (also true/false, 1/0); recompute is
 /// none | selective | full[:uniform|block[:layers]]. Throws Error(usage) naming the key: an
 /// unknown key (with "did you mean"), a repeated key, a value that is not a number or out of
-/// range (parallel sizes 1..65536, offload 0..1).
+/// range (parallel sizes 1..65536, offload 0..1). Also accepts the label layout_label writes
+/// ("TP4 PP4 EP16 DP4"), taking `plan`'s choices for what a label leaves out (sp when tp > 1,
+/// precision_aware on).
 Layout parse_layout_spec(std::string_view spec);
 
 /// The canonical spec: every key in layout_spec_keys() order; first/last only when set and

@@ -18,6 +18,7 @@ constexpr const char* kModelsDir = "data/models/";
 
 struct CatalogEntry {
   std::string name;
+  std::string display;  // as recipes, ls and the site print it
   std::string file;
   std::string hf_id;
   std::vector<std::string> aliases;
@@ -32,6 +33,7 @@ const std::vector<CatalogEntry>& entries() {
     for (const YAML::Node& node : root["models"]) {
       CatalogEntry entry;
       entry.name = node["name"].as<std::string>();
+      entry.display = node["display"] ? node["display"].as<std::string>() : entry.name;
       entry.file = node["file"].as<std::string>();
       entry.hf_id = node["hf_id"].as<std::string>();
       for (const YAML::Node& alias : node["aliases"]) entry.aliases.push_back(alias.as<std::string>());
@@ -45,7 +47,9 @@ const std::vector<CatalogEntry>& entries() {
 const CatalogEntry* find_entry(std::string_view name) {
   const std::string key = util::to_lower(util::trim(name));
   for (const CatalogEntry& entry : entries()) {
-    if (key == entry.name || key == util::to_lower(entry.hf_id)) return &entry;
+    if (key == entry.name || key == util::to_lower(entry.hf_id) || key == util::to_lower(entry.display)) {
+      return &entry;
+    }
     for (const std::string& alias : entry.aliases) {
       if (key == util::to_lower(alias)) return &entry;
     }
@@ -80,6 +84,17 @@ ModelSpec load_model(std::string_view name_or_path) {
   const std::vector<std::string> names = model_names();
   throw_usage("unknown model '{}'{}: not an embedded model nor a config.json file; embedded: {}",
               name_or_path, util::did_you_mean(name_or_path, candidates), util::join(names, ", "));
+}
+
+std::optional<std::string> canonical_model_name(std::string_view name) {
+  const CatalogEntry* entry = find_entry(name);
+  if (entry == nullptr) return std::nullopt;
+  return entry->name;
+}
+
+std::string model_display_name(std::string_view name) {
+  const CatalogEntry* entry = find_entry(name);
+  return entry == nullptr ? std::string(name) : entry->display;
 }
 
 std::vector<std::string> model_names() {

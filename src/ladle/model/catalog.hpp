@@ -21,6 +21,15 @@ std::optional<ModelSpec> find_model(std::string_view name);
 /// field for a bad config.
 ModelSpec load_model(std::string_view name_or_path);
 
+/// The canonical short name of the embedded model `name` names (case-insensitive, aliases and
+/// Hugging Face id accepted), without reading its config; nullopt when it names none.
+std::optional<std::string> canonical_model_name(std::string_view name);
+
+/// The name recipes, `ls` and the site print for the embedded model `name` names
+/// ("glm-5.2" -> "GLM-5.2-744B-A40B", the `display` of data/models/index.yaml); `name` itself
+/// when it names no embedded model.
+std::string model_display_name(std::string_view name);
+
 /// Canonical short names of every embedded model, sorted.
 std::vector<std::string> model_names();
 

@@ -19,12 +19,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-// The architectures parse_config reads; kimi_k2 is DeepSeek-V3's architecture under its own name.
-const std::vector<std::string> kSupportedTypes = {
-    "deepseek_v3", "glm4_moe", "glm4_moe_lite", "glm_moe_dsa", "gpt_oss", "kimi_k2",
-    "llama",       "mixtral",  "qwen3",         "qwen3_moe",
-};
-
 // Reads fields of one JSON object and reports problems at the key's position in the text.
 class ConfigReader {
  public:
@@ -32,6 +26,20 @@ class ConfigReader {
       : root_(root), text_(text), file_(std::move(file)) {}
 
   bool has(const char* key) const { return root_.contains(key) && !root_[key].is_null(); }
+
+  /// Whether `key` holds a JSON object (a nested config such as `text_config`).
+  bool has_object(const char* key) const { return has(key) && root_[key].is_object(); }
+
+  /// A reader of the nested object `key` (which has_object says exists); errors still point into
+  /// the same text.
+  ConfigReader nested(const char* key) const { return ConfigReader(root_[key], text_, file_); }
+
+  double number(const char* key) const {
+    if (!has(key)) fail(key, "missing required field");
+    const Json& value = root_[key];
+    if (!value.is_number()) fail(key, fmt::format("expected a number, got {}", value.dump()));
+    return value.get<double>();
+  }
 
   int64_t integer(const char* key) const {
     if (!has(key)) fail(key, "missing required field");
@@ -369,9 +377,259 @@ void read_glm_moe_dsa(const ConfigReader& in, ModelSpec& spec) {
   spec.mtp_stores_embedding_and_head = false;  // GLM-5's MTP layer shares them with the model
 }
 
+
+void read_deepseek_v2(const ConfigReader& in, ModelSpec& spec) {
+  read_mla(in, spec);
+  read_deepseek_moe(in, spec);
+  spec.mtp_stores_embedding_and_head = true;  // as DeepSeek-V3, should a config add MTP layers
+}
+
+// One integer under either of two names that configs of the same model_type use (Ling-lite
+// writes num_experts, Ling-plus n_routed_experts); both given must agree.
+int64_t integer_of_either(const ConfigReader& in, const char* first, const char* second) {
+  if (in.has(first) && in.has(second) && in.integer(first) != in.integer(second)) {
+    in.fail(second, fmt::format("{} contradicts {} = {}", in.integer(second), first,
+                                in.integer(first)));
+  }
+  if (in.has(first)) return in.integer(first);
+  if (in.has(second)) return in.integer(second);
+  in.fail(first, fmt::format("missing required field (or {})", second));
+}
+
+// Ling (BailingMoeForCausalLM, inclusionAI's modeling_bailing_moe.py): one fused query_key_value
+// projection [(heads + 2 kv) x head_dim, hidden] with bias use_qkv_bias, the output `dense` with
+// bias use_bias; DeepSeek-style routed + shared experts (shared width = n_shared x expert width)
+// after first_k_dense_replace dense layers; no router correction bias.
+void read_bailing_moe(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.fused_qkv = true;
+  spec.attention_bias = in.boolean_or("use_qkv_bias", false);
+  spec.attention_out_bias = in.boolean_or("use_bias", false);
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = integer_of_either(in, "num_experts", "n_routed_experts");
+  if (spec.num_experts <= 0) in.fail("num_experts", "must be positive");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_experts");
+  spec.num_shared_experts = in.has("num_shared_experts") || in.has("n_shared_experts")
+                                ? integer_of_either(in, "num_shared_experts", "n_shared_experts")
+                                : 0;
+  if (spec.num_shared_experts < 0) in.fail("num_shared_experts", "must not be negative");
+  spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+  spec.first_k_dense = static_cast<int>(in.non_negative_or("first_k_dense_replace", 0));
+  if (spec.first_k_dense > spec.num_layers) {
+    in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}",
+                                                 spec.first_k_dense, spec.num_layers));
+  }
+  for (int i = 0; i < spec.num_layers; ++i) {
+    spec.mlp[i] = i >= spec.first_k_dense ? MlpKind::moe : MlpKind::dense;
+  }
+}
+
+// Llama 4's vision encoder and projector (transformers modeling_llama4.py: Llama4VisionModel,
+// Llama4VisionPixelShuffleMLP, Llama4MultiModalProjector): an unfold-conv patch embedding
+// without bias, class and position embeddings, pre/post LayerNorms, encoder layers of biased
+// q/k/v/o and a biased fc1/fc2 MLP with two LayerNorms, the pixel-shuffle MLP
+// (intermediate -> projector_input_dim -> projector_output_dim) and the linear projector into
+// the text width.
+int64_t llama4_vision_params(const ConfigReader& v, int64_t text_hidden) {
+  const int64_t h = v.positive("hidden_size");
+  const int64_t layers = v.positive("num_hidden_layers");
+  const int64_t inner = v.positive("intermediate_size");
+  const int64_t channels = v.positive("num_channels");
+  const int64_t patch = v.positive("patch_size");
+  const int64_t image = v.positive("image_size");
+  const int64_t proj_in = v.positive("projector_input_dim");
+  const int64_t proj_out = v.positive("projector_output_dim");
+  const int64_t out_dim = v.positive("vision_output_dim");
+  const bool proj_bias = v.boolean_or("multi_modal_projector_bias", false);
+  const int64_t side = image / patch;
+  int64_t n = channels * patch * patch * h;  // patch embedding
+  n += h + (side * side + 1) * h;            // class + position embeddings
+  n += 2 * 2 * h;                            // layernorm_pre, layernorm_post
+  const int64_t per_layer = 4 * (h * h + h) + (h * inner + inner) + (inner * h + h) + 2 * 2 * h;
+  n += layers * per_layer;
+  n += inner * proj_in + (proj_bias ? proj_in : 0) + proj_in * proj_out + (proj_bias ? proj_out : 0);
+  n += out_dim * text_hidden;  // multi_modal_projector.linear_1, no bias
+  return n;
+}
+
+// Llama 4 text model (transformers configuration_llama4.py / modeling_llama4.py): MoE layers are
+// `moe_layers`, else every interleave_moe_layer_step-th layer (i = step-1, 2 step-1, ...); a MoE
+// layer has num_local_experts routed experts of `intermediate_size` (top num_experts_per_tok) and
+// one shared expert of the same width; a dense layer an MLP of `intermediate_size_mlp`. Layers
+// with RoPE use chunked attention over attention_chunk_size tokens; every
+// no_rope_layer_interval-th layer (default 4 in Llama4TextConfig) is a NoPE layer with full
+// attention (`no_rope_layers`, 1 = RoPE, or `layer_types` when given). use_qk_norm is an L2 norm
+// without weights.
+void read_llama4_text(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_out_bias = spec.attention_bias;
+  spec.intermediate_size = in.positive("intermediate_size_mlp");
+  spec.moe_intermediate_size = in.positive("intermediate_size");
+  spec.num_experts = in.positive("num_local_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_local_experts");
+  spec.num_shared_experts = 1;
+  spec.shared_expert_intermediate_size = spec.moe_intermediate_size;
+  if (in.has("moe_layers")) {
+    for (int64_t layer : in.integers("moe_layers")) {
+      if (layer < 0 || layer >= spec.num_layers) {
+        in.fail("moe_layers", fmt::format("layer {} is outside 0..{}", layer, spec.num_layers - 1));
+      }
+      spec.mlp[layer] = MlpKind::moe;
+    }
+  } else {
+    const int64_t step = in.integer_or("interleave_moe_layer_step", 1);
+    if (step <= 0) in.fail("interleave_moe_layer_step", fmt::format("must be positive, got {}", step));
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if ((i + 1) % step == 0) spec.mlp[i] = MlpKind::moe;
+    }
+  }
+  std::vector<bool> chunked(spec.num_layers, false);
+  if (in.has("layer_types")) {
+    const std::vector<std::string> types = in.strings("layer_types");
+    if (static_cast<int>(types.size()) != spec.num_layers) {
+      in.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(), spec.num_layers));
+    }
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (types[i] != "chunked_attention" && types[i] != "full_attention") {
+        in.fail("layer_types", fmt::format("unknown layer type '{}' (expected chunked_attention or "
+                                           "full_attention)",
+                                           types[i]));
+      }
+      chunked[i] = types[i] == "chunked_attention";
+    }
+  } else if (in.has("no_rope_layers") && !in.integers("no_rope_layers").empty()) {
+    const std::vector<int64_t> rope = in.integers("no_rope_layers");
+    if (static_cast<int>(rope.size()) != spec.num_layers) {
+      in.fail("no_rope_layers", fmt::format("has {} entries for {} layers", rope.size(), spec.num_layers));
+    }
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (rope[i] != 0 && rope[i] != 1) {
+        in.fail("no_rope_layers", fmt::format("expected 0 or 1, got {}", rope[i]));
+      }
+      chunked[i] = rope[i] == 1;
+    }
+  } else {
+    // An empty or absent no_rope_layers means the default pattern (Llama4TextConfig); Maverick's
+    // config spells the interval nope_layer_interval.
+    const char* key = in.has("no_rope_layer_interval") ? "no_rope_layer_interval" : "nope_layer_interval";
+    const int64_t interval = in.has(key) ? in.positive(key) : 4;
+    for (int i = 0; i < spec.num_layers; ++i) chunked[i] = (i + 1) % interval != 0;
+  }
+  spec.attention_chunk.assign(spec.num_layers, 0);
+  if (std::find(chunked.begin(), chunked.end(), true) != chunked.end()) {
+    const int64_t chunk = in.positive("attention_chunk_size");
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (chunked[i]) spec.attention_chunk[i] = chunk;
+    }
+  }
+}
+
+// Qwen3-Next (transformers configuration_qwen3_next.py / modeling_qwen3_next.py): layer_types,
+// else every full_attention_interval-th layer (default 4) is gated softmax attention (q_proj
+// doubled for the output gate, q/k norms) and the others Gated DeltaNet; MoE as qwen3_moe with a
+// shared expert of shared_expert_intermediate_size behind a [1, hidden] sigmoid gate.
+void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.qk_norm = true;
+  spec.attention_output_gate = in.boolean_or("attn_output_gate", true);
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("num_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_experts");
+  spec.shared_expert_intermediate_size = in.non_negative_or("shared_expert_intermediate_size", 0);
+  spec.num_shared_experts = spec.shared_expert_intermediate_size > 0 ? 1 : 0;
+  spec.shared_expert_gate = spec.shared_expert_intermediate_size > 0;
+  const int64_t step = in.integer_or("decoder_sparse_step", 1);
+  if (step <= 0) in.fail("decoder_sparse_step", fmt::format("must be positive, got {}", step));
+  std::vector<int64_t> dense_layers;
+  if (in.has("mlp_only_layers")) dense_layers = in.integers("mlp_only_layers");
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const bool dense = std::find(dense_layers.begin(), dense_layers.end(), i) != dense_layers.end();
+    spec.mlp[i] = (!dense && (i + 1) % step == 0) ? MlpKind::moe : MlpKind::dense;
+  }
+  spec.linear_attention.assign(spec.num_layers, false);
+  if (in.has("layer_types")) {
+    const std::vector<std::string> types = in.strings("layer_types");
+    if (static_cast<int>(types.size()) != spec.num_layers) {
+      in.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(), spec.num_layers));
+    }
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (types[i] != "linear_attention" && types[i] != "full_attention") {
+        in.fail("layer_types", fmt::format("unknown layer type '{}' (expected linear_attention or "
+                                           "full_attention)",
+                                           types[i]));
+      }
+      spec.linear_attention[i] = types[i] == "linear_attention";
+    }
+  } else {
+    const int64_t interval = in.has("full_attention_interval") ? in.positive("full_attention_interval") : 4;
+    for (int i = 0; i < spec.num_layers; ++i) spec.linear_attention[i] = (i + 1) % interval != 0;
+  }
+  if (spec.count_linear_attention() > 0) {
+    spec.linear_num_key_heads = in.positive("linear_num_key_heads");
+    spec.linear_num_value_heads = in.positive("linear_num_value_heads");
+    spec.linear_key_head_dim = in.positive("linear_key_head_dim");
+    spec.linear_value_head_dim = in.positive("linear_value_head_dim");
+    spec.linear_conv_kernel = in.positive("linear_conv_kernel_dim");
+    if (spec.linear_num_value_heads % spec.linear_num_key_heads != 0) {
+      in.fail("linear_num_value_heads",
+              fmt::format("{} is not a multiple of linear_num_key_heads {}",
+                          spec.linear_num_value_heads, spec.linear_num_key_heads));
+    }
+  }
+  // The checkpoint's MTP block (mtp.*) is counted only when the config says how many layers.
+  if (in.has("num_nextn_predict_layers") || in.has("mtp_num_hidden_layers")) {
+    const char* key = in.has("num_nextn_predict_layers") ? "num_nextn_predict_layers" : "mtp_num_hidden_layers";
+    spec.num_mtp_layers = static_cast<int>(in.non_negative_or(key, 0));
+  }
+}
+
+// How one model_type is read: `text_config` says whether its text fields may sit in a nested
+// `text_config` object (multimodal checkpoints) rather than at the top level.
+struct ModelTypeRow {
+  const char* model_type;
+  void (*read)(const ConfigReader&, ModelSpec&);
+  bool text_config;
+};
+
+// One row per supported model_type, sorted; kimi_k2 and glm4_moe_lite are DeepSeek-V3's
+// architecture under their own names, llama4_text is Llama 4's text config on its own.
+constexpr ModelTypeRow kModelTypes[] = {
+    {"bailing_moe", read_bailing_moe, false},
+    {"deepseek_v2", read_deepseek_v2, false},
+    {"deepseek_v3", read_deepseek_v3, false},
+    {"glm4_moe", read_glm4_moe, false},
+    {"glm4_moe_lite", read_deepseek_v3, false},
+    {"glm_moe_dsa", read_glm_moe_dsa, false},
+    {"gpt_oss", read_gpt_oss, false},
+    {"kimi_k2", read_deepseek_v3, false},
+    {"llama", read_llama, false},
+    {"llama4", read_llama4_text, true},
+    {"llama4_text", read_llama4_text, false},
+    {"mixtral", read_mixtral, false},
+    {"qwen3", read_qwen3, false},
+    {"qwen3_moe", read_qwen3_moe, false},
+    {"qwen3_next", read_qwen3_next, false},
+};
+
+const ModelTypeRow* find_model_type(const std::string& type) {
+  for (const ModelTypeRow& row : kModelTypes) {
+    if (type == row.model_type) return &row;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
-std::vector<std::string> supported_model_types() { return kSupportedTypes; }
+std::vector<std::string> supported_model_types() {
+  std::vector<std::string> out;
+  for (const ModelTypeRow& row : kModelTypes) out.emplace_back(row.model_type);
+  return out;
+}
 
 ModelSpec parse_config(std::string_view json_text, const std::string& file, const std::string& name) {
   Json root;
@@ -399,32 +657,26 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   spec.source = file;
   spec.model_type = in.text("model_type");
   const std::string& type = spec.model_type;
-  if (type == "qwen3_5_moe" || type == "qwen3_5" || type == "qwen3_next") {
-    in.fail("model_type", fmt::format("'{}' is not supported: its hybrid Gated-DeltaNet linear "
-                                      "attention layers are not modelled exactly yet",
+  if (type == "qwen3_5_moe" || type == "qwen3_5") {
+    in.fail("model_type", fmt::format("'{}' is not supported: its hybrid Gated-DeltaNet layout in "
+                                      "the Qwen3.5 checkpoints is not verified, so no count could "
+                                      "be exact",
                                       type));
   }
-  if (std::find(kSupportedTypes.begin(), kSupportedTypes.end(), type) == kSupportedTypes.end()) {
-    in.fail("model_type", fmt::format("unsupported model_type '{}'; supported: {}", type,
-                                      util::join(kSupportedTypes, ", ")));
+  const ModelTypeRow* row = find_model_type(type);
+  if (row == nullptr) {
+    const std::vector<std::string> types = supported_model_types();
+    in.fail("model_type", fmt::format("unsupported model_type '{}'{}; supported: {}", type,
+                                      util::did_you_mean(type, types), util::join(types, ", ")));
   }
-  read_common(in, spec);
-  if (type == "llama") {
-    read_llama(in, spec);
-  } else if (type == "qwen3") {
-    read_qwen3(in, spec);
-  } else if (type == "qwen3_moe") {
-    read_qwen3_moe(in, spec);
-  } else if (type == "mixtral") {
-    read_mixtral(in, spec);
-  } else if (type == "gpt_oss") {
-    read_gpt_oss(in, spec);
-  } else if (type == "glm4_moe") {
-    read_glm4_moe(in, spec);
-  } else if (type == "deepseek_v3" || type == "kimi_k2" || type == "glm4_moe_lite") {
-    read_deepseek_v3(in, spec);
-  } else if (type == "glm_moe_dsa") {
-    read_glm_moe_dsa(in, spec);
+  // A multimodal checkpoint keeps its language model's fields in text_config (some copies also
+  // flatten them to the top level; text_config wins).
+  const bool nested = row->text_config && in.has_object("text_config");
+  const ConfigReader text = nested ? in.nested("text_config") : in;
+  read_common(text, spec);
+  row->read(text, spec);
+  if (type == "llama4" && in.has_object("vision_config")) {
+    spec.vision_params = llama4_vision_params(in.nested("vision_config"), spec.hidden_size);
   }
   return spec;
 }

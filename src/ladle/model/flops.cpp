@@ -9,8 +9,22 @@
 namespace ladle::model {
 namespace {
 
+// Gated DeltaNet per token and value head (Yang et al. 2024, "Gated Delta Networks", eq. 10:
+// S_t = a_t S_{t-1} (I - b_t k_t k_t^T) + b_t v_t k_t^T, o_t = S_t q_t): reading S k, the
+// rank-one update and S q are three products with the key x value state, 2 FLOPs per element
+// each; the causal conv1d adds 2 x kernel FLOPs per q/k/v channel.
+double linear_attention_forward(const ModelSpec& spec) {
+  const double state = static_cast<double>(spec.linear_key_head_dim) *
+                       static_cast<double>(spec.linear_value_head_dim);
+  const double heads = static_cast<double>(spec.linear_num_value_heads);
+  const double conv_channels =
+      static_cast<double>(2 * spec.linear_num_key_heads * spec.linear_key_head_dim +
+                          spec.linear_num_value_heads * spec.linear_value_head_dim);
+  return 3.0 * 2.0 * heads * state + 2.0 * static_cast<double>(spec.linear_conv_kernel) * conv_channels;
+}
+
 // Forward FLOPs per token of the attention core of one layer (QK^T and PV), see flops.hpp.
-double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window) {
+double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window, int64_t chunk = 0) {
   int64_t qk_dim = spec.head_dim;
   int64_t v_dim = spec.head_dim;
   if (spec.attention == AttentionKind::mla) {
@@ -20,7 +34,7 @@ double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t wi
   // A DSA layer attends to at most index_topk of the causal keys: the same mean as a window.
   int64_t limit = window;
   if (spec.index_topk > 0 && (limit == 0 || spec.index_topk < limit)) limit = spec.index_topk;
-  const double context = mean_causal_context(seq_len, limit);
+  const double context = chunk > 0 ? mean_chunked_context(seq_len, chunk) : mean_causal_context(seq_len, limit);
   return 2.0 * static_cast<double>(spec.num_heads) * static_cast<double>(qk_dim + v_dim) * context;
 }
 
@@ -33,7 +47,11 @@ double indexer_forward(const ModelSpec& spec, int64_t seq_len) {
 }
 
 std::string layer_kind(const ModelSpec& spec, int layer) {
+  if (spec.is_linear_attention(layer)) return std::string("linear+") + to_string(spec.mlp[layer]);
   std::string kind = to_string(spec.attention);
+  if (layer < static_cast<int>(spec.attention_chunk.size()) && spec.attention_chunk[layer] > 0) {
+    kind += "-chunked";
+  }
   if (spec.index_topk > 0) kind += "-sparse";
   if (layer < spec.num_layers && spec.sliding_window[layer] > 0) kind += "-sliding";
   if (layer < spec.num_layers && spec.has_indexer[layer]) kind += "+indexer";
@@ -51,6 +69,18 @@ double mean_causal_context(int64_t seq_len, int64_t window) {
   // sum_{i=1..W} i + (S - W) * W, over S.
   const double w = static_cast<double>(window);
   return (w * (w + 1.0) / 2.0 + (s - w) * w) / s;
+}
+
+double mean_chunked_context(int64_t seq_len, int64_t chunk) {
+  if (seq_len <= 0) return 0.0;
+  if (chunk <= 0 || chunk >= seq_len) return mean_causal_context(seq_len, 0);
+  // Full chunks see (C + 1) / 2 keys on average; the last, partial chunk of R tokens (R + 1) / 2.
+  const int64_t full = seq_len / chunk;
+  const int64_t rest = seq_len % chunk;
+  const double c = static_cast<double>(chunk);
+  const double r = static_cast<double>(rest);
+  const double sum = static_cast<double>(full) * c * (c + 1.0) / 2.0 + r * (r + 1.0) / 2.0;
+  return sum / static_cast<double>(seq_len);
 }
 
 double six_n_flops_per_token(const ModelSpec& spec) {
@@ -105,7 +135,10 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
       LayerKindFlops k;
       k.kind = kind;
       k.matmul_forward = layer_matmul[i];
-      k.attention_forward = attention_core_forward(spec, seq_len, spec.sliding_window[i]);
+      const int64_t chunk = i < static_cast<int>(spec.attention_chunk.size()) ? spec.attention_chunk[i] : 0;
+      k.attention_forward = spec.is_linear_attention(i)
+                                ? linear_attention_forward(spec)
+                                : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk);
       k.indexer_forward = spec.has_indexer[i] ? indexer_forward(spec, seq_len) : 0.0;
       f.by_kind.push_back(k);
     }

@@ -14,7 +14,9 @@
 //   index_topk keys, and a layer owning an indexer also scores every causal key with
 //   2 * index_n_heads * index_head_dim (+ 2 * index_n_heads for the head weighting) FLOPs
 //   (DeepSeek-V3.2-Exp report, sec. 2.1: the lightning indexer). MLA counts its non-absorbed
-//   training shapes: qk_dim = qk_nope + qk_rope, v_dim = v_head_dim per head.
+//   training shapes: qk_dim = qk_nope + qk_rope, v_dim = v_head_dim per head. Chunked attention
+//   (Llama 4) averages (C + 1) / 2 keys per query over chunks of C tokens. A Gated DeltaNet layer
+//   (Qwen3-Next) costs 6 x key dim x value dim per value head plus its conv1d, independent of S.
 
 #include <cstdint>
 #include <string>
@@ -65,6 +67,10 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len);
 /// Mean number of keys a query attends to in a causal sequence of `seq_len` tokens when each
 /// query sees at most `window` keys (0 = unlimited): (1/S) * sum_{i=1..S} min(i, window).
 double mean_causal_context(int64_t seq_len, int64_t window);
+
+/// Mean number of keys a query attends to under chunked attention (Llama 4): a query sees the
+/// earlier keys of its own chunk of `chunk` tokens (0 = unchunked, as mean_causal_context).
+double mean_chunked_context(int64_t seq_len, int64_t chunk);
 
 /// MFU as the recipes compute it: flops_per_token * tokens_per_s_per_gpu / (peak_tflops * 1e12).
 double mfu(double flops_per_token, double tokens_per_s_per_gpu, double peak_tflops);

@@ -53,6 +53,23 @@ struct ModelSpec {
   int64_t v_head_dim = 0;
   /// Sliding window per layer in tokens, 0 = full causal attention.
   std::vector<int64_t> sliding_window;
+  /// Chunked attention per layer in tokens (Llama 4): a query sees only the earlier keys of its
+  /// own chunk of this many tokens; 0 = not chunked.
+  std::vector<int64_t> attention_chunk;
+  /// The q projection also produces a sigmoid gate on the attention output, doubling q_proj
+  /// (Qwen3-Next's gated attention, `attn_output_gate`).
+  bool attention_output_gate = false;
+  /// q, k and v come from one fused projection (Ling's `query_key_value`, `dense` for o).
+  bool fused_qkv = false;
+
+  // Linear attention (Gated DeltaNet, Qwen3-Next): layers with linear_attention[i] replace
+  // softmax attention by a recurrent state of linear_num_value_heads x key dim x value dim.
+  std::vector<bool> linear_attention;  ///< per layer; empty or all false without linear layers
+  int64_t linear_num_key_heads = 0;
+  int64_t linear_num_value_heads = 0;
+  int64_t linear_key_head_dim = 0;
+  int64_t linear_value_head_dim = 0;
+  int64_t linear_conv_kernel = 0;  ///< depthwise causal conv1d width over q, k and v
 
   // DeepSeek Sparse Attention indexer (glm_moe_dsa).
   int64_t index_n_heads = 0;
@@ -69,15 +86,24 @@ struct ModelSpec {
   int64_t experts_per_token = 0;        ///< top-k
   int64_t num_shared_experts = 0;       ///< DeepSeek style: one fused MLP of n * moe width
   int64_t shared_expert_intermediate_size = 0;  ///< width of the fused shared MLP (0: none)
+  bool shared_expert_gate = false;      ///< a [1, hidden] sigmoid gate on the shared expert (Qwen)
   int first_k_dense = 0;                ///< leading dense layers (`first_k_dense_replace`)
   bool router_bias = false;             ///< router Linear has a bias (gpt-oss)
   bool router_correction_bias = false;  ///< `e_score_correction_bias` (noaux_tc routing)
   bool mlp_bias = false;                ///< expert/MLP projections carry biases (gpt-oss)
 
+  /// Parameters of a vision encoder and its projector described by the config's `vision_config`
+  /// (Llama 4); not part of the language model ladle plans, reported beside its counts.
+  int64_t vision_params = 0;
+
   /// Layers whose MLP is `kind`.
   int count_mlp(MlpKind kind) const;
   /// Layers that own an indexer.
   int count_indexers() const;
+  /// Whether layer `layer` uses linear attention (Gated DeltaNet) instead of softmax attention.
+  bool is_linear_attention(int layer) const;
+  /// Layers with linear attention.
+  int count_linear_attention() const;
 
   bool operator==(const ModelSpec&) const = default;
 };

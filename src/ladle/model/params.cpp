@@ -10,20 +10,18 @@ namespace {
 struct ConventionRow {
   ParamConvention convention;
   const char* name;
-  const char* description;
+  const char* description;  // one cell of the `ladle model` table: short enough for 120 columns
 };
 
 constexpr ConventionRow kConventions[] = {
-    {ParamConvention::n, "n",
-     "N for MFU: weight matrices a token multiplies through (top-k + shared experts, router, "
-     "indexers) plus the output head; no embedding, norms, biases or MTP"},
+    {ParamConvention::n, "n", "N for MFU: weight matrices a token multiplies, output head included"},
     {ParamConvention::active, "active",
-     "active per token: N plus the input embedding, norms and biases; no MTP"},
+     "active per token: N + input embedding, norms, biases; no MTP"},
     {ParamConvention::total, "total", "every parameter of the model without MTP layers"},
     {ParamConvention::total_without_embedding, "total_without_embedding",
      "total less the input embedding table"},
     {ParamConvention::checkpoint, "checkpoint",
-     "every tensor of the BF16 checkpoint: total + MTP layers + router correction biases"},
+     "every BF16 checkpoint tensor: total + MTP + correction biases"},
     {ParamConvention::checkpoint_without_correction_bias, "checkpoint_without_correction_bias",
      "checkpoint less the router correction biases"},
     {ParamConvention::mtp, "mtp", "the MTP layers alone, with any embedding/head copies they store"},
@@ -114,6 +112,7 @@ ParamCounts count_params(const ModelSpec& spec) {
   }
   // A tied head still multiplies every token through the embedding matrix.
   if (spec.tie_word_embeddings) c.n += spec.vocab_size * spec.hidden_size;
+  c.vision = spec.vision_params;
   c.total_without_embedding = c.total - c.embedding;
   c.checkpoint = c.total + c.mtp;
   c.checkpoint_without_correction_bias = c.checkpoint - correction_biases;

@@ -39,8 +39,12 @@ class InventoryBuilder {
                  bool with_indexer) {
     const int64_t h = spec_.hidden_size;
     add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, TensorSplit::replicated);
-    if (spec_.attention == AttentionKind::mla) {
+    if (section == TensorSection::layer && spec_.is_linear_attention(layer)) {
+      add_gated_deltanet(p + "linear_attn.", section, layer);
+    } else if (spec_.attention == AttentionKind::mla) {
       add_mla(p + "self_attn.", section, layer);
+    } else if (spec_.fused_qkv) {
+      add_fused_qkv(p + "attention.", section, layer);
     } else {
       add_gqa(p + "self_attn.", section, layer);
     }
@@ -48,7 +52,7 @@ class InventoryBuilder {
     add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm,
         TensorSplit::replicated);
     if (mlp_kind == MlpKind::dense) {
-      add_swiglu(p + "mlp.", spec_.intermediate_size, section, layer, TensorRole::dense_mlp,
+      add_swiglu(p + mlp_name(), spec_.intermediate_size, section, layer, TensorRole::dense_mlp,
                  spec_.mlp_bias);
     } else {
       add_moe(p, section, layer);
@@ -56,12 +60,50 @@ class InventoryBuilder {
   }
 
  private:
+  // The feed-forward block's module name: Llama 4 calls it feed_forward.
+  std::string mlp_name() const { return spec_.model_type.starts_with("llama4") ? "feed_forward." : "mlp."; }
+
+  // Ling's attention: one fused q/k/v projection and an output projection named `dense`.
+  void add_fused_qkv(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t q = spec_.num_heads * spec_.head_dim;
+    const int64_t qkv = q + 2 * spec_.num_kv_heads * spec_.head_dim;
+    const TensorRole a = TensorRole::attention;
+    add(p + "query_key_value.weight", {qkv, h}, s, layer, a, TensorSplit::tp_column);
+    if (spec_.attention_bias) add(p + "query_key_value.bias", {qkv}, s, layer, a, TensorSplit::tp_column);
+    add(p + "dense.weight", {h, q}, s, layer, a, TensorSplit::tp_row);
+    if (spec_.attention_out_bias) add(p + "dense.bias", {h}, s, layer, a, TensorSplit::replicated);
+  }
+
+  // Gated DeltaNet (Qwen3-Next's linear_attn): in_proj_qkvz [2 key + 2 value, h] (q, k, v and the
+  // output gate z), in_proj_ba [2 value heads, h] (beta and the decay), a depthwise causal conv1d
+  // over q, k, v without bias, per-head dt_bias and A_log, a gated RMSNorm of one value head,
+  // out_proj [h, value]. Key = key heads x key dim, value = value heads x value dim.
+  void add_gated_deltanet(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t key = spec_.linear_num_key_heads * spec_.linear_key_head_dim;
+    const int64_t value = spec_.linear_num_value_heads * spec_.linear_value_head_dim;
+    const int64_t heads = spec_.linear_num_value_heads;
+    const TensorRole a = TensorRole::attention;
+    add(p + "in_proj_qkvz.weight", {2 * key + 2 * value, h}, s, layer, a, TensorSplit::tp_column);
+    add(p + "in_proj_ba.weight", {2 * heads, h}, s, layer, a, TensorSplit::tp_column);
+    add(p + "conv1d.weight", {2 * key + value, 1, spec_.linear_conv_kernel}, s, layer, a,
+        TensorSplit::tp_column);
+    add(p + "dt_bias", {heads}, s, layer, a, TensorSplit::tp_column);
+    add(p + "A_log", {heads}, s, layer, a, TensorSplit::tp_column);
+    add(p + "norm.weight", {spec_.linear_value_head_dim}, s, layer, TensorRole::norm,
+        TensorSplit::replicated);
+    add(p + "out_proj.weight", {h, value}, s, layer, a, TensorSplit::tp_row);
+  }
+
   void add_gqa(const std::string& p, TensorSection s, int layer) {
     const int64_t h = spec_.hidden_size;
     const int64_t q = spec_.num_heads * spec_.head_dim;
     const int64_t kv = spec_.num_kv_heads * spec_.head_dim;
     const TensorRole a = TensorRole::attention;
-    add(p + "q_proj.weight", {q, h}, s, layer, a, TensorSplit::tp_column);
+    // Gated attention: the projection also produces one gate value per q channel.
+    const int64_t q_out = spec_.attention_output_gate ? 2 * q : q;
+    add(p + "q_proj.weight", {q_out, h}, s, layer, a, TensorSplit::tp_column);
     add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
     add(p + "v_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
     if (spec_.attention_bias) {
@@ -148,6 +190,17 @@ class InventoryBuilder {
       add(m + "experts.{e}.w3.weight", {w, h}, s, layer, x, ep, e, k, col);
       return;
     }
+    if (spec_.model_type.starts_with("llama4")) {
+      // Llama4TextMoe: experts stacked as gate_up_proj [E, hidden, 2 * width] and down_proj
+      // [E, width, hidden]; one shared expert of the same width; a router without bias.
+      const std::string m = p + "feed_forward.";
+      add(m + "router.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
+      add(m + "experts.gate_up_proj", {h, 2 * w}, s, layer, x, ep, e, k, col);
+      add(m + "experts.down_proj", {w, h}, s, layer, x, ep, e, k, row);
+      add_swiglu(m + "shared_expert.", spec_.shared_expert_intermediate_size, s, layer,
+                 TensorRole::shared_expert, false);
+      return;
+    }
     if (spec_.model_type == "gpt_oss") {
       // Experts are stored stacked: gate_up_proj [E, hidden, 2 * width], down_proj [E, width, hidden].
       const std::string m = p + "mlp.";
@@ -169,8 +222,14 @@ class InventoryBuilder {
     add(m + "experts.{e}.up_proj.weight", {w, h}, s, layer, x, ep, e, k, col);
     add(m + "experts.{e}.down_proj.weight", {h, w}, s, layer, x, ep, e, k, row);
     if (spec_.shared_expert_intermediate_size > 0) {
-      add_swiglu(m + "shared_experts.", spec_.shared_expert_intermediate_size, s, layer,
+      // Qwen names its one shared expert in the singular, behind a sigmoid gate.
+      const std::string shared = spec_.shared_expert_gate ? "shared_expert." : "shared_experts.";
+      add_swiglu(m + shared, spec_.shared_expert_intermediate_size, s, layer,
                  TensorRole::shared_expert, false);
+      if (spec_.shared_expert_gate) {
+        add(m + "shared_expert_gate.weight", {1, h}, s, layer, TensorRole::shared_expert,
+            TensorSplit::replicated);
+      }
     }
   }
 
@@ -193,7 +252,9 @@ std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
   InventoryBuilder b(spec, out);
   const int64_t h = spec.hidden_size;
   const int64_t v = spec.vocab_size;
-  b.add("model.embed_tokens.weight", {v, h}, TensorSection::embedding, -1, TensorRole::embedding,
+  // Ling names its embedding word_embeddings.
+  const char* embedding = spec.fused_qkv ? "model.word_embeddings.weight" : "model.embed_tokens.weight";
+  b.add(embedding, {v, h}, TensorSection::embedding, -1, TensorRole::embedding,
         TensorSplit::vocab);
   for (int i = 0; i < spec.num_layers; ++i) {
     b.add_block(fmt::format("model.layers.{}.", i), TensorSection::layer, i, spec.mlp[i],

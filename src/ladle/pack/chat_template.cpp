@@ -1,7 +1,15 @@
 #include "ladle/pack/chat_template.hpp"
 
-#include <array>
+#include <fmt/format.h>
 
+#include <array>
+#include <filesystem>
+
+#include <nlohmann/json.hpp>
+
+#include "ladle/pack/jinja.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::pack {
@@ -293,13 +301,21 @@ std::string_view separator_token(TemplateFamily family) {
 bool separator_closes_turn(TemplateFamily family) { return family == TemplateFamily::glm5; }
 
 TokenizedConversation encode_conversation(const Tokenizer& tokenizer, TemplateFamily family,
-                                          const Conversation& conversation) {
+                                          const Conversation& conversation, const ModelChatTemplate* own) {
   Conversation normal = conversation;
   for (Message& m : normal.messages) {
     m.content = tokenizer.normalize(m.content);
     if (m.reasoning_content) m.reasoning_content = tokenizer.normalize(*m.reasoning_content);
   }
   const RenderedConversation rendered = render_conversation(family, normal);
+  // The model's own template renders the text; the family rule's spans hold only for the same text.
+  if (own != nullptr) {
+    if (const auto mismatch = model_template_mismatch(*own, family, normal)) {
+      throw Error(ErrorKind::input, fmt::format("the model's chat template {} renders this conversation unlike "
+                                                "ladle's {} rule, whose loss mask pack applies ({})",
+                                                own->source, to_string(family), *mismatch));
+    }
+  }
   const Encoding enc = tokenizer.encode(rendered.text);
   TokenizedConversation out;
   out.ids = enc.ids;
@@ -312,6 +328,99 @@ TokenizedConversation encode_conversation(const Tokenizer& tokenizer, TemplateFa
   }
   out.ends_with_assistant = rendered.ends_with_assistant;
   return out;
+}
+
+
+std::optional<ModelChatTemplate> find_model_chat_template(const std::string& tokenizer_path) {
+  const std::filesystem::path folder = std::filesystem::path(tokenizer_path).parent_path();
+  std::error_code ec;
+  ModelChatTemplate out;
+  const std::filesystem::path config_path = folder / "tokenizer_config.json";
+  nlohmann::ordered_json config = nlohmann::ordered_json::object();
+  if (std::filesystem::is_regular_file(config_path, ec)) {
+    const std::string text = util::read_file(config_path.string());
+    try {
+      config = nlohmann::ordered_json::parse(text);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw_input(SourceLocation{config_path.string(), 1, 1, ""}, "not valid JSON: {}", e.what());
+    }
+    // Special tokens are a string or an AddedToken object {"content": ...}.
+    const auto token = [&](const char* key) -> std::string {
+      if (!config.contains(key)) return "";
+      const auto& v = config[key];
+      if (v.is_string()) return v.get<std::string>();
+      if (v.is_object() && v.contains("content") && v["content"].is_string()) return v["content"].get<std::string>();
+      return "";
+    };
+    out.bos_token = token("bos_token");
+    out.eos_token = token("eos_token");
+  }
+  const std::filesystem::path jinja_path = folder / "chat_template.jinja";
+  if (std::filesystem::is_regular_file(jinja_path, ec)) {
+    out.source = jinja_path.string();
+    out.text = util::read_file(out.source);
+    out.parsed = std::make_shared<const JinjaTemplate>(out.text, out.source);
+    return out;
+  }
+  if (!config.contains("chat_template")) return std::nullopt;
+  const auto& t = config["chat_template"];
+  out.source = config_path.string();
+  if (t.is_string()) {
+    out.text = t.get<std::string>();
+    out.parsed = std::make_shared<const JinjaTemplate>(out.text, out.source);
+    return out;
+  }
+  if (t.is_array()) {
+    for (const auto& entry : t) {
+      if (entry.is_object() && entry.value("name", "") == "default" && entry.contains("template") &&
+          entry["template"].is_string()) {
+        out.text = entry["template"].get<std::string>();
+        out.parsed = std::make_shared<const JinjaTemplate>(out.text, out.source);
+        return out;
+      }
+    }
+  }
+  throw_input(SourceLocation{config_path.string(), 1, 1, "chat_template"},
+              "expected a template string or a list holding one named 'default'");
+}
+
+std::string render_with_model_template(const ModelChatTemplate& chat_template, const Conversation& conversation) {
+  std::shared_ptr<const JinjaTemplate> t = chat_template.parsed;
+  if (!t) t = std::make_shared<const JinjaTemplate>(chat_template.text, chat_template.source);
+  nlohmann::ordered_json messages = nlohmann::ordered_json::array();
+  for (const Message& m : conversation.messages) {
+    nlohmann::ordered_json j;
+    j["role"] = std::string(to_string(m.role));
+    j["content"] = m.content;
+    if (m.reasoning_content) j["reasoning_content"] = *m.reasoning_content;
+    messages.push_back(std::move(j));
+  }
+  nlohmann::ordered_json context;
+  context["messages"] = std::move(messages);
+  context["add_generation_prompt"] = false;
+  context["bos_token"] = chat_template.bos_token;
+  context["eos_token"] = chat_template.eos_token;
+  return t->render(context);
+}
+
+std::optional<std::string> model_template_mismatch(const ModelChatTemplate& chat_template, TemplateFamily family,
+                                                   const Conversation& conversation) {
+  std::string theirs = render_with_model_template(chat_template, conversation);
+  const std::string ours = render_conversation(family, conversation).text;
+  const std::string prompt = "<|start_header_id|>assistant<|end_header_id|>\n\n";
+  if (family == TemplateFamily::llama3 && theirs.ends_with(prompt) && !ours.ends_with(prompt)) {
+    theirs.resize(theirs.size() - prompt.size());
+  }
+  if (theirs == ours) return std::nullopt;
+  std::size_t at = 0;
+  while (at < theirs.size() && at < ours.size() && theirs[at] == ours[at]) ++at;
+  const auto around = [&](const std::string& text) {
+    const std::size_t from = at > 20 ? at - 20 : 0;
+    nlohmann::json quoted = text.substr(from, 60);
+    return quoted.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  };
+  return fmt::format("byte {}: the model's template gives {}, ladle's {} rule {}", at, around(theirs),
+                     to_string(family), around(ours));
 }
 
 }  // namespace ladle::pack

@@ -28,6 +28,8 @@
 // supervised: their end-of-turn token is already part of the turn.
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -73,6 +75,38 @@ std::string_view separator_token(TemplateFamily family);
 /// (true for glm5 only, see the rules above).
 bool separator_closes_turn(TemplateFamily family);
 
+class JinjaTemplate;
+
+/// A model's own chat template, as its tokenizer files give it.
+struct ModelChatTemplate {
+  std::string source;  ///< the file it came from
+  std::string text;    ///< the Jinja source
+  std::string bos_token;  ///< tokenizer_config.json's bos_token ("" when absent)
+  std::string eos_token;  ///< tokenizer_config.json's eos_token ("" when absent)
+  /// `text` parsed (find_model_chat_template fills it; render_with_model_template parses `text`
+  /// when it is empty). Rendering from several threads at once is safe.
+  std::shared_ptr<const JinjaTemplate> parsed;
+};
+
+/// The chat template beside `tokenizer_path` (a tokenizer.json): chat_template.jinja in the same
+/// folder, else tokenizer_config.json's `chat_template` (a string, or the entry named "default" of
+/// a list of {name, template}); nullopt when the folder holds neither. Throws Error(input) for a
+/// tokenizer_config.json that is not JSON or whose chat_template has another shape.
+std::optional<ModelChatTemplate> find_model_chat_template(const std::string& tokenizer_path);
+
+/// Renders `conversation` with a model's own template (jinja.hpp), as transformers'
+/// apply_chat_template(tokenize=False, add_generation_prompt=False) would. Throws Error(input)
+/// for a template error.
+std::string render_with_model_template(const ModelChatTemplate& chat_template, const Conversation& conversation);
+
+/// Where the model's own template and `family`'s rule render `conversation` differently: a line
+/// naming the first differing byte and both texts around it; nullopt when they agree byte for
+/// byte (then the family's loss-mask spans apply to the model's template as they are). Llama 3's
+/// published template always appends an assistant header; that trailing generation prompt is not
+/// a difference.
+std::optional<std::string> model_template_mismatch(const ModelChatTemplate& chat_template, TemplateFamily family,
+                                                   const Conversation& conversation);
+
 /// Token ids of a rendered conversation and a 0/1 mask of the same length.
 struct TokenizedConversation {
   std::vector<int32_t> ids;
@@ -84,9 +118,12 @@ struct TokenizedConversation {
 /// Renders and tokenizes `conversation`: message texts are normalized with the tokenizer's
 /// normalizer first (so the rendered text is already normal and token offsets map onto the spans),
 /// the whole text is encoded as Hugging Face would encode the template's output, and each token's
-/// mask says whether its first byte is in a supervised span. Throws Error(input) when the text
-/// needs a token the tokenizer lacks.
+/// mask says whether its first byte is in a supervised span. With `own`, the model's own template
+/// renders the text and must agree byte for byte with `family`'s rule, whose spans give the mask
+/// (else Error(input) naming the first difference). Throws Error(input) when the text needs a
+/// token the tokenizer lacks.
 TokenizedConversation encode_conversation(const Tokenizer& tokenizer, TemplateFamily family,
-                                          const Conversation& conversation);
+                                          const Conversation& conversation,
+                                          const ModelChatTemplate* own = nullptr);
 
 }  // namespace ladle::pack

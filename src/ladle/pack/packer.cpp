@@ -157,7 +157,8 @@ PackStats pack_rows(const Tokenizer& tokenizer, const PackOptions& options, cons
         try {
           const Conversation c = parse_conversation(
               texts[k], SourceLocation{options.input_path, static_cast<int>(ref.line)});
-          results[k].conversation = encode_conversation(tokenizer, options.family, c);
+          results[k].conversation = encode_conversation(tokenizer, options.family, c,
+                                                        options.chat_template ? &*options.chat_template : nullptr);
         } catch (const Error& e) {
           if (e.where().file.empty()) {
             results[k].error = Error(e.kind(), e.message(),

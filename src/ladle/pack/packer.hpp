@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <span>
 #include <string>
 
@@ -22,6 +23,9 @@ struct PackOptions {
   int64_t rows = 0;
   uint64_t seed = 0;
   int threads = 1;  ///< tokenizer threads; the output does not depend on it
+  /// The model's own chat template (find_model_chat_template): renders every conversation and
+  /// must agree with `family`'s rule, whose loss mask applies; without it the rule renders.
+  std::optional<ModelChatTemplate> chat_template;
 };
 
 /// Figures of a finished packing run.

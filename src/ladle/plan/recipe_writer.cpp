@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "ladle/launch/job_script.hpp"
+#include "ladle/model/catalog.hpp"
 
 namespace ladle::plan {
 
@@ -53,7 +54,7 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
   Recipe r;
   r.header_comments = {fmt::format("Planned by `ladle plan` for {} on {} x {}; not measured yet.", model.name,
                                    cluster.gpus, cluster.gpu.name)};
-  r.model = model.name;
+  r.model = model::model_display_name(model.name);  // as the catalog's recipes name it
   r.gpu.type = upper(cluster.gpu.name);
   r.gpu.memory_gb = static_cast<int64_t>(cluster.gpu.hbm_gb);
   r.gpu.count = cluster.gpus;

@@ -279,7 +279,7 @@ PlanReport plan_layouts(const PlanRequest& req) {
                 model.name, gpus, model.num_heads, gpn, model.num_experts, w.global_batch);
   }
   if (report.fitting == 0) {
-    throw_usage("no layout of {} fits {} x {}: the smallest needs {:.1f} GiB per GPU, {:.1f} GiB usable "
+    throw_no("no layout of {} fits {} x {}: the smallest needs {:.1f} GiB per GPU, {:.1f} GiB usable "
                 "(try more GPUs or a GPU with more memory)",
                 model.name, gpus, cluster.gpu.name, smallest_memory / kGiB, report.usable_gib);
   }

@@ -69,7 +69,8 @@ struct PlanReport {
   double usable_gib = 0;  ///< HBM per GPU a fitting layout may use
 };
 
-/// Runs the search. Throws Error(usage) naming the constraint when nothing can be placed: no
+/// Runs the search. Throws Error(usage) naming the constraint when no layout is valid, Error(no)
+/// when none fits memory; the message names the constraint: no
 /// (tp, pp, cp, dp) product equals the GPU count under the model's divisibility rules, or no valid
 /// layout fits (then it names the smallest memory any layout needs).
 PlanReport plan_layouts(const PlanRequest& request);

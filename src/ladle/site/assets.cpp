@@ -73,6 +73,12 @@ table.chart-data { width: auto; font-size: .85rem; }
   dl.facts { grid-template-columns: minmax(0, 1fr); }
   dl.facts dt { border-bottom: 0; padding-bottom: 0; color: var(--muted); font-size: .85rem; }
   .filters select { min-width: 8rem; }
+  /* The index keeps its key column, tokens/s per GPU, on screen: layout, MFU, CV and the
+     measured date wait for a wider screen (each recipe's page has them all). */
+  #recipes th:nth-child(3), #recipes td:nth-child(3), #recipes th:nth-child(6), #recipes td:nth-child(6),
+  #recipes th:nth-child(7), #recipes td:nth-child(7), #recipes th:nth-child(9), #recipes td:nth-child(9) {
+    display: none; }
+  #recipes td, #recipes th { overflow-wrap: anywhere; padding-left: .3rem; padding-right: .3rem; }
 }
 @media print { .filters, button.copy, .site-header nav { display: none; } }
 )css";

@@ -7,8 +7,15 @@
 
 namespace ladle {
 
-/// What kind of failure an Error reports; the CLI maps every kind to exit code 2.
-enum class ErrorKind { usage, input, io, internal };
+/// What kind of failure an Error reports; the CLI maps `no` to exit code 1 and every other kind
+/// to exit code 2.
+enum class ErrorKind {
+  usage,
+  input,
+  io,
+  internal,
+  no,  ///< not a failure: the command ran and the answer is "no" (nothing fits); says why
+};
 
 /// Where in an input a problem sits. Empty fields are unknown; line and col are 1-based.
 struct SourceLocation {
@@ -48,6 +55,12 @@ template <typename... Args>
 template <typename... Args>
 [[noreturn]] void throw_usage(fmt::format_string<Args...> format, Args&&... args) {
   throw Error(ErrorKind::usage, fmt::format(format, std::forward<Args>(args)...));
+}
+
+/// Throws an ErrorKind::no error: the question had an answer and it is "no" (e.g. no layout fits).
+template <typename... Args>
+[[noreturn]] void throw_no(fmt::format_string<Args...> format, Args&&... args) {
+  throw Error(ErrorKind::no, fmt::format(format, std::forward<Args>(args)...));
 }
 
 namespace detail {

@@ -1,0 +1,224 @@
+// Parameter counts of the llama4, bailing_moe, qwen3_next, deepseek_v2 and mixtral readers
+// against the totals and active counts their publishers print on the model cards. The real
+// configs are copies in tests/data/model/real_*.json (each with a .source.txt naming its
+// repository, path and commit); the others are inline, with the source of their values beside them.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ladle/model/catalog.hpp"
+#include "ladle/model/config_json.hpp"
+#include "ladle/model/flops.hpp"
+#include "ladle/model/params.hpp"
+#include "ladle/model/tensor_inventory.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::model {
+namespace {
+
+std::string real_config(const std::string& name) {
+  return test::source_path("tests/data/model/real_" + name + ".json");
+}
+
+// A card's figure, e.g. "109B" or "2.75B", is rounded to its last printed digit. ladle's count
+// must be within 1% of it, or, where the card prints so few digits that rounding alone exceeds
+// 1% ("17B" is anything from 16.5B to 17.5B), within half a unit of that last digit.
+struct CardFigure {
+  double value;       // as printed, in parameters
+  double last_digit;  // the unit of its last printed digit (1e9 for "17B", 1e7 for "2.75B")
+};
+
+::testing::AssertionResult matches_card(int64_t count, CardFigure card) {
+  const double tolerance = std::max(0.01 * card.value, 0.5 * card.last_digit);
+  const double off = std::abs(static_cast<double>(count) - card.value);
+  if (off <= tolerance) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << count << " is " << off / card.value * 100
+                                       << "% from the card's " << card.value;
+}
+
+constexpr double kB = 1e9;
+
+// inclusionAI/Ling README (model table): Ling-lite "16.8B" total, "2.75B" activated.
+TEST(PublishedCards, LingLite) {
+  const ModelSpec spec = load_model(real_config("ling-lite_mindie"));
+  EXPECT_EQ(spec.model_type, "bailing_moe");
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {16.8 * kB, 0.1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {2.75 * kB, 0.01 * kB}));
+  EXPECT_EQ(spec.num_experts, 64);
+  EXPECT_EQ(spec.shared_expert_intermediate_size, 2 * 1408);
+}
+
+// inclusionAI/Ling README: Ling-plus "290B" total, "28.8B" activated. Its config spells the expert
+// counts n_routed_experts / n_shared_experts.
+TEST(PublishedCards, LingPlus) {
+  const ModelSpec spec = load_model(real_config("ling-plus_mindie"));
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {290 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {28.8 * kB, 0.1 * kB}));
+  EXPECT_EQ(spec.num_experts, 64);
+  EXPECT_EQ(spec.num_shared_experts, 1);
+}
+
+// meta-llama/Llama-4-Maverick-17B-128E-Instruct model card: "17B" activated, "400B" total
+// (the whole checkpoint: text model + vision encoder). This config nests text_config and also
+// flattens it; interleave_moe_layer_step 2 makes every other layer MoE.
+TEST(PublishedCards, LlamaFourMaverick) {
+  const ModelSpec spec = load_model(real_config("llama-4-maverick-fp8_ktransformers"));
+  EXPECT_EQ(spec.count_mlp(MlpKind::moe), 24);
+  EXPECT_EQ(spec.mlp[0], MlpKind::dense);
+  EXPECT_EQ(spec.mlp[1], MlpKind::moe);
+  EXPECT_EQ(spec.num_experts, 128);
+  const ParamCounts c = count_params(spec);
+  EXPECT_GT(c.vision, 0);
+  EXPECT_TRUE(matches_card(c.total + c.vision, {400 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {17 * kB, 1 * kB}));
+}
+
+// meta-llama/Llama-4-Scout-17B-16E model card: "17B" activated, "109B" total. This copy is the
+// text config flattened (no vision_config), so ladle counts the language model only; the card's
+// total also holds the vision encoder, which Scout shares with Maverick (34 layers of width 1408:
+// both HF configs' vision_config) and which ladle counts from Maverick's vision_config.
+TEST(PublishedCards, LlamaFourScout) {
+  const ModelSpec spec = load_model(real_config("llama-4-scout_ktransformers"));
+  EXPECT_EQ(spec.count_mlp(MlpKind::moe), 48);
+  EXPECT_EQ(spec.num_experts, 16);
+  EXPECT_EQ(spec.vision_params, 0);
+  // "no_rope_layers": [] is the default pattern: every 4th layer NoPE with full attention, the
+  // other 36 chunked over 8,192 tokens.
+  EXPECT_EQ(std::count(spec.attention_chunk.begin(), spec.attention_chunk.end(), 8192), 36);
+  EXPECT_EQ(spec.attention_chunk[3], 0);
+  const ParamCounts c = count_params(spec);
+  const int64_t vision = load_model(real_config("llama-4-maverick-fp8_ktransformers")).vision_params;
+  EXPECT_TRUE(matches_card(c.total + vision, {109 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {17 * kB, 1 * kB}));
+}
+
+// mistral.ai "Cheaper, Better, Faster, Stronger" (Mixtral 8x22B announcement): "39B active
+// parameters out of 141B".
+TEST(PublishedCards, MixtralEightByTwentyTwo) {
+  const ParamCounts c = count_params(load_model(real_config("mixtral-8x22b_mlcommons")));
+  EXPECT_TRUE(matches_card(c.total, {141 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {39 * kB, 1 * kB}));
+}
+
+TEST(PublishedCards, LlamaFourNestedAndFlatTextConfigsAgree) {
+  const std::string flat = R"({"model_type": "llama4", "hidden_size": 64, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100,
+    "intermediate_size": 32, "intermediate_size_mlp": 128, "num_local_experts": 4,
+    "num_experts_per_tok": 1, "interleave_moe_layer_step": 2, "attention_chunk_size": 16})";
+  const std::string nested = R"({"model_type": "llama4", "text_config": {"model_type":
+    "llama4_text", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+    "num_key_value_heads": 2, "head_dim": 16, "vocab_size": 100, "intermediate_size": 32,
+    "intermediate_size_mlp": 128, "num_local_experts": 4, "num_experts_per_tok": 1,
+    "interleave_moe_layer_step": 2, "attention_chunk_size": 16}})";
+  const ModelSpec a = parse_config(flat, "flat.json", "x");
+  ModelSpec b = parse_config(nested, "nested.json", "x");
+  b.source = a.source;
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(a.mlp, (std::vector<MlpKind>{MlpKind::dense, MlpKind::moe, MlpKind::dense, MlpKind::moe}));
+}
+
+// Qwen/Qwen3-Next-80B-A3B-Instruct: the values are transformers' Qwen3NextConfig defaults
+// (src/transformers/models/qwen3_next/configuration_qwen3_next.py, whose docstring says they
+// give that checkpoint's configuration), intermediate_size as in the checkpoint's config.json.
+// Model card: "80B in total and 3B activated".
+constexpr const char* kQwen3Next = R"({"model_type": "qwen3_next", "vocab_size": 151936,
+  "hidden_size": 2048, "intermediate_size": 5120, "num_hidden_layers": 48,
+  "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+  "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+  "linear_num_key_heads": 16, "linear_num_value_heads": 32, "decoder_sparse_step": 1,
+  "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512,
+  "num_experts_per_tok": 10, "num_experts": 512, "full_attention_interval": 4,
+  "tie_word_embeddings": false, "mlp_only_layers": []})";
+
+TEST(PublishedCards, QwenThreeNext) {
+  const ModelSpec spec = parse_config(kQwen3Next, "qwen3-next.json", "qwen3-next-80b-a3b");
+  EXPECT_EQ(spec.count_linear_attention(), 36);
+  EXPECT_FALSE(spec.is_linear_attention(3));
+  EXPECT_TRUE(spec.is_linear_attention(0));
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {80 * kB, 1 * kB}));
+  // The card's "3B" is the decoder layers' active parameters (3.25B); with the embedding and head
+  // ladle's `active` is 3.87B. (Qwen3-30B-A3B's card, by contrast, counts them: its "3.3B" is
+  // ladle's active 3,353,032,704.)
+  EXPECT_TRUE(matches_card(c.active - c.embedding - c.head, {3 * kB, 1 * kB}));
+  EXPECT_EQ(c.active, 3'874'929'408);
+  // A Gated DeltaNet layer: in_proj_qkvz [12288, 2048], in_proj_ba [64, 2048], conv1d
+  // [8192, 1, 4], dt_bias, A_log [32], norm [128], out_proj [2048, 4096].
+  int64_t linear = 0;
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    if (t.layer == 0 && t.name.find("linear_attn.") != std::string::npos) linear += t.total_numel();
+  }
+  EXPECT_EQ(linear, 12288LL * 2048 + 64 * 2048 + 8192 * 4 + 32 + 32 + 128 + 2048LL * 4096);
+  // Its attention cost does not grow with the sequence; the full-attention layers' does.
+  const FlopsPerToken short_rows = flops_per_token(spec, 4096);
+  const FlopsPerToken long_rows = flops_per_token(spec, 8192);
+  for (std::size_t i = 0; i < short_rows.by_kind.size(); ++i) {
+    if (short_rows.by_kind[i].kind.starts_with("linear")) {
+      EXPECT_EQ(short_rows.by_kind[i].attention_forward, long_rows.by_kind[i].attention_forward);
+    } else if (short_rows.by_kind[i].kind.starts_with("gqa")) {
+      EXPECT_LT(short_rows.by_kind[i].attention_forward, long_rows.by_kind[i].attention_forward);
+    }
+  }
+}
+
+// deepseek-ai/DeepSeek-V2 (DeepSeek-V2 report, arXiv 2405.04434, sec. 3.1.2 and the model card):
+// 60 layers, hidden 5120, 128 heads, q rank 1536, kv rank 512, qk 128 + 64 rope, v 128; layer 0
+// dense (12288), then 2 shared + 160 routed experts of 1536, 6 per token; vocabulary 102400.
+// Card: "236B" total, "21B" activated.
+TEST(PublishedCards, DeepSeekVTwo) {
+  const ModelSpec spec = parse_config(R"({"model_type": "deepseek_v2", "vocab_size": 102400,
+    "hidden_size": 5120, "intermediate_size": 12288, "moe_intermediate_size": 1536,
+    "num_hidden_layers": 60, "num_attention_heads": 128, "num_key_value_heads": 128,
+    "n_shared_experts": 2, "n_routed_experts": 160, "num_experts_per_tok": 6,
+    "first_k_dense_replace": 1, "moe_layer_freq": 1, "q_lora_rank": 1536, "kv_lora_rank": 512,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "topk_method": "group_limited_greedy", "tie_word_embeddings": false})",
+                                      "deepseek-v2.json", "deepseek-v2");
+  EXPECT_FALSE(spec.router_correction_bias);
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {236 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {21 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.n, {21 * kB, 1 * kB}));
+}
+
+// deepseek-ai/DeepSeek-V2-Lite (same report, appendix B, and its model card): 27 layers, hidden
+// 2048, 16 heads, no q compression, kv rank 512; layer 0 dense (10944), then 2 shared + 64 routed
+// experts of 1408, 6 per token. Card: "15.7B parameters in total, of which 2.4B are activated".
+TEST(PublishedCards, DeepSeekVTwoLite) {
+  const ModelSpec spec = parse_config(R"({"model_type": "deepseek_v2", "vocab_size": 102400,
+    "hidden_size": 2048, "intermediate_size": 10944, "moe_intermediate_size": 1408,
+    "num_hidden_layers": 27, "num_attention_heads": 16, "num_key_value_heads": 16,
+    "n_shared_experts": 2, "n_routed_experts": 64, "num_experts_per_tok": 6,
+    "first_k_dense_replace": 1, "moe_layer_freq": 1, "q_lora_rank": null, "kv_lora_rank": 512,
+    "qk_nope_head_dim": 128, "qk_rope_head_dim": 64, "v_head_dim": 128,
+    "topk_method": "greedy", "tie_word_embeddings": false})",
+                                      "deepseek-v2-lite.json", "deepseek-v2-lite");
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {15.7 * kB, 0.1 * kB}));
+  // DeepSeek's activated count leaves out the input embedding: ladle's N is 2,451,308,544, 2.1%
+  // above the printed "2.4B" (within one unit of its last digit; the card may truncate), and
+  // `active` with the embedding 2.66B.
+  EXPECT_EQ(c.n, 2'451'308'544);
+  EXPECT_LE(std::abs(static_cast<double>(c.n) - 2.4 * kB), 0.1 * kB);
+}
+
+TEST(PublishedCards, ChunkedContextAveragesWithinChunks) {
+  EXPECT_DOUBLE_EQ(mean_chunked_context(8, 4), 2.5);  // two chunks of 4: (1+2+3+4)/4
+  EXPECT_DOUBLE_EQ(mean_chunked_context(6, 4), (10.0 + 3.0) / 6.0);
+  EXPECT_DOUBLE_EQ(mean_chunked_context(8, 0), mean_causal_context(8, 0));
+}
+
+TEST(PublishedCards, BailingRejectsContradictoryExpertCounts) {
+  EXPECT_LADLE_ERROR(parse_config(R"({"model_type": "bailing_moe", "hidden_size": 64,
+    "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 10, "intermediate_size": 8,
+    "moe_intermediate_size": 8, "num_experts": 4, "n_routed_experts": 8,
+    "num_experts_per_tok": 2})",
+                                  "ling.json", "x"),
+                     input, "n_routed_experts: 8 contradicts num_experts = 4");
+}
+
+}  // namespace
+}  // namespace ladle::model
