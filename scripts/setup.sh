@@ -7,6 +7,8 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libyaml-cpp-dev nlohmann-json3-dev libcli11-dev libfmt-dev libssl-dev libpcre2-dev libicu-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  clang
+  libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--browser" ]]; then
   packages+=(chromium)

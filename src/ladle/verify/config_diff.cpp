@@ -4,9 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <string_view>
 
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::verify {
@@ -65,8 +68,9 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
   const FlagMap in_a = collect(a, order);
   const FlagMap in_b = collect(b, order);
   std::vector<std::string> unique_order;
+  std::set<std::string_view> seen;  // n log n in the number of flags
   for (const std::string& flag : order) {
-    if (std::find(unique_order.begin(), unique_order.end(), flag) == unique_order.end()) unique_order.push_back(flag);
+    if (seen.insert(flag).second) unique_order.push_back(flag);
   }
   out.flags_compared = unique_order.size();
 
@@ -139,11 +143,19 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
 }
 
 std::string read_launch_script(const std::string& path) {
-  const std::string text = util::read_file(path);
+  const std::string text = util::read_file(path, limits::FileKind::launch_script);
+  // A .yaml/.yml file or one that declares a schema_version is a recipe: broken YAML is an error
+  // there, not a shell script to compare.
+  const bool recipe = path.ends_with(".yaml") || path.ends_with(".yml") || text.starts_with("schema_version:") ||
+                      text.find("\nschema_version:") != std::string::npos;
   try {
     const YAML::Node root = YAML::Load(text);
     if (root.IsMap() && root["run"] && root["run"].IsScalar()) return root["run"].as<std::string>();
-  } catch (const YAML::Exception&) {
+    if (recipe) throw_input(SourceLocation{path, 1, 1, "run"}, "a recipe without a 'run' command to compare");
+  } catch (const YAML::Exception& e) {
+    if (recipe) {
+      throw_input(SourceLocation{path, e.mark.line + 1, e.mark.column + 1, ""}, "malformed YAML: {}", e.msg);
+    }
     // Not YAML: a launch script.
   }
   return text;
