@@ -4,7 +4,7 @@
 // resident set comes from wait4(2). Two logs per size, both built from
 // tests/data/runlog/synthetic/megatron_noise.log with renumbered records:
 //   dense: the fixture repeated (one record per 470 bytes, every line a Megatron line);
-//   sparse: each record followed by 200 lines of launcher noise, as rollout logs print.
+//   sparse: 200 lines of launcher noise per record, as rollout logs print.
 //   ./build/log_memory_bench [MAX_MB] (default 1024)
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -29,7 +29,8 @@ std::string source(const std::string& relative) {
 // Writes the fixture repeated until `bytes`, each copy's records renumbered; with `noise`, 200
 // noise lines after each record.
 void write_log(const std::string& path, size_t bytes, bool noise) {
-  const std::string one = ladle::util::read_file(source("tests/data/runlog/synthetic/megatron_noise.log"));
+  const std::string one =
+      ladle::util::read_file(source("tests/data/runlog/synthetic/megatron_noise.log"));
   const std::regex record(R"(iteration +(\d+)/ +(\d+) \|)");
   std::string noise_block;
   for (int i = 0; i < 200; ++i) {
@@ -41,18 +42,17 @@ void write_log(const std::string& path, size_t bytes, bool noise) {
   for (int copy = 0; written < bytes; ++copy) {
     std::string chunk;
     size_t last = 0;
-    for (auto it = std::sregex_iterator(one.begin(), one.end(), record); it != std::sregex_iterator(); ++it) {
+    for (auto it = std::sregex_iterator(one.begin(), one.end(), record);
+         it != std::sregex_iterator(); ++it) {
       chunk.append(one, last, static_cast<size_t>(it->position()) - last);
-      chunk += "iteration " + std::to_string(std::stoi((*it)[1].str()) + copy * 20) + "/ 100000000 |";
+      chunk +=
+          "iteration " + std::to_string(std::stoi((*it)[1].str()) + copy * 20) + "/ 100000000 |";
       last = static_cast<size_t>(it->position() + it->length());
-      if (noise) {
-        const size_t eol = one.find('\n', last);
-        chunk.append(one, last, eol + 1 - last);
-        last = eol + 1;
-        chunk += noise_block;
-      }
     }
     chunk.append(one, last, std::string::npos);
+    if (noise) {
+      for (int r = 0; r < 6; ++r) chunk += noise_block;  // 200 lines per record of the fixture
+    }
     out << chunk;
     written += chunk.size();
   }
@@ -80,9 +80,11 @@ double peak_mb(Work work) {
 
 int main(int argc, char** argv) {
   const size_t max_mb = argc > 1 ? std::stoul(argv[1]) : 1024;
-  const std::string dir = std::filesystem::temp_directory_path() / ("log_memory_bench." + std::to_string(::getpid()));
+  const std::string dir =
+      std::filesystem::temp_directory_path() / ("log_memory_bench." + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
-  std::printf("%-7s %8s %10s %14s %14s %8s\n", "log", "MB", "records", "baseline MB", "read_log MB", "ratio");
+  std::printf("%-7s %8s %10s %14s %14s %8s\n", "log", "MB", "records", "baseline MB", "read_log MB",
+              "ratio");
   for (const bool noise : {false, true}) {
     for (size_t mb = 64; mb <= max_mb; mb *= 4) {
       const std::string path = dir + "/train.log";
@@ -103,8 +105,8 @@ int main(int argc, char** argv) {
         return 0;
       });
       std::ifstream(path + ".n") >> records;
-      std::printf("%-7s %8zu %10zu %14.1f %14.1f %8.2f\n", noise ? "sparse" : "dense", mb, records, baseline, read,
-                  read / baseline);
+      std::printf("%-7s %8zu %10zu %14.1f %14.1f %8.2f\n", noise ? "sparse" : "dense", mb, records,
+                  baseline, read, read / baseline);
       std::fflush(stdout);
       if (mb == max_mb) break;
       if (mb * 4 > max_mb) mb = max_mb / 4;

@@ -11,9 +11,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (end == std::string_view::npos) end = text.size();
     const std::string_view one = text.substr(start, end - start);
     ++line;
-    ladle::fuzz::run(reinterpret_cast<const uint8_t*>(one.data()), one.size(), [line](std::string_view l) {
-      (void)ladle::pack::parse_conversation(l, ladle::SourceLocation{"conversations.jsonl", line});
-    });
+    ladle::fuzz::run(reinterpret_cast<const uint8_t*>(one.data()), one.size(),
+                     [line](std::string_view l) {
+                       (void)ladle::pack::parse_conversation(
+                           l, ladle::SourceLocation{"conversations.jsonl", line});
+                     });
     start = end + 1;
   }
   return 0;

@@ -1,7 +1,8 @@
 #pragma once
 // fuzz_common.hpp: what every libFuzzer harness shares. A reader may reject its input only with
 // ladle::Error (the one-line error of the CLI); any other exception escapes, and libFuzzer reports
-// it as a crash, as it does a sanitizer report, a leak, a timeout or an input over its memory limit.
+// it as a crash, as it does a sanitizer report, a leak, a timeout or an input over its memory
+// limit.
 
 #include <cstddef>
 #include <cstdint>

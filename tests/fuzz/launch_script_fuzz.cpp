@@ -5,7 +5,10 @@
 #include "ladle/recipe/run_script.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  ladle::fuzz::run(data, size, [](std::string_view text) { (void)ladle::recipe::parse_run_script(text, "run"); });
-  return ladle::fuzz::run(data, size,
-                          [](std::string_view text) { (void)ladle::recipe::parse_launch_args(text, "run.sh"); });
+  ladle::fuzz::run(data, size, [](std::string_view text) {
+    (void)ladle::recipe::parse_run_script(text, "run");
+  });
+  return ladle::fuzz::run(data, size, [](std::string_view text) {
+    (void)ladle::recipe::parse_launch_args(text, "run.sh");
+  });
 }

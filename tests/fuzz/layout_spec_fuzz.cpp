@@ -5,7 +5,7 @@
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return ladle::fuzz::run(data, size, [](std::string_view text) {
-    const ladle::layout::Layout layout = ladle::layout::parse_layout_spec(text);
+    const ladle::Layout layout = ladle::layout::parse_layout_spec(text);
     const std::string spec = ladle::layout::format_layout_spec(layout);
     try {
       if (!(ladle::layout::parse_layout_spec(spec) == layout)) __builtin_trap();

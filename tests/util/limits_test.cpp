@@ -44,7 +44,8 @@ TEST(CalendarDate, KnowsMonthLengthsAndLeapYears) {
 }
 
 TEST(ThreadCount, RefusesBelowOneAndAboveTheLimitAndClampsToTheMachine) {
-  EXPECT_LADLE_ERROR(thread_count(0, "--threads"), usage, "--threads 0: expected 1 to 4096 threads");
+  EXPECT_LADLE_ERROR(thread_count(0, "--threads"), usage,
+                     "--threads 0: expected 1 to 4096 threads");
   EXPECT_LADLE_ERROR(thread_count(-1, "--threads"), usage, "--threads -1");
   EXPECT_LADLE_ERROR(thread_count(100000, "--threads"), usage, "--threads 100000");
   const int all = thread_count(std::nullopt, "--threads");
@@ -54,10 +55,12 @@ TEST(ThreadCount, RefusesBelowOneAndAboveTheLimitAndClampsToTheMachine) {
 }
 
 TEST(ParseJson, SyntaxErrorsAndHugeNumbersAreLocatedInputErrors) {
-  EXPECT_LADLE_ERROR(parse_json("{\n  \"a\": 1,\n  \"score\": 1e400\n}", SourceLocation{"c.json"}), input,
-                     "c.json:3:12: error: a number outside the range of a double");
-  EXPECT_LADLE_ERROR(parse_json(R"({"score": -1e400})", SourceLocation{"x.jsonl", 7}), input, "x.jsonl:7:11:");
-  EXPECT_LADLE_ERROR(parse_json("{\n  \"a\": ,\n}", SourceLocation{"c.json"}), input, "c.json:2:8: error: invalid JSON");
+  EXPECT_LADLE_ERROR(parse_json("{\n  \"a\": 1,\n  \"score\": 1e400\n}", SourceLocation{"c.json"}),
+                     input, "c.json:3:12: error: a number outside the range of a double");
+  EXPECT_LADLE_ERROR(parse_json(R"({"score": -1e400})", SourceLocation{"x.jsonl", 7}), input,
+                     "x.jsonl:7:11:");
+  EXPECT_LADLE_ERROR(parse_json("{\n  \"a\": ,\n}", SourceLocation{"c.json"}), input,
+                     "c.json:2:8: error: invalid JSON");
   EXPECT_EQ(parse_json(R"({"a": 1e300})", SourceLocation{"c.json"})["a"].get<double>(), 1e300);
 }
 

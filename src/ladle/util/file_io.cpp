@@ -49,8 +49,8 @@ int open_checked(const std::string& path, limits::FileKind kind, int64_t& size) 
   const int64_t limit = limits::max_file_bytes(kind);
   if (st.st_size > limit) {
     ::close(fd);
-    throw_io(path, fmt::format("{} bytes is more than the {} bytes allowed for {}", st.st_size, limit,
-                               limits::file_kind_name(kind)));
+    throw_io(path, fmt::format("{} bytes is more than the {} bytes allowed for {}", st.st_size,
+                               limit, limits::file_kind_name(kind)));
   }
   ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   size = st.st_size;
@@ -72,7 +72,8 @@ void remove_stale_temps(const fs::path& dir, const std::string& target_name) {
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (!is_temp_name(name, target_name) || !it->is_regular_file(ec) || it->is_symlink(ec)) continue;
+    if (!is_temp_name(name, target_name) || !it->is_regular_file(ec) || it->is_symlink(ec))
+      continue;
     const int fd = ::open(it->path().c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0) continue;
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) ::unlink(it->path().c_str());
@@ -107,7 +108,8 @@ std::string read_file(const std::string& path, limits::FileKind kind) {
     out.append(chunk, static_cast<size_t>(n));
     if (static_cast<int64_t>(out.size()) > limit) {  // the file grew while it was read
       ::close(fd);
-      throw_io(path, fmt::format("more than the {} bytes allowed for {}", limit, limits::file_kind_name(kind)));
+      throw_io(path, fmt::format("more than the {} bytes allowed for {}", limit,
+                                 limits::file_kind_name(kind)));
     }
   }
   ::close(fd);
@@ -178,7 +180,8 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   mode_t mode = 0644;
   struct stat st {};
   if (::stat(target.c_str(), &st) == 0) {
-    if (!S_ISREG(st.st_mode)) throw_io(path, fmt::format("is {}, expected a regular file", describe_type(st.st_mode)));
+    if (!S_ISREG(st.st_mode))
+      throw_io(path, fmt::format("is {}, expected a regular file", describe_type(st.st_mode)));
     mode = st.st_mode & 07777;
   }
   remove_stale_temps(dir, name);

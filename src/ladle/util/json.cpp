@@ -28,7 +28,8 @@ SourceLocation locate_offset(std::string_view text, size_t offset, const SourceL
   return out;
 }
 
-nlohmann::json parse_json(std::string_view text, const SourceLocation& where, std::string_view invalid) {
+nlohmann::json parse_json(std::string_view text, const SourceLocation& where,
+                          std::string_view invalid) {
   try {
     return nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::parse_error& e) {
@@ -36,7 +37,8 @@ nlohmann::json parse_json(std::string_view text, const SourceLocation& where, st
     const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
     std::string what = untagged(e.what());
     const size_t cut = what.find(": ", what.find("column"));
-    if (what.find("column") != std::string::npos && cut != std::string::npos) what = what.substr(cut + 2);
+    if (what.find("column") != std::string::npos && cut != std::string::npos)
+      what = what.substr(cut + 2);
     throw_input(locate_offset(text, offset, where), "{}: {}", invalid, what);
   } catch (const nlohmann::json::out_of_range& e) {
     // "number overflow parsing '1e400'": point at the first such number.
@@ -48,7 +50,8 @@ nlohmann::json parse_json(std::string_view text, const SourceLocation& where, st
       const std::string token = what.substr(open + 1, close - open - 1);
       if (const size_t at = text.find(token); at != std::string_view::npos) offset = at;
     }
-    throw_input(locate_offset(text, offset, where), "a number outside the range of a double: {}", what);
+    throw_input(locate_offset(text, offset, where), "a number outside the range of a double: {}",
+                what);
   } catch (const nlohmann::json::exception& e) {
     throw_input(where, "{}: {}", invalid, untagged(e.what()));
   }

@@ -88,9 +88,9 @@ std::optional<int64_t> exact_int64(double value);
 /// Whether a floating-point reading is usable: finite (not NaN, not +-inf).
 bool is_finite_number(double value);
 
-/// The worker threads to run for a `--threads` value: all hardware threads when not given, the value
-/// clamped to the hardware threads otherwise (the outputs never depend on it). Throws Error(usage)
-/// naming `flag` for a value below 1 or above limits::kMaxThreads.
+/// The worker threads to run for a `--threads` value: all hardware threads when not given, the
+/// value clamped to the hardware threads otherwise (the outputs never depend on it). Throws
+/// Error(usage) naming `flag` for a value below 1 or above limits::kMaxThreads.
 int thread_count(std::optional<int64_t> requested, std::string_view flag);
 
 /// "YYYY-MM-DD" naming a real day of the Gregorian calendar (2026-02-30 is not one).

@@ -70,7 +70,8 @@ void remove_stale(const fs::path& target, const OutputMarker& marker) {
     if (fd < 0) continue;
     if (::flock(fd, LOCK_EX | LOCK_NB) == 0) {
       std::error_code inner;
-      const bool ours = fs::is_empty(it->path(), inner) || fs::exists(it->path() / kStagingToken, inner) ||
+      const bool ours = fs::is_empty(it->path(), inner) ||
+                        fs::exists(it->path() / kStagingToken, inner) ||
                         holds_marker(it->path(), marker);
       if (ours) remove_ours(it->path(), marker);
     }
@@ -100,19 +101,23 @@ StagedDir::StagedDir(const std::string& target, OutputMarker marker, std::string
   std::error_code ec;
   const fs::file_status status = fs::symlink_status(target_, ec);
   if (fs::exists(status)) {
-    if (!fs::is_directory(status)) throw_usage("{} '{}' is not a folder, expected a folder", flag, target);
+    if (!fs::is_directory(status))
+      throw_usage("{} '{}' is not a folder, expected a folder", flag, target);
     if (!fs::is_empty(target_, ec) && !holds_marker(target_, marker_)) {
-      throw_usage("{} '{}' is not empty and holds no output written by ladle ({}); pick a new folder", flag,
-                  target, marker_.file);
+      throw_usage(
+          "{} '{}' is not empty and holds no output written by ladle ({}); pick a new folder", flag,
+          target, marker_.file);
     }
   }
   const fs::path parent = parent_of(target_);
   fs::create_directories(parent, ec);
   if (ec || !fs::is_directory(parent, ec)) {
-    throw Error(ErrorKind::io, "cannot create the folder that should hold the output", {parent.string()});
+    throw Error(ErrorKind::io, "cannot create the folder that should hold the output",
+                {parent.string()});
   }
   remove_stale(target_, marker_);
-  std::string pattern = (parent / ("." + target_.filename().string() + kTempInfix + "XXXXXX")).string();
+  std::string pattern =
+      (parent / ("." + target_.filename().string() + kTempInfix + "XXXXXX")).string();
   if (::mkdtemp(pattern.data()) == nullptr) {
     throw_io(parent.string(), fmt::format("cannot create a folder here: {}", std::strerror(errno)));
   }
@@ -133,7 +138,8 @@ StagedDir::~StagedDir() {
 }
 
 void StagedDir::commit() {
-  LADLE_ASSERT(holds_marker(temp_, marker_), "an output folder is committed with its marker written");
+  LADLE_ASSERT(holds_marker(temp_, marker_),
+               "an output folder is committed with its marker written");
   std::error_code ec;
   fs::remove(temp_ / kStagingToken, ec);
   const bool exists = fs::exists(fs::symlink_status(target_, ec));
@@ -155,7 +161,8 @@ void StagedDir::commit() {
   // A file system without RENAME_EXCHANGE: move the old output aside, the new one in, then drop the
   // old. A kill between the two renames leaves the old output at TEMP.old, removed by the next run.
   const std::string old = temp_.string() + ".old";
-  if (std::rename(target_.c_str(), old.c_str()) != 0 || std::rename(temp_.c_str(), target_.c_str()) != 0) {
+  if (std::rename(target_.c_str(), old.c_str()) != 0 ||
+      std::rename(temp_.c_str(), target_.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     if (!fs::exists(target_, ec)) std::rename(old.c_str(), target_.c_str());
     throw_io(target_.string(), "cannot rename into place: " + reason);

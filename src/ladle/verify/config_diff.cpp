@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <utility>
 #include <set>
 #include <string_view>
 
@@ -61,6 +62,12 @@ std::optional<std::string> single_value(const Occurrences* occ) {
 
 ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const NumericsRules& rules,
                             const std::string& a_path, const std::string& b_path) {
+  for (const auto& [args, path] : {std::pair{&a, &a_path}, std::pair{&b, &b_path}}) {
+    if (static_cast<int64_t>(args->args.size()) > limits::kMaxArguments) {
+      throw_input(SourceLocation{*path}, "{} launch arguments, more than the {} ladle compares", args->args.size(),
+                  limits::kMaxArguments);
+    }
+  }
   ConfigDiff out;
   out.a_path = a_path;
   out.b_path = b_path;
