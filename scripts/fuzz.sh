@@ -15,6 +15,7 @@ if [[ ! -f $build/build.ninja ]]; then
 fi
 harnesses=(recipe model_config tokenizer conversation launch_script layout_spec
            log_detect log_megatron log_megatron_bridge log_slime log_miles log_nemo log_jsonl)
+[[ -f src/ladle/layout/job_args.hpp ]] && harnesses+=(job_args)  # `--args` and job scripts
 cmake --build "$build" --target "${harnesses[@]/#/ladle_fuzz_}"
 
 # seeds HARNESS: the repo's test data that harness reads.
@@ -26,6 +27,7 @@ seeds() {
     conversation) find tests/data/pack tests/cli/pack -name '*.jsonl' ;;
     launch_script) find tests/data/verify tests/cli/diff -type f ;;
     layout_spec) printf '%s\n' tests/fuzz/seeds/layout_spec/* ;;
+    job_args) find tests/data/verify tests/cli/diff tests/cli/predict -type f \( -name '*.sh' -o -name 'args' \) ;;
     log_*) find tests/data/runlog tests/cli/steps tests/cli/score tests/cli/converge \
              \( -name '*.log' -o -name '*.jsonl' \) ;;
   esac
