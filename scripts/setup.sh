@@ -13,6 +13,8 @@ packages=(
   munge
   shellcheck
   libnlopt-dev libeigen3-dev
+  clang
+  libclang-rt-14-dev
 )
 if [[ "${1:-}" == "--browser" ]]; then
   packages+=(chromium)

@@ -195,20 +195,53 @@ TEST(Pack, BadLineIsReportedWithItsNumberAndTheOldOutputStays) {
   std::vector<std::string> lines = util::split(conversations, '\n');
   lines[6] = R"({"messages": [{"role": "user", "content": "hi"}, )";  // line 7: truncated JSON
   // Enough rows that every conversation is needed, so the packer reaches line 7.
+  Fixture good(make_conversations(50), 3, 32);
+  good.run("out", 1);
+  const std::string manifest = util::read_file(good.dir.file("out/manifest.yaml"));
   Fixture f(util::join(lines, "\n"), 50, 16);
-  std::filesystem::create_directories(f.dir.file("out"));
-  util::write_file_atomic(f.dir.file("out/keep.txt"), "old");
+  std::filesystem::rename(good.dir.file("out"), f.dir.file("out"));
   EXPECT_LADLE_ERROR(f.run("out", 2), input, "conversations.jsonl:7:");
-  EXPECT_EQ(util::read_file(f.dir.file("out/keep.txt")), "old");
+  EXPECT_EQ(util::read_file(f.dir.file("out/manifest.yaml")), manifest);
 }
 
-TEST(Pack, ReplacesAnExistingOutputWhenComplete) {
+TEST(Pack, ReplacesAnOutputItWroteWhenComplete) {
   Fixture f(make_conversations(50), 3, 32);
-  std::filesystem::create_directories(f.dir.file("out"));
+  f.run("out", 1);
   util::write_file_atomic(f.dir.file("out/stale.txt"), "old");
   f.run("out", 1);
   EXPECT_FALSE(std::filesystem::exists(f.dir.file("out/stale.txt")));
   EXPECT_TRUE(std::filesystem::exists(f.dir.file("out/rows.idx")));
+}
+
+TEST(Pack, RefusesAFolderItDidNotWriteAndLeavesItAlone) {
+  Fixture f(make_conversations(50), 3, 32);
+  std::filesystem::create_directories(f.dir.file("out"));
+  util::write_file_atomic(f.dir.file("out/thesis.tex"), "mine");
+  EXPECT_LADLE_ERROR(f.run("out", 1), usage, "is not empty and holds no output written by ladle");
+  EXPECT_EQ(util::read_file(f.dir.file("out/thesis.tex")), "mine");
+  util::write_file_atomic(f.dir.file("file"), "x");
+  EXPECT_LADLE_ERROR(f.run("file", 1), usage, "is not a folder");
+  EXPECT_EQ(util::read_file(f.dir.file("file")), "x");
+  for (const auto& e : std::filesystem::directory_iterator(f.dir.path())) {
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+    EXPECT_EQ(e.path().filename().string().find(".old-"), std::string::npos) << e.path();
+  }
+}
+
+TEST(Pack, ManyThreadsAreClampedNotAnAbort) {
+  Fixture f(make_conversations(50), 3, 32);
+  f.run("out", 100000);
+  EXPECT_TRUE(std::filesystem::exists(f.dir.file("out/rows.idx")));
+}
+
+TEST(Pack, NumberOutOfDoubleRangeIsOneLocatedError) {
+  std::string conversations = make_conversations(6);
+  std::vector<std::string> lines = util::split(conversations, '\n');
+  lines[2] = R"({"score": 1e400, "messages": [{"role": "user", "content": "hi"}]})";
+  for (const int threads : {1, 2}) {
+    Fixture f(util::join(lines, "\n"), 50, 16);
+    EXPECT_LADLE_ERROR(f.run("out", threads), input, "conversations.jsonl:3:11: error: a number outside the range");
+  }
 }
 
 TEST(MegatronWriter, WritesTheMmidIdxLayout) {

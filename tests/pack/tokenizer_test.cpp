@@ -138,7 +138,7 @@ TEST(TokenizerLoad, RejectsUnsupportedKinds) {
               "normalizer": {"type": "Lowercase"}})",
           "t.json"),
       input, "normalizer.type: unsupported normalizer 'Lowercase'");
-  EXPECT_LADLE_ERROR(Tokenizer::from_json("{not json", "t.json"), input, "t.json: error: invalid JSON");
+  EXPECT_LADLE_ERROR(Tokenizer::from_json("{not json", "t.json"), input, "t.json:1:3: error: invalid JSON");
   EXPECT_LADLE_ERROR(
       Tokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}})",
                            "t.json"),

@@ -3,9 +3,14 @@
 // arithmetic or were worked out by hand from the text.
 #include "ladle/runlog/run_log.hpp"
 
+#include <fmt/ranges.h>
+
 #include <cmath>
+#include <filesystem>
+#include <optional>
 #include <string>
 
+#include "ladle/util/file_io.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::runlog {
@@ -194,6 +199,75 @@ TEST(ReadLog, TimestampsAreSecondsSinceEpoch) {
   EXPECT_DOUBLE_EQ(*parse_timestamp_s("2024-03-01 00:00:00.5") - *parse_timestamp_s("2024-02-28 00:00:00"),
                    2 * 86400.0 + 0.5);  // a leap year
   EXPECT_FALSE(parse_timestamp_s("2024-13-01 00:00:00").has_value());
+}
+
+// Every field of a log as text, so two logs compare equal with NaN losses (NaN != NaN).
+std::string dump(const RunLog& log) {
+  const auto opt = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string("-"); };
+  std::string out = fmt::format("{} {} {} {} {} {}\n", to_string(log.format), log.log_interval, opt(log.first_timestamp),
+                                opt(log.last_timestamp), opt(log.span_s), fmt::join(log.notes, "|"));
+  for (const Step& s : log.steps) {
+    out += fmt::format("{} {} {} {} {} {} {} {} {} {} {}\n", s.step, s.iterations, opt(s.step_time_s), opt(s.loss),
+                       opt(s.grad_norm), opt(s.learning_rate), opt(s.samples), opt(s.tokens), opt(s.timestamp),
+                       s.skipped_iterations, s.line);
+  }
+  return out;
+}
+
+TEST(ReadLog, StreamingAFileGivesWhatReadingItsTextGives) {
+  size_t logs = 0;
+  for (const char* folder : {"tests/data/runlog/synthetic", "tests/data/runlog/real"}) {
+    for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder))) {
+      const std::string path = entry.path().string();
+      if (!path.ends_with(".log") && !path.ends_with(".jsonl")) continue;
+      std::optional<RunLog> from_text;
+      std::string text_error;
+      try {
+        from_text = read_log(util::read_file(path), path);
+      } catch (const Error& e) {
+        text_error = e.describe();
+      }
+      try {
+        const RunLog streamed = read_log_file(path);
+        ASSERT_TRUE(from_text.has_value()) << path << ": only the text reading failed: " << text_error;
+        EXPECT_EQ(dump(streamed), dump(*from_text)) << path;
+      } catch (const Error& e) {
+        EXPECT_EQ(e.describe(), text_error) << path;
+      }
+      ++logs;
+    }
+  }
+  EXPECT_GE(logs, 20u);
+}
+
+TEST(ReadLog, CountsPrintedAsFloatsMustBeWholeAndFinite) {
+  const auto slime = [](const std::string& gbs) {
+    return fmt::format("step 0: {{'train/loss': 2.0, 'train/global_batch_size': {}}}\n", gbs);
+  };
+  EXPECT_LADLE_ERROR(read_log(slime("nan"), "s.log"), input, "s.log:1: error: train/global_batch_size: nan is not a count");
+  EXPECT_LADLE_ERROR(read_log(slime("128.7"), "s.log"), input, "128.7 is not a count of samples");
+  EXPECT_LADLE_ERROR(read_log(slime("1e300"), "s.log"), input, "is not a count of samples");
+  EXPECT_EQ(read_log(slime("128.0"), "s.log").steps[0].samples, 128);
+  EXPECT_LADLE_ERROR(read_log("step 99999999999999999999999: {'train/loss': 2.0}\n", "s.log"), input,
+                     "is not a step number");
+  const std::string nemo =
+      "Training epoch 0, iteration 1/9 | lr: 1e-05 | global_batch_size: 8 | global_step: {} | "
+      "reduced_train_loss: 2.0 | train_step_timing in s: 1.0\n";
+  EXPECT_LADLE_ERROR(read_log(fmt::format(fmt::runtime(nemo), "-1e308"), "n.log"), input,
+                     "global_step: '-1e308' is not a step number");
+  EXPECT_LADLE_ERROR(read_log(fmt::format(fmt::runtime(nemo), "3.5"), "n.log"), input, "is not a step number");
+  EXPECT_EQ(read_log(fmt::format(fmt::runtime(nemo), "3"), "n.log").steps[0].step, 3);
+}
+
+TEST(ReadLog, ImpossibleDatesAreNotTimestamps) {
+  EXPECT_FALSE(parse_timestamp_s("2026-02-30 00:00:00").has_value());
+  EXPECT_FALSE(parse_timestamp_s("2026-02-28 24:00:00").has_value());
+  EXPECT_TRUE(parse_timestamp_s("2024-02-29 23:59:59").has_value());
+}
+
+TEST(ReadLog, LogsThatAreNotRegularFilesAreRefused) {
+  EXPECT_LADLE_ERROR(read_log_file("/dev/zero"), io, "/dev/zero: error: is a character device");
+  EXPECT_LADLE_ERROR(read_log_file(test::source_path("tests/data/runlog")), io, "is a folder");
 }
 
 }  // namespace

@@ -86,11 +86,11 @@ TEST(WriteSite, RefusesAFolderItDidNotWrite) {
   fs::create_directory(tmp.file("mine"));
   util::write_file_atomic(tmp.file("mine/notes.txt"), "keep me");
   EXPECT_LADLE_ERROR(write_site(build_site(small_catalog()), tmp.file("mine")), usage,
-                     "is not empty and holds no site written by ladle");
+                     "is not empty and holds no output written by ladle (.ladle-site)");
   EXPECT_EQ(util::read_file(tmp.file("mine/notes.txt")), "keep me");
   EXPECT_EQ(listing(tmp.file("mine")).size(), 1u);
   util::write_file_atomic(tmp.file("file"), "x");
-  EXPECT_LADLE_ERROR(write_site(build_site(small_catalog()), tmp.file("file")), usage, "is a file");
+  EXPECT_LADLE_ERROR(write_site(build_site(small_catalog()), tmp.file("file")), usage, "is not a folder");
   EXPECT_EQ(std::distance(fs::directory_iterator(tmp.path()), fs::directory_iterator()), 2);
 }
 

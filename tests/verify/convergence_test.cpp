@@ -141,5 +141,24 @@ TEST(Convergence, BadThresholdsFileNamesTheKey) {
                      "t.yaml: error: high_loss_above: missing");
 }
 
+TEST(Convergence, UndefinedFiguresAreNeverRecordedAsNumbers) {
+  // A constant series: the correlation is undefined, not 0.
+  const auto constant = check_convergence(slime({"2.0", "2.0", "2.0", "2.0"}, "r.log"),
+                                          slime({"2.0", "2.001", "2.002", "2.003"}, "c.log"), std::nullopt, bridge());
+  EXPECT_FALSE(constant.correlation.has_value());
+  EXPECT_LADLE_ERROR(update_convergence(std::nullopt, constant), input, "the correlation is undefined");
+  // Losses near the largest double: the correlation is still exact (-1), not NaN.
+  const auto huge = check_convergence(slime({"1e308", "-1e308", "1e308", "-1e308"}, "r.log"),
+                                      slime({"-1e308", "1e308", "-1e308", "1e308"}, "c.log"), std::nullopt, bridge());
+  ASSERT_TRUE(huge.correlation.has_value());
+  EXPECT_DOUBLE_EQ(*huge.correlation, -1.0);
+  EXPECT_LADLE_ERROR(update_convergence(std::nullopt, huge), input, "final loss difference is not finite");
+  // Infinite losses only: no step to compare, nothing to record (not steps 0, correlation 0).
+  const auto inf = check_convergence(slime({"inf", "inf"}, "r.log"), slime({"inf", "inf"}, "c.log"), std::nullopt,
+                                     bridge());
+  EXPECT_EQ(inf.steps, 0);
+  EXPECT_LADLE_ERROR(update_convergence(std::nullopt, inf), input, "nothing to record");
+}
+
 }  // namespace
 }  // namespace ladle::verify

@@ -3,6 +3,7 @@
 #include "ladle/verify/score.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "ladle/recipe/recipe_io.hpp"
@@ -99,7 +100,12 @@ TEST(Score, InputsComeFromTheRecipeAndTheCatalog) {
   ASSERT_TRUE(in.usd_per_gpu_hour.has_value());
   EXPECT_NEAR(*in.usd_per_gpu_hour, 7.912, 1e-9);
   EXPECT_EQ(score_inputs_from_recipe(loaded.recipe, loaded.path, 2.5).usd_per_gpu_hour, 2.5);
-  EXPECT_LADLE_ERROR(score_inputs_from_recipe(loaded.recipe, loaded.path, -1.0), usage, "--price must be");
+  EXPECT_LADLE_ERROR(score_inputs_from_recipe(loaded.recipe, loaded.path, -1.0), usage,
+                     "--price -1: expected a positive, finite number");
+  // An infinite price would be written into the recipe as .inf, which the reader then refuses.
+  EXPECT_LADLE_ERROR(score_inputs_from_recipe(loaded.recipe, loaded.path, std::numeric_limits<double>::infinity()),
+                     usage, "--price inf");
+  EXPECT_LADLE_ERROR(score_inputs_from_recipe(loaded.recipe, loaded.path, std::nan("")), usage, "--price nan");
 }
 
 TEST(Score, UpdateResultReproducesEverySeedResultBlock) {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <optional>
+#include <utility>
 #include <ostream>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -31,7 +33,7 @@ struct NumericsAdamOptions {
   double wd = 0.1;
   double eps = 1e-8;
   uint64_t seed = 1234;
-  int threads = 0;  // 0: one per hardware thread
+  std::optional<int64_t> threads;  // absent: one per hardware thread
   std::string main_grads_dtype = "fp32";
   std::string exp_avg_dtype = "fp32";
   std::string exp_avg_sq_dtype = "fp32";
@@ -71,21 +73,53 @@ void check_date(const std::string& date) {
   for (size_t i = 0; digits && i < date.size(); ++i) {
     digits = (i == 4 || i == 7) || std::isdigit(static_cast<unsigned char>(date[i]));
   }
-  if (!digits) throw_usage("--date: expected YYYY-MM-DD, got '{}'", date);
+  if (!digits || !util::is_calendar_date(date)) throw_usage("--date: expected YYYY-MM-DD, got '{}'", date);
+}
+
+// Every size of --shape within the named limits, and the elements updated within what a run can do.
+void check_shape_limits(const numerics::LayerShape& shape, double scale) {
+  const std::pair<const char*, std::pair<int64_t, int64_t>> bounds[] = {
+      {"hidden", {shape.hidden, limits::kMaxModelDimension}},
+      {"ffn", {shape.expert_ffn, limits::kMaxModelDimension}},
+      {"shared_ffn", {shape.shared_ffn, limits::kMaxModelDimension}},
+      {"experts", {shape.experts, limits::kMaxExperts}},
+      {"topk", {shape.topk, limits::kMaxExperts}},
+      {"ep", {shape.ep, limits::kMaxExperts}},
+      {"etp", {shape.etp, limits::kMaxModelDimension}},
+      {"tokens", {shape.tokens, limits::kMaxSequenceTokens}},
+  };
+  for (const auto& [key, value_limit] : bounds) {
+    if (value_limit.first > value_limit.second) {
+      throw_usage("--shape: {}: {} is more than the limit {} (see src/ladle/util/limits.hpp)", key,
+                  value_limit.first, value_limit.second);
+    }
+  }
+  int64_t total = 0;
+  for (const numerics::TensorSpec& t : numerics::layer_tensors(shape, scale)) {
+    const auto elements = util::checked_mul(t.rows, t.cols);
+    const auto sum = elements ? util::checked_add(total, *elements) : std::nullopt;
+    if (!sum || *sum > limits::kMaxNumericsElements) {
+      throw_usage("--shape: the layer has more than {} elements to update, the limit of one run",
+                  limits::kMaxNumericsElements);
+    }
+    total = *sum;
+  }
 }
 
 numerics::AdamCheckOptions to_check_options(const NumericsAdamOptions& opt) {
   numerics::AdamCheckOptions o;
   if (!opt.shape.empty()) o.shape = numerics::parse_layer_shape(opt.shape);
   o.scale = opt.scale;
+  if (o.scale > 0 && o.scale <= 1) check_shape_limits(o.shape, o.scale);
   o.steps = numerics::parse_step_list(opt.steps);
   o.hyper.lr = opt.lr;
   std::tie(o.hyper.beta1, o.hyper.beta2) = parse_betas(opt.betas);
   o.hyper.weight_decay = opt.wd;
   o.hyper.eps = opt.eps;
   o.seed = opt.seed;
-  o.threads = opt.threads > 0 ? opt.threads
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  // Absent: every hardware thread; given: checked by the component test (1 to its own limit).
+  o.threads = opt.threads ? static_cast<int>(std::clamp<int64_t>(*opt.threads, -1, limits::kMaxThreads + 1))
+                          : util::thread_count(std::nullopt, "--threads");
   o.main_grads_dtype = numerics::parse_state_dtype(opt.main_grads_dtype, "--main-grads-dtype");
   o.exp_avg_dtype = numerics::parse_state_dtype(opt.exp_avg_dtype, "--exp-avg-dtype");
   o.exp_avg_sq_dtype = numerics::parse_state_dtype(opt.exp_avg_sq_dtype, "--exp-avg-sq-dtype");
@@ -182,7 +216,8 @@ void add_numerics_command(CLI::App& command, Io& io) {
   adam->add_option("--wd", opt->wd, "weight decay (default 0.1, the seed recipe's)");
   adam->add_option("--eps", opt->eps, "Adam epsilon (default 1e-8, Megatron-LM's --adam-eps)");
   adam->add_option("--seed", opt->seed, "seed of the synthetic weights and gradients (default 1234)");
-  adam->add_option("--threads", opt->threads, "worker threads (default: one per hardware thread)");
+  adam->add_option("--threads", opt->threads,
+                   "worker threads (default: one per hardware thread)");
   adam->add_option("--main-grads-dtype", opt->main_grads_dtype,
                    "precision-aware path's main grads: fp32 (default) or bf16");
   adam->add_option("--exp-avg-dtype", opt->exp_avg_dtype,

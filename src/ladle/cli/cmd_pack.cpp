@@ -15,6 +15,7 @@
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/progress.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -33,7 +34,7 @@ struct PackCliOptions {
   int64_t row_tokens = 8192;
   int64_t rows = 0;
   uint64_t seed = 0;
-  int threads = 0;
+  std::optional<int64_t> threads;
   bool json = false;
   bool quiet = false;
   std::string into;
@@ -77,8 +78,7 @@ int run_pack(const PackCliOptions& opt, Io& io) {
   options.row_tokens = opt.row_tokens;
   options.rows = opt.rows;
   options.seed = opt.seed;
-  options.threads = opt.threads > 0 ? opt.threads
-                                    : static_cast<int>(std::max(1U, std::thread::hardware_concurrency()));
+  options.threads = util::thread_count(opt.threads, "--threads");
   // A tokenizer.json, a checkpoint folder or a Hugging Face repo id (resolve_hf_file in commands.cpp).
   const std::string tokenizer_file = resolve_hf_file(opt.tokenizer_path, "tokenizer.json");
   const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(tokenizer_file);
@@ -145,7 +145,8 @@ void add_pack_command(CLI::App& command, Io& io) {
   command.add_option("--out", opt->out, "output folder (replaced whole when complete)")->required();
   command.add_option("--name", opt->name, "the row set's name (default: the output folder's name)");
   command.add_option("--threads", opt->threads,
-                     "tokenizer threads (default: all cores); the output does not depend on it");
+                     "tokenizer threads, 1 or more (default: all cores; more than the cores are clamped to them); the "
+                     "output does not depend on it");
   command.add_option("--into", opt->into,
                      "write the manifest into this recipe's workload.dataset (build block and rows_sha256)");
   add_quiet_flag(command, opt->quiet);

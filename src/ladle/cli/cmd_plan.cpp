@@ -19,6 +19,7 @@
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/progress.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -69,8 +70,13 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (o.gpu.empty()) throw_usage("plan needs --gpu (e.g. h200)");
   if (o.gpus.empty()) throw_usage("plan needs --gpus, a GPU count or a list such as 64,128,256");
   if (o.top < 1) throw_usage("--top must be at least 1, got {}", o.top);
-  if (o.row_tokens && *o.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", *o.row_tokens);
-  if (o.global_batch && *o.global_batch < 1) throw_usage("--global-batch must be at least 1, got {}", *o.global_batch);
+  if (o.row_tokens && (*o.row_tokens < 1 || *o.row_tokens > limits::kMaxSequenceTokens)) {
+    throw_usage("--row-tokens must be 1 to {} (the limit of one row), got {}", limits::kMaxSequenceTokens, *o.row_tokens);
+  }
+  if (o.global_batch && (*o.global_batch < 1 || *o.global_batch > limits::kMaxGlobalBatchRows)) {
+    throw_usage("--global-batch must be 1 to {} rows (the limit of one step), got {}", limits::kMaxGlobalBatchRows,
+                *o.global_batch);
+  }
   if (!(o.margin >= 0 && o.margin < 1)) throw_usage("--margin must be in [0, 1), got {}", o.margin);
   const std::vector<int64_t> counts = parse_gpu_counts(o.gpus);
   const layout::Engine engine = layout::parse_engine(o.engine);

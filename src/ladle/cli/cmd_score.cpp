@@ -25,7 +25,7 @@ namespace {
 struct ScoreOptions {
   std::vector<std::string> logs;
   std::string recipe_path;
-  std::string window;
+  std::optional<std::string> window;
   std::optional<double> price;
   std::string format;
   bool json = false;
@@ -111,7 +111,7 @@ void run_score(const ScoreOptions& options, Io& io) {
   std::optional<runlog::LogFormat> forced;
   if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
   std::optional<verify::StepWindow> window;
-  if (!options.window.empty()) window = verify::parse_window(options.window);
+  if (options.window) window = verify::parse_window(*options.window);  // "" is an error, not the default
   // A catalog name works as well as a path (resolve_recipe in commands.cpp).
   recipe::LoadedRecipe loaded = resolve_recipe(options.recipe_path);
   const std::string write_path = options.write ? resolve_recipe_file(options.recipe_path) : "";

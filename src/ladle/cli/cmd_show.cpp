@@ -6,6 +6,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/page.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 
@@ -18,10 +19,11 @@ struct ShowOptions {
 int run_show(const ShowOptions& opt, Io& io) {
   const recipe::LoadedRecipe loaded = recipe::find_recipe(opt.recipe);
   const recipe::RecipePage page = recipe::build_page(loaded.recipe);
-  if (opt.format == "md") io.out << recipe::render_page_markdown(page);
-  if (opt.format == "text") io.out << recipe::render_page_text(page);
+  // Text from the recipe reaches a terminal: its control characters are shown, not obeyed.
+  if (opt.format == "md") io.out << util::terminal_safe(recipe::render_page_markdown(page));
+  if (opt.format == "text") io.out << util::terminal_safe(recipe::render_page_text(page));
   if (opt.format == "json") io.out << recipe::render_page_json(page);
-  if (opt.format == "yaml") io.out << page.yaml;
+  if (opt.format == "yaml") io.out << util::terminal_safe(page.yaml);
   return kExitOk;
 }
 }  // namespace

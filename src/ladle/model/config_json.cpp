@@ -8,6 +8,8 @@
 
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/json.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 // Field mapping, per model_type, from the Hugging Face transformers configuration classes
@@ -45,7 +47,7 @@ class ConfigReader {
     if (!has(key)) fail(key, "missing required field");
     const Json& value = root_[key];
     if (!value.is_number_integer()) fail(key, fmt::format("expected an integer, got {}", value.dump()));
-    return value.get<int64_t>();
+    return bounded(key, value);
   }
 
   int64_t integer_or(const char* key, int64_t fallback) const {
@@ -97,9 +99,39 @@ class ConfigReader {
       if (!item.is_number_integer()) {
         fail(key, fmt::format("expected a list of integers, got {}", item.dump()));
       }
-      out.push_back(item.get<int64_t>());
+      out.push_back(bounded(key, item));
     }
     return out;
+  }
+
+  // An integer field within its named limit (util/limits.hpp), so what is sized or multiplied
+  // from it stays within memory and int64.
+  int64_t bounded(const char* key, const Json& value) const {
+    const std::string_view k = key;
+    int64_t limit = limits::kMaxModelDimension;
+    const char* what = "widths";
+    if (k == "vocab_size") {
+      limit = limits::kMaxVocabulary;
+      what = "vocabularies";
+    } else if (k == "num_local_experts" || k == "num_experts" || k == "n_routed_experts" ||
+               k == "num_experts_per_tok" || k == "n_shared_experts") {
+      limit = limits::kMaxExperts;
+      what = "experts";
+    } else if (k == "num_hidden_layers" || k == "first_k_dense_replace" || k == "max_window_layers" ||
+               k == "index_skip_topk_offset" || k == "num_nextn_predict_layers" || k == "moe_layer_freq" ||
+               k == "decoder_sparse_step" || k == "index_topk_freq" || k == "mlp_only_layers") {
+      limit = limits::kMaxLayers;
+      what = "layers";
+    } else if (k == "sliding_window" || k == "index_topk") {
+      limit = limits::kMaxSequenceTokens;
+      what = "tokens";
+    }
+    if (value.is_number_unsigned() ? value.get<uint64_t>() > static_cast<uint64_t>(limit)
+                                   : value.get<int64_t>() > limit) {
+      fail(key, fmt::format("{} is more than {}, ladle's limit for {} (src/ladle/util/limits.hpp)", value.dump(),
+                            limit, what));
+    }
+    return value.get<int64_t>();
   }
 
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
@@ -632,23 +664,7 @@ std::vector<std::string> supported_model_types() {
 }
 
 ModelSpec parse_config(std::string_view json_text, const std::string& file, const std::string& name) {
-  Json root;
-  try {
-    root = Json::parse(json_text);
-  } catch (const Json::parse_error& e) {
-    // e.byte is 1-based; turn it into line and column.
-    SourceLocation where{file, 1, 1, ""};
-    const std::size_t end = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, json_text.size());
-    for (std::size_t i = 0; i < end; ++i) {
-      if (json_text[i] == '\n') {
-        ++where.line;
-        where.col = 1;
-      } else {
-        ++where.col;
-      }
-    }
-    throw_input(where, "not valid JSON: {}", e.what());
-  }
+  const Json root = util::parse_json(json_text, SourceLocation{file, 0, 0, ""}, "not valid JSON");
   if (!root.is_object()) throw_input(SourceLocation{file, 1, 1, ""}, "expected a JSON object");
   const ConfigReader in(root, json_text, file);
 
@@ -682,7 +698,7 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
 }
 
 ModelSpec read_config_file(const std::string& path) {
-  const std::string text = util::read_file(path);
+  const std::string text = util::read_file(path, limits::FileKind::model_config);
   // "models/glm-5.2/config.json" is named after its folder, "glm-5.2.json" after itself.
   const std::filesystem::path file(path);
   std::string name = file.stem().string();

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ladle/pack/utf8.hpp"
+#include "ladle/util/json.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::pack {
@@ -28,18 +29,7 @@ Conversation parse_conversation(std::string_view line, const SourceLocation& whe
     throw_input(at(where, static_cast<int>(*bad) + 1, ""), "invalid UTF-8 (byte 0x{:02X})",
                 static_cast<unsigned char>(line[*bad]));
   }
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(line.begin(), line.end());
-  } catch (const nlohmann::json::parse_error& e) {
-    const int col = e.byte > 0 ? static_cast<int>(e.byte) : 1;
-    std::string what = e.what();
-    // nlohmann's message is "[json.exception.parse_error.101] parse error at line 1, column N:
-    // syntax error while parsing value - ..."; keep the part after the last ": " prefix chain.
-    const size_t cut = what.find(": ", what.find("column"));
-    if (cut != std::string::npos) what = what.substr(cut + 2);
-    throw_input(at(where, col, ""), "invalid JSON: {}", what);
-  }
+  const nlohmann::json j = util::parse_json(line, where);
   if (!j.is_object()) throw_input(where, "expected a JSON object with a 'messages' array");
   auto it = j.find("messages");
   if (it == j.end() || !it->is_array()) throw_input(at(where, 0, "messages"), "missing or not an array");

@@ -12,6 +12,7 @@
 #include "ladle/pack/megatron_writer.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/output_dir.hpp"
 #include "ladle/util/sha256.hpp"
 #include "ladle/util/text.hpp"
 
@@ -26,38 +27,7 @@ constexpr const char* kIdsPrefix = "rows";
 constexpr const char* kMaskPrefix = "loss_mask";
 constexpr const char* kManifestName = "manifest.yaml";
 constexpr const char* kBuilder = "ladle pack 0.1.0";
-
-// A folder beside the output that is removed unless it was renamed into place.
-class TempDir {
- public:
-  explicit TempDir(const fs::path& target) {
-    const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-    std::error_code ec;
-    if (!fs::is_directory(parent, ec)) {
-      throw Error(ErrorKind::io, "the folder that should hold the output does not exist",
-                  {parent.string()});
-    }
-    std::string pattern = (parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-    if (!::mkdtemp(pattern.data())) {
-      throw Error(ErrorKind::io, fmt::format("cannot create a folder here: {}", std::strerror(errno)),
-                  {parent.string()});
-    }
-    path_ = pattern;
-  }
-  ~TempDir() {
-    if (!path_.empty()) {
-      std::error_code ec;
-      fs::remove_all(path_, ec);
-    }
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const fs::path& path() const { return path_; }
-  void release() { path_.clear(); }
-
- private:
-  fs::path path_;
-};
+constexpr const char* kManifestHeader = "# Written by ladle pack";
 
 // A buffered output file that hashes what it writes.
 class HashedFile {
@@ -97,28 +67,6 @@ class HashedFile {
 
 std::string ratio_text(double ratio) { return fmt::format("{:.3f}", ratio); }
 
-// Moves the finished folder into place; an existing output is moved aside first and removed after.
-void replace_dir(const fs::path& from, const fs::path& to) {
-  std::error_code ec;
-  fs::path old;
-  if (fs::exists(to, ec)) {
-    const fs::path parent = to.has_parent_path() ? to.parent_path() : fs::path(".");
-    std::string pattern = (parent / ("." + to.filename().string() + ".old-XXXXXX")).string();
-    if (!::mkdtemp(pattern.data()) || std::rename(to.c_str(), pattern.c_str()) != 0) {
-      throw Error(ErrorKind::io, fmt::format("cannot replace: {}", std::strerror(errno)),
-                  {to.string()});
-    }
-    old = pattern;
-  }
-  if (std::rename(from.c_str(), to.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    if (!old.empty()) std::rename(old.c_str(), to.c_str());
-    throw Error(ErrorKind::io, fmt::format("cannot move the output into place: {}", reason),
-                {to.string()});
-  }
-  if (!old.empty()) fs::remove_all(old, ec);
-}
-
 }  // namespace
 
 std::string packing_description(int64_t row_tokens) {
@@ -130,9 +78,8 @@ std::string packing_description(int64_t row_tokens) {
 
 PackManifest write_pack(const Tokenizer& tokenizer, const PackOptions& options,
                         const PackOutput& output, const ProgressSink& progress) {
-  const fs::path target(output.dir);
-  if (target.filename().empty()) throw_usage("--out needs a folder name, got '{}'", output.dir);
-  TempDir temp(target);
+  // A folder ladle pack wrote holds its manifest; any other non-empty folder is refused.
+  util::StagedDir temp(output.dir, util::OutputMarker{kManifestName, kManifestHeader}, "--out");
   HashedFile jsonl(temp.path() / kJsonlName);
   MegatronWriter ids_writer((temp.path() / kIdsPrefix).string(),
                             token_dtype_for_vocab(tokenizer.vocab_size()));
@@ -193,8 +140,7 @@ PackManifest write_pack(const Tokenizer& tokenizer, const PackOptions& options,
   m.files.push_back({std::string(kMaskPrefix) + ".idx", mask_writer.idx_sha256(),
                      static_cast<int64_t>(mask_writer.idx_bytes())});
   util::write_file_atomic((temp.path() / kManifestName).string(), render_manifest_yaml(m));
-  replace_dir(temp.path(), target);
-  temp.release();
+  temp.commit();
   return m;
 }
 
@@ -230,8 +176,7 @@ std::string render_manifest_yaml(const PackManifest& m) {
   out << YAML::Key << "tokenizer_sha256" << YAML::Value << m.tokenizer_sha256;
   out << YAML::EndMap;
   out << YAML::EndMap;
-  return std::string("# Written by ladle pack: rows_sha256 and the build block of a recipe's "
-                     "workload.dataset.\n") +
+  return std::string(kManifestHeader) + ": rows_sha256 and the build block of a recipe's workload.dataset.\n" +
          out.c_str() + "\n";
 }
 

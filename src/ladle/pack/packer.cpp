@@ -7,12 +7,15 @@
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include "ladle/pack/conversation.hpp"
 #include "ladle/pack/permutation.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 
 namespace ladle::pack {
 
@@ -31,6 +34,7 @@ struct LineRef {
 
 // Streams the file once and records where each non-blank line is.
 std::vector<LineRef> index_lines(const std::string& path) {
+  util::check_input_file(path, limits::FileKind::streamed);
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) throw Error(ErrorKind::io, fmt::format("cannot open: {}", std::strerror(errno)), {path});
   std::vector<LineRef> lines;
@@ -41,9 +45,10 @@ std::vector<LineRef> index_lines(const std::string& path) {
   bool blank = true;
   auto finish = [&](uint64_t end) {
     if (!blank) {
-      if (end - line_start > UINT32_MAX) {
+      if (end - line_start > static_cast<uint64_t>(limits::kMaxLineBytes)) {
         std::fclose(f);
-        throw_input(SourceLocation{path, static_cast<int>(line_no)}, "line longer than 4 GiB");
+        throw_input(SourceLocation{path, static_cast<int>(line_no)},
+                    "a line longer than {} bytes (the limit for one conversation)", limits::kMaxLineBytes);
       }
       lines.push_back(LineRef{line_start, static_cast<uint32_t>(end - line_start), line_no});
     }
@@ -78,12 +83,16 @@ struct Tokenized {
 
 double PackStats::supervised_token_ratio(int64_t row_tokens) const {
   if (rows == 0 || row_tokens == 0) return 0.0;
-  return static_cast<double>(supervised_tokens) / static_cast<double>(rows * row_tokens);
+  return static_cast<double>(supervised_tokens) / (static_cast<double>(rows) * static_cast<double>(row_tokens));
 }
 
 PackStats pack_rows(const Tokenizer& tokenizer, const PackOptions& options, const RowSink& sink,
                     const ProgressSink& progress) {
   if (options.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", options.row_tokens);
+  if (options.row_tokens > limits::kMaxSequenceTokens) {
+    throw_usage("--row-tokens {} is more than the {} tokens a row may hold", options.row_tokens,
+                limits::kMaxSequenceTokens);
+  }
   if (options.rows < 1) throw_usage("--rows must be at least 1, got {}", options.rows);
   const std::string_view separator = separator_token(options.family);
   const auto separator_id = tokenizer.token_to_id(separator);
@@ -132,7 +141,8 @@ PackStats pack_rows(const Tokenizer& tokenizer, const PackOptions& options, cons
     ~Closer() { std::fclose(f); }
   } closer{f};
 
-  const int threads = std::max(1, options.threads);
+  // More threads than conversations in a batch would idle: the count is clamped, never an abort.
+  const int threads = std::clamp(options.threads, 1, static_cast<int>(kBatch));
   bool first = true;
   bool previous_ends_with_assistant = false;
   std::vector<std::string> texts;
@@ -166,11 +176,20 @@ PackStats pack_rows(const Tokenizer& tokenizer, const PackOptions& options, cons
           } else {
             results[k].error = e;
           }
+        } catch (const std::exception& e) {  // nothing may leave a worker thread
+          results[k].error = Error(ErrorKind::internal, e.what(),
+                                   SourceLocation{options.input_path, static_cast<int>(ref.line)});
         }
       }
     };
     std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+    for (int t = 1; t < threads; ++t) {
+      try {
+        pool.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // the system gives no more threads: the ones started share the batch
+      }
+    }
     work();
     for (std::thread& t : pool) t.join();
 

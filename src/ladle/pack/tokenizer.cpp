@@ -15,6 +15,8 @@
 #include "ladle/pack/utf8.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/json.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/sha256.hpp"
 
 namespace ladle::pack {
@@ -89,6 +91,19 @@ std::atomic<uint64_t> g_next_serial{1};
 [[noreturn]] void unsupported(const std::string& source, const std::string& field,
                               const std::string& what) {
   throw Error(ErrorKind::input, what, SourceLocation{source, 0, 0, field});
+}
+
+// A token id: an integer in [0, limits::kMaxVocabulary), so the id-to-token table it sizes is bounded.
+int32_t bounded_id(const Json& value, const std::string& source, const std::string& field) {
+  if (!value.is_number_integer()) unsupported(source, field, fmt::format("ids must be integers, got {}", value.dump()));
+  if (value.is_number_unsigned() ? value.get<uint64_t>() >= static_cast<uint64_t>(limits::kMaxVocabulary)
+                                 : value.get<int64_t>() < 0 || value.get<int64_t>() >= limits::kMaxVocabulary) {
+    unsupported(source, field,
+                fmt::format("id {} is outside 0 to {} (the vocabulary limit, 16x the largest published "
+                            "vocabulary)",
+                            value.dump(), limits::kMaxVocabulary - 1));
+  }
+  return static_cast<int32_t>(value.get<int64_t>());
 }
 
 std::shared_ptr<Regex> compile_regex(const std::string& pattern, bool literal,
@@ -266,8 +281,7 @@ void Tokenizer::Impl::load_model(const Json& m) {
   vocab.reserve(v->size());
   for (auto it = v->begin(); it != v->end(); ++it) {
     if (!it.value().is_number_integer()) unsupported(source, "model.vocab", "ids must be integers");
-    const int32_t id = it.value().get<int32_t>();
-    if (id < 0) unsupported(source, "model.vocab", "ids must not be negative");
+    const int32_t id = bounded_id(it.value(), source, "model.vocab");
     vocab.emplace(it.key(), id);
     max_id = std::max(max_id, id);
   }
@@ -413,7 +427,7 @@ void Tokenizer::Impl::load_added(const Json& a) {
     if (!t.contains("id") || !t["id"].is_number_integer() || token.content.empty()) {
       unsupported(source, fmt::format("added_tokens[{}]", i), "needs an integer id and content");
     }
-    token.id = t["id"].get<int32_t>();
+    token.id = bounded_id(t["id"], source, fmt::format("added_tokens[{}].id", i));
     token.lstrip = bool_or(t, "lstrip", false);
     token.rstrip = bool_or(t, "rstrip", false);
     token.single_word = bool_or(t, "single_word", false);
@@ -805,13 +819,7 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source)
   impl->serial = g_next_serial.fetch_add(1);
   impl->source = source;
   impl->sha256 = util::sha256_hex(json);
-  Json j;
-  try {
-    j = Json::parse(json.begin(), json.end());
-  } catch (const Json::parse_error& e) {
-    throw Error(ErrorKind::input, fmt::format("invalid JSON at byte {}", e.byte),
-                SourceLocation{source});
-  }
+  const Json j = util::parse_json(json, SourceLocation{source});
   try {
     impl->load(j);
   } catch (const Json::exception& e) {
@@ -822,7 +830,7 @@ Tokenizer Tokenizer::from_json(std::string_view json, const std::string& source)
 }
 
 Tokenizer Tokenizer::from_file(const std::string& path) {
-  return from_json(util::read_file(path), path);
+  return from_json(util::read_file(path, limits::FileKind::tokenizer), path);
 }
 
 Encoding Tokenizer::encode(std::string_view text) const {

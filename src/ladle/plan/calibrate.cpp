@@ -202,6 +202,11 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
   m.measured_tokens_per_s_per_gpu = r.result->tokens_per_s_per_gpu;
+  if (!(m.measured_tokens_per_s_per_gpu > 0) || !std::isfinite(m.measured_tokens_per_s_per_gpu)) {
+    throw_input(loaded.where.at("result.tokens_per_s_per_gpu"),
+                "{} is not a measured throughput to calibrate on (expected a positive, finite number)",
+                m.measured_tokens_per_s_per_gpu);
+  }
   return m;
 }
 

@@ -8,6 +8,7 @@
 #include "ladle/recipe/recipe_fields.hpp"
 #include "ladle/recipe/yaml_style.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::recipe {
@@ -100,15 +101,7 @@ void read_value(const ReadContext& ctx, const YAML::Node& node, const std::strin
   }
 }
 
-bool is_date(std::string_view s) {
-  if (s.size() != 10 || s[4] != '-' || s[7] != '-') return false;
-  for (size_t i : {0, 1, 2, 3, 5, 6, 8, 9}) {
-    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return false;
-  }
-  const int month = (s[5] - '0') * 10 + (s[6] - '0');
-  const int day = (s[8] - '0') * 10 + (s[9] - '0');
-  return month >= 1 && month <= 12 && day >= 1 && day <= 31;
-}
+bool is_date(std::string_view s) { return util::is_calendar_date(s); }
 
 void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
                 std::string& out, const FieldOptions& opt) {
@@ -504,7 +497,7 @@ LoadedRecipe read_recipe(std::string_view text, const std::string& path) {
 }
 
 LoadedRecipe read_recipe_file(const std::string& path) {
-  return read_recipe(util::read_file(path), path);
+  return read_recipe(util::read_file(path, limits::FileKind::recipe), path);
 }
 
 std::string write_recipe(const Recipe& recipe) {
@@ -519,7 +512,15 @@ std::string write_recipe(const Recipe& recipe) {
 }
 
 void write_recipe_file(const std::string& path, const Recipe& recipe) {
-  util::write_file_atomic(path, write_recipe(recipe));
+  const std::string text = write_recipe(recipe);
+  // A value ladle would reject on reading (an infinite price, an impossible date) is never written.
+  try {
+    read_recipe(text, path);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::input, "refusing to write a recipe ladle would reject: " + e.message(),
+                SourceLocation{path, 0, 0, e.where().field_path});
+  }
+  util::write_file_atomic(path, text);
 }
 
 }  // namespace ladle::recipe

@@ -14,6 +14,7 @@
 #include "ladle/recipe/numerics_rules.hpp"
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/recipe/yaml_style.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::recipe {
@@ -345,15 +346,22 @@ class Checker {
 
   void check_workload() {
     const auto& l = r_.layout;
-    const int64_t needed = l.rows_per_microbatch * r_.workload.row_tokens;
-    // slime and miles pack max_tokens_per_gpu x cp tokens per microbatch (their data.py).
-    if (l.max_tokens_per_gpu * std::max<int64_t>(1, l.cp) < needed) {
+    // Checked products: a huge rows_per_microbatch must not wrap around and pass.
+    const auto needed = util::checked_mul(l.rows_per_microbatch, r_.workload.row_tokens);
+    const auto capacity = util::checked_mul(l.max_tokens_per_gpu, std::max<int64_t>(1, l.cp));
+    if (l.rows_per_microbatch < 1) {
+      add("R14", "layout.rows_per_microbatch", "rows_per_microbatch {} must be at least 1", l.rows_per_microbatch);
+    } else if (!needed || !capacity) {
+      add("R14", "layout.rows_per_microbatch", "rows_per_microbatch {} x row_tokens {} (or max_tokens_per_gpu x cp) "
+          "does not fit in 64 bits", l.rows_per_microbatch, r_.workload.row_tokens);
+    } else if (*capacity < *needed) {
       add("R14", "layout.max_tokens_per_gpu", "max_tokens_per_gpu {} x cp {} < rows_per_microbatch {} x row_tokens {} = {}",
-          l.max_tokens_per_gpu, l.cp, l.rows_per_microbatch, r_.workload.row_tokens, needed);
+          l.max_tokens_per_gpu, l.cp, l.rows_per_microbatch, r_.workload.row_tokens, *needed);
     }
     const auto& build = r_.workload.dataset.build;
     if (build && r_.result) {
-      const int64_t rows_needed = r_.result->steps_per_run * r_.workload.global_batch;
+      const auto checked_rows = util::checked_mul(r_.result->steps_per_run, r_.workload.global_batch);
+      const int64_t rows_needed = checked_rows.value_or(INT64_MAX);
       if (build->rows < rows_needed) {
         add("R15", "workload.dataset.build.rows", "the build holds {} rows but {} steps x global batch {} need {}",
             build->rows, r_.result->steps_per_run, r_.workload.global_batch, rows_needed);

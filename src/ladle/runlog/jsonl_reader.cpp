@@ -12,6 +12,7 @@
 
 #include "ladle/runlog/readers.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/json.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::runlog::detail {
@@ -41,24 +42,13 @@ int64_t whole(const nlohmann::json& value, const std::string& key, const std::st
 
 }  // namespace
 
-ReadResult read_jsonl(std::string_view text, const std::string& path) {
+ReadResult read_jsonl(const std::vector<LogLine>& lines, const std::string& path) {
   ReadResult result;
-  int number = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    const std::string_view raw = util::trim(text.substr(start, end - start));
-    start = end + 1;
-    ++number;
+  for (const LogLine& line : lines) {
+    const std::string_view raw = util::trim(line.text);
+    const int number = line.line;
     if (raw.empty() || raw[0] == '#') continue;
-    nlohmann::json object;
-    try {
-      object = nlohmann::json::parse(raw);
-    } catch (const nlohmann::json::parse_error& e) {
-      throw_input(SourceLocation{path, number, static_cast<int>(e.byte), ""}, "not a JSON object: {}",
-                  std::string(e.what()).substr(std::string(e.what()).find(']') + 2));
-    }
+    const nlohmann::json object = util::parse_json(raw, SourceLocation{path, number, 0, ""}, "not a JSON object");
     if (!object.is_object()) throw_input(SourceLocation{path, number, 1, ""}, "expected a JSON object per line");
     if (!object.contains("step")) throw_input(SourceLocation{path, number, 1, "step"}, "missing (required)");
     Step step;

@@ -141,54 +141,57 @@ std::vector<LogLine> clean_lines(std::string_view text) {
   while (start < text.size()) {
     size_t end = text.find('\n', start);
     if (end == std::string_view::npos) end = text.size();
-    std::string_view raw = text.substr(start, end - start);
+    const std::string_view raw = text.substr(start, end - start);
     start = end + 1;
-    ++number;
-    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-    const size_t cr = raw.rfind('\r');
-    if (cr != std::string_view::npos) raw.remove_prefix(cr + 1);
-
-    LogLine line;
-    line.line = number;
-    std::string owned(raw);
-    strip_ansi_inplace(owned);
-    strip_ray_repeated(owned);
-    if (auto any = find_timestamp(owned)) line.any_timestamp = any->value;
-
-    std::string_view s = trim_view(owned);
-    for (int guard = 0; guard < 4 && strip_one_prefix(s); ++guard) s = trim_view(s);
-    // A leading timestamp, bracketed or not, and a Python logging location after it.
-    const bool bracketed = !s.empty() && s[0] == '[';
-    const std::string_view inner = bracketed ? s.substr(1) : s;
-    if (timestamp_at(inner, 0)) {
-      auto m = find_timestamp(inner);
-      size_t after = m->end;
-      if (bracketed) {
-        const size_t close = inner.find(']', after);
-        after = close == std::string_view::npos ? after : close;  // "[ts prefix]" (slime's prefix)
-        s = inner.substr(after + (close == std::string_view::npos ? 0 : 1));
-      } else {
-        s = inner.substr(after);
-      }
-      line.timestamp = m->value;
-      s = trim_view(s);
-      // "model.py:612 - message" (slime/miles logging format)
-      const size_t dash = s.find(" - ");
-      if (dash != std::string_view::npos && dash < 80) {
-        const std::string_view location = s.substr(0, dash);
-        const size_t colon = location.rfind(':');
-        if (location.find(".py:") != std::string_view::npos && colon != std::string_view::npos &&
-            location.find(' ') == std::string_view::npos) {
-          s = trim_view(s.substr(dash + 3));
-        }
-      }
-    }
-    line.text = std::string(s);
-    const size_t found = line.text.empty() ? 0 : raw.find(line.text);
-    if (found != std::string_view::npos) line.offset = static_cast<int>(found);
-    lines.push_back(std::move(line));
+    lines.push_back(clean_line(raw, ++number));
   }
   return lines;
+}
+
+LogLine clean_line(std::string_view raw, int number) {
+  if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
+  const size_t cr = raw.rfind('\r');
+  if (cr != std::string_view::npos) raw.remove_prefix(cr + 1);
+
+  LogLine line;
+  line.line = number;
+  std::string owned(raw);
+  strip_ansi_inplace(owned);
+  strip_ray_repeated(owned);
+  if (auto any = find_timestamp(owned)) line.any_timestamp = any->value;
+
+  std::string_view s = trim_view(owned);
+  for (int guard = 0; guard < 4 && strip_one_prefix(s); ++guard) s = trim_view(s);
+  // A leading timestamp, bracketed or not, and a Python logging location after it.
+  const bool bracketed = !s.empty() && s[0] == '[';
+  const std::string_view inner = bracketed ? s.substr(1) : s;
+  if (timestamp_at(inner, 0)) {
+    auto m = find_timestamp(inner);
+    size_t after = m->end;
+    if (bracketed) {
+      const size_t close = inner.find(']', after);
+      after = close == std::string_view::npos ? after : close;  // "[ts prefix]" (slime's prefix)
+      s = inner.substr(after + (close == std::string_view::npos ? 0 : 1));
+    } else {
+      s = inner.substr(after);
+    }
+    line.timestamp = m->value;
+    s = trim_view(s);
+    // "model.py:612 - message" (slime/miles logging format)
+    const size_t dash = s.find(" - ");
+    if (dash != std::string_view::npos && dash < 80) {
+      const std::string_view location = s.substr(0, dash);
+      const size_t colon = location.rfind(':');
+      if (location.find(".py:") != std::string_view::npos && colon != std::string_view::npos &&
+          location.find(' ') == std::string_view::npos) {
+        s = trim_view(s.substr(dash + 3));
+      }
+    }
+  }
+  line.text = std::string(s);
+  const size_t found = line.text.empty() ? 0 : raw.find(line.text);
+  if (found != std::string_view::npos) line.offset = static_cast<int>(found);
+  return line;
 }
 
 std::optional<double> parse_number(std::string_view s) {

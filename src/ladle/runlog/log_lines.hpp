@@ -31,6 +31,9 @@ struct LogLine {
 /// when that is a Python logging location ("model.py:612 - ").
 std::vector<LogLine> clean_lines(std::string_view text);
 
+/// One line of clean_lines: `raw` is the physical line without its '\n', `number` its 1-based line.
+LogLine clean_line(std::string_view raw, int number);
+
 /// The first "YYYY-MM-DD[ T]HH:MM:SS[.,]fff" in `s` as "YYYY-MM-DD HH:MM:SS[.fff]", and where it
 /// starts and ends; nullopt when there is none.
 struct TimestampMatch {

@@ -11,6 +11,7 @@
 
 #include "ladle/runlog/readers.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::runlog::detail {
@@ -60,14 +61,19 @@ ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path)
       throw_input(SourceLocation{path, line.line, line.column(at), ""},
                   "NeMo record without 'global_step': the step is unknown");
     }
+    const auto step_number = util::exact_int64(*global_step);
+    if (!step_number || *step_number < 0) {
+      throw_input(SourceLocation{path, line.line, fields["global_step"].second, "global_step"},
+                  "'{}' is not a step number (a whole number >= 0)", fields["global_step"].first);
+    }
     Step step;
-    step.step = static_cast<int64_t>(*global_step);
+    step.step = *step_number;
     step.line = line.line;
     step.timestamp = line.timestamp;
     step.loss = number("reduced_train_loss");
     step.step_time_s = number("train_step_timing in s");
     step.learning_rate = number("lr");
-    if (const auto gbs = number("global_batch_size")) step.samples = static_cast<int64_t>(*gbs);
+    if (const auto gbs = number("global_batch_size")) step.samples = sample_count(*gbs, "global_batch_size", path, line.line);
     result.steps.push_back(std::move(step));
   }
   finish_records(result, path, false, "");

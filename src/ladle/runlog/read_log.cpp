@@ -1,5 +1,6 @@
 // read_log.cpp: format detection, dispatch to the readers, and what every format shares.
 #include <cmath>
+#include <optional>
 #include <map>
 #include <set>
 
@@ -8,6 +9,7 @@
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::runlog {
@@ -25,16 +27,51 @@ struct Census {
   bool empty = true;
 };
 
-Census take_census(const std::vector<LogLine>& lines) {
-  Census census;
-  std::set<std::string> slime_ids;
-  bool first_meaningful = true;
-  for (const LogLine& line : lines) {
-    if (util::trim(line.text).empty()) continue;
-    census.empty = false;
-    if (first_meaningful && line.text[0] != '#') {
-      first_meaningful = false;
+// Whether a cleaned line starts a record of any format: the only lines (with their continuation
+// lines) a reader is given, so reading a log holds its records, not its bytes.
+bool starts_record(std::string_view text) {
+  return detail::find_nemo_record(text) != std::string::npos ||
+         detail::find_megatron_record(text) != std::string::npos || detail::is_bridge_step_time(text) ||
+         detail::find_slime_record(text, "step") != std::string::npos ||
+         detail::find_slime_record(text, "perf") != std::string::npos;
+}
+
+// How far a record is from closed: a Megatron record closes with '|', a slime dict when its braces
+// balance. 0 when the line needs no continuation.
+int open_brackets(std::string_view text) {
+  int depth = 0;
+  for (const char c : text) {
+    depth += c == '{' ? 1 : c == '}' ? -1 : 0;
+  }
+  return depth;
+}
+
+// A log seen one line at a time: the census that picks the format, the first and last timestamps,
+// and the lines the readers need (record lines and their continuation lines; every line of JSONL).
+class LogScan {
+ public:
+  explicit LogScan(std::optional<LogFormat> forced) : forced_jsonl_(forced == LogFormat::jsonl) {}
+
+  void add(std::string_view raw, int number) {
+    LogLine line = clean_line(raw, number);
+    const bool blank = util::trim(line.text).empty();
+    if (!blank) census.empty = false;
+    if (!blank && first_meaningful_ && line.text[0] != '#') {
+      first_meaningful_ = false;
       census.jsonl = line.text[0] == '{' && line.text.find("\"step\"") != std::string::npos;
+    }
+    if (line.any_timestamp) {
+      if (!first_timestamp) first_timestamp = line.any_timestamp;
+      last_timestamp = std::move(line.any_timestamp);
+      line.any_timestamp.reset();
+    }
+    if (census.jsonl || forced_jsonl_) {
+      const std::string_view text = util::trim(raw);
+      if (!text.empty() && text[0] != '#') jsonl.push_back(LogLine{std::string(text), std::nullopt, std::nullopt, number, 0});
+    }
+    if (blank) {
+      if (follow_ > 0) keep(std::move(line));
+      return;
     }
     if (detail::find_nemo_record(line.text) != std::string::npos) {
       ++census.nemo;
@@ -45,13 +82,45 @@ Census take_census(const std::vector<LogLine>& lines) {
     const size_t at = detail::find_slime_record(line.text, "step");
     if (at != std::string::npos) {
       ++census.slime_steps;
-      const std::string id = line.text.substr(at + 5, line.text.find(':', at) - at - 5);
-      if (!slime_ids.insert(id).second) census.slime_repeats = true;
+      std::string id = line.text.substr(at + 5, line.text.find(':', at) - at - 5);
+      if (!slime_ids_.insert(std::move(id)).second) census.slime_repeats = true;
     }
     if (detail::is_lightning_progress(line.text)) ++census.lightning;
+    if (starts_record(line.text)) {
+      const std::string_view t = util::trim(line.text);
+      depth_ = open_brackets(t);
+      const bool open_megatron = detail::find_megatron_record(t) != std::string::npos && t.back() != '|';
+      follow_ = depth_ > 0 || open_megatron ? detail::kMaxRecordLines : 0;
+      kept.push_back(std::move(line));
+      return;
+    }
+    if (follow_ > 0) {
+      const std::string_view t = util::trim(line.text);
+      depth_ += open_brackets(t);
+      const bool closed = depth_ <= 0 && (t.empty() || t.back() == '|' || t.back() == '}');
+      keep(std::move(line));
+      if (closed) follow_ = 0;
+    }
   }
-  return census;
-}
+
+  Census census;
+  std::vector<LogLine> kept;   ///< record lines and their continuation lines, cleaned
+  std::vector<LogLine> jsonl;  ///< raw non-blank, non-comment lines when the log is JSONL
+  std::optional<std::string> first_timestamp;
+  std::optional<std::string> last_timestamp;
+
+ private:
+  void keep(LogLine line) {
+    kept.push_back(std::move(line));
+    --follow_;
+  }
+
+  bool forced_jsonl_ = false;
+  bool first_meaningful_ = true;
+  int follow_ = 0;
+  int depth_ = 0;
+  std::set<std::string> slime_ids_;
+};
 
 std::optional<LogFormat> format_of(const Census& census) {
   if (census.jsonl) return LogFormat::jsonl;
@@ -99,31 +168,21 @@ int64_t days_from_civil(int64_t y, int64_t m, int64_t d) {
   return era * 146097 + doe - 719468;
 }
 
-}  // namespace
 
-std::optional<double> parse_timestamp_s(std::string_view timestamp) {
-  const auto match = find_timestamp(timestamp);
-  if (!match || match->begin != 0) return std::nullopt;
-  const std::string& v = match->value;
-  const auto num = [&](size_t at, size_t n) { return std::stoll(v.substr(at, n)); };
-  const int64_t month = num(5, 2);
-  const int64_t day = num(8, 2);
-  if (month < 1 || month > 12 || day < 1 || day > 31) return std::nullopt;
-  double seconds = static_cast<double>(days_from_civil(num(0, 4), month, day)) * 86400.0 +
-                   static_cast<double>(num(11, 2) * 3600 + num(14, 2) * 60 + num(17, 2));
-  if (v.size() > 20) seconds += std::stod("0" + v.substr(19));
-  return seconds;
+template <typename Sink>
+void for_each_line(std::string_view text, Sink&& sink) {
+  int number = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    sink(text.substr(start, end - start), ++number);
+    start = end + 1;
+  }
 }
 
-LogFormat detect_log_format(std::string_view text, const std::string& path) {
-  const Census census = take_census(clean_lines(text));
-  if (const auto format = format_of(census)) return *format;
-  no_format(census, path);
-}
-
-RunLog read_log(std::string_view text, const std::string& path, std::optional<LogFormat> forced) {
-  const std::vector<LogLine> lines = clean_lines(text);
-  const Census census = take_census(lines);
+RunLog finish_log(LogScan& scan, const std::string& path, std::optional<LogFormat> forced) {
+  const Census& census = scan.census;
   const std::optional<LogFormat> detected = format_of(census);
   if (!forced && !detected) no_format(census, path);
   const LogFormat format = forced ? *forced : *detected;
@@ -131,22 +190,22 @@ RunLog read_log(std::string_view text, const std::string& path, std::optional<Lo
   detail::ReadResult read;
   switch (format) {
     case LogFormat::megatron:
-      read = detail::read_megatron(lines, path, false);
+      read = detail::read_megatron(scan.kept, path, false);
       break;
     case LogFormat::megatron_bridge:
-      read = detail::read_megatron(lines, path, true);
+      read = detail::read_megatron(scan.kept, path, true);
       break;
     case LogFormat::slime:
-      read = detail::read_slime(lines, path, false);
+      read = detail::read_slime(scan.kept, path, false);
       break;
     case LogFormat::miles:
-      read = detail::read_slime(lines, path, true);
+      read = detail::read_slime(scan.kept, path, true);
       break;
     case LogFormat::nemo:
-      read = detail::read_nemo(lines, path);
+      read = detail::read_nemo(scan.kept, path);
       break;
     case LogFormat::jsonl:
-      read = detail::read_jsonl(text, path);
+      read = detail::read_jsonl(scan.jsonl, path);
       break;
   }
   if (read.steps.empty()) {
@@ -171,11 +230,8 @@ RunLog read_log(std::string_view text, const std::string& path, std::optional<Lo
       log.last_timestamp = step.timestamp;
     }
   } else {
-    for (const LogLine& line : lines) {
-      if (!line.any_timestamp) continue;
-      if (!log.first_timestamp) log.first_timestamp = line.any_timestamp;
-      log.last_timestamp = line.any_timestamp;
-    }
+    log.first_timestamp = scan.first_timestamp;
+    log.last_timestamp = scan.last_timestamp;
   }
   if (log.first_timestamp && log.last_timestamp) {
     const auto first = parse_timestamp_s(*log.first_timestamp);
@@ -185,8 +241,44 @@ RunLog read_log(std::string_view text, const std::string& path, std::optional<Lo
   return log;
 }
 
+}  // namespace
+
+std::optional<double> parse_timestamp_s(std::string_view timestamp) {
+  const auto match = find_timestamp(timestamp);
+  if (!match || match->begin != 0) return std::nullopt;
+  const std::string& v = match->value;
+  const auto num = [&](size_t at, size_t n) { return std::stoll(v.substr(at, n)); };
+  const int64_t month = num(5, 2);
+  const int64_t day = num(8, 2);
+  if (!util::is_calendar_date(std::string_view(v).substr(0, 10)) || num(11, 2) > 23 || num(14, 2) > 59 ||
+      num(17, 2) > 60) {
+    return std::nullopt;
+  }
+  double seconds = static_cast<double>(days_from_civil(num(0, 4), month, day)) * 86400.0 +
+                   static_cast<double>(num(11, 2) * 3600 + num(14, 2) * 60 + num(17, 2));
+  if (v.size() > 20) seconds += std::stod("0" + v.substr(19));
+  return seconds;
+}
+
+LogFormat detect_log_format(std::string_view text, const std::string& path) {
+  LogScan scan(std::nullopt);
+  for_each_line(text, [&](std::string_view raw, int number) { scan.add(raw, number); });
+  if (const auto format = format_of(scan.census)) return *format;
+  no_format(scan.census, path);
+}
+
+RunLog read_log(std::string_view text, const std::string& path, std::optional<LogFormat> forced) {
+  LogScan scan(forced);
+  for_each_line(text, [&](std::string_view raw, int number) { scan.add(raw, number); });
+  return finish_log(scan, path, forced);
+}
+
 RunLog read_log_file(const std::string& path, std::optional<LogFormat> forced) {
-  return read_log(util::read_file(path), path, forced);
+  util::LineReader reader(path);
+  LogScan scan(forced);
+  std::string_view raw;
+  while (reader.next(raw)) scan.add(raw, reader.line_number());
+  return finish_log(scan, path, forced);
 }
 
 }  // namespace ladle::runlog

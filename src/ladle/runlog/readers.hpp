@@ -32,7 +32,16 @@ bool is_lightning_progress(std::string_view s);
 ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& path, bool bridge);
 ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path, bool miles);
 ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path);
-ReadResult read_jsonl(std::string_view text, const std::string& path);
+/// `lines`: the log's non-blank lines that do not start with '#', uncleaned (text = the raw line).
+ReadResult read_jsonl(const std::vector<LogLine>& lines, const std::string& path);
+
+/// A count of samples printed as a number: a whole number >= 0 within int64, else Error(input)
+/// at path:line naming `key` (NaN, infinities and fractions such as 128.7 are refused).
+int64_t sample_count(double value, std::string_view key, const std::string& path, int line);
+
+/// The most physical lines one record may span (slime's hard-wrapped dicts); read_log hands a
+/// reader every record line with up to this many continuation lines after it, and no other line.
+inline constexpr int kMaxRecordLines = 50;
 
 /// Sorts records by step, resolves duplicates (identical ones collapse, with `duplicate_note`
 /// when given; differing ones throw Error(input) naming both lines), infers the log interval from

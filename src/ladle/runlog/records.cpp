@@ -7,6 +7,7 @@
 
 #include "ladle/runlog/readers.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/limits.hpp"
 
 namespace ladle::runlog::detail {
 
@@ -27,6 +28,15 @@ bool same_record(const Step& a, const Step& b) {
 }
 
 }  // namespace
+
+int64_t sample_count(double value, std::string_view key, const std::string& path, int line) {
+  const auto count = util::exact_int64(value);
+  if (!count || *count < 0) {
+    throw_input(SourceLocation{path, line, 0, std::string(key)}, "{} is not a count of samples (a whole number >= 0)",
+                value);
+  }
+  return *count;
+}
 
 void finish_records(ReadResult& result, const std::string& path, bool interval_records,
                     const std::string& duplicate_note) {

@@ -79,7 +79,12 @@ ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path
       if (at == std::string::npos) continue;
       const size_t digits = at + kind.size() + 1;
       const size_t colon = line.text.find(':', digits);
-      const int64_t id = std::stoll(line.text.substr(digits, colon - digits));
+      const auto id_value = parse_integer(std::string_view(line.text).substr(digits, colon - digits));
+      if (!id_value) {
+        throw_input(SourceLocation{path, line.line, line.column(digits), ""}, "'{} {}' is not a step number",
+                    kind, line.text.substr(digits, colon - digits));
+      }
+      const int64_t id = *id_value;
       const size_t brace = colon + 2;
       std::string buffer = line.text.substr(brace);
       int joined = 0;
@@ -117,7 +122,7 @@ ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path
         step.grad_norm = number_of(*dict, "train/grad_norm", path, line.line);
         step.learning_rate = number_of(*dict, "train/lr-pg_0", path, line.line);
         if (const auto gbs = number_of(*dict, "train/global_batch_size", path, line.line)) {
-          step.samples = static_cast<int64_t>(*gbs);
+          step.samples = sample_count(*gbs, "train/global_batch_size", path, line.line);
         }
         result.steps.push_back(std::move(step));
       } else {

@@ -1,7 +1,6 @@
 #include "ladle/site/site.hpp"
 
 #include <fcntl.h>
-#include <stdio.h>  // renameat2 (glibc, _GNU_SOURCE)
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,6 +15,7 @@
 #include "ladle/site/html.hpp"
 #include "ladle/site/pages.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/output_dir.hpp"
 
 namespace ladle::site {
 namespace fs = std::filesystem;
@@ -32,6 +32,8 @@ std::string page_stem(const SiteRecipe& item) {
   std::replace(path.begin(), path.end(), '/', '-');
   return slugify(path);
 }
+
+constexpr const char* kSiteMarkerText = "written by ladle site";
 
 [[noreturn]] void throw_io(const std::string& path, const std::string& what) {
   throw Error(ErrorKind::io, what, {path});
@@ -120,58 +122,17 @@ void write_site(const std::vector<SiteFile>& files, const std::string& out_dir) 
       throw Error(ErrorKind::internal, fmt::format("site file '{}' would leave the output folder", f.path));
     }
   }
-  const fs::path out = fs::path(out_dir).lexically_normal();
-  const fs::path target = out.has_filename() ? out : out.parent_path();
+  // A folder ladle site wrote holds its marker; any other non-empty folder is refused.
+  util::StagedDir staging(out_dir, util::OutputMarker{kSiteMarker, kSiteMarkerText}, "--out");
   std::error_code ec;
-  const bool exists = fs::exists(target, ec);
-  if (exists) {
-    if (!fs::is_directory(target, ec)) throw_usage("--out '{}' is a file, expected a folder", out_dir);
-    const bool empty = fs::is_empty(target, ec);
-    if (!empty && !fs::exists(target / kSiteMarker, ec)) {
-      throw_usage("--out '{}' is not empty and holds no site written by ladle ({}); pick a new folder", out_dir,
-                  kSiteMarker);
-    }
+  for (const SiteFile& f : files) {
+    const fs::path path = staging.path() / f.path;
+    fs::create_directories(path.parent_path(), ec);
+    if (ec) throw_io(path.parent_path().string(), "cannot create folder: " + ec.message());
+    write_plain(path, f.content);
   }
-  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  fs::create_directories(parent, ec);
-  if (ec) throw_io(parent.string(), "cannot create folder: " + ec.message());
-
-  std::string temp = (parent / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
-  if (::mkdtemp(temp.data()) == nullptr) {
-    throw_io(parent.string(), fmt::format("cannot create a folder here: {}", std::strerror(errno)));
-  }
-  const fs::path staging(temp);
-  try {
-    ::chmod(temp.c_str(), 0755);  // mkdtemp makes 0700; a published site is readable by all
-    for (const SiteFile& f : files) {
-      const fs::path path = staging / f.path;
-      fs::create_directories(path.parent_path(), ec);
-      if (ec) throw_io(path.parent_path().string(), "cannot create folder: " + ec.message());
-      write_plain(path, f.content);
-    }
-    write_plain(staging / kSiteMarker, "written by ladle site; the whole folder is replaced on the next run\n");
-    if (!exists) {
-      if (std::rename(temp.c_str(), target.c_str()) != 0) {
-        throw_io(target.string(), fmt::format("cannot rename into place: {}", std::strerror(errno)));
-      }
-      return;
-    }
-    if (::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_EXCHANGE) == 0) {
-      fs::remove_all(staging, ec);  // now the old site
-      return;
-    }
-    // A file system without RENAME_EXCHANGE: move the old site aside, the new one in, then drop the old.
-    const std::string old = temp + ".old";
-    if (std::rename(target.c_str(), old.c_str()) != 0 || std::rename(temp.c_str(), target.c_str()) != 0) {
-      const std::string reason = std::strerror(errno);
-      if (!fs::exists(target, ec)) std::rename(old.c_str(), target.c_str());
-      throw_io(target.string(), "cannot rename into place: " + reason);
-    }
-    fs::remove_all(old, ec);
-  } catch (...) {
-    fs::remove_all(staging, ec);
-    throw;
-  }
+  write_plain(staging.path() / kSiteMarker, std::string(kSiteMarkerText) + "; the whole folder is replaced on the next run\n");
+  staging.commit();
 }
 
 }  // namespace ladle::site

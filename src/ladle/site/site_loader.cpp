@@ -8,15 +8,34 @@
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 
 namespace ladle::site {
 namespace fs = std::filesystem;
 namespace {
 
 // The text of a file named relative to the recipe, from the same place the recipe came from.
+// Whether `path` stays inside `root` (lexically and after symbolic links are followed).
+bool inside(const fs::path& root, const fs::path& path) {
+  const auto below = [](const fs::path& base, const fs::path& p) {
+    const fs::path rel = p.lexically_relative(base);
+    return !rel.empty() && *rel.begin() != "..";
+  };
+  std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(root, ec);
+  const fs::path real_path = fs::weakly_canonical(path, ec);
+  return below(root.lexically_normal(), path) && !ec && below(real_root, real_path);
+}
+
 std::optional<std::string> read_beside(const recipe::LoadedRecipe& loaded, const std::string& relative,
-                                       const CatalogSource& source) {
+                                       const CatalogSource& source, const std::string& field) {
   const fs::path path = (fs::path(loaded.path).parent_path() / relative).lexically_normal();
+  // A published site shows the logs it reads: only files inside the catalog folder are read.
+  const fs::path root = source.embedded ? fs::path(loaded.path).parent_path() : fs::path(source.dir);
+  if (fs::path(relative).is_absolute() || (!source.embedded && !inside(root, path))) {
+    throw_input(loaded.where.at(field), "log '{}' is outside the recipes folder '{}'; a site publishes only "
+                "logs inside it, named relative to the recipe", relative, root.string());
+  }
   if (source.embedded) {
     const auto bytes = util::find_embedded(path.generic_string());
     if (!bytes) return std::nullopt;
@@ -24,13 +43,13 @@ std::optional<std::string> read_beside(const recipe::LoadedRecipe& loaded, const
   }
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  return util::read_file(path.string());
+  return util::read_file(path.string(), limits::FileKind::any);
 }
 
 std::optional<runlog::RunLog> read_arm(const recipe::LoadedRecipe& loaded, const std::optional<std::string>& log,
                                        const std::string& field, const CatalogSource& source) {
   if (!log || log->empty() || safe_link_url(*log)) return std::nullopt;
-  const auto text = read_beside(loaded, *log, source);
+  const auto text = read_beside(loaded, *log, source, field);
   if (!text) {
     throw_input(loaded.where.at(field), "cannot read log '{}' (relative to the recipe's folder)", *log);
   }

@@ -102,4 +102,22 @@ std::string format_grouped(long long value) {
   return (value < 0 ? "-" : "") + group_digits(digits);
 }
 
+std::string terminal_safe(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(s[i]);
+    if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f) {
+      out += fmt::format("\\x{:02x}", byte);
+    } else if (byte == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+               static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
+      out += fmt::format("\\u00{:02x}", static_cast<unsigned char>(s[i + 1]));
+      ++i;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace ladle::util

@@ -36,4 +36,9 @@ std::string format_grouped(double value, int decimals);
 /// An integer with thousands separators: 3579314176 -> "3,579,314,176".
 std::string format_grouped(long long value);
 
+/// `s` safe to print on a terminal: control characters other than newline and tab (ESC, BEL, CR,
+/// C1 controls U+0080-U+009F) become visible "\xNN" / "\u00NN" escapes, so text from an input
+/// cannot move the cursor, clear the screen or retitle the terminal.
+std::string terminal_safe(std::string_view s);
+
 }  // namespace ladle::util

@@ -5,9 +5,12 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <utility>
 
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::verify {
@@ -246,6 +249,12 @@ std::vector<LaunchArg> setup_args(const LaunchArgs& script, const std::string& l
 
 ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const NumericsRules& rules,
                             const std::string& a_path, const std::string& b_path) {
+  for (const auto& [args, path] : {std::pair{&a, &a_path}, std::pair{&b, &b_path}}) {
+    if (static_cast<int64_t>(args->args.size()) > limits::kMaxArguments) {
+      throw_input(SourceLocation{*path}, "{} launch arguments, more than the {} ladle compares", args->args.size(),
+                  limits::kMaxArguments);
+    }
+  }
   ConfigDiff out;
   out.a_path = a_path;
   out.b_path = b_path;
@@ -340,11 +349,19 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
 }
 
 std::string read_launch_script(const std::string& path) {
-  const std::string text = util::read_file(path);
+  const std::string text = util::read_file(path, limits::FileKind::launch_script);
+  // A .yaml/.yml file or one that declares a schema_version is a recipe: broken YAML is an error
+  // there, not a shell script to compare.
+  const bool recipe = path.ends_with(".yaml") || path.ends_with(".yml") || text.starts_with("schema_version:") ||
+                      text.find("\nschema_version:") != std::string::npos;
   try {
     const YAML::Node root = YAML::Load(text);
     if (root.IsMap() && root["run"] && root["run"].IsScalar()) return root["run"].as<std::string>();
-  } catch (const YAML::Exception&) {
+    if (recipe) throw_input(SourceLocation{path, 1, 1, "run"}, "a recipe without a 'run' command to compare");
+  } catch (const YAML::Exception& e) {
+    if (recipe) {
+      throw_input(SourceLocation{path, e.mark.line + 1, e.mark.column + 1, ""}, "malformed YAML: {}", e.msg);
+    }
     // Not YAML: a launch script.
   }
   return text;

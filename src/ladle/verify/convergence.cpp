@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 
@@ -144,22 +145,46 @@ ConvergenceReport check_convergence(const runlog::RunLog& reference, const runlo
     return report;
   }
 
-  // Pearson correlation, as np.corrcoef.
+  // Pearson correlation, as np.corrcoef; undefined, not 0, when a series is constant. Where the
+  // sums overflow (losses near 1e308) it is taken on each series divided by its largest magnitude,
+  // which leaves the correlation unchanged.
   const auto count = static_cast<double>(report.points.size());
-  double mean_r = 0, mean_c = 0;
-  for (const auto& p : report.points) {
-    mean_r += p.reference;
-    mean_c += p.candidate;
+  const auto constant = [&](double ConvergencePoint::*value) {
+    return std::all_of(report.points.begin(), report.points.end(),
+                       [&](const ConvergencePoint& p) { return p.*value == report.points.front().*value; });
+  };
+  const auto pearson = [&](double scale_r, double scale_c) -> std::optional<double> {
+    double mean_r = 0, mean_c = 0;
+    for (const auto& p : report.points) {
+      mean_r += p.reference / scale_r;
+      mean_c += p.candidate / scale_c;
+    }
+    mean_r /= count;
+    mean_c /= count;
+    double sxy = 0, sxx = 0, syy = 0;
+    for (const auto& p : report.points) {
+      const double dr = p.reference / scale_r - mean_r;
+      const double dc = p.candidate / scale_c - mean_c;
+      sxy += dr * dc;
+      sxx += dr * dr;
+      syy += dc * dc;
+    }
+    if (!(sxx > 0 && syy > 0)) return std::nullopt;
+    const double r = sxy / std::sqrt(sxx * syy);
+    if (!std::isfinite(r)) return std::nullopt;
+    return std::clamp(r, -1.0, 1.0);
+  };
+  if (!constant(&ConvergencePoint::reference) && !constant(&ConvergencePoint::candidate)) {
+    report.correlation = pearson(1.0, 1.0);
+    if (!report.correlation) {
+      double scale_r = 0, scale_c = 0;
+      for (const auto& p : report.points) {
+        scale_r = std::max(scale_r, std::fabs(p.reference));
+        scale_c = std::max(scale_c, std::fabs(p.candidate));
+      }
+      report.correlation = pearson(scale_r, scale_c);
+    }
   }
-  mean_r /= count;
-  mean_c /= count;
-  double sxy = 0, sxx = 0, syy = 0;
-  for (const auto& p : report.points) {
-    sxy += (p.reference - mean_r) * (p.candidate - mean_c);
-    sxx += (p.reference - mean_r) * (p.reference - mean_r);
-    syy += (p.candidate - mean_c) * (p.candidate - mean_c);
-  }
-  if (sxx > 0 && syy > 0) report.correlation = sxy / std::sqrt(sxx * syy);
 
   for (const auto& p : report.points) report.pointwise_failures += p.failed ? 1 : 0;
   report.final_loss_difference = report.points.back().relative_difference;
@@ -204,6 +229,19 @@ ConvergenceReport check_convergence(const runlog::RunLog& reference, const runlo
 }
 
 Convergence update_convergence(const std::optional<Convergence>& existing, const ConvergenceReport& report) {
+  // The block holds measured figures: one that could not be measured is not written as 0 or NaN.
+  if (report.points.empty()) {
+    throw_input(SourceLocation{}, "correctness.convergence: no step with a finite loss in both logs, so there is "
+                "nothing to record; nothing was written");
+  }
+  if (!report.correlation) {
+    throw_input(SourceLocation{}, "correctness.convergence: the correlation is undefined (a loss series is "
+                "constant), so it cannot be recorded; nothing was written");
+  }
+  if (!report.final_loss_difference || !std::isfinite(*report.final_loss_difference)) {
+    throw_input(SourceLocation{}, "correctness.convergence: the final loss difference is not finite, so it cannot "
+                "be recorded; nothing was written");
+  }
   Convergence out = existing.value_or(Convergence{});
   out.steps = report.steps;
   out.result = report.passed ? "pass" : "fail";

@@ -6,6 +6,7 @@
 
 #include "ladle/hw/catalog.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::verify {
@@ -71,7 +72,9 @@ ScoreInputs score_inputs_from_recipe(const Recipe& recipe, const std::string& re
   if (recipe.result && recipe.result->active_params.count > 0) inputs.active_params = recipe.result->active_params.count;
   if (const auto gpu = hw::find_gpu(recipe.gpu.type)) inputs.peak_tflops = gpu->bf16_dense_tflops;
   if (price) {
-    if (!(*price > 0)) throw_usage("--price must be a positive number of dollars per GPU-hour");
+    if (!(*price > 0) || !util::is_finite_number(*price)) {
+      throw_usage("--price {}: expected a positive, finite number of dollars per GPU-hour", *price);
+    }
     inputs.usd_per_gpu_hour = price;
     inputs.price_source = "--price";
   } else if (!recipe.gpu.instance.empty()) {

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS_PER_HARNESS] [BUILD_DIR]: builds the libFuzzer harnesses of every input reader
+# (tests/fuzz/, clang with AddressSanitizer and UBSan, CMake option LADLE_FUZZ) and runs each for
+# SECONDS (default 15), two at a time, from a seed corpus of the repo's test data. Fails on any
+# crash, sanitizer report, leak, uncaught exception, timeout (10 s per input) or input that takes
+# more than 2 GB. Findings are left as crash-*/leak-*/timeout-*/oom-* files in BUILD_DIR/findings/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-15}
+build=${2:-build-fuzz}
+root=$PWD
+
+if [[ ! -f $build/build.ninja ]]; then
+  CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLADLE_FUZZ=ON >/dev/null
+fi
+harnesses=(recipe model_config tokenizer conversation launch_script layout_spec
+           log_detect log_megatron log_megatron_bridge log_slime log_miles log_nemo log_jsonl)
+[[ -f src/ladle/layout/job_args.hpp ]] && harnesses+=(job_args)  # `--args` and job scripts
+cmake --build "$build" --target "${harnesses[@]/#/ladle_fuzz_}"
+
+# seeds HARNESS: the repo's test data that harness reads.
+seeds() {
+  case $1 in
+    recipe) find recipes tests/data/recipe tests/cli -name '*.yaml' ;;
+    model_config) find data/models tests/data/model tests/cli/model -name '*.json' ;;
+    tokenizer) find tests/data/pack/tokenizers -name '*.json' ;;
+    conversation) find tests/data/pack tests/cli/pack -name '*.jsonl' ;;
+    launch_script) find tests/data/verify tests/cli/diff -type f ;;
+    layout_spec) printf '%s\n' tests/fuzz/seeds/layout_spec/* ;;
+    job_args) find tests/data/verify tests/cli/diff tests/cli/predict -type f \( -name '*.sh' -o -name 'args' \) ;;
+    log_*) find tests/data/runlog tests/cli/steps tests/cli/score tests/cli/converge \
+             \( -name '*.log' -o -name '*.jsonl' \) ;;
+  esac
+}
+
+mkdir -p "$build/findings"
+run_one() {
+  local name=$1
+  local corpus=$build/corpus/$name
+  mkdir -p "$corpus"
+  seeds "$name" | while read -r f; do
+    # Seeds over 1 MB are left out: libFuzzer mutates inputs of up to -max_len bytes.
+    [[ -f $f && $(stat -c %s "$f") -le 1048576 ]] && cp "$f" "$corpus/$(sha1sum "$f" | cut -c1-16)"
+  done
+  local log=$build/findings/$name.log
+  if "$build/ladle_fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+      -malloc_limit_mb=2048 -max_len=1048576 -print_final_stats=1 -artifact_prefix="$build/findings/$name-" \
+      "$corpus" >"$log" 2>&1; then
+    echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$') executions, no finding"
+  else
+    echo "fuzz: $name: FAILED (see $log)"
+    tail -40 "$log"
+    return 1
+  fi
+}
+export -f run_one seeds
+export build seconds
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  printf '%s\n' "${harnesses[@]}" | xargs -P 2 -I{} bash -c 'run_one {}'
