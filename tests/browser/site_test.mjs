@@ -178,7 +178,9 @@ async function testRecipePage(context, site, recipe, shotName) {
     const shown = Number(tokens.replace(/,/g, ''));
     check(Math.abs(shown - recipe.tokens_per_s_per_gpu) < 0.005, 'recipe page shows tokens/s per GPU', tokens);
   }
-  for (const fact of ['author', 'gpus', 'layout', 'rows']) {
+  // A planned recipe names no training rows yet, so its page has no Rows fact.
+  const facts = recipe.status === 'planned' ? ['author', 'gpus', 'layout'] : ['author', 'gpus', 'layout', 'rows'];
+  for (const fact of facts) {
     const text = await page.textContent(`dd[data-fact="${fact}"]`).catch(() => '');
     check(text && text.trim().length > 0, `recipe page shows fact '${fact}'`);
   }
@@ -278,6 +280,14 @@ try {
     const first = site.report.recipes[0];
     await testRecipePage(ctx.context, site, first, 'recipe');
     await testModelPage(ctx.context, site);
+    // A planned recipe, as `ladle plan --emit` writes it (no measured result yet).
+    const plannedDir = path.join(work, 'planned-recipes', 'glm-4.7-flash', 'h200');
+    fs.mkdirSync(plannedDir, { recursive: true });
+    execFileSync(args.ladle, ['plan', 'glm-4.7-flash', '--gpu', 'h200', '--gpus', '8', '--json',
+                              '--emit', path.join(plannedDir, 'planned.yaml')], { encoding: 'utf8' });
+    const planned = buildSite('site-planned', ['--recipes', path.join(work, 'planned-recipes')]);
+    check(planned.report.recipes[0].status === 'planned', 'the emitted recipe is planned', planned.report.recipes[0].status);
+    await testRecipePage(ctx.context, planned, planned.report.recipes[0], 'planned-recipe');
     if (fixtures) {
       const withLogs = fixtures.report.recipes.find((r) => r.loss_chart) || fixtures.report.recipes[0];
       await testRecipePage(ctx.context, fixtures, withLogs, 'fixture-recipe');

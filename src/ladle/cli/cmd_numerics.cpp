@@ -5,6 +5,8 @@
 #include <charconv>
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <ostream>
@@ -18,6 +20,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/progress.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -135,7 +138,19 @@ numerics::AdamCheckOptions to_check_options(const NumericsAdamOptions& opt) {
 }
 
 int run_numerics_adam(const NumericsAdamOptions& opt, Io& io) {
-  const numerics::AdamCheckOptions options = to_check_options(opt);
+  numerics::AdamCheckOptions options = to_check_options(opt);
+  // The shared progress report (util/progress.hpp); slices finish on worker threads.
+  std::mutex progress_mutex;
+  std::unique_ptr<util::Progress> bar;
+  options.progress = [&](int64_t done, int64_t total) {
+    const std::lock_guard<std::mutex> lock(progress_mutex);
+    if (!bar) {
+      bar = std::make_unique<util::Progress>(io.err, "numerics adam", "slices", total,
+                                             util::progress_style(util::stderr_is_terminal(), opt.json));
+    }
+    bar->update(done);
+    if (done == total) bar->finish();
+  };
   if (!opt.date.empty()) check_date(opt.date);
   // The recipe is read before the run, so a bad recipe fails fast and nothing is written.
   std::optional<recipe::LoadedRecipe> into;

@@ -522,8 +522,10 @@ AdamCheckReport run_adam_check(const AdamCheckOptions& options) {
   }
 
   std::vector<SliceStats> slice_stats(plan.slices.size());
+  std::atomic<int64_t> slices_done{0};
   parallel_for(plan.slices.size(), workers, [&](int id, size_t i) {
     slice_stats[i] = run_slice(plan, plan.slices[i], spaces[static_cast<size_t>(id)]);
+    if (options.progress) options.progress(++slices_done, static_cast<int64_t>(plan.slices.size()));
   });
 
   // Sum per tensor in slice order, then take the worst tensor of each path and step.

@@ -4,6 +4,7 @@
 // masters, the remainder self-test and the negative controls.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -60,6 +61,9 @@ struct AdamCheckOptions {
   StateDtype exp_avg_sq_dtype = StateDtype::fp32;
   Device device = Device::cpu;
   bool self_test = true;
+  /// Called after each slice of the main pass with (slices done, slices in all), from the worker
+  /// threads: the callee serializes (cli uses it for util::Progress). Empty: no report.
+  std::function<void(int64_t, int64_t)> progress;
 };
 
 /// One path's worst tensor after one step count.
