@@ -54,6 +54,7 @@ constexpr KnownArg kKnownArgs[] = {
     {"--rotary-base", C::model},
     {"--rotary-percent", C::model},
     {"--rotary-scaling-factor", C::model},
+    {"--rotary-seq-len-interpolation-factor", C::model},
     {"--rope-type", C::model},
     {"--mscale", C::model},
     {"--mscale-all-dim", C::model},
