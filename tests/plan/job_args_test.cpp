@@ -38,7 +38,7 @@ JobPrediction predict_job(const std::string& model_name, const std::string& gpu,
   if (out.job.fp8) workload.precision = Precision::fp8;
   layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), workload.row_tokens, workload.global_batch};
   context.num_layers = model.num_layers;
-  const Layout l = layout::resolve_layout(layout::job_layout(out.job, workload.row_tokens), context);
+  const Layout l = layout::resolve_layout(layout::job_layout(out.job, workload.row_tokens, model), context);
   if (auto violation = layout::find_layout_violation(l, model, context)) ADD_FAILURE() << file << ": " << *violation;
   out.prediction = predict(model_costs(model, workload.row_tokens), model, l, cluster, workload, default_calibration());
   return out;
@@ -70,7 +70,7 @@ const std::set<std::string> kNoEffect = {
     "--save", "--save-interval", "--dist-ckpt-strictness", "--init-method-std", "--log-timers-to-tensorboard",
     "--log-memory-to-tensorboard", "--log-validation-ppl-to-tensorboard", "--log-throughput", "--log-interval",
     "--logging-level", "--tensorboard-dir", "--wandb-project", "--wandb-exp-name", "--enable-experimental",
-    "--mtp-loss-scaling-factor", "--finetune"};
+    "--mtp-loss-scaling-factor", "--finetune", "--lr-warmup-iters", "--seed", "--ckpt-format"};
 
 TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
   struct Case {
@@ -92,6 +92,9 @@ TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
       {"tests/data/jobs/qwen3-235b-a22b-h100-256.sh", "qwen3-235b-a22b", "h100", 256,
        {"tp=2,pp=8", "vpp=4", "dispatcher=flex", "vpp_layers=3,account_embedding=on,account_loss=on", "tp_overlap=on"},
        {11, 12, 12, 12, 12, 12, 12, 11}},
+      {"tests/data/jobs/llama-3.1-70b-h100-64.sh", "llama-3.1-70b", "h100", 64,
+       {"tp=4,pp=4,cp=2,ep=1,etp=1", "sp=on,vpp=5", "overlap_grad=on,overlap_param=on,tp_overlap=on"},
+       {20, 20, 20, 20}},
   };
   for (const Case& c : cases) {
     const std::string path = test::source_path(c.file);
