@@ -7,6 +7,8 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
+#include "ladle/layout/job_args.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -20,6 +22,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/progress.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/file_io.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -43,6 +46,8 @@ struct PlanOptions {
   std::string engine = "megatron";
   std::string base;
   bool slurm = false;
+  std::string args;    ///< the fixed part of the search, as training arguments
+  std::string script;  ///< the same, from a launch script
   bool json = false;
   bool quiet = false;  // no progress over a sweep
 };
@@ -87,6 +92,22 @@ int run_plan(const PlanOptions& o, Io& io) {
   const launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
                                                  o.global_batch.value_or(128));
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
+  std::optional<std::vector<std::string>> not_priced;
+  if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
+  if (!o.args.empty() || !o.script.empty()) {
+    // The user's own arguments are the fixed part: the knobs they set are not searched.
+    const std::string file = o.script.empty() ? "--args" : o.script;
+    const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
+    const layout::JobArgs job = layout::read_job_args(recipe::parse_launch_args(text, file), std::nullopt, file);
+    layout::check_model_args(job, request.model);
+    if (job.seq_length) request.workload.row_tokens = *job.seq_length;
+    if (job.global_batch) request.workload.global_batch = *job.global_batch;
+    if (job.fp8) request.workload.precision = plan::Precision::fp8;
+    request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
+    for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
+    if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
+    not_priced = job.not_priced;
+  }
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;
@@ -101,6 +122,7 @@ int run_plan(const PlanOptions& o, Io& io) {
                               request.workload, request.calibration.source};
     util::Progress progress(io.err, "plan", "GPU counts", static_cast<int64_t>(counts.size()),
                             util::progress_style(util::stderr_is_terminal(), o.quiet || o.json));
+    header.not_priced = not_priced;
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(o.gpu, count, o.instance);
       const plan::PlanReport report = plan::plan_layouts(request);
@@ -122,6 +144,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
                             request.calibration.source};
   header.engine = o.engine;
+  header.not_priced = not_priced;
   header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
   // The recipe is built before anything is printed, so that a base that cannot be written stops here.
   std::optional<Recipe> recipe;
@@ -166,6 +189,9 @@ void add_plan_command(CLI::App& command, Io& io) {
                      "recipe (file or catalog name) the job keeps everything but the layout from (default: the "
                      "catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
   command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
+  command.add_option("--args", options->args,
+                     "the fixed part of the search as training arguments: the knobs they set are not searched");
+  command.add_option("--script", options->script, "the fixed part of the search from a launch script");
   add_json_flag(command, options->json);
   add_quiet_flag(command, options->quiet);
   command.callback([options, &io] { io.exit_code = run_plan(*options, io); });
