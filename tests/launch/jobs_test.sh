@@ -220,6 +220,14 @@ for base in glm-5.2-744b-a40b/h200/attune-tp4-pp4 glm-5.2-744b-a40b/h200/attune-
   done
 done
 
+# predict --emit: the recipe predicted is the base when it drives the engine's family.
+"$ladle" predict --recipe attune-tp1-pp1-ep8 --engine miles --emit "$work/predicted.yaml" >/dev/null ||
+  fail "predict --emit"
+"$ladle" diff glm-4.7-flash/h200/attune-tp1-pp1-ep8 "$work/predicted.yaml" --json > "$work/predicted.diff.json"
+grep -q '"configuration": "pass"' "$work/predicted.diff.json" || fail "predict --emit: diff against its recipe does not pass"
+grep -q '"class": "\(math_changing\|unclassified\|precision_changing\)"' "$work/predicted.diff.json" &&
+  fail "predict --emit: the recipe's own layout differs from the recipe in more than layout"
+
 if ((failures)); then
   echo "$failures check(s) failed" >&2
   exit 1
