@@ -38,6 +38,7 @@ Json header_json(const ReportHeader& h) {
   j["global_batch"] = h.workload.global_batch;
   j["precision"] = to_string(h.workload.precision);
   j["calibration"] = h.calibration;
+  if (h.not_priced) j["not_priced"] = *h.not_priced;
   return j;
 }
 
@@ -82,6 +83,14 @@ Json prediction_object(const Prediction& p, const ReportHeader& h) {
   return j;
 }
 
+// "not priced: --lr, --seed" for a job given as its own arguments.
+std::string not_priced_line(const ReportHeader& h) {
+  if (!h.not_priced) return {};
+  if (h.not_priced->empty()) return "not priced: none (every argument is priced)\n";
+  return fmt::format("not priced ({} argument{} ladle does not price): {}\n", h.not_priced->size(),
+                     h.not_priced->size() == 1 ? "" : "s", util::join(*h.not_priced, ", "));
+}
+
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 std::string breakdown_line(const Prediction& p, size_t parts) {
@@ -100,7 +109,9 @@ std::string breakdown_line(const Prediction& p, size_t parts) {
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
   out += fmt::format("layout: {} ({})\n", layout::layout_label(p.layout), layout::format_layout_spec(p.layout));
-  out += fmt::format("calibration: {}\n\n", h.calibration);
+  out += fmt::format("calibration: {}\n", h.calibration);
+  out += not_priced_line(h);
+  out += "\n";
   util::Table summary;
   summary.header = {"figure", "value", "note"};
   summary.rows.push_back({"tokens/s per GPU", fmt::format("{:.2f}", p.tokens_per_s_per_gpu),
@@ -163,6 +174,7 @@ std::string prediction_json(const Prediction& p, const ReportHeader& h, double m
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
+  out += not_priced_line(h);
   out += fmt::format("searched {} layouts: {} valid, {} fit in {:.1f} GiB per GPU ({:.0f}% of HBM kept free)\n\n",
                      util::format_grouped(static_cast<long long>(r.enumerated)),
                      util::format_grouped(static_cast<long long>(r.valid)),

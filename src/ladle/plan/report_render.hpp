@@ -3,6 +3,7 @@
 // format; every number comes from the report values.
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,8 @@ struct ReportHeader {
   std::string engine;
   /// The launch arguments of a layout for `engine`, as one shell line; unset: no `args` key.
   std::function<std::string(const Layout&)> launch_args;
+  /// Arguments of the user's job ladle does not price (--args/--script); absent otherwise.
+  std::optional<std::vector<std::string>> not_priced;
 };
 
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0
