@@ -38,7 +38,7 @@ JobPrediction predict_job(const std::string& model_name, const std::string& gpu,
   if (out.job.fp8) workload.precision = Precision::fp8;
   layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), workload.row_tokens, workload.global_batch};
   context.num_layers = model.num_layers;
-  const Layout l = layout::resolve_layout(layout::job_layout(out.job, workload.row_tokens), context);
+  const Layout l = layout::resolve_layout(layout::job_layout(out.job, workload.row_tokens, model), context);
   if (auto violation = layout::find_layout_violation(l, model, context)) ADD_FAILURE() << file << ": " << *violation;
   out.prediction = predict(model_costs(model, workload.row_tokens), model, l, cluster, workload, default_calibration());
   return out;
@@ -70,25 +70,39 @@ const std::set<std::string> kNoEffect = {
     "--save", "--save-interval", "--dist-ckpt-strictness", "--init-method-std", "--log-timers-to-tensorboard",
     "--log-memory-to-tensorboard", "--log-validation-ppl-to-tensorboard", "--log-throughput", "--log-interval",
     "--logging-level", "--tensorboard-dir", "--wandb-project", "--wandb-exp-name", "--enable-experimental",
-    "--mtp-loss-scaling-factor"};
+    "--mtp-loss-scaling-factor", "--finetune", "--lr-warmup-iters", "--seed", "--ckpt-format"};
 
-TEST(JobArgs, PublishedDeepSeekV3ConfigurationsArePricedInFull) {
+TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
   struct Case {
     const char* file;
+    const char* model;
     const char* gpu;
     int64_t gpus;
-    const char* spec_part;  // what the arguments must have set
+    std::vector<std::string> spec_parts;  // what the arguments must have set
+    std::vector<int64_t> stages;          // decoder layers per pipeline stage
   };
-  for (const Case& c : {Case{"tests/data/jobs/deepseek-v3-h100-1024.sh", "h100", 1024,
-                             "vpp=4,recompute=selective,offload=0.0"},
-                        Case{"tests/data/jobs/deepseek-v3-b200-256.sh", "b200", 256, "fp8_recipe=mxfp8"}}) {
+  const std::vector<Case> cases = {
+      {"tests/data/jobs/deepseek-v3-h100-1024.sh", "deepseek-v3", "h100", 1024,
+       {"tp=2,pp=8", "vpp=4,recompute=selective", "pipeline_layout=Et|(tt|)*30mL", "a2a_overlap=on,delay_wgrad=on",
+        "recompute_modules=mla_up_proj+mlp", "fp8=e4m3,fp8_recipe=blockwise,fp8_param_gather=on", "moments=bf16"},
+       {7, 8, 8, 8, 8, 8, 8, 6}},  // rank r holds virtual stages r, r+8, r+16, r+24
+      {"tests/data/jobs/deepseek-v3-b200-256.sh", "deepseek-v3", "b200", 256,
+       {"tp=1,pp=8", "sp=off", "fp8_recipe=mxfp8", "fp8_reuse_grad_buf=on", "pipeline_layout=Et|(tt|)*30mL"},
+       {7, 8, 8, 8, 8, 8, 8, 6}},  // rank r holds virtual stages r, r+8, r+16, r+24
+      {"tests/data/jobs/qwen3-235b-a22b-h100-256.sh", "qwen3-235b-a22b", "h100", 256,
+       {"tp=2,pp=8", "vpp=4", "dispatcher=flex", "vpp_layers=3,account_embedding=on,account_loss=on", "tp_overlap=on"},
+       {11, 12, 12, 12, 12, 12, 12, 11}},
+      {"tests/data/jobs/llama-3.1-70b-h100-64.sh", "llama-3.1-70b", "h100", 64,
+       {"tp=4,pp=4,cp=2,ep=1,etp=1", "sp=on,vpp=5", "overlap_grad=on,overlap_param=on,tp_overlap=on"},
+       {20, 20, 20, 20}},
+  };
+  for (const Case& c : cases) {
     const std::string path = test::source_path(c.file);
-    const JobPrediction p = predict_job("deepseek-v3", c.gpu, c.gpus, util::read_file(path), path);
+    const JobPrediction p = predict_job(c.model, c.gpu, c.gpus, util::read_file(path), path);
     for (const std::string& flag : p.job.not_priced) EXPECT_TRUE(kNoEffect.count(flag) > 0) << c.file << ": " << flag;
     const std::string spec = layout::format_layout_spec(p.prediction.layout);
-    EXPECT_NE(spec.find(c.spec_part), std::string::npos) << spec;
-    EXPECT_NE(spec.find("pipeline_layout=Et|(tt|)*30mL"), std::string::npos) << spec;
-    EXPECT_NE(spec.find("a2a_overlap=on,delay_wgrad=on"), std::string::npos) << spec;
+    for (const std::string& part : c.spec_parts) EXPECT_NE(spec.find(part), std::string::npos) << part << " in " << spec;
+    EXPECT_EQ(layout::stage_layers(p.prediction.layout, model::load_model(c.model).num_layers), c.stages) << c.file;
     EXPECT_GT(p.prediction.tokens_per_s_per_gpu, 0) << c.file;
   }
 }

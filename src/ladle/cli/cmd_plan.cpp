@@ -7,6 +7,8 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
+#include "ladle/layout/job_args.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -18,6 +20,7 @@
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -41,6 +44,8 @@ struct PlanOptions {
   std::string engine = "megatron";
   std::string base;
   bool slurm = false;
+  std::string args;    ///< the fixed part of the search, as training arguments
+  std::string script;  ///< the same, from a launch script
   bool json = false;
 };
 
@@ -76,9 +81,29 @@ int run_plan(const PlanOptions& o, Io& io) {
   plan::PlanRequest request;
   request.model = model::load_model(model_name);
   // The base supplies what is not layout: the plan runs on its workload unless told otherwise.
-  const launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
-                                                 o.global_batch.value_or(128));
+  launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
+                                           o.global_batch.value_or(128));
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
+  std::optional<std::vector<std::string>> not_priced;
+  if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
+  if (!o.args.empty() || !o.script.empty()) {
+    // The user's own arguments are the fixed part: the knobs they set are not searched.
+    const std::string file = o.script.empty() ? "--args" : o.script;
+    const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
+    const layout::JobArgs job = layout::read_job_args(recipe::parse_launch_args(text, file), std::nullopt, file);
+    layout::check_model_args(job, request.model);
+    if (job.seq_length) request.workload.row_tokens = *job.seq_length;
+    if (job.global_batch) request.workload.global_batch = *job.global_batch;
+    if (job.fp8) request.workload.precision = plan::Precision::fp8;
+    request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
+    for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
+    if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
+    not_priced = job.not_priced;
+  }
+  // ladle's defaults follow the workload the arguments settled on.
+  if (!base.from_recipe) {
+    base = launch::default_base(request.model, engine, request.workload.row_tokens, request.workload.global_batch);
+  }
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;
@@ -91,6 +116,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     std::vector<plan::SweepPoint> points;
     plan::ReportHeader header{request.model.name, costs.n_params, plan::make_cluster(o.gpu, counts[0], o.instance),
                               request.workload, request.calibration.source};
+    header.not_priced = not_priced;
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(o.gpu, count, o.instance);
       const plan::PlanReport report = plan::plan_layouts(request);
@@ -110,6 +136,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
                             request.calibration.source};
   header.engine = o.engine;
+  header.not_priced = not_priced;
   header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
   // The recipe is built before anything is printed, so that a base that cannot be written stops here.
   std::optional<Recipe> recipe;
@@ -146,6 +173,9 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)")
       ->allow_extra_args(false);
+  command.add_option("--args", options->args,
+                     "the fixed part of the search as training arguments: the knobs they set are not searched");
+  command.add_option("--script", options->script, "the fixed part of the search from a launch script");
   command.add_option("--emit", options->emit, "write the best layout as a planned recipe with its job to this file");
   command.add_option("--engine", options->engine,
                      "the job's engine (--emit, and each layout's args in --json): slime, miles, megatron or bridge "

@@ -108,12 +108,14 @@ Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tok
     const std::string value = word == "$GLOBAL_BATCH" ? std::to_string(global_batch) : word;
     if (value.rfind("--", 0) == 0) {
       b.args.push_back(recipe::LaunchArg{value, {}, false, false, 0});
-    } else if (!b.args.empty()) {
+    } else if (!b.args.empty() && b.args.back().flag != "") {
       b.args.back().values.push_back(value);
       b.args.back().unresolved = b.args.back().unresolved || value.find('$') != std::string::npos;
     }
     if (value == "sft_loss") b.sft = true;
   }
+  // The layout's knobs come from the plan, not from the defaults.
+  std::erase_if(b.args, [](const recipe::LaunchArg& a) { return !a.placeholder && is_layout_flag(a.flag); });
   b.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
   return b;
 }

@@ -54,6 +54,7 @@ constexpr KnownArg kKnownArgs[] = {
     {"--rotary-base", C::model},
     {"--rotary-percent", C::model},
     {"--rotary-scaling-factor", C::model},
+    {"--rotary-seq-len-interpolation-factor", C::model},
     {"--rope-type", C::model},
     {"--mscale", C::model},
     {"--mscale-all-dim", C::model},
@@ -180,8 +181,11 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
   return job;
 }
 
-Layout job_layout(const JobArgs& job, int64_t row_tokens) {
+Layout job_layout(const JobArgs& job, int64_t row_tokens, const ModelSpec& model) {
   Layout l = job.layout.layout;
+  const bool etp_given =
+      std::any_of(job.layout.set.begin(), job.layout.set.end(), [](const Knob* k) { return k->key == "etp"; });
+  if (model.num_experts == 0 && !etp_given) l.etp = 1;
   if (!job.rows_per_mb_given && l.max_tokens > 0 && row_tokens > 0) {
     l.rows_per_mb = std::max<int64_t>(1, l.max_tokens * l.cp / row_tokens);
   }

@@ -57,8 +57,9 @@ struct JobArgs {
 JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine, const std::string& file);
 
 /// The job's layout for rows of `row_tokens`: the knobs as read, with dynamic batching's rows per
-/// microbatch (max_tokens * cp / row_tokens) when --micro-batch-size is not given.
-Layout job_layout(const JobArgs& job, int64_t row_tokens);
+/// microbatch (max_tokens * cp / row_tokens) when --micro-batch-size is not given, and etp 1 for a
+/// dense model when no argument sets it (Megatron-LM's default etp = tp means nothing there).
+Layout job_layout(const JobArgs& job, int64_t row_tokens, const ModelSpec& model);
 
 /// Throws Error(input) naming the argument and the model's figure when a model argument
 /// contradicts `model` (--num-layers 61 for a 78-layer model).
