@@ -104,7 +104,8 @@ constexpr KnownArg kKnownArgs[] = {
     {"--manual-gc", C::priced},
     {"--manual-gc-interval", C::priced},
     {"--attention-softmax-in-fp32", C::priced},
-    // Routing pads each expert's tokens to the FP8 / MXFP8 GEMM alignment, which the FP8 rates assume.
+    // Routing pads each expert's tokens to the FP8 / MXFP8 GEMM alignment, which the FP8 rates
+    // assume.
     {"--moe-router-padding-for-fp8", C::priced},
     {"--moe-router-padding-for-quantization", C::priced},
 };
@@ -117,15 +118,17 @@ const KnownArg* find_known(std::string_view flag) {
 }
 
 // Arguments only slime and miles take: their presence means the job runs under one of them.
-constexpr std::string_view kSlimeOnly[] = {"--use-dynamic-batch-size", "--max-tokens-per-gpu", "--actor-num-nodes",
-                                           "--actor-num-gpus-per-node", "--rollout-batch-size", "--hf-checkpoint"};
+constexpr std::string_view kSlimeOnly[] = {"--use-dynamic-batch-size", "--max-tokens-per-gpu",
+                                           "--actor-num-nodes",        "--actor-num-gpus-per-node",
+                                           "--rollout-batch-size",     "--hf-checkpoint"};
 
 int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
   int64_t value = 0;
   const std::string text = arg.values.empty() ? std::string() : arg.values.front();
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < 1) {
-    throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "expected a positive integer, got '{}'", text);
+    throw_input(SourceLocation{file, arg.line, 0, arg.flag},
+                "expected a positive integer, got '{}'", text);
   }
   return value;
 }
@@ -134,7 +137,8 @@ int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
 
 std::span<const KnownArg> known_args() { return kKnownArgs; }
 
-JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine, const std::string& file) {
+JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine,
+                      const std::string& file) {
   JobArgs job;
   job.file = file;
   const std::vector<recipe::LaunchArg> args = training_args(script);
@@ -145,7 +149,8 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
     if (job.engine == Engine::slime) {
       // A bare argument line or a script with no slime-only argument is Megatron-LM.
       bool slime = false;
-      for (const std::string& command : script.commands) slime = slime || command.find(".py") != std::string::npos;
+      for (const std::string& command : script.commands)
+        slime = slime || command.find(".py") != std::string::npos;
       for (const recipe::LaunchArg& arg : args) {
         for (std::string_view flag : kSlimeOnly) slime = slime || arg.flag == flag;
       }
@@ -183,8 +188,8 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
 
 Layout job_layout(const JobArgs& job, int64_t row_tokens, const ModelSpec& model) {
   Layout l = job.layout.layout;
-  const bool etp_given =
-      std::any_of(job.layout.set.begin(), job.layout.set.end(), [](const Knob* k) { return k->key == "etp"; });
+  const bool etp_given = std::any_of(job.layout.set.begin(), job.layout.set.end(),
+                                     [](const Knob* k) { return k->key == "etp"; });
   if (model.num_experts == 0 && !etp_given) l.etp = 1;
   if (!job.rows_per_mb_given && l.max_tokens > 0 && row_tokens > 0) {
     l.rows_per_mb = std::max<int64_t>(1, l.max_tokens * l.cp / row_tokens);
@@ -201,11 +206,13 @@ void check_model_args(const JobArgs& job, const ModelSpec& model) {
     const std::string& text = arg.values.front();
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size()) {
-      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag}, "expected an integer, got '{}'", text);
+      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag}, "expected an integer, got '{}'",
+                  text);
     }
     if (value != expected) {
-      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag}, "{} {} contradicts --model {}, which has {} {}",
-                  arg.flag, value, model.name, expected, known->what);
+      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag},
+                  "{} {} contradicts --model {}, which has {} {}", arg.flag, value, model.name,
+                  expected, known->what);
     }
   }
 }

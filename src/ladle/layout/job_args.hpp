@@ -20,8 +20,8 @@ namespace ladle::layout {
 /// What one kind of non-knob argument is to the planner.
 enum class ArgClass : uint8_t {
   workload,  ///< sets the row length, batch or precision (priced)
-  model,     ///< describes the architecture, which --model gives (checked where ladle has the figure)
-  priced,    ///< a switch whose effect the models assume (flash attention, fused kernels)
+  model,   ///< describes the architecture, which --model gives (checked where ladle has the figure)
+  priced,  ///< a switch whose effect the models assume (flash attention, fused kernels)
 };
 
 /// One non-knob argument ladle knows.
@@ -39,14 +39,14 @@ std::span<const KnownArg> known_args();
 /// A job read from its arguments.
 struct JobArgs {
   Engine engine = Engine::megatron;
-  ArgsLayout layout;  ///< the knobs (unresolved: dp 0)
+  ArgsLayout layout;                    ///< the knobs (unresolved: dp 0)
   std::optional<int64_t> seq_length;    ///< --seq-length
   std::optional<int64_t> global_batch;  ///< --global-batch-size
   bool fp8 = false;                     ///< --fp8-format given (FP8 GEMMs)
   bool rows_per_mb_given = false;       ///< --micro-batch-size given
   std::vector<std::string> not_priced;  ///< arguments ladle does not price, each once, in order
   std::vector<recipe::LaunchArg> model_args;  ///< architecture arguments, for check_model_args
-  std::string file;                     ///< where the arguments came from ("--args" or the script path)
+  std::string file;  ///< where the arguments came from ("--args" or the script path)
 };
 
 /// Reads the training arguments of `script` (training_args: launcher arguments left out).
@@ -54,7 +54,8 @@ struct JobArgs {
 /// (--use-dynamic-batch-size, --max-tokens-per-gpu, --actor-num-nodes ...) make it slime; a bare
 /// argument line is Megatron-LM. Throws Error(input) at `file`:line for a bad value or two
 /// arguments that contradict each other.
-JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine, const std::string& file);
+JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine,
+                      const std::string& file);
 
 /// The job's layout for rows of `row_tokens`: the knobs as read, with dynamic batching's rows per
 /// microbatch (max_tokens * cp / row_tokens) when --micro-batch-size is not given, and etp 1 for a

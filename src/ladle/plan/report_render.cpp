@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
@@ -48,9 +49,39 @@ Json parts_json(const std::vector<Part>& parts, int decimals) {
   return j;
 }
 
+// A layout as JSON: its spec, its label, and, with typed values, the knobs the spec always writes
+// (full recompute's method and layers with it) and every other one away from its default.
+Json layout_json(const Layout& l) {
+  Json j;
+  j["spec"] = layout::format_layout_spec(l);
+  j["label"] = layout::layout_label(l);
+  for (const layout::Knob& knob : layout::kKnobs) {
+    const bool shown = knob.spec == layout::Written::folded ? layout::knob_applies(knob, l)
+                                                             : knob.spec == layout::Written::always ||
+                                                                   !layout::knob_is_default(knob, l);
+    if (!shown) continue;
+    switch (knob.kind) {
+      case layout::KnobKind::integer: j[knob.key] = knob.get(l); break;
+      case layout::KnobKind::flag: j[knob.key] = knob.get(l) != 0; break;
+      case layout::KnobKind::real: j[knob.key] = round_to(knob.get_real(l), 3); break;
+      case layout::KnobKind::choice:
+      case layout::KnobKind::text: j[knob.key] = layout::knob_text(knob, l); break;
+      case layout::KnobKind::set: {
+        Json names = Json::array();
+        for (const std::string& name : util::split(layout::knob_text(knob, l), '+')) {
+          if (!name.empty()) names.push_back(name);
+        }
+        j[knob.key] = names;
+        break;
+      }
+    }
+  }
+  return j;
+}
+
 Json prediction_object(const Prediction& p, const ReportHeader& h) {
   Json j;
-  j["layout"] = layout::format_layout_spec(p.layout);
+  j["layout"] = layout_json(p.layout);
   if (h.launch_args) {
     j["engine"] = h.engine;
     j["args"] = h.launch_args(p.layout);
@@ -229,7 +260,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   Json rejected = Json::array();
   for (const Rejected& x : r.best_rejected) {
     Json xj;
-    xj["layout"] = layout::format_layout_spec(x.layout);
+    xj["layout"] = layout_json(x.layout);
     xj["tokens_per_s_per_gpu"] = round_to(x.tokens_per_s_per_gpu, 2);
     xj["reason"] = x.reason;
     rejected.push_back(xj);
@@ -238,7 +269,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   Json watched = Json::array();
   for (const WatchResult& w : r.watched) {
     Json wj;
-    wj["layout"] = layout::format_layout_spec(w.layout);
+    wj["layout"] = layout_json(w.layout);
     wj["status"] = w.status;
     wj["enumerated"] = w.enumerated;
     wj["rank"] = w.rank;
