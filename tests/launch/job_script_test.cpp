@@ -16,7 +16,8 @@ namespace ladle::launch {
 namespace {
 
 bool has(const std::vector<layout::EngineArg>& args, std::string_view flag) {
-  return std::any_of(args.begin(), args.end(), [&](const layout::EngineArg& a) { return a.flag == flag; });
+  return std::any_of(args.begin(), args.end(),
+                     [&](const layout::EngineArg& a) { return a.flag == flag; });
 }
 
 TEST(ShellWord, QuotesOnlyWhatNeedsIt) {
@@ -36,11 +37,13 @@ TEST(JobLayoutArgs, DenseModelsGetNoMoeArguments) {
   l.dp = 4;
   for (layout::Engine engine : {layout::Engine::slime, layout::Engine::megatron}) {
     for (const layout::EngineArg& arg : job_layout_args(l, dense, engine, 8192)) {
-      EXPECT_FALSE(arg.flag.rfind("--moe-", 0) == 0 || arg.flag.rfind("--expert-", 0) == 0) << arg.flag;
+      EXPECT_FALSE(arg.flag.rfind("--moe-", 0) == 0 || arg.flag.rfind("--expert-", 0) == 0)
+          << arg.flag;
     }
   }
   const ModelSpec moe = model::load_model("qwen3-30b-a3b");
-  EXPECT_TRUE(has(job_layout_args(l, moe, layout::Engine::megatron, 8192), "--expert-model-parallel-size"));
+  EXPECT_TRUE(
+      has(job_layout_args(l, moe, layout::Engine::megatron, 8192), "--expert-model-parallel-size"));
 }
 
 TEST(JobLayoutArgs, ContextParallelDsaModelsGetAllgatherCpOnSlime) {
@@ -53,7 +56,9 @@ TEST(JobLayoutArgs, ContextParallelDsaModelsGetAllgatherCpOnSlime) {
   l.cp = 1;
   EXPECT_FALSE(has(job_layout_args(l, glm, layout::Engine::slime, 8192), "--allgather-cp"));
   l.cp = 2;
-  EXPECT_FALSE(has(job_layout_args(l, model::load_model("qwen3-30b-a3b"), layout::Engine::slime, 8192), "--allgather-cp"));
+  EXPECT_FALSE(
+      has(job_layout_args(l, model::load_model("qwen3-30b-a3b"), layout::Engine::slime, 8192),
+          "--allgather-cp"));
 }
 
 TEST(Base, TheCatalogRecipeOfTheFamilyElseTheEnginesDefaults) {
@@ -62,7 +67,8 @@ TEST(Base, TheCatalogRecipeOfTheFamilyElseTheEnginesDefaults) {
   EXPECT_TRUE(slime.from_recipe);
   EXPECT_EQ(slime.name, "glm-5.2-744b-a40b/h200/attune-tp4-pp4");
   EXPECT_TRUE(slime.sft);
-  for (const recipe::LaunchArg& arg : slime.args) EXPECT_FALSE(is_layout_flag(arg.flag)) << arg.flag;
+  for (const recipe::LaunchArg& arg : slime.args)
+    EXPECT_FALSE(is_layout_flag(arg.flag)) << arg.flag;
   const Base megatron = resolve_base("", glm, layout::Engine::megatron, 8192, 128);
   EXPECT_FALSE(megatron.from_recipe);
   EXPECT_EQ(megatron.name, "ladle defaults (megatron)");
@@ -74,8 +80,9 @@ TEST(Base, BadBasesAreRejected) {
   const ModelSpec glm = model::load_model("glm-5.2");
   EXPECT_LADLE_ERROR(resolve_base("attune-tp4-pp5", glm, layout::Engine::slime, 8192, 128), usage,
                      "did you mean 'attune-tp4-pp4'?");
-  EXPECT_LADLE_ERROR(resolve_base("attune-tp4-pp4", glm, layout::Engine::megatron, 8192, 128), input,
-                     "recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml:119: error: run: the base drives slime");
+  EXPECT_LADLE_ERROR(
+      resolve_base("attune-tp4-pp4", glm, layout::Engine::megatron, 8192, 128), input,
+      "recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml:119: error: run: the base drives slime");
 }
 
 TEST(Base, BridgeNeedsALibraryRecipeOfTheModel) {
@@ -86,7 +93,8 @@ TEST(Base, BridgeNeedsALibraryRecipeOfTheModel) {
   job.model = &glm;
   job.engine = layout::Engine::bridge;
   job.gpus = 8;
-  EXPECT_LADLE_ERROR(job_args(job), input, "Megatron-Bridge has no library recipe listed for model 'glm-5.2'");
+  EXPECT_LADLE_ERROR(job_args(job), input,
+                     "Megatron-Bridge has no library recipe listed for model 'glm-5.2'");
 }
 
 // data/launch/engines.yaml reads Bridge overrides back as flags; where a knob of the knob table has
@@ -101,7 +109,8 @@ TEST(EngineTable, BridgeSpellingsAgreeWithTheKnobTable) {
       }
     }
   }
-  for (const char* engine : {"slime", "miles", "megatron", "bridge"}) EXPECT_TRUE(table.engines.count(engine)) << engine;
+  for (const char* engine : {"slime", "miles", "megatron", "bridge"})
+    EXPECT_TRUE(table.engines.count(engine)) << engine;
 }
 
 TEST(JobScript, ScriptsNameTheirInputsFirstAndCarryFp8Flags) {

@@ -20,8 +20,15 @@ fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
 # --- stand-ins ------------------------------------------------------------------------------
 bin=$work/bin
 mkdir -p "$bin"
-record='{ printf "CALL %s\n" "$(basename "$0")"; for a in "$@"; do printf "ARG %s\n" "$a"; done;
-  printf "ENV CUDA_DEVICE_MAX_CONNECTIONS=%s\n" "${CUDA_DEVICE_MAX_CONNECTIONS-}"; printf "END\n"; } >> "$LADLE_STUB_LOG"'
+# Each call is written to its own file (background Ray workers run while the job goes on), named
+# so that sorting the names restores the order of the calls; collect_calls joins them.
+record='mkdir -p "$LADLE_STUB_LOG.d"; part="$LADLE_STUB_LOG.d/$(date +%s%N).$$";
+  { printf "CALL %s\n" "$(basename "$0")"; for a in "$@"; do printf "ARG %s\n" "$a"; done;
+  printf "ENV CUDA_DEVICE_MAX_CONNECTIONS=%s\n" "${CUDA_DEVICE_MAX_CONNECTIONS-}"; printf "END\n"; } > "$part.tmp";
+  mv "$part.tmp" "$part"'
+collect_calls() {  # LOG
+  if [[ -d "$1.d" ]]; then find "$1.d" -type f ! -name '*.tmp' | sort | xargs cat > "$1"; else : > "$1"; fi
+}
 for tool in torchrun ray; do
   printf '#!/bin/bash\n%s\n' "$record" > "$bin/$tool"
 done
@@ -111,6 +118,7 @@ check_job() {  # MODEL ENGINE GPUS PRECISION SLURM(0/1) ENTRY_TOOL ENTRY
   # Background Ray workers (srun ... &) may still be writing: wait for them, boundedly.
   local starts=0
   for _ in $(seq 50); do
+    collect_calls "$dir/calls.log"
     starts=$(awk '/^CALL / { ray = ($2 == "ray") } ray && /^ARG start$/ { n++ } END { print n + 0 }' "$dir/calls.log")
     [[ "$family" != slime || $starts -ge $nodes ]] && break
     sleep 0.1
@@ -200,7 +208,7 @@ status=$?
 [[ $status -eq 2 ]] || fail "a job without HF_CKPT exited $status, not 2"
 [[ $(wc -l < "$work/missing/err") -eq 1 ]] && grep -q '^ladle job: HF_CKPT is not set: ' "$work/missing/err" ||
   fail "a job without HF_CKPT said: $(cat "$work/missing/err")"
-[[ ! -e "$work/missing/calls.log" ]] || fail "a job without HF_CKPT started something"
+[[ ! -e "$work/missing/calls.log.d" ]] || fail "a job without HF_CKPT started something"
 
 # plan --emit --base then diff: no math-changing difference, for every catalog recipe.
 for base in glm-5.2-744b-a40b/h200/attune-tp4-pp4 glm-5.2-744b-a40b/h200/attune-tp8-pp4 \
@@ -219,6 +227,14 @@ for base in glm-5.2-744b-a40b/h200/attune-tp4-pp4 glm-5.2-744b-a40b/h200/attune-
       fail "$base$slurm: diff shows a difference that is not layout-class: $(grep -B6 '"class": "\(math\|uncl\|prec\)' "$out.diff.json" | grep '"flag"' | head -n 3)"
   done
 done
+
+# predict --emit: the recipe predicted is the base when it drives the engine's family.
+"$ladle" predict --recipe attune-tp1-pp1-ep8 --engine miles --emit "$work/predicted.yaml" >/dev/null ||
+  fail "predict --emit"
+"$ladle" diff glm-4.7-flash/h200/attune-tp1-pp1-ep8 "$work/predicted.yaml" --json > "$work/predicted.diff.json"
+grep -q '"configuration": "pass"' "$work/predicted.diff.json" || fail "predict --emit: diff against its recipe does not pass"
+grep -q '"class": "\(math_changing\|unclassified\|precision_changing\)"' "$work/predicted.diff.json" &&
+  fail "predict --emit: the recipe's own layout differs from the recipe in more than layout"
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2

@@ -89,8 +89,8 @@ int run_plan(const PlanOptions& o, Io& io) {
   plan::PlanRequest request;
   request.model = model::load_model(model_name);
   // The base supplies what is not layout: the plan runs on its workload unless told otherwise.
-  const launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
-                                                 o.global_batch.value_or(128));
+  launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
+                                           o.global_batch.value_or(128));
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
   std::optional<std::vector<std::string>> not_priced;
   if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
@@ -107,6 +107,10 @@ int run_plan(const PlanOptions& o, Io& io) {
     for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
     if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
     not_priced = job.not_priced;
+  }
+  // ladle's defaults follow the workload the arguments settled on.
+  if (!base.from_recipe) {
+    base = launch::default_base(request.model, engine, request.workload.row_tokens, request.workload.global_batch);
   }
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
@@ -181,6 +185,9 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)")
       ->allow_extra_args(false);
+  command.add_option("--args", options->args,
+                     "the fixed part of the search as training arguments: the knobs they set are not searched");
+  command.add_option("--script", options->script, "the fixed part of the search from a launch script");
   command.add_option("--emit", options->emit, "write the best layout as a planned recipe with its job to this file");
   command.add_option("--engine", options->engine,
                      "the job's engine (--emit, and each layout's args in --json): slime, miles, megatron or bridge "
@@ -189,9 +196,6 @@ void add_plan_command(CLI::App& command, Io& io) {
                      "recipe (file or catalog name) the job keeps everything but the layout from (default: the "
                      "catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
   command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
-  command.add_option("--args", options->args,
-                     "the fixed part of the search as training arguments: the knobs they set are not searched");
-  command.add_option("--script", options->script, "the fixed part of the search from a launch script");
   add_json_flag(command, options->json);
   add_quiet_flag(command, options->quiet);
   command.callback([options, &io] { io.exit_code = run_plan(*options, io); });

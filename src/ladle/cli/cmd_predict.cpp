@@ -34,12 +34,14 @@ struct PredictOptions {
   int64_t global_batch = 128;
   std::string precision = "bf16";
   std::string calibration;
-  std::string emit;
-  std::string engine;  ///< slime | miles | megatron | bridge (default: guessed from --args/--script, else megatron)
-  std::string base;
-  bool slurm = false;
   std::string args;    ///< a line of training arguments
   std::string script;  ///< a launch script
+  /// slime | miles | megatron | bridge: whose defaults --args/--script take (default: guessed from
+  /// them), and the job of --emit and the `args` of --json (default megatron)
+  std::string engine;
+  std::string emit;
+  std::string base;
+  bool slurm = false;
   bool json = false;
   bool row_tokens_given = false;
   bool global_batch_given = false;
@@ -75,7 +77,6 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::Measurement m;
   double measured = 0;
   std::optional<std::vector<std::string>> not_priced;
-  std::optional<layout::Engine> job_engine;  // the engine the job's own arguments drive
   if (!o.recipe.empty()) {
     if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty()) {
       throw_usage("give either --recipe or --model/--gpu/--gpus/--layout, not both");
@@ -115,7 +116,6 @@ int run_predict(const PredictOptions& o, Io& io) {
       std::optional<layout::Engine> engine;
       if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
       const layout::JobArgs job = layout::read_job_args(launch, engine, file);
-      job_engine = job.engine;
       layout::check_model_args(job, m.model);
       apply_job(o, job, m);
       requested = layout::job_layout(job, m.workload.row_tokens, m.model);
@@ -134,7 +134,7 @@ int run_predict(const PredictOptions& o, Io& io) {
     m.costs = plan::model_costs(m.model, m.workload.row_tokens);
   }
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
-  const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine) : job_engine.value_or(layout::Engine::megatron);
+  const layout::Engine engine = layout::parse_engine(o.engine.empty() ? std::string("megatron") : o.engine);
   // The job's base: --base, else the recipe predicted when it drives the engine's family, else
   // the catalog's recipe of the model for that family, else ladle's defaults.
   std::string base_name = o.base;
@@ -192,8 +192,8 @@ void add_predict_command(CLI::App& command, Io& io) {
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--emit", options->emit, "write the layout as a planned recipe with its job to this file");
   command.add_option("--engine", options->engine,
-                     "the job's engine (whose defaults --args/--script take, --emit, and args in --json): slime, miles, megatron or "
-                     "bridge (default: the engine --args/--script drive, else megatron)");
+                     "slime, miles, megatron or bridge: whose defaults --args/--script take (default: guessed from "
+                     "them), and the job of --emit and the args of --json (default megatron)");
   command.add_option("--base", options->base,
                      "recipe (file or catalog name) the job keeps everything but the layout from (default: --recipe "
                      "when it drives the engine's family, else the catalog recipe of the model for that family, else "

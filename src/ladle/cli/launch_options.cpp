@@ -10,31 +10,35 @@
 namespace ladle::cli {
 
 plan::Workload launch_workload(const launch::Base& base, const std::optional<int64_t>& row_tokens,
-                               const std::optional<int64_t>& global_batch, const std::optional<std::string>& precision,
-                               bool emitting) {
+                               const std::optional<int64_t>& global_batch,
+                               const std::optional<std::string>& precision, bool emitting) {
   plan::Workload w;
   const bool from_base = base.from_recipe;
   w.row_tokens = row_tokens.value_or(from_base ? base.workload.row_tokens : 8192);
   w.global_batch = global_batch.value_or(from_base ? base.workload.global_batch : 128);
-  w.precision = plan::parse_precision(precision.value_or(from_base && !base.workload.precision.empty()
-                                                             ? base.workload.precision
-                                                             : std::string("bf16")));
+  w.precision = plan::parse_precision(
+      precision.value_or(from_base && !base.workload.precision.empty() ? base.workload.precision
+                                                                       : std::string("bf16")));
   if (emitting && from_base) {
     // The emitted recipe keeps the base's workload: a different one would change what is trained.
     if (w.row_tokens != base.workload.row_tokens) {
-      throw_usage("--row-tokens {} differs from the base's {} ({}); leave it out or give another --base", w.row_tokens,
-                  base.workload.row_tokens, base.name);
+      throw_usage(
+          "--row-tokens {} differs from the base's {} ({}); leave it out or give another --base",
+          w.row_tokens, base.workload.row_tokens, base.name);
     }
     if (w.global_batch != base.workload.global_batch) {
-      throw_usage("--global-batch {} differs from the base's {} ({}); leave it out or give another --base",
-                  w.global_batch, base.workload.global_batch, base.name);
+      throw_usage(
+          "--global-batch {} differs from the base's {} ({}); leave it out or give another --base",
+          w.global_batch, base.workload.global_batch, base.name);
     }
   }
   return w;
 }
 
-std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base, const ModelSpec& model,
-                                                          const plan::Cluster& cluster, const plan::Workload& workload,
+std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base,
+                                                          const ModelSpec& model,
+                                                          const plan::Cluster& cluster,
+                                                          const plan::Workload& workload,
                                                           layout::Engine engine) {
   return [&base, &model, cluster, workload, engine](const Layout& layout) {
     launch::JobRequest job;

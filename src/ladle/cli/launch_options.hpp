@@ -16,13 +16,15 @@ namespace ladle::cli {
 /// without one). With `emitting`, throws Error(usage) for a row length or batch that differs from
 /// the base recipe's: the emitted recipe keeps the base's workload.
 plan::Workload launch_workload(const launch::Base& base, const std::optional<int64_t>& row_tokens,
-                               const std::optional<int64_t>& global_batch, const std::optional<std::string>& precision,
-                               bool emitting);
+                               const std::optional<int64_t>& global_batch,
+                               const std::optional<std::string>& precision, bool emitting);
 
 /// The launch arguments of a layout for `engine` on `cluster`, as one shell line (`args` of the
 /// JSON reports). `base` and `model` must outlive the function.
-std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base, const ModelSpec& model,
-                                                          const plan::Cluster& cluster, const plan::Workload& workload,
+std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base,
+                                                          const ModelSpec& model,
+                                                          const plan::Cluster& cluster,
+                                                          const plan::Workload& workload,
                                                           layout::Engine engine);
 
 /// Writes a planned recipe to `path` atomically, or only its job script when `path` ends in ".sh".

@@ -18,11 +18,13 @@ namespace ladle::launch {
 
 /// What a job keeps from its base.
 struct Base {
-  std::string name;  ///< catalog name ("glm-5.2-744b-a40b/h200/attune-tp4-pp4"), file, or "ladle defaults (megatron)"
+  std::string name;  ///< catalog name ("glm-5.2-744b-a40b/h200/attune-tp4-pp4"), file, or "ladle
+                     ///< defaults (megatron)"
   bool from_recipe = false;
   layout::Engine engine = layout::Engine::megatron;  ///< the engine the base's script drives
-  Workload workload;                                 ///< row tokens, rows, global batch, precision, dataset
-  std::vector<recipe::LaunchArg> args;  ///< the entry point's arguments that are not layout, in order
+  Workload workload;  ///< row tokens, rows, global batch, precision, dataset
+  std::vector<recipe::LaunchArg>
+      args;  ///< the entry point's arguments that are not layout, in order
   std::vector<std::pair<std::string, std::string>> env;  ///< the exports, in order
   bool sft = false;  ///< --loss-type sft_loss: the rollout arguments are SFT's
 };
@@ -36,13 +38,14 @@ bool is_layout_flag(const std::string& flag);
 Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& name);
 
 /// ladle's defaults for `engine` (data/launch/engines.yaml), for `model`.
-Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens, int64_t global_batch);
+Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens,
+                  int64_t global_batch);
 
 /// The base for `--base` (a file or catalog name), or without it the catalog recipe of the same
 /// model and engine family (the first by name), else default_base. Throws Error(usage) when
 /// `option` names no recipe, and Error(input) when the base's engine family cannot be converted
 /// to `engine` (e.g. a slime SFT recipe to Megatron-LM's pretrain_gpt.py).
-Base resolve_base(const std::string& option, const ModelSpec& model, layout::Engine engine, int64_t row_tokens,
-                  int64_t global_batch);
+Base resolve_base(const std::string& option, const ModelSpec& model, layout::Engine engine,
+                  int64_t row_tokens, int64_t global_batch);
 
 }  // namespace ladle::launch

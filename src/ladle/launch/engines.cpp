@@ -15,8 +15,10 @@ SourceLocation where(const std::string& file, const YAML::Node& node, const std:
   return SourceLocation{file, node.Mark().line + 1, node.Mark().column + 1, field};
 }
 
-std::string required(const YAML::Node& node, const char* key, const std::string& file, const std::string& field) {
-  if (!node[key] || !node[key].IsScalar()) throw_input(where(file, node, field + "." + key), "missing (required)");
+std::string required(const YAML::Node& node, const char* key, const std::string& file,
+                     const std::string& field) {
+  if (!node[key] || !node[key].IsScalar())
+    throw_input(where(file, node, field + "." + key), "missing (required)");
   return node[key].as<std::string>();
 }
 
@@ -28,7 +30,8 @@ const EngineInfo& EngineTable::engine(layout::Engine engine) const {
   return it->second;
 }
 
-std::optional<std::string> EngineTable::model_name(const std::string& model, layout::Engine engine) const {
+std::optional<std::string> EngineTable::model_name(const std::string& model,
+                                                   layout::Engine engine) const {
   const auto it = models.find(model);
   if (it == models.end()) return std::nullopt;
   const auto name = it->second.find(layout::to_string(engine));
@@ -71,24 +74,28 @@ EngineTable parse_engine_table(const std::string& yaml, const std::string& file)
     info.entry = required(entry.second, "entry", file, field);
     info.model_args = required(entry.second, "model_args", file, field);
     info.source = required(entry.second, "source", file, field);
-    for (const auto& word : entry.second["defaults"]) info.defaults.push_back(word.as<std::string>());
+    for (const auto& word : entry.second["defaults"])
+      info.defaults.push_back(word.as<std::string>());
     t.engines[name] = std::move(info);
   }
   for (const auto& entry : root["models"]) {
     for (const auto& name : entry.second) {
-      t.models[entry.first.as<std::string>()][name.first.as<std::string>()] = name.second.as<std::string>();
+      t.models[entry.first.as<std::string>()][name.first.as<std::string>()] =
+          name.second.as<std::string>();
     }
   }
   for (const auto& entry : root["inputs"]) {
     const std::string field = "inputs." + entry.first.as<std::string>();
-    InputInfo input{required(entry.second, "what", file, field), required(entry.second, "kind", file, field), ""};
+    InputInfo input{required(entry.second, "what", file, field),
+                    required(entry.second, "kind", file, field), ""};
     if (input.kind == "derived") input.command = required(entry.second, "command", file, field);
     t.inputs[entry.first.as<std::string>()] = std::move(input);
   }
   for (const auto& word : root["precision"]["fp8"]) t.fp8_flags.push_back(word.as<std::string>());
   t.bridge_bf16 = required(root["precision"], "bridge_bf16", file, "precision");
   t.bridge_fp8 = required(root["precision"], "bridge_fp8", file, "precision");
-  for (const auto& entry : root["bridge"]) t.bridge.push_back({entry.first.as<std::string>(), entry.second.as<std::string>()});
+  for (const auto& entry : root["bridge"])
+    t.bridge.push_back({entry.first.as<std::string>(), entry.second.as<std::string>()});
   return t;
 }
 

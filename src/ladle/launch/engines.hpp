@@ -14,12 +14,12 @@ namespace ladle::launch {
 
 /// One engine's row.
 struct EngineInfo {
-  std::string family;      ///< "slime" or "megatron": a base converts within a family
-  std::string checkout;    ///< the input variable of its checkout ("SLIME_DIR")
-  std::string repository;  ///< where to get it
-  std::string entry;       ///< the entry point inside the checkout ("train_async.py")
-  std::string model_args;  ///< source | helper | file | recipe
-  std::string source;      ///< where the job's shape and the defaults come from
+  std::string family;                 ///< "slime" or "megatron": a base converts within a family
+  std::string checkout;               ///< the input variable of its checkout ("SLIME_DIR")
+  std::string repository;             ///< where to get it
+  std::string entry;                  ///< the entry point inside the checkout ("train_async.py")
+  std::string model_args;             ///< source | helper | file | recipe
+  std::string source;                 ///< where the job's shape and the defaults come from
   std::vector<std::string> defaults;  ///< the default base's argument words
 };
 
@@ -38,7 +38,7 @@ struct BridgeKey {
 
 /// The whole table.
 struct EngineTable {
-  std::map<std::string, EngineInfo> engines;                          ///< by engine name
+  std::map<std::string, EngineInfo> engines;                         ///< by engine name
   std::map<std::string, std::map<std::string, std::string>> models;  ///< model -> engine -> name
   std::map<std::string, InputInfo> inputs;
   std::vector<std::string> fp8_flags;  ///< what an FP8 plan adds to a BF16 base

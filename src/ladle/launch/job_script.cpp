@@ -20,7 +20,8 @@ bool is_moe_flag(const std::string& flag) {
 
 // The Megatron-Bridge override of a Megatron-LM flag: the knob table's for a layout knob, else
 // data/launch/engines.yaml's.
-// A switch that stands for one value of its knob (--moe-enable-deepep: backend deepep) sets that value.
+// A switch that stands for one value of its knob (--moe-enable-deepep: backend deepep) sets that
+// value.
 struct BridgeOverride {
   std::string key;
   std::optional<std::string> value;
@@ -32,13 +33,15 @@ std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
     for (const layout::KnobArg& arg : knob.args) {
       if (arg.flag != flag) continue;
       BridgeOverride out{std::string(knob.bridge), std::nullopt};
-      if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag && arg.on_value != "on") {
+      if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag &&
+          arg.on_value != "on") {
         // A boolean override named after one value (ddp.grad_reduce_in_fp32) is true for that value
         // and false for the knob's other switch; otherwise the override takes the value itself.
         out.value = std::string(arg.on_value);
         if (out.key.find(arg.on_value) != std::string::npos) out.value = "true";
         for (const layout::KnobArg& other : knob.args) {
-          if (&other != &arg && other.form == layout::ArgForm::on && out.key.find(other.on_value) != std::string::npos) {
+          if (&other != &arg && other.form == layout::ArgForm::on &&
+              out.key.find(other.on_value) != std::string::npos) {
             out.value = "false";
           }
         }
@@ -46,7 +49,8 @@ std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
       return out;
     }
   }
-  if (const BridgeKey* key = engine_table().bridge_key(flag)) return BridgeOverride{key->key, std::nullopt};
+  if (const BridgeKey* key = engine_table().bridge_key(flag))
+    return BridgeOverride{key->key, std::nullopt};
   return std::nullopt;
 }
 
@@ -62,7 +66,8 @@ void collect_vars(const std::string& word, std::vector<std::string>& out) {
     const bool braced = word[j] == '{';
     if (braced) ++j;
     const size_t start = j;
-    while (j < word.size() && (std::isalnum(static_cast<unsigned char>(word[j])) || word[j] == '_')) ++j;
+    while (j < word.size() && (std::isalnum(static_cast<unsigned char>(word[j])) || word[j] == '_'))
+      ++j;
     if (j == start || std::isdigit(static_cast<unsigned char>(word[start]))) continue;
     const std::string name = word.substr(start, j - start);
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
@@ -79,7 +84,8 @@ std::string bridge_value(const std::string& flag, const std::vector<std::string>
 
 class Writer {
  public:
-  explicit Writer(const JobRequest& r) : r_(r), table_(engine_table()), info_(table_.engine(r.engine)) {
+  explicit Writer(const JobRequest& r)
+      : r_(r), table_(engine_table()), info_(table_.engine(r.engine)) {
     nodes_ = (r.gpus + r.gpus_per_node - 1) / r.gpus_per_node;
     per_node_ = std::min(r.gpus, r.gpus_per_node);
     args_ = job_args(r);
@@ -113,9 +119,10 @@ class Writer {
       line("#SBATCH --output=ladle-%x-%j.out");
     }
     line("# " + r_.title);
-    line(fmt::format("# Engine: {} ({}); base: {}.", layout::to_string(r_.engine), info_.repository, r_.base->name));
-    line(fmt::format("# {} node{} x {} GPUs. Job shape after {}.", nodes_, nodes_ == 1 ? "" : "s", per_node_,
-                     info_.source));
+    line(fmt::format("# Engine: {} ({}); base: {}.", layout::to_string(r_.engine), info_.repository,
+                     r_.base->name));
+    line(fmt::format("# {} node{} x {} GPUs. Job shape after {}.", nodes_, nodes_ == 1 ? "" : "s",
+                     per_node_, info_.source));
     line("set -euo pipefail");
     line();
   }
@@ -126,7 +133,9 @@ class Writer {
     line("while [[ $# -gt 0 ]]; do");
     line("  case $1 in");
     line("    --master-addr) MASTER_ADDR=$2; shift 2 ;;");
-    line("    *) echo \"ladle job: unknown option '$1' (expected --master-addr HOST)\" >&2; exit 2 ;;");
+    line(
+        "    *) echo \"ladle job: unknown option '$1' (expected --master-addr HOST)\" >&2; exit 2 "
+        ";;");
     line("  esac");
     line("done");
     line();
@@ -134,29 +143,40 @@ class Writer {
 
   void inputs() {
     std::vector<std::string> names = {info_.checkout};
-    const bool helper = info_.model_args == "helper" && table_.model_name(r_.model->name, r_.engine);
+    const bool helper =
+        info_.model_args == "helper" && table_.model_name(r_.model->name, r_.engine);
     if (info_.model_args != "recipe" && !helper) names.push_back("MODEL_ARGS_FILE");
     for (const JobArg& a : args_) {
       for (const std::string& v : a.values) collect_vars(v, names);
     }
     for (const auto& [name, value] : r_.base->env) collect_vars(value, names);
-    if (std::find(names.begin(), names.end(), "OUTPUT_DIR") == names.end()) names.push_back("OUTPUT_DIR");
+    if (std::find(names.begin(), names.end(), "OUTPUT_DIR") == names.end())
+      names.push_back("OUTPUT_DIR");
     line("# Inputs: each is checked before anything starts; the first one missing stops the job.");
     line("need() {  # need NAME KIND WHAT");
     line("  local value=${!1:-}");
     line("  if [[ -z \"$value\" ]]; then echo \"ladle job: $1 is not set: $3\" >&2; exit 2; fi");
     line("  case $2 in");
-    line("    dir) [[ -d \"$value\" ]] || { echo \"ladle job: $1=$value is not a folder: $3\" >&2; exit 2; } ;;");
-    line("    file) [[ -f \"$value\" ]] || { echo \"ladle job: $1=$value is not a file: $3\" >&2; exit 2; } ;;");
+    line(
+        "    dir) [[ -d \"$value\" ]] || { echo \"ladle job: $1=$value is not a folder: $3\" >&2; "
+        "exit 2; } ;;");
+    line(
+        "    file) [[ -f \"$value\" ]] || { echo \"ladle job: $1=$value is not a file: $3\" >&2; "
+        "exit 2; } ;;");
     line("    prefix) [[ -f \"$value.bin\" && -f \"$value.idx\" ]] ||");
-    line("      { echo \"ladle job: $1=$value has no $value.bin and $value.idx: $3\" >&2; exit 2; } ;;");
-    line("    out) mkdir -p \"$value\" || { echo \"ladle job: $1=$value cannot be created: $3\" >&2; exit 2; } ;;");
+    line(
+        "      { echo \"ladle job: $1=$value has no $value.bin and $value.idx: $3\" >&2; exit 2; } "
+        ";;");
+    line(
+        "    out) mkdir -p \"$value\" || { echo \"ladle job: $1=$value cannot be created: $3\" "
+        ">&2; exit 2; } ;;");
     line("  esac");
     line("}");
     for (const std::string& name : names) {
       if (name == "MODEL_ARGS" || name == "GLOBAL_BATCH") continue;
       const auto it = table_.inputs.find(name);
-      const std::string what = it == table_.inputs.end() ? "an input of the base recipe" : it->second.what;
+      const std::string what =
+          it == table_.inputs.end() ? "an input of the base recipe" : it->second.what;
       const std::string kind = it == table_.inputs.end() ? "any" : it->second.kind;
       if (kind == "derived") {
         line(fmt::format("{}=$({})", name, it->second.command));
@@ -164,7 +184,8 @@ class Writer {
       }
       std::string default_value;
       if (name == "MODEL_ARGS_FILE" && slime_model()) {
-        default_value = fmt::format("${{MODEL_ARGS_FILE:-${{SLIME_DIR:-}}/scripts/models/{}.sh}}", *slime_model());
+        default_value = fmt::format("${{MODEL_ARGS_FILE:-${{SLIME_DIR:-}}/scripts/models/{}.sh}}",
+                                    *slime_model());
       }
       if (!default_value.empty()) line(fmt::format("MODEL_ARGS_FILE=\"{}\"", default_value));
       line(fmt::format("need {} {} {}", name, kind, shell_word(what)));
@@ -173,19 +194,25 @@ class Writer {
     line();
   }
 
-  std::optional<std::string> slime_model() const { return table_.model_name(r_.model->name, layout::Engine::slime); }
+  std::optional<std::string> slime_model() const {
+    return table_.model_name(r_.model->name, layout::Engine::slime);
+  }
 
   void hosts() {
     line(fmt::format("NNODES={}", nodes_));
     if (info_.family == "slime") {
-      line("# Hosts: Slurm's allocation, else HOSTFILE (one host per line); the first is the Ray head.");
+      line(
+          "# Hosts: Slurm's allocation, else HOSTFILE (one host per line); the first is the Ray "
+          "head.");
       line("if [[ -n \"${SLURM_JOB_NODELIST:-}\" ]]; then");
       line("  mapfile -t HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")");
       line("elif [[ -n \"${HOSTFILE:-}\" ]]; then");
       line("  need HOSTFILE file 'a file with one host per line'");
       line("  mapfile -t HOSTS < <(awk 'NF && $1 !~ /^#/ {print $1}' \"$HOSTFILE\")");
       line("else");
-      line("  echo \"ladle job: $NNODES nodes are needed: run under Slurm or set HOSTFILE\" >&2; exit 2");
+      line(
+          "  echo \"ladle job: $NNODES nodes are needed: run under Slurm or set HOSTFILE\" >&2; "
+          "exit 2");
       line("fi");
       line("if (( ${#HOSTS[@]} < NNODES )); then");
       line("  echo \"ladle job: $NNODES nodes are needed, ${#HOSTS[@]} given\" >&2; exit 2");
@@ -205,7 +232,8 @@ class Writer {
     line("# Environment of the base recipe.");
     for (const auto& [name, value] : r_.base->env) {
       const std::string word = shell_word(value);
-      if (word.rfind("$(", 0) == 0) line("# shellcheck disable=SC2155  # the value is the command's output, as in the base");
+      if (word.rfind("$(", 0) == 0)
+        line("# shellcheck disable=SC2155  # the value is the command's output, as in the base");
       line(fmt::format("export {}={}", name, word));
     }
     line();
@@ -214,8 +242,10 @@ class Writer {
   void model_args() {
     const auto name = table_.model_name(r_.model->name, r_.engine);
     if (info_.model_args == "helper" && name) {
-      line(fmt::format("MODEL_ARGS_LINE=\"$(python3 \"$MILES_DIR/miles/utils/external_utils/model_args_utils.py\" {})\"",
-                       *name));
+      line(
+          fmt::format("MODEL_ARGS_LINE=\"$(python3 "
+                      "\"$MILES_DIR/miles/utils/external_utils/model_args_utils.py\" {})\"",
+                      *name));
       line("read -ra MODEL_ARGS <<< \"$MODEL_ARGS_LINE\"");
       return;
     }
@@ -245,28 +275,39 @@ class Writer {
     if (nodes_ == 1) line("MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}");
     line("RAY_PORT=${RAY_PORT:-6379}");
     line("RAY_DASHBOARD_PORT=${RAY_DASHBOARD_PORT:-8265}");
-    line("# The Ray head on this node; only the processes this job starts are its own (nothing is killed).");
-    line(fmt::format("ray start --head --node-ip-address \"{}\" --port \"$RAY_PORT\" --num-gpus {} --disable-usage-stats "
-                     "--dashboard-host=0.0.0.0 --dashboard-port=\"$RAY_DASHBOARD_PORT\"",
-                     head_addr == "$MASTER_ADDR" ? "$MASTER_ADDR" : "$MASTER_ADDR", per_node_));
+    line(
+        "# The Ray head on this node; only the processes this job starts are its own (nothing is "
+        "killed).");
+    line(
+        fmt::format("ray start --head --node-ip-address \"{}\" --port \"$RAY_PORT\" --num-gpus {} "
+                    "--disable-usage-stats "
+                    "--dashboard-host=0.0.0.0 --dashboard-port=\"$RAY_DASHBOARD_PORT\"",
+                    head_addr == "$MASTER_ADDR" ? "$MASTER_ADDR" : "$MASTER_ADDR", per_node_));
     if (nodes_ > 1) {
-      line("# A Ray worker on every other node: through Slurm inside an allocation, else over ssh.");
+      line(
+          "# A Ray worker on every other node: through Slurm inside an allocation, else over ssh.");
       line("for host in \"${HOSTS[@]:1:$((NNODES - 1))}\"; do");
       line("  if [[ -n \"${SLURM_JOB_ID:-}\" ]]; then");
-      line(fmt::format("    srun --nodes=1 --ntasks=1 --overlap -w \"$host\" ray start --address=\"$MASTER_ADDR:$RAY_PORT\" "
-                       "--num-gpus {} --disable-usage-stats --block &",
-                       per_node_));
+      line(
+          fmt::format("    srun --nodes=1 --ntasks=1 --overlap -w \"$host\" ray start "
+                      "--address=\"$MASTER_ADDR:$RAY_PORT\" "
+                      "--num-gpus {} --disable-usage-stats --block &",
+                      per_node_));
       line("  else");
-      line(fmt::format("    ssh \"$host\" ray start --address=\"$MASTER_ADDR:$RAY_PORT\" --num-gpus {} --disable-usage-stats",
-                       per_node_));
+      line(
+          fmt::format("    ssh \"$host\" ray start --address=\"$MASTER_ADDR:$RAY_PORT\" --num-gpus "
+                      "{} --disable-usage-stats",
+                      per_node_));
       line("  fi");
       line("done");
     }
     line();
     // The runtime environment: the base's exports and the module path, for every Ray worker.
     std::string json = "{\\\"env_vars\\\": {";
-    json += fmt::format("\\\"PYTHONPATH\\\": \\\"${{MEGATRON_DIR:-/root/Megatron-LM}}:${}\\\"", info_.checkout);
-    for (const auto& [name, value] : r_.base->env) json += fmt::format(", \\\"{0}\\\": \\\"${{{0}}}\\\"", name);
+    json += fmt::format("\\\"PYTHONPATH\\\": \\\"${{MEGATRON_DIR:-/root/Megatron-LM}}:${}\\\"",
+                        info_.checkout);
+    for (const auto& [name, value] : r_.base->env)
+      json += fmt::format(", \\\"{0}\\\": \\\"${{{0}}}\\\"", name);
     json += fmt::format(", \\\"MASTER_ADDR\\\": \\\"${{MASTER_ADDR}}\\\"");
     json += "}}";
     line(fmt::format("RUNTIME_ENV_JSON=\"{}\"", json));
@@ -281,15 +322,18 @@ class Writer {
     if (info_.model_args != "recipe") model_args();
     line();
     std::string launcher;
-    if (r_.slurm && nodes_ > 1) launcher = fmt::format("srun --nodes={} --ntasks-per-node=1 --kill-on-bad-exit=1 ", nodes_);
-    std::string rendezvous = nodes_ > 1 ? " --rdzv-backend c10d --rdzv-endpoint \"$MASTER_ADDR:${MASTER_PORT:-29500}\" "
-                                          "--rdzv-id \"${SLURM_JOB_ID:-ladle}\""
-                                        : " --standalone";
-    if (nodes_ > 1 && !r_.slurm) line("# Run this on every node (or under srun), with the same MASTER_ADDR.");
+    if (r_.slurm && nodes_ > 1)
+      launcher = fmt::format("srun --nodes={} --ntasks-per-node=1 --kill-on-bad-exit=1 ", nodes_);
+    std::string rendezvous =
+        nodes_ > 1 ? " --rdzv-backend c10d --rdzv-endpoint \"$MASTER_ADDR:${MASTER_PORT:-29500}\" "
+                     "--rdzv-id \"${SLURM_JOB_ID:-ladle}\""
+                   : " --standalone";
+    if (nodes_ > 1 && !r_.slurm)
+      line("# Run this on every node (or under srun), with the same MASTER_ADDR.");
     line(fmt::format("cd \"${}\"", info_.checkout));
     line(fmt::format("{}torchrun --nnodes {} --nproc-per-node {}{} {} \\", launcher,
-                     nodes_ > 1 ? std::string("\"$NNODES\"") : std::string("1"), per_node_, rendezvous,
-                     info_.entry));
+                     nodes_ > 1 ? std::string("\"$NNODES\"") : std::string("1"), per_node_,
+                     rendezvous, info_.entry));
     line(args_block("  ") + " 2>&1 | tee \"$OUTPUT_DIR/train.log\"");
   }
 
@@ -308,10 +352,12 @@ std::string shell_word(const std::string& value) {
   if (value.empty()) return "''";
   bool plain = true;
   for (char c : value) {
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:,=+@%-").find(c) != std::string_view::npos);
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                      std::string_view("_./:,=+@%-").find(c) != std::string_view::npos);
   }
   if (plain) return value;
-  if (value.size() > 3 && value.rfind("$(", 0) == 0 && value.back() == ')') return value;  // a command substitution
+  if (value.size() > 3 && value.rfind("$(", 0) == 0 && value.back() == ')')
+    return value;  // a command substitution
   if (value.find('$') != std::string::npos) {
     std::string out = "\"";
     for (char c : value) {
@@ -325,18 +371,21 @@ std::string shell_word(const std::string& value) {
   return out + "'";
 }
 
-std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec& model, layout::Engine engine,
-                                               int64_t row_tokens) {
+std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec& model,
+                                               layout::Engine engine, int64_t row_tokens) {
   std::vector<layout::EngineArg> out;
   // Megatron-Bridge sets Megatron-LM's knobs: the job writes them in its override syntax.
-  const layout::Engine spelling = engine == layout::Engine::bridge ? layout::Engine::megatron : engine;
+  const layout::Engine spelling =
+      engine == layout::Engine::bridge ? layout::Engine::megatron : engine;
   for (layout::EngineArg& arg : layout::layout_engine_args(l, spelling, row_tokens)) {
-    if (model.num_experts == 0 && is_moe_flag(arg.flag)) continue;  // a dense model has no experts to place
+    if (model.num_experts == 0 && is_moe_flag(arg.flag))
+      continue;  // a dense model has no experts to place
     out.push_back(std::move(arg));
   }
   // slime and miles read a DSA model's context-parallel shards with --allgather-cp (slime
   // slime/backends/megatron_utils/arguments.py: only DSA architectures support it).
-  if (l.cp > 1 && (engine == layout::Engine::slime || engine == layout::Engine::miles) && model.count_indexers() > 0) {
+  if (l.cp > 1 && (engine == layout::Engine::slime || engine == layout::Engine::miles) &&
+      model.count_indexers() > 0) {
     out.push_back(layout::EngineArg{"--allgather-cp", std::nullopt});
   }
   return out;
@@ -352,8 +401,10 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     args.push_back({"--actor-num-gpus-per-node", {std::to_string(per_node)}});
   }
   for (const recipe::LaunchArg& a : r.base->args) args.push_back({a.flag, a.values, a.placeholder});
-  for (const layout::EngineArg& a : job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
-    args.push_back({a.flag, a.value ? std::vector<std::string>{*a.value} : std::vector<std::string>{}});
+  for (const layout::EngineArg& a :
+       job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
+    args.push_back(
+        {a.flag, a.value ? std::vector<std::string>{*a.value} : std::vector<std::string>{}});
   }
   if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
     for (const std::string& word : table.fp8_flags) {
@@ -375,11 +426,13 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   const bool fp8 = has_flag(args, "--fp8-format");
   out.push_back({"mixed_precision", {fp8 ? table.bridge_fp8 : table.bridge_bf16}});
   for (const JobArg& a : args) {
-    if (a.placeholder || a.flag == "--bf16" || a.flag == "--fp8-format" || a.flag == "--fp8-recipe") continue;
+    if (a.placeholder || a.flag == "--bf16" || a.flag == "--fp8-format" || a.flag == "--fp8-recipe")
+      continue;
     const auto key = bridge_key_of(a.flag);
     if (!key) {
       throw_input(SourceLocation{r.base->name, 0, 0, a.flag},
-                  "the base's {} has no Megatron-Bridge override (knob table or data/launch/engines.yaml); it "
+                  "the base's {} has no Megatron-Bridge override (knob table or "
+                  "data/launch/engines.yaml); it "
                   "cannot be converted",
                   a.flag);
     }

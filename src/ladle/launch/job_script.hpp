@@ -38,8 +38,8 @@ struct JobArg {
 
 /// The layout's arguments for `engine` through the knob table, without the MoE flags for a dense
 /// model, and with slime's --allgather-cp where context parallelism needs it (DSA models).
-std::vector<layout::EngineArg> job_layout_args(const Layout& layout, const ModelSpec& model, layout::Engine engine,
-                                               int64_t row_tokens);
+std::vector<layout::EngineArg> job_layout_args(const Layout& layout, const ModelSpec& model,
+                                               layout::Engine engine, int64_t row_tokens);
 
 /// The entry point's arguments: cluster shape, the base's arguments, the layout's, precision.
 /// Throws Error(input) for a base argument Megatron-Bridge has no override for.

@@ -837,6 +837,7 @@ class Interpreter {
   void one(const Command& command, const std::vector<std::string>& outer_launchers,
            const std::vector<LaunchArg>& outer_args) {
     std::vector<Word> words = command.words;
+    conditional_ = command.conditional;
     if (!control(words)) return;
     size_t first = 0;
     while (first < words.size() && is_assignment_raw(words[first].raw)) ++first;
@@ -1115,7 +1116,9 @@ class Interpreter {
       ++first_flag;
     }
     if (first_flag == items.size() && launchers.empty()) return;
-    if (first_flag == k && launchers.empty()) return;  // a flag without a program: part of a test (`[[ -f x && -f y ]]`)
+    // A flag without a program after && or ||: the rest of a test (`[[ -f x && -f y ]]`). A line of
+    // flags alone is a job's arguments (predict --args).
+    if (first_flag == k && launchers.empty() && conditional_) return;
     std::vector<std::string> head;
     for (size_t i = k; i < first_flag; ++i) head.push_back(items[i].text);
     l.command = util::join(head, " ");
@@ -1177,6 +1180,7 @@ class Interpreter {
   std::vector<char> blocks_;  ///< open if (i), loop (l), case (c), function (f), brace ({) blocks
   std::vector<std::string> functions_;
   bool function_brace_ = false;
+  bool conditional_ = false;  ///< the command being read follows && or ||
   int exit_line_ = 0;
 };
 
