@@ -771,7 +771,7 @@ void Tuner::finalize() {
   const verify::ConfigDiff diff = verify::diff_launch_args(
       recipe::parse_launch_args(base_run, "base"), recipe::parse_launch_args(r.run, "winner"),
       verify::default_numerics_rules(), "base", "winner");
-  c.configuration = p.base_run.empty() ? diff.configuration : diff.configuration;
+  c.configuration = diff.configuration;
   bool converged = false;
   if (candidate_run && reference_run) {
     const verify::ConvergenceReport report =
@@ -788,10 +788,11 @@ void Tuner::finalize() {
       for (const std::string& reason : report.reasons) notes += "- Convergence: " + reason + "\n";
     }
   }
-  c.result = converged && c.configuration == "pass"
-                 ? "pass"
-                 : (c.configuration == "pending" ? "pending" : "fail");
-  if (!converged) c.result = "fail";
+  // pass only when both checks pass; a precision change waits for a component test (pending).
+  c.result = !converged                     ? "fail"
+             : c.configuration == "pass"    ? "pass"
+             : c.configuration == "pending" ? "pending"
+                                            : "fail";
   c.summary = c.result == "pass"
                   ? "passed; configuration and 20-step convergence against the base layout"
                   : fmt::format("{}: configuration {}, convergence {}", c.result, c.configuration,
