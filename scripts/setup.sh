@@ -11,6 +11,7 @@ packages=(
   libcpp-httplib-dev
   slurm-wlm
   munge
+  shellcheck
 )
 if [[ "${1:-}" == "--browser" ]]; then
   packages+=(chromium)

@@ -63,7 +63,11 @@ TEST(LayoutRules, RequiresSequenceParallelForTpWithEp) {
 }
 
 TEST(LayoutRules, RejectsUnevenPipelineSplits) {
-  EXPECT_EQ(violation("tp=1,pp=8,ep=2", 16), "pp 8 with first 0 and last 0 cannot split the 12 decoder layers evenly");
+  // The error suggests a split that works.
+  EXPECT_EQ(violation("tp=1,pp=8,ep=2", 16), "pp 8 does not divide the 12 decoder layers; give an uneven split such as "
+                                             "first=3,last=3");
+  EXPECT_EQ(violation("tp=1,pp=8,first=2,last=2,ep=2", 16),
+            "pp 8 with first 2 and last 2 cannot split the 12 decoder layers evenly");
   EXPECT_EQ(violation("tp=1,pp=8,first=3,last=3,ep=2", 16), std::nullopt);
   EXPECT_EQ(stage_layers(parse_layout_spec("pp=4,first=2,last=4"), 12), (std::vector<int64_t>{2, 3, 3, 4}));
 }
@@ -86,6 +90,96 @@ TEST(LayoutRules, RejectsBatchThatDoesNotSplit) {
 TEST(LayoutRules, CountsMicrobatches) {
   const LayoutContext context{16, 8, 4096, 64};
   EXPECT_EQ(microbatches_per_step(resolve_layout(parse_layout_spec("tp=2,pp=2,rows_per_mb=2"), context), context), 8);
+}
+
+}  // namespace
+}  // namespace ladle::layout
+
+namespace ladle::layout {
+namespace {
+
+TEST(LayoutRules, SplitsVirtualStagesAsMegatronLm) {
+  // 12 layers, pp 2, vpp 3: rank 0 holds chunks 0, 2, 4 of two layers each.
+  EXPECT_EQ(virtual_stage_layers(parse_layout_spec("pp=2,vpp=3"), 12), (std::vector<int64_t>{2, 2, 2, 2, 2, 2}));
+  // The embedding and loss counted as layers: 12 + 2 = 14 on pp 2 is 7 a rank, less one at each end.
+  EXPECT_EQ(stage_layers(parse_layout_spec("pp=2,account_embedding=on,account_loss=on"), 12),
+            (std::vector<int64_t>{6, 6}));
+  EXPECT_EQ(stage_layers(parse_layout_spec("pp=2,account_embedding=on"), 12), std::vector<int64_t>{});
+  // Uneven first and last stages with vpp: each rank's layers split over its chunks.
+  EXPECT_EQ(virtual_stage_layers(parse_layout_spec("pp=3,vpp=2,first=2,last=4"), 12),
+            (std::vector<int64_t>{1, 3, 2, 1, 3, 2}));
+  // A pipeline layout string: stage order is virtual-stage major.
+  EXPECT_EQ(stage_layers(parse_layout_spec("pp=2,vpp=2,pipeline_layout=Et*2|t*4|t*4|t*2L"), 12),
+            (std::vector<int64_t>{6, 6}));
+}
+
+TEST(LayoutRules, ChecksPipelineLayoutStrings) {
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=2,pipeline_layout=Et*2|t*4|t*4|t*2L"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=2,pipeline_layout=Et*2|t*4|t*4|t*3L"),
+            "the pipeline layout holds 13 decoder layers (t), but tiny-moe has 12");
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=4,pipeline_layout=Et*2|t*4|t*4|t*2L"),
+            "vpp 4 conflicts with the pipeline layout's 4 stages on pp 2 (vpp 2)");
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=2,pipeline_layout=t*2|Et*4|t*4|t*2L"),
+            "the pipeline layout must start with the embedding E, given exactly once");
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=2,pipeline_layout=Et*2|t*4|t*4|t*2L,first=2"),
+            "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments (first, last, "
+            "account_embedding, account_loss)");
+  EXPECT_LADLE_ERROR(violation("tp=1,ep=2,pp=2,pipeline_layout=Et*|tL"), usage,
+                     "layout.pipeline_layout: 'Et*|tL': expected a count after '*'");
+  EXPECT_LADLE_ERROR(violation("tp=1,ep=2,pp=2,pipeline_layout=E(tt|tL"), usage, "'(' without ')'");
+  EXPECT_LADLE_ERROR(violation("tp=1,ep=2,pp=2,pipeline_layout=Ex|tL"), usage, "unknown layer 'x'");
+}
+
+TEST(LayoutRules, RejectsWhatMegatronLmRejectsWithItsReason) {
+  EXPECT_EQ(violation("tp=1,ep=4,a2a_overlap=on,dispatcher=allgather"),
+            "overlap_moe_expert_parallel_comm is supported with alltoall/flex token dispatcher");
+  EXPECT_EQ(violation("tp=1,ep=1,a2a_overlap=on"), "overlap_moe_expert_parallel_comm is only supported with expert "
+                                                    "model parallelism");
+  EXPECT_EQ(violation("tp=1,ep=4,a2a_overlap=on,recompute=full"),
+            "disable full recomputation when enabling overlap_moe_expert_parallel_comm");
+  EXPECT_EQ(violation("tp=1,ep=4,pp=2,a2a_overlap=on"),
+            "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
+            "pipeline_model_parallel_size > 1");
+  EXPECT_EQ(violation("tp=1,ep=4,delay_wgrad=on"),
+            "overlap_moe_expert_parallel_comm must be enabled when enabling delay_wgrad_compute");
+  EXPECT_EQ(violation("tp=1,ep=4,a2a_overlap=on,delay_wgrad=on"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,cuda_graph=local,recompute=full"),
+            "full recompute is only supported with full iteration CUDA graph");
+  EXPECT_EQ(violation("tp=1,ep=4,cuda_graph=transformer_engine,graph_modules=attn+moe_router"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,cuda_graph=transformer_engine,graph_modules=moe+moe_router"),
+            "cuda_graph_modules must not contain both moe and moe_router");
+  EXPECT_EQ(violation("tp=1,ep=4,recompute=selective,recompute_modules=mla_up_proj"),
+            "mla_up_proj in recompute_modules is only supported with multi_latent_attention");
+  EXPECT_EQ(violation("tp=1,ep=4,main_grads=bf16,precision_aware=on"),
+            "--main-grads-dtype can only be fp32 when --accumulate-allreduce-grads-in-fp32 is set");
+  EXPECT_EQ(violation("tp=1,ep=4,cp_comm=a2a+p2p"),
+            "--hierarchical-context-parallel-sizes must be set when a2a+p2p is used in cp comm");
+  EXPECT_EQ(violation("tp=1,ep=4,fp8=hybrid,fp8_bf16_edges=on"),
+            "Delayed scaling does not support first / last layer in BF16");
+}
+
+TEST(LayoutRules, RejectsFp8OnAGpuWithoutIt) {
+  const ModelSpec m = tiny_moe();
+  LayoutContext context{16, 8, 4096, 64};
+  context.gpu_fp8 = false;
+  const Layout l = resolve_layout(parse_layout_spec("tp=1,ep=4,fp8=hybrid"), context);
+  EXPECT_EQ(find_layout_violation(l, m, context), "FP8 (--fp8-format) needs a GPU with FP8 tensor cores");
+}
+
+TEST(LayoutRules, ResolvesVppFromLayersPerVirtualStage) {
+  LayoutContext context{16, 8, 4096, 64};
+  context.num_layers = 12;
+  EXPECT_EQ(resolve_layout(parse_layout_spec("tp=1,pp=2,vpp_layers=2"), context).vpp, 3);
+  EXPECT_EQ(resolve_layout(parse_layout_spec("tp=1,pp=2,pipeline_layout=Et*2|t*4|t*4|t*2L"), context).vpp, 2);
+}
+
+TEST(LayoutRules, SuggestsASplitThatWorks) {
+  // Qwen3-235B-A22B: 94 layers on pp 8 with vpp 4 fit once the embedding and loss count as layers.
+  const std::string split = suggest_split(8, 4, 94);
+  EXPECT_EQ(split, "account_embedding=on,account_loss=on");
+  EXPECT_FALSE(virtual_stage_layers(parse_layout_spec("pp=8,vpp=4," + split), 94).empty());
+  EXPECT_EQ(suggest_split(8, 1, 12), "first=3,last=3");
+  EXPECT_FALSE(virtual_stage_layers(parse_layout_spec("pp=8,first=3,last=3"), 12).empty());
 }
 
 }  // namespace

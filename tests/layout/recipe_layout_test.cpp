@@ -61,7 +61,7 @@ TEST(RecipeLayout, EngineArgumentsRoundTripForEveryEngine) {
     for (const EngineArg& arg : layout_engine_args(l, engine, 8192)) {
       script += " " + arg.flag + (arg.value ? " " + *arg.value : "");
     }
-    Layout back = layout_from_run_args(recipe::parse_run_script(script));
+    Layout back = read_layout_args(recipe::parse_launch_args(script, "t").args, engine).layout;
     back.dp = l.dp;
     if (engine == Engine::megatron) back.max_tokens = l.max_tokens;
     if (engine != Engine::megatron) back.rows_per_mb = l.rows_per_mb;

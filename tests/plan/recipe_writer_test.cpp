@@ -25,7 +25,9 @@ TEST(RecipeWriter, EmittedRecipesPassCheckForEveryEngine) {
     for (int64_t gpus : {8, 32}) {
       PlanRequest r;
       const PlanReport report = flash_plan(r, "h200", gpus);
-      const Recipe planned = planned_recipe(r.model, r.cluster, r.workload, report.top.front(), engine, r.calibration);
+      const launch::Base base = launch::resolve_base("", r.model, engine, 8192, 128);
+      const Recipe planned =
+          planned_recipe(r.model, r.cluster, r.workload, report.top.front(), engine, r.calibration, base);
       const std::string text = recipe::write_recipe(planned);
       const recipe::LoadedRecipe loaded = recipe::read_recipe(text, "planned.yaml");
       EXPECT_EQ(loaded.recipe.status, "planned");
@@ -43,8 +45,9 @@ TEST(RecipeWriter, EmittedRecipesPassCheckForEveryEngine) {
 TEST(RecipeWriter, LaunchScriptCarriesTheLayout) {
   PlanRequest r;
   const PlanReport report = flash_plan(r, "h200", 8);
+  const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
   const Recipe planned =
-      planned_recipe(r.model, r.cluster, r.workload, report.top.front(), layout::Engine::slime, r.calibration);
+      planned_recipe(r.model, r.cluster, r.workload, report.top.front(), layout::Engine::slime, r.calibration, base);
   const recipe::RunScript script = recipe::parse_run_script(planned.run);
   Layout from_script = layout::layout_from_run_args(script);
   from_script.dp = report.top.front().layout.dp;
@@ -58,7 +61,8 @@ TEST(RecipeWriter, PredictedMemoryIsInDecimalGigabytes) {
   PlanRequest r;
   const PlanReport report = flash_plan(r, "h200", 8);
   const Prediction& best = report.top.front();
-  const Recipe planned = planned_recipe(r.model, r.cluster, r.workload, best, layout::Engine::slime, r.calibration);
+  const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
+  const Recipe planned = planned_recipe(r.model, r.cluster, r.workload, best, layout::Engine::slime, r.calibration, base);
   ASSERT_TRUE(planned.predicted.has_value());
   EXPECT_NEAR(planned.predicted->memory_gb, best.memory_gib * 1024 * 1024 * 1024 / 1e9, 0.006);
   double parts = 0;

@@ -62,29 +62,120 @@ TEST(LaunchArgs, QuotingContinuationsPlaceholdersAndRepeats) {
   const std::string script = R"(export A=1  # a comment
 MODEL_ARGS=(--num-layers 2)
 CUDA_VISIBLE_DEVICES=0 torchrun --nproc-per-node 8 pretrain.py \
-  "${MODEL_ARGS[@]}" \
+  "${MODEL_ARGS[@]}" ${OTHER_ARGS[@]} \
   --data-path 0.3 "$DATA/a b" 0.7 '$DATA/c' \
   --lr=1e-5 --seed -1 \
   --bf16 --tag "x \"y\"" --save $(pwd)/ckpt --tag z && echo done
 )";
   const LaunchArgs args = parse_launch_args(script, "run.sh");
-  ASSERT_EQ(args.commands.size(), 1u);
-  EXPECT_EQ(args.commands[0], "torchrun");
-  ASSERT_EQ(args.args.size(), 9u);
-  EXPECT_EQ(args.args[0].flag, "--nproc-per-node");
-  EXPECT_EQ(args.args[0].values, (std::vector<std::string>{"8", "pretrain.py"}));
-  EXPECT_TRUE(args.args[1].placeholder);
-  EXPECT_EQ(args.args[1].flag, "${MODEL_ARGS[@]}");
-  EXPECT_EQ(args.args[1].line, 4);
-  EXPECT_EQ(args.args[2].values, (std::vector<std::string>{"0.3", "$DATA/a b", "0.7", "$DATA/c"}));
-  EXPECT_EQ(args.args[3].flag, "--lr");
-  EXPECT_EQ(args.args[3].values, (std::vector<std::string>{"1e-5"}));
-  EXPECT_EQ(args.args[4].values, (std::vector<std::string>{"-1"}));
-  EXPECT_TRUE(args.args[5].values.empty());
-  EXPECT_EQ(args.args[6].values, (std::vector<std::string>{"x \"y\""}));
-  EXPECT_EQ(args.args[7].values, (std::vector<std::string>{"$(pwd)/ckpt"}));
-  EXPECT_EQ(args.args[8].flag, "--tag");
-  EXPECT_EQ(args.args[8].line, 7);
+  ASSERT_EQ(args.launches.size(), 1u);
+  const recipe::Launch& launch = args.launches[0];
+  EXPECT_EQ(launch.command, "pretrain.py");
+  EXPECT_EQ(launch.launchers, (std::vector<std::string>{"torchrun"}));
+  ASSERT_EQ(launch.launcher_args.size(), 1u);
+  EXPECT_EQ(launch.launcher_args[0].flag, "--nproc-per-node");
+  EXPECT_EQ(launch.launcher_args[0].values, (std::vector<std::string>{"8"}));
+  ASSERT_EQ(launch.env.size(), 1u);
+  EXPECT_EQ(launch.env[0].name, "CUDA_VISIBLE_DEVICES");
+  EXPECT_EQ(launch.env[0].how, "prefix");
+  const auto& a = launch.args;
+  ASSERT_EQ(a.size(), 9u);
+  EXPECT_EQ(a[0].flag, "--num-layers");  // the script's own array, expanded
+  EXPECT_EQ(a[0].values, (std::vector<std::string>{"2"}));
+  EXPECT_EQ(a[0].line, 2);
+  EXPECT_TRUE(a[1].placeholder);  // an array the script does not set
+  EXPECT_EQ(a[1].flag, "${OTHER_ARGS[@]}");
+  EXPECT_EQ(a[1].line, 4);
+  EXPECT_EQ(a[2].values, (std::vector<std::string>{"0.3", "$DATA/a b", "0.7", "$DATA/c"}));
+  EXPECT_TRUE(a[2].unresolved);
+  EXPECT_EQ(a[3].flag, "--lr");
+  EXPECT_EQ(a[3].values, (std::vector<std::string>{"1e-5"}));
+  EXPECT_EQ(a[4].values, (std::vector<std::string>{"-1"}));
+  EXPECT_TRUE(a[5].values.empty());
+  EXPECT_EQ(a[6].values, (std::vector<std::string>{"x \"y\""}));
+  EXPECT_EQ(a[7].values, (std::vector<std::string>{"$(pwd)/ckpt"}));
+  EXPECT_TRUE(a[7].unresolved);
+  EXPECT_EQ(a[8].flag, "--tag");
+  EXPECT_EQ(a[8].line, 7);
+  EXPECT_EQ(args.exports.size(), 1u);
+}
+
+TEST(LaunchArgs, VariablesDefaultsAndArraysAreExpanded) {
+  const std::string script = R"(BASE_DIR=/root
+CP=${CP_SIZE:-4}
+export LR=1e-5
+CKPT_ARGS=(
+   --load ${BASE_DIR}/ckpt   # a comment inside the array
+   --save "$BASE_DIR/out dir"
+)
+read -ra EXTRA <<< "--seed 7"
+python3 train.py "${CKPT_ARGS[@]}" --context-parallel-size $CP --lr "$LR" ${EXTRA[@]} --x ${UNSET:-fallback}
+)";
+  const LaunchArgs args = parse_launch_args(script, "run.sh");
+  ASSERT_EQ(args.launches.size(), 1u);
+  const auto& a = args.launches[0].args;
+  ASSERT_EQ(a.size(), 6u);
+  EXPECT_EQ(a[0].flag, "--load");
+  EXPECT_EQ(a[0].values, (std::vector<std::string>{"/root/ckpt"}));
+  EXPECT_EQ(a[0].line, 5);
+  EXPECT_FALSE(a[0].unresolved);
+  EXPECT_EQ(a[1].values, (std::vector<std::string>{"/root/out dir"}));
+  EXPECT_EQ(a[2].values, (std::vector<std::string>{"4"}));
+  EXPECT_EQ(a[3].values, (std::vector<std::string>{"1e-5"}));
+  EXPECT_EQ(a[4].flag, "--seed");
+  EXPECT_EQ(a[5].values, (std::vector<std::string>{"fallback"}));
+}
+
+TEST(LaunchArgs, RaySetupSubmitAndRuntimeEnvAreLaunchers) {
+  const std::string script = R"(pkill -9 sglang
+export MASTER_ADDR=${MASTER_ADDR:-"127.0.0.1"}
+ray start --head --node-ip-address ${MASTER_ADDR} --num-gpus 8 --disable-usage-stats
+if [ -n "${HOSTFILE:-}" ]; then
+  for WORKER_IP in $(awk '{print $1}' "${HOSTFILE}"); do
+    ssh root@"${WORKER_IP}" "ray start --address=${MASTER_ADDR}:6379" &
+  done
+  wait
+fi
+cat > config.yaml <<EOF_YAML
+- worker_type: prefill
+  --not-an-argument 1
+EOF_YAML
+RUNTIME_ENV_JSON="{
+  \"env_vars\": {
+    \"PYTHONPATH\": \"/root/Megatron-LM/\",
+    \"NCCL_NVLS_ENABLE\": \"1\"
+  }
+}"
+ray job submit --address="http://127.0.0.1:8265" \
+   --runtime-env-json="${RUNTIME_ENV_JSON}" \
+   -- python3 train.py \
+   --actor-num-nodes 1 --lr 1e-6
+)";
+  const LaunchArgs args = parse_launch_args(script, "run.sh");
+  ASSERT_EQ(args.setup.size(), 1u);
+  EXPECT_EQ(args.setup[0].launchers.back(), "ray start");
+  EXPECT_EQ(args.setup[0].launcher_args[1].values, (std::vector<std::string>{"127.0.0.1"}));
+  ASSERT_EQ(args.launches.size(), 1u);
+  const recipe::Launch& l = args.launches[0];
+  EXPECT_EQ(l.launchers, (std::vector<std::string>{"ray job submit"}));
+  EXPECT_EQ(l.command, "python3 train.py");
+  EXPECT_EQ(l.entry, "python train.py");
+  ASSERT_EQ(l.args.size(), 2u);
+  EXPECT_EQ(l.launcher_args[0].flag, "--address");
+  ASSERT_EQ(l.env.size(), 2u);
+  EXPECT_EQ(l.env[1].name, "NCCL_NVLS_ENABLE");
+  EXPECT_EQ(l.env[1].how, "runtime-env");
+}
+
+TEST(LaunchArgs, SeveralLaunchesAndUnreachableOnes) {
+  const auto two = parse_launch_args("torchrun --nnodes 1 pretrain_gpt.py --lr 1\nsrun -N 2 python3 x.py --lr 2\n", "r");
+  ASSERT_EQ(two.launches.size(), 2u);
+  EXPECT_EQ(two.launches[1].launchers, (std::vector<std::string>{"srun"}));
+  EXPECT_EQ(two.launches[1].line, 2);
+  // A guarded exit is not the end of the script; a bare one is.
+  EXPECT_NO_THROW(parse_launch_args("[ -n \"$X\" ] || exit 1\nif [ -z \"$Y\" ]; then\n  exit 1\nfi\npython3 t.py --a 1\n", "r"));
+  EXPECT_LADLE_ERROR(parse_launch_args("echo hi\nexit 0\npython3 t.py --a 1\n", "run.sh"), input,
+                     "run.sh:3: error: the launch of 'python3 t.py' is never reached: the script exits at line 2");
 }
 
 TEST(LaunchArgs, UnterminatedQuoteIsAnError) {

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -10,6 +11,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/recipe/catalog.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/verify/config_diff.hpp"
@@ -29,28 +31,41 @@ void run_diff(const DiffOptions& options, Io& io) {
   std::optional<verify::NumericsRules> custom;
   if (!options.rules.empty()) custom = verify::parse_numerics_rules(util::read_file(options.rules), options.rules);
   const verify::NumericsRules& rules = custom ? *custom : verify::default_numerics_rules();
-  const auto a = recipe::parse_launch_args(verify::read_launch_script(options.a), options.a);
-  const auto b = recipe::parse_launch_args(verify::read_launch_script(options.b), options.b);
+  // A file, or a catalog recipe's name.
+  const auto script = [](const std::string& name) {
+    if (std::filesystem::exists(name)) return verify::read_launch_script(name);
+    return recipe::find_recipe(name).recipe.run;
+  };
+  const auto a = recipe::parse_launch_args(script(options.a), options.a);
+  const auto b = recipe::parse_launch_args(script(options.b), options.b);
   const verify::ConfigDiff diff = verify::diff_launch_args(a, b, rules, options.a, options.b);
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
+  const auto to_json = [](const verify::ArgDifference& d) {
+    nlohmann::ordered_json j;
+    j["flag"] = d.flag;
+    j["section"] = d.section;
+    j["launch"] = d.launch;
+    j["a"] = d.a ? nlohmann::ordered_json(*d.a) : nullptr;
+    j["b"] = d.b ? nlohmann::ordered_json(*d.b) : nullptr;
+    j["class"] = verify::to_string(d.arg_class);
+    j["reason"] = d.reason;
+    j["line_a"] = d.line_a;
+    j["line_b"] = d.line_b;
+    return j;
+  };
   if (options.json) {
     nlohmann::ordered_json out;
     out["a"] = diff.a_path;
     out["b"] = diff.b_path;
     out["flags_compared"] = diff.flags_compared;
+    out["launches_a"] = diff.launches_a;
+    out["launches_b"] = diff.launches_b;
     nlohmann::ordered_json differences = nlohmann::ordered_json::array();
-    for (const auto& d : diff.differences) {
-      nlohmann::ordered_json j;
-      j["flag"] = d.flag;
-      j["a"] = d.a ? nlohmann::ordered_json(*d.a) : nullptr;
-      j["b"] = d.b ? nlohmann::ordered_json(*d.b) : nullptr;
-      j["class"] = verify::to_string(d.arg_class);
-      j["reason"] = d.reason;
-      j["line_a"] = d.line_a;
-      j["line_b"] = d.line_b;
-      differences.push_back(std::move(j));
-    }
+    for (const auto& d : diff.differences) differences.push_back(to_json(d));
     out["differences"] = std::move(differences);
+    nlohmann::ordered_json unresolved = nlohmann::ordered_json::array();
+    for (const auto& d : diff.unresolved) unresolved.push_back(to_json(d));
+    out["unresolved"] = std::move(unresolved);
     out["worst"] = diff.worst ? nlohmann::ordered_json(verify::to_string(*diff.worst)) : nullptr;
     out["configuration"] = diff.configuration;
     out["verdict"] = diff.verdict;
@@ -59,16 +74,32 @@ void run_diff(const DiffOptions& options, Io& io) {
     io.out << out.dump(2) << "\n";
   } else {
     io.out << fmt::format("A: {}\nB: {}\n", diff.a_path, diff.b_path);
-    if (diff.differences.empty()) {
-      io.out << fmt::format("no differences in {} arguments\n", diff.flags_compared);
-    } else {
+    if (diff.differences.empty()) io.out << fmt::format("no differences in {} arguments\n", diff.flags_compared);
+    const auto section = [&](const std::vector<verify::ArgDifference>& list, const std::string& name,
+                             const std::string& title, bool with_class) {
       util::Table table;
-      table.header = {"argument", "A", "B", "class", "why"};
-      for (const auto& d : diff.differences) {
-        table.rows.push_back({d.flag, side(d.a), side(d.b), verify::to_string(d.arg_class), d.reason});
+      table.header = {"argument", "A", "B"};
+      if (with_class) {
+        table.header.push_back("class");
+        table.header.push_back("why");
       }
-      io.out << table.render();
-    }
+      for (const auto& d : list) {
+        if (!name.empty() && d.section != name) continue;
+        std::vector<std::string> row = {d.launch ? fmt::format("{} (launch {})", d.flag, d.launch) : d.flag, side(d.a),
+                                        side(d.b)};
+        if (with_class) {
+          row.push_back(verify::to_string(d.arg_class));
+          row.push_back(d.reason);
+        }
+        table.rows.push_back(std::move(row));
+      }
+      if (table.rows.empty()) return;
+      io.out << title << ":\n" << table.render();
+    };
+    section(diff.differences, "training", "training arguments", true);
+    section(diff.differences, "launcher", "launcher arguments (ray, torchrun, srun, mpirun, deepspeed)", true);
+    section(diff.differences, "environment", "environment", true);
+    section(diff.unresolved, "", "unresolved (set outside the scripts; not compared)", false);
     for (const std::string& note : diff.notes) io.out << "note: " << note << "\n";
     io.out << fmt::format("verdict: {}\ncorrectness.configuration: {}\nrules: {}\n", diff.verdict, diff.configuration,
                           rules.file);
@@ -80,8 +111,8 @@ void run_diff(const DiffOptions& options, Io& io) {
 
 void add_diff_command(CLI::App& command, Io& io) {
   auto options = std::make_shared<DiffOptions>();
-  command.add_option("a", options->a, "recipe (YAML with run:) or launch script A")->required();
-  command.add_option("b", options->b, "recipe (YAML with run:) or launch script B")->required();
+  command.add_option("a", options->a, "recipe (YAML with run:, or a catalog name) or launch script A")->required();
+  command.add_option("b", options->b, "recipe (YAML with run:, or a catalog name) or launch script B")->required();
   command.add_option("--rules", options->rules, "argument classes to use instead of data/rules/numerics.yaml");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_diff(*options, io); });

@@ -6,6 +6,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/cli/launch_options.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -28,16 +29,18 @@ struct PlanOptions {
   std::string gpu;
   std::string gpus;
   std::string instance;
-  int64_t row_tokens = 8192;
-  int64_t global_batch = 128;
+  std::optional<int64_t> row_tokens;    // default: the base's, else 8192
+  std::optional<int64_t> global_batch;  // default: the base's, else 128
   int64_t top = 5;
   std::string objective = "throughput";
-  std::string precision = "bf16";
+  std::optional<std::string> precision;  // default: the base's, else bf16
   double margin = 0.05;
   std::string calibration;
   std::vector<std::string> compare;
   std::string emit;
-  std::string engine = "slime";
+  std::string engine = "megatron";
+  std::string base;
+  bool slurm = false;
   bool json = false;
 };
 
@@ -64,21 +67,24 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (o.gpu.empty()) throw_usage("plan needs --gpu (e.g. h200)");
   if (o.gpus.empty()) throw_usage("plan needs --gpus, a GPU count or a list such as 64,128,256");
   if (o.top < 1) throw_usage("--top must be at least 1, got {}", o.top);
-  if (o.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", o.row_tokens);
-  if (o.global_batch < 1) throw_usage("--global-batch must be at least 1, got {}", o.global_batch);
+  if (o.row_tokens && *o.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", *o.row_tokens);
+  if (o.global_batch && *o.global_batch < 1) throw_usage("--global-batch must be at least 1, got {}", *o.global_batch);
   if (!(o.margin >= 0 && o.margin < 1)) throw_usage("--margin must be in [0, 1), got {}", o.margin);
   const std::vector<int64_t> counts = parse_gpu_counts(o.gpus);
   const layout::Engine engine = layout::parse_engine(o.engine);
 
   plan::PlanRequest request;
   request.model = model::load_model(model_name);
-  request.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
+  // The base supplies what is not layout: the plan runs on its workload unless told otherwise.
+  const launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
+                                                 o.global_batch.value_or(128));
+  request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;
   request.objective = plan::parse_objective(o.objective);
   request.memory_margin = o.margin;
-  const plan::ModelCosts costs = plan::model_costs(request.model, o.row_tokens);
+  const plan::ModelCosts costs = plan::model_costs(request.model, request.workload.row_tokens);
 
   if (counts.size() > 1) {
     if (!o.emit.empty()) throw_usage("--emit needs a single GPU count, not a sweep");
@@ -95,20 +101,29 @@ int run_plan(const PlanOptions& o, Io& io) {
     return kExitOk;
   }
   request.cluster = plan::make_cluster(o.gpu, counts[0], o.instance);
-  const layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(), o.row_tokens,
-                                      o.global_batch};
+  const layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(),
+                                      request.workload.row_tokens, request.workload.global_batch};
   for (const std::string& spec : o.compare) {
     request.watch.push_back(layout::resolve_layout(layout::parse_layout_spec(spec), context));
   }
   const plan::PlanReport report = plan::plan_layouts(request);
-  const plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
-                                  request.calibration.source};
-  io.out << (o.json ? plan::plan_json(report, header, o.margin) : plan::render_plan(report, header, o.margin));
+  plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
+                            request.calibration.source};
+  header.engine = o.engine;
+  header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
+  // The recipe is built before anything is printed, so that a base that cannot be written stops here.
+  std::optional<Recipe> recipe;
   if (!o.emit.empty()) {
-    const Recipe recipe = plan::planned_recipe(request.model, request.cluster, request.workload, report.top.front(),
-                                               engine, request.calibration);
-    recipe::write_recipe_file(o.emit, recipe);
-    if (!o.json) io.out << fmt::format("\nwrote {} ({} launch script, status planned)\n", o.emit, o.engine);
+    recipe = plan::planned_recipe(request.model, request.cluster, request.workload, report.top.front(), engine,
+                                  request.calibration, base, o.slurm);
+  }
+  io.out << (o.json ? plan::plan_json(report, header, o.margin) : plan::render_plan(report, header, o.margin));
+  if (recipe) {
+    write_emitted(o.emit, *recipe);
+    if (!o.json) {
+      io.out << fmt::format("\nwrote {} ({} job{}, base {}, status planned)\n", o.emit, o.engine,
+                            o.slurm ? " for sbatch" : "", base.name);
+    }
   }
   return kExitOk;
 }
@@ -131,8 +146,14 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)")
       ->allow_extra_args(false);
-  command.add_option("--emit", options->emit, "write the best layout as a planned recipe to this file");
-  command.add_option("--engine", options->engine, "launch script for --emit: slime, miles or megatron (default slime)");
+  command.add_option("--emit", options->emit, "write the best layout as a planned recipe with its job to this file");
+  command.add_option("--engine", options->engine,
+                     "the job's engine (--emit, and each layout's args in --json): slime, miles, megatron or bridge "
+                     "(default megatron)");
+  command.add_option("--base", options->base,
+                     "recipe (file or catalog name) the job keeps everything but the layout from (default: the "
+                     "catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
+  command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
   add_json_flag(command, options->json);
   command.callback([options, &io] { io.exit_code = run_plan(*options, io); });
 }

@@ -45,7 +45,15 @@ const char* to_string(MoeDispatcher value) {
   return "alltoall";
 }
 
-const char* to_string(StateDtype value) { return value == StateDtype::bf16 ? "bf16" : "fp32"; }
+const char* to_string(StateDtype value) {
+  switch (value) {
+    case StateDtype::fp32: return "fp32";
+    case StateDtype::bf16: return "bf16";
+    case StateDtype::fp16: return "fp16";
+    case StateDtype::fp8: return "fp8";
+  }
+  return "fp32";
+}
 
 RecomputeGranularity parse_recompute_granularity(std::string_view name) {
   return parse_enum("recompute granularity", name,
@@ -64,7 +72,7 @@ MoeDispatcher parse_moe_dispatcher(std::string_view name) {
 }
 
 StateDtype parse_state_dtype(std::string_view name) {
-  return parse_enum("state dtype", name, std::array{StateDtype::fp32, StateDtype::bf16});
+  return parse_enum("state dtype", name, std::array{StateDtype::fp32, StateDtype::bf16, StateDtype::fp16, StateDtype::fp8});
 }
 
 }  // namespace ladle

@@ -1,8 +1,11 @@
 #pragma once
 // layout.hpp: Layout, one parallel layout of a training run (how the model and the batch are split
-// over GPUs, and the memory-saving knobs), as the planner, the recipe and the engines see it.
+// over GPUs, and every Megatron-LM knob that moves memory or speed), as the planner, the recipe and
+// the engines see it. knobs.hpp lists every field once, with its spec key, engine arguments and
+// recipe field; the defaults here are the spec's defaults (a layout nobody tuned).
 
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ladle {
@@ -10,7 +13,7 @@ namespace ladle {
 /// Activation recomputation (Megatron-LM --recompute-granularity).
 enum class RecomputeGranularity {
   none,       ///< keep every activation
-  selective,  ///< recompute core attention only (Megatron's default selective modules)
+  selective,  ///< recompute the modules of `recompute_modules` (Megatron's default: core attention)
   full,       ///< recompute whole layers (with `recompute_method` and `recompute_layers`)
 };
 
@@ -24,16 +27,62 @@ enum class RecomputeMethod {
 enum class MoeDispatcher {
   alltoall,   ///< NCCL all-to-all of the routed token copies
   allgather,  ///< all-gather every token to every expert rank
-  flex,       ///< DeepEP: one copy per destination node, forwarded over NVLink
+  flex,       ///< DeepEP / HybridEP: one copy per destination node, forwarded over NVLink
 };
 
-/// Storage type of the Adam moments (precision-aware optimizer: --exp-avg-dtype/--exp-avg-sq-dtype).
-enum class StateDtype { fp32, bf16 };
+/// A storage dtype of gradients, master weights or Adam moments (Megatron-LM --main-grads-dtype,
+/// --main-params-dtype, --exp-avg-dtype, --exp-avg-sq-dtype). Not every knob allows every value;
+/// knobs.hpp lists which.
+enum class StateDtype { fp32, bf16, fp16, fp8 };
+
+/// FP8 GEMMs (Megatron-LM --fp8-format): none keeps BF16.
+enum class Fp8Format { none, e4m3, hybrid };
+/// FP8 scaling recipe (--fp8-recipe).
+enum class Fp8Recipe { delayed, tensorwise, blockwise, mxfp8 };
+/// The backend of the flex dispatcher (--moe-flex-dispatcher-backend).
+enum class FlexBackend { deepep, hybridep, ncclep };
+/// Router logits and probabilities dtype (--moe-router-dtype); none keeps the model dtype.
+enum class RouterDtype { none, fp32, fp64 };
+/// CUDA graph capture (--cuda-graph-impl).
+enum class CudaGraphImpl { none, local, transformer_engine, full_iteration };
+/// Fully sharded data parallel: Megatron-FSDP (--use-megatron-fsdp) or PyTorch FSDP2
+/// (--use-torch-fsdp2).
+enum class Fsdp { none, megatron, torch };
+/// What Megatron-FSDP shards (--data-parallel-sharding-strategy).
+enum class FsdpSharding { no_shard, optim, optim_grads, optim_grads_params };
+/// The fused cross-entropy implementation (--cross-entropy-fusion-impl).
+enum class CrossEntropyImpl { native, te };
+/// Context-parallel communication (--cp-comm-type).
+enum class CpComm { p2p, a2a, allgather, a2a_p2p };
+
+/// Bits of `Layout::recompute_modules` (--recompute-modules), in knobs.hpp's name order.
+enum class RecomputeModule : uint32_t {
+  core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts
+};
+/// Bits of `Layout::graph_modules` (--cuda-graph-modules, formerly --cuda-graph-scope); no bit
+/// set captures whole layers.
+enum class GraphModule : uint32_t { attn, mlp, moe, moe_router, moe_preprocess, mamba };
+/// Bits of `Layout::offload_modules` (--offload-modules).
+enum class OffloadModule : uint32_t {
+  attn_norm, qkv_linear, core_attn, attn_proj, mlp_norm, expert_fc1, moe_act, fused_group_mlp
+};
+
+/// The bit of one set member.
+template <typename Enum>
+constexpr uint32_t bit(Enum member) {
+  return uint32_t{1} << static_cast<uint32_t>(member);
+}
+/// Whether `set` holds `member`.
+template <typename Enum>
+constexpr bool has(uint32_t set, Enum member) {
+  return (set & bit(member)) != 0;
+}
 
 /// One parallel layout. Products: GPUs = tp * pp * cp * dp; expert data parallel
 /// EDP = tp * cp * dp / (ep * etp). Zero in `dp` or `max_tokens` means "derive it" (from the GPU
 /// count, and from rows_per_mb * row_tokens / cp).
 struct Layout {
+  // Parallel sizes.
   int64_t tp = 1;   ///< tensor parallel
   int64_t pp = 1;   ///< pipeline parallel
   int64_t cp = 1;   ///< context parallel
@@ -41,19 +90,80 @@ struct Layout {
   int64_t etp = 1;  ///< expert tensor parallel
   int64_t dp = 0;   ///< data parallel (0: GPUs / (tp * pp * cp))
   bool sp = false;  ///< sequence parallel
-  int64_t vpp = 1;  ///< virtual pipeline stages per pipeline rank (interleaved 1F1B when > 1)
+  // Pipeline split.
+  int64_t vpp = 1;    ///< virtual pipeline stages per pipeline rank (interleaved 1F1B when > 1)
   int64_t first = 0;  ///< decoder layers on the first pipeline stage (0: even split)
   int64_t last = 0;   ///< decoder layers on the last pipeline stage (0: even split)
+  /// --num-layers-per-virtual-pipeline-stage (0: not given; resolve_layout turns it into vpp).
+  int64_t vpp_layers = 0;
+  bool account_embedding = false;  ///< --account-for-embedding-in-pipeline-split
+  bool account_loss = false;       ///< --account-for-loss-in-pipeline-split
+  /// --pipeline-model-parallel-layout, e.g. "Et*3|(tt|)*29m|L" (empty: not given). Stages are
+  /// separated by '|', pp * vpp of them in virtual-stage order; E embedding, t decoder layer,
+  /// m MTP layer, L loss; "(...)*n" and "x*n" repeat.
+  std::string pipeline_layout;
+  // Recompute.
   RecomputeGranularity recompute = RecomputeGranularity::none;
   RecomputeMethod recompute_method = RecomputeMethod::uniform;  ///< full only
   int64_t recompute_layers = 1;                                 ///< full only
+  /// Selective recompute's modules (bits of RecomputeModule); Megatron-LM's default core_attn.
+  uint32_t recompute_modules = bit(RecomputeModule::core_attn);
+  // Optimizer and its state dtypes.
   double offload = 0;            ///< fraction of optimizer states kept on the host, 0..1
   bool overlap = false;          ///< overlap the host optimizer's device-host copies
   bool precision_aware = false;  ///< --use-precision-aware-optimizer
-  StateDtype moments = StateDtype::fp32;  ///< Adam moment dtype (bf16 needs precision_aware)
+  StateDtype moments = StateDtype::fp32;     ///< --exp-avg-dtype (first Adam moment)
+  StateDtype moments_sq = StateDtype::fp32;  ///< --exp-avg-sq-dtype (second Adam moment)
+  StateDtype main_grads = StateDtype::fp32;  ///< --main-grads-dtype (fp32 | bf16)
+  StateDtype main_params = StateDtype::fp32; ///< --main-params-dtype (fp32 | fp16)
+  /// Gradient reduce dtype: fp32 (--accumulate-allreduce-grads-in-fp32) or bf16
+  /// (--grad-reduce-in-bf16).
+  StateDtype grad_reduce = StateDtype::fp32;
+  bool dist_opt = true;            ///< --use-distributed-optimizer (slime and miles always set it)
+  int64_t dist_opt_instances = 1;  ///< --num-distributed-optimizer-instances
+  // Batching.
   int64_t max_tokens = 0;   ///< --max-tokens-per-gpu (0: rows_per_mb * row_tokens / cp)
   int64_t rows_per_mb = 1;  ///< rows packed into one microbatch
+  // MoE.
   MoeDispatcher dispatcher = MoeDispatcher::alltoall;
+  FlexBackend flex_backend = FlexBackend::deepep;  ///< flex only
+  bool a2a_overlap = false;       ///< --overlap-moe-expert-parallel-comm
+  bool delay_wgrad = false;       ///< --delay-wgrad-compute
+  bool shared_overlap = false;    ///< --moe-shared-expert-overlap
+  bool force_balance = false;     ///< --moe-router-force-load-balancing
+  double capacity = 0;            ///< --moe-expert-capacity-factor (0: dropless)
+  bool pad_capacity = false;      ///< --moe-pad-expert-input-to-capacity
+  bool permute_fusion = false;    ///< --moe-permute-fusion
+  RouterDtype router_dtype = RouterDtype::none;
+  // FP8.
+  Fp8Format fp8 = Fp8Format::none;
+  Fp8Recipe fp8_recipe = Fp8Recipe::delayed;
+  bool fp8_param_gather = false;  ///< --fp8-param-gather: FP8 weight copies, no BF16 ones
+  bool fp8_bf16_edges = false;    ///< --first-last-layers-bf16
+  int64_t fp8_bf16_first = 1;     ///< --num-layers-at-start-in-bf16
+  int64_t fp8_bf16_last = 1;      ///< --num-layers-at-end-in-bf16
+  bool fp8_reuse_grad_buf = false;  ///< --reuse-grad-buf-for-mxfp8-param-ag: MXFP8 weights gathered in the grad buffer
+  // CUDA graphs.
+  CudaGraphImpl cuda_graph = CudaGraphImpl::none;
+  uint32_t graph_modules = 0;  ///< bits of GraphModule; 0 captures whole layers
+  // Communication overlap.
+  bool overlap_grad = false;   ///< --overlap-grad-reduce
+  bool overlap_param = false;  ///< --overlap-param-gather
+  bool tp_overlap = false;     ///< --tp-comm-overlap (userbuffers TP overlap)
+  // FSDP.
+  Fsdp fsdp = Fsdp::none;
+  FsdpSharding fsdp_sharding = FsdpSharding::optim_grads_params;  ///< Megatron-FSDP only
+  // Loss.
+  bool ce_fusion = false;                             ///< --cross-entropy-loss-fusion
+  CrossEntropyImpl ce_impl = CrossEntropyImpl::native;  ///< --cross-entropy-fusion-impl
+  // Fine-grained activation offloading.
+  bool act_offload = false;      ///< --fine-grained-activation-offloading
+  uint32_t offload_modules = 0;  ///< bits of OffloadModule (--offload-modules)
+  double act_offload_fraction = 1.0;  ///< --activation-offload-fraction, 0..1
+  // Context parallel.
+  CpComm cp_comm = CpComm::p2p;
+  /// --hierarchical-context-parallel-sizes A cp/A (0: not hierarchical); a2a+p2p only.
+  int64_t cp_inner = 0;
 
   /// GPUs the layout occupies: tp * pp * cp * dp (0 while dp is still to be derived).
   int64_t gpus() const { return tp * pp * cp * dp; }
@@ -69,7 +179,7 @@ const char* to_string(RecomputeGranularity value);
 const char* to_string(RecomputeMethod value);
 /// "alltoall" / "allgather" / "flex".
 const char* to_string(MoeDispatcher value);
-/// "fp32" / "bf16".
+/// "fp32" / "bf16" / "fp16" / "fp8".
 const char* to_string(StateDtype value);
 
 /// Parses a granularity name; throws Error(usage) listing the valid names.

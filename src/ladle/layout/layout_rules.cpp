@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ladle/layout/pipeline_layout.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::layout {
@@ -20,35 +21,321 @@ Layout resolve_layout(Layout layout, const LayoutContext& context) {
   if (layout.max_tokens == 0 && context.row_tokens > 0) {
     layout.max_tokens = layout.rows_per_mb * context.row_tokens / layout.cp;
   }
+  if (!layout.pipeline_layout.empty() && layout.vpp == 1) {
+    const auto stages = static_cast<int64_t>(parse_pipeline_layout(layout.pipeline_layout).size());
+    if (stages % layout.pp == 0) layout.vpp = stages / layout.pp;
+  }
+  if (layout.vpp_layers > 0 && layout.vpp == 1 && context.num_layers > 0) {
+    const int64_t layers = context.num_layers + layout.account_embedding + layout.account_loss;
+    if (layers % layout.pp == 0 && (layers / layout.pp) % layout.vpp_layers == 0) {
+      layout.vpp = layers / layout.pp / layout.vpp_layers;
+    }
+  }
   return layout;
 }
 
-std::vector<int64_t> stage_layers(const Layout& layout, int64_t num_layers) {
+std::vector<int64_t> virtual_stage_layers(const Layout& layout, int64_t num_layers) {
   const int64_t pp = layout.pp;
-  if (pp == 1) {
-    if (layout.first > 0 || layout.last > 0) return {};
-    return {num_layers};
+  const int64_t vpp = layout.vpp;
+  if (!layout.pipeline_layout.empty()) {
+    const std::vector<VirtualStage> stages = parse_pipeline_layout(layout.pipeline_layout);
+    if (static_cast<int64_t>(stages.size()) != pp * vpp) return {};
+    std::vector<int64_t> out;
+    int64_t total = 0;
+    for (const VirtualStage& s : stages) {
+      out.push_back(s.decoder);
+      total += s.decoder;
+    }
+    if (total != num_layers) return {};
+    return out;
   }
-  const int64_t fixed = (layout.first > 0 ? layout.first : 0) + (layout.last > 0 ? layout.last : 0);
-  const int64_t free_stages = pp - (layout.first > 0) - (layout.last > 0);
-  const int64_t rest = num_layers - fixed;
-  if (rest < 0) return {};
-  if (free_stages == 0) {
-    if (rest != 0) return {};
-  } else if (rest % free_stages != 0 || rest / free_stages < 1) {
-    return {};
+  std::vector<int64_t> ranks;
+  if (layout.first > 0 || layout.last > 0) {
+    if (pp == 1) return {};
+    const int64_t fixed = layout.first + layout.last;
+    const int64_t free_stages = pp - (layout.first > 0) - (layout.last > 0);
+    const int64_t rest = num_layers - fixed;
+    if (rest < 0) return {};
+    if (free_stages == 0) {
+      if (rest != 0) return {};
+    } else if (rest % free_stages != 0 || rest / free_stages < 1) {
+      return {};
+    }
+    ranks.assign(static_cast<size_t>(pp), free_stages > 0 ? rest / free_stages : 0);
+    if (layout.first > 0) ranks.front() = layout.first;
+    if (layout.last > 0) ranks.back() = layout.last;
+  } else {
+    const int64_t layers = num_layers + layout.account_embedding + layout.account_loss;
+    if (layers % pp != 0) return {};
+    ranks.assign(static_cast<size_t>(pp), layers / pp);
   }
-  const int64_t even = free_stages > 0 ? rest / free_stages : 0;
-  std::vector<int64_t> out(static_cast<size_t>(pp), even);
-  if (layout.first > 0) out.front() = layout.first;
-  if (layout.last > 0) out.back() = layout.last;
+  std::vector<int64_t> out(static_cast<size_t>(pp * vpp));
+  for (int64_t r = 0; r < pp; ++r) {
+    if (ranks[r] % vpp != 0) return {};
+    for (int64_t v = 0; v < vpp; ++v) out[v * pp + r] = ranks[r] / vpp;
+  }
+  if (layout.first == 0 && layout.last == 0) {
+    if (layout.account_embedding) --out.front();
+    if (layout.account_loss) --out.back();
+    if (out.front() < 0 || out.back() < 0) return {};
+  }
   return out;
+}
+
+std::vector<int64_t> stage_layers(const Layout& layout, int64_t num_layers) {
+  const std::vector<int64_t> chunks = virtual_stage_layers(layout, num_layers);
+  if (chunks.empty()) return {};
+  std::vector<int64_t> out(static_cast<size_t>(layout.pp), 0);
+  for (size_t i = 0; i < chunks.size(); ++i) out[i % out.size()] += chunks[i];
+  return out;
+}
+
+std::string suggest_split(int64_t pp, int64_t vpp, int64_t num_layers) {
+  if (pp < 2) return {};
+  // Counting the embedding (and the loss) as a layer, as Megatron-LM can.
+  for (int64_t extra : {1, 2}) {
+    const int64_t layers = num_layers + extra;
+    if (layers % pp == 0 && (layers / pp) % vpp == 0 && layers / pp / vpp > 1) {
+      return extra == 1 ? "account_embedding=on" : "account_embedding=on,account_loss=on";
+    }
+  }
+  // Middle stages take the rounded-up share (a multiple of vpp); first and last share the rest.
+  int64_t middle = (num_layers + pp - 1) / pp;
+  middle = (middle + vpp - 1) / vpp * vpp;
+  for (; middle >= vpp; middle -= vpp) {
+    const int64_t rest = num_layers - (pp - 2) * middle;
+    if (rest < 2 * vpp) continue;
+    for (int64_t first = rest / 2 / vpp * vpp; first >= vpp; first -= vpp) {
+      const int64_t last = rest - first;
+      if (last >= vpp && last % vpp == 0) return fmt::format("first={},last={}", first, last);
+    }
+  }
+  return {};
 }
 
 int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context) {
   const int64_t rows_per_rank = layout.dp > 0 ? context.global_batch / layout.dp : 0;
   return (rows_per_rank + layout.rows_per_mb - 1) / layout.rows_per_mb;
 }
+
+namespace {
+
+std::optional<std::string> pipeline_violation(const Layout& l, const ModelSpec& model) {
+  const int64_t layers = model.num_layers;
+  const int given = (l.vpp_layers > 0) + (!l.pipeline_layout.empty());
+  if (given > 1 || (l.vpp_layers > 0 && l.vpp > 1 && l.vpp_layers * l.vpp * l.pp != layers + l.account_embedding + l.account_loss)) {
+    return std::string(
+        "no more than one of --num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank, "
+        "--pipeline-model-parallel-layout can be set (Megatron-LM asserts it)");
+  }
+  if (!l.pipeline_layout.empty()) {
+    if (l.first > 0 || l.last > 0 || l.account_embedding || l.account_loss) {
+      return std::string(
+          "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments (first, last, "
+          "account_embedding, account_loss)");
+    }
+    const std::vector<VirtualStage> stages = parse_pipeline_layout(l.pipeline_layout);
+    const auto count = static_cast<int64_t>(stages.size());
+    if (count % l.pp != 0) {
+      return fmt::format("the pipeline layout has {} stages, which pp {} does not divide", count, l.pp);
+    }
+    if (l.vpp != count / l.pp) {
+      return fmt::format("vpp {} conflicts with the pipeline layout's {} stages on pp {} (vpp {})", l.vpp, count, l.pp,
+                         count / l.pp);
+    }
+    int64_t decoder = 0, mtp = 0, embedding = 0, loss = 0;
+    bool mtp_seen = false;
+    for (const VirtualStage& s : stages) {
+      if (mtp_seen && s.decoder > 0) return std::string("decoder layers must be placed before MTP layers");
+      mtp_seen = mtp_seen || s.mtp > 0;
+      decoder += s.decoder;
+      mtp += s.mtp;
+      embedding += s.embedding;
+      loss += s.loss;
+    }
+    if (embedding != 1 || stages.front().embedding != 1) {
+      return std::string("the pipeline layout must start with the embedding E, given exactly once");
+    }
+    if (loss != 1 || stages.back().loss != 1) return std::string("the pipeline layout must end with the loss L, given exactly once");
+    if (decoder != layers) {
+      return fmt::format("the pipeline layout holds {} decoder layers (t), but {} has {}", decoder, model.name, layers);
+    }
+    if (mtp != model.num_mtp_layers) {
+      return fmt::format("the pipeline layout holds {} MTP layers (m), but {} has {}", mtp, model.name,
+                         model.num_mtp_layers);
+    }
+    return std::nullopt;
+  }
+  if ((l.first > 0 || l.last > 0) && (l.account_embedding || l.account_loss)) {
+    return std::string(
+        "num_layers_in_first_pipeline_stage and num_layers_in_last_pipeline_stage cannot be set at the same time "
+        "with account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split");
+  }
+  if (l.vpp > 1 && l.pp < 2) return fmt::format("vpp {} needs pp > 1 (interleaved pipeline)", l.vpp);
+  Layout flat = l;
+  flat.vpp = 1;
+  const std::vector<int64_t> ranks = stage_layers(flat, layers);
+  if (!ranks.empty()) {
+    if (!virtual_stage_layers(l, layers).empty()) return std::nullopt;
+    for (size_t r = 0; r < ranks.size(); ++r) {
+      const int64_t counted = ranks[r] + (l.account_embedding && r == 0) + (l.account_loss && r + 1 == ranks.size());
+      if (counted % l.vpp != 0) {
+        const std::string split = suggest_split(l.pp, l.vpp, layers);
+        return fmt::format("vpp {} does not divide the {} layers of a pipeline stage{}", l.vpp, counted,
+                           split.empty() ? "" : fmt::format("; try {}", split));
+      }
+    }
+    return fmt::format("the {} decoder layers leave a virtual stage of pp {} x vpp {} empty", layers, l.pp, l.vpp);
+  }
+  if (l.pp == 1) return std::string("first and last apply only when pp > 1");
+  if (l.first > 0 || l.last > 0) {
+    return fmt::format("pp {} with first {} and last {} cannot split the {} decoder layers evenly", l.pp, l.first,
+                       l.last, layers);
+  }
+  const std::string split = suggest_split(l.pp, l.vpp, layers);
+  return fmt::format("pp {} does not divide the {} decoder layers{}", l.pp, layers,
+                     split.empty() ? "" : fmt::format("; give an uneven split such as {}", split));
+}
+
+bool has_module(uint32_t set, RecomputeModule m) { return has(set, m); }
+
+// Combinations Megatron-LM rejects at start-up, with its reason (megatron/core/transformer/
+// transformer_config.py, megatron/training/arguments.py at d98e8a64).
+std::optional<std::string> megatron_violation(const Layout& l, const ModelSpec& model, const LayoutContext& context) {
+  const bool moe = model.num_experts > 0;
+  const bool selective = l.recompute == RecomputeGranularity::selective;
+  if (selective && has_module(l.recompute_modules, RecomputeModule::mla_up_proj) &&
+      model.attention != AttentionKind::mla) {
+    return std::string("mla_up_proj in recompute_modules is only supported with multi_latent_attention");
+  }
+  if (l.a2a_overlap) {
+    if (l.ep <= 1) return std::string("overlap_moe_expert_parallel_comm is only supported with expert model parallelism");
+    if (l.dispatcher == MoeDispatcher::allgather) {
+      return std::string("overlap_moe_expert_parallel_comm is supported with alltoall/flex token dispatcher");
+    }
+    if (l.pp > 1 && l.vpp == 1) {
+      return std::string(
+          "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
+          "pipeline_model_parallel_size > 1");
+    }
+    if (l.recompute == RecomputeGranularity::full) {
+      return std::string("disable full recomputation when enabling overlap_moe_expert_parallel_comm");
+    }
+    if (selective && has_module(l.recompute_modules, RecomputeModule::moe)) {
+      return std::string("disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm");
+    }
+    if (l.shared_overlap) {
+      return std::string("disable moe_shared_expert_overlap when enabling overlap_moe_expert_parallel_comm");
+    }
+    if (model.num_mtp_layers > 1) {
+      return std::string("MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm");
+    }
+    if (l.cuda_graph == CudaGraphImpl::transformer_engine &&
+        (has(l.graph_modules, GraphModule::moe) || has(l.graph_modules, GraphModule::mlp))) {
+      return std::string("CUDA graph scope on moe and mlp is not supported with overlap_moe_expert_parallel_comm");
+    }
+  }
+  if (l.delay_wgrad && !l.a2a_overlap) {
+    return std::string("overlap_moe_expert_parallel_comm must be enabled when enabling delay_wgrad_compute");
+  }
+  if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep && l.pad_capacity) {
+    return std::string("Flex token dispatcher with deepep backend does not support moe_pad_expert_input_to_capacity");
+  }
+  if (l.pad_capacity && l.capacity <= 0) {
+    return std::string("moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor");
+  }
+  if (l.cuda_graph != CudaGraphImpl::none) {
+    if (l.cuda_graph == CudaGraphImpl::full_iteration && l.graph_modules != 0) {
+      return std::string("cuda_graph_modules must be empty when cuda_graph_impl=\"full_iteration\"");
+    }
+    if (l.recompute == RecomputeGranularity::full && l.cuda_graph != CudaGraphImpl::full_iteration) {
+      return std::string("full recompute is only supported with full iteration CUDA graph");
+    }
+    if (has(l.graph_modules, GraphModule::moe) && has(l.graph_modules, GraphModule::moe_router)) {
+      return std::string("cuda_graph_modules must not contain both moe and moe_router");
+    }
+    if (has(l.graph_modules, GraphModule::moe_preprocess) && !has(l.graph_modules, GraphModule::moe_router) &&
+        l.cuda_graph != CudaGraphImpl::local) {
+      return std::string("moe_preprocess cuda graph is only supported with moe_router cuda graph");
+    }
+    if (!moe && (has(l.graph_modules, GraphModule::moe) || has(l.graph_modules, GraphModule::moe_router))) {
+      return std::string("moe cuda graph is only supported for MoE");
+    }
+    if (moe && has(l.graph_modules, GraphModule::mlp) && model.count_mlp(MlpKind::dense) == 0) {
+      return std::string("mlp cuda graph is only supported for dense layers, but not found in the model");
+    }
+    if (has(l.graph_modules, GraphModule::moe) && !(l.capacity > 0 && l.pad_capacity)) {
+      return std::string("moe cuda graph is only supported with drop-padding MoE");
+    }
+    if (l.cuda_graph == CudaGraphImpl::transformer_engine && selective &&
+        has_module(l.recompute_modules, RecomputeModule::moe) && has(l.graph_modules, GraphModule::moe_router)) {
+      return std::string("moe recompute is not supported with moe_router CUDA graph with --cuda-graph-impl transformer_engine");
+    }
+  }
+  if (l.act_offload) {
+    if (l.offload_modules == 0) return std::string("fine-grained activation offloading needs --offload-modules");
+    if (has(l.offload_modules, OffloadModule::attn_proj) && !has(l.offload_modules, OffloadModule::core_attn)) {
+      return std::string("attn_proj cannot be set to offload_modules alone without core_attn");
+    }
+  }
+  if (l.cp_comm == CpComm::a2a_p2p && l.cp_inner == 0) {
+    return std::string("--hierarchical-context-parallel-sizes must be set when a2a+p2p is used in cp comm");
+  }
+  if (l.cp_inner > 0 && l.cp % l.cp_inner != 0) {
+    return fmt::format("the hierarchical context parallel sizes {} x {} do not multiply to cp {}", l.cp_inner,
+                       l.cp / std::max<int64_t>(l.cp_inner, 1), l.cp);
+  }
+  if (l.fsdp == Fsdp::torch) {
+    if (l.pp > 1) return std::string("--use-torch-fsdp2 is not supported with pipeline parallelism");
+    if (l.ep > 1) return std::string("--use-torch-fsdp2 is not supported with expert parallelism");
+    if (l.dist_opt) return std::string("--use-torch-fsdp2 is not supported with MCore's distributed optimizer");
+  }
+  if (l.fsdp == Fsdp::megatron && l.offload > 0) {
+    return std::string("Megatron-FSDP does not take the CPU optimizer offload");
+  }
+  if (l.main_grads == StateDtype::bf16 && l.grad_reduce == StateDtype::fp32) {
+    return std::string("--main-grads-dtype can only be fp32 when --accumulate-allreduce-grads-in-fp32 is set");
+  }
+  const bool low_states = l.main_grads != StateDtype::fp32 || l.main_params != StateDtype::fp32 ||
+                          l.moments_sq != StateDtype::fp32 || l.moments != StateDtype::fp32;
+  if (low_states && !l.precision_aware) {
+    return std::string("main-grads, main-params and exp-avg dtypes other than fp32 need --use-precision-aware-optimizer");
+  }
+  if (l.precision_aware && !l.dist_opt && l.fsdp == Fsdp::none) {
+    return std::string("the precision-aware optimizer needs the distributed optimizer");
+  }
+  if (l.dist_opt_instances > 1 && l.dp % l.dist_opt_instances != 0) {
+    return fmt::format("{} distributed optimizer instances do not divide dp {}", l.dist_opt_instances, l.dp);
+  }
+  if (l.fp8 != Fp8Format::none) {
+    if (!context.gpu_fp8) return std::string("FP8 (--fp8-format) needs a GPU with FP8 tensor cores");
+    if (l.fp8_recipe == Fp8Recipe::mxfp8 && !context.gpu_mxfp8) {
+      return std::string("--fp8-recipe mxfp8 needs a Blackwell GPU");
+    }
+    if (l.fp8_bf16_edges && l.fp8_recipe == Fp8Recipe::delayed) {
+      return std::string("Delayed scaling does not support first / last layer in BF16");
+    }
+    if (l.fp8_param_gather && l.offload > 0 && l.fp8_recipe != Fp8Recipe::delayed) {
+      return std::string(
+          "When `--fp8-param-gather` is enabled, the optimizer cpu offload must be used in conjunction with "
+          "`--fp8-recipe delayed`");
+    }
+  } else if (l.fp8_param_gather || l.fp8_bf16_edges) {
+    return std::string("--fp8-param-gather and --first-last-layers-bf16 need --fp8-format");
+  }
+  if (l.ce_impl == CrossEntropyImpl::te && !l.ce_fusion) {
+    return std::string("--cross-entropy-fusion-impl te needs --cross-entropy-loss-fusion");
+  }
+  if (l.tp_overlap && (l.tp == 1 || !l.sp)) {
+    return std::string("--tp-comm-overlap needs tensor parallel with sequence parallel");
+  }
+  if (l.overlap_param && !l.dist_opt && l.fsdp == Fsdp::none) {
+    return std::string("--overlap-param-gather only supported with distributed optimizer");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpec& model,
                                                  const LayoutContext& context) {
@@ -87,25 +374,14 @@ std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpe
   if (l.pp > model.num_layers) {
     return fmt::format("pp {} exceeds the {} decoder layers", l.pp, model.num_layers);
   }
+  if (auto violation = pipeline_violation(l, model)) return violation;
+  const std::vector<int64_t> chunks = virtual_stage_layers(l, model.num_layers);
   const std::vector<int64_t> stages = stage_layers(l, model.num_layers);
-  if (stages.empty()) {
-    if (l.pp == 1) return std::string("first and last apply only when pp > 1");
-    return fmt::format("pp {} with first {} and last {} cannot split the {} decoder layers evenly", l.pp,
-                       l.first, l.last, model.num_layers);
-  }
-  if (l.vpp > 1) {
-    if (l.pp < 2) return fmt::format("vpp {} needs pp > 1 (interleaved pipeline)", l.vpp);
-    for (int64_t n : stages) {
-      if (n % l.vpp != 0) {
-        return fmt::format("vpp {} does not divide the {} layers of a pipeline stage", l.vpp, n);
-      }
-    }
-  }
   if (l.cp > 1 && context.row_tokens % (2 * l.cp) != 0) {
     return fmt::format("cp {} needs rows divisible by 2*cp; a row has {} tokens", l.cp, context.row_tokens);
   }
   if (l.recompute == RecomputeGranularity::full) {
-    const int64_t fewest = *std::min_element(stages.begin(), stages.end()) / l.vpp;
+    const int64_t fewest = *std::min_element(chunks.begin(), chunks.end());
     if (l.recompute_layers > fewest) {
       return fmt::format("full recompute of {} layers exceeds the {} layers of a model chunk",
                          l.recompute_layers, fewest);
@@ -122,6 +398,7 @@ std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpe
   if (moe && l.dispatcher == MoeDispatcher::flex && l.ep * l.etp * l.tp == 1) {
     return std::string("the flex dispatcher needs tp*ep > 1");
   }
+  if (auto violation = megatron_violation(l, model, context)) return violation;
   if (context.row_tokens > 0) {
     const int64_t packed = l.max_tokens * l.cp / context.row_tokens;
     if (packed < 1) {

@@ -18,16 +18,32 @@ struct LayoutContext {
   int64_t gpus_per_node = 8;   ///< GPUs sharing one NVLink domain
   int64_t row_tokens = 8192;   ///< tokens per (fixed-length) row
   int64_t global_batch = 128;  ///< rows per optimizer step
+  int64_t num_layers = 0;      ///< the model's decoder layers, for --num-layers-per-virtual-pipeline-stage (0: unknown)
+  bool gpu_fp8 = true;         ///< the GPU has FP8 tensor cores
+  bool gpu_mxfp8 = true;       ///< the GPU runs MXFP8 (Blackwell)
 };
 
-/// `layout` with dp derived from the GPU count (when 0) and max_tokens derived from
-/// rows_per_mb * row_tokens / cp (when 0). Throws Error(usage) when tp * pp * cp does not divide
-/// the GPU count.
+/// `layout` with dp derived from the GPU count (when 0), max_tokens derived from
+/// rows_per_mb * row_tokens / cp (when 0), and vpp from a pipeline layout string or from
+/// vpp_layers (with the context's num_layers). Throws Error(usage) when tp * pp * cp does not
+/// divide the GPU count.
 Layout resolve_layout(Layout layout, const LayoutContext& context);
 
-/// Decoder layers on each pipeline stage (size pp), from first/last (0: shared evenly with the
-/// middle stages), or an empty vector when the layers cannot be split that way.
+/// Decoder layers on each virtual pipeline stage (size pp * vpp, virtual stage v of rank r at
+/// v * pp + r), as Megatron-LM builds them: from the pipeline layout string; or first/last
+/// (0: shared evenly with the middle stages), each rank's layers split evenly over its vpp
+/// chunks; the embedding and loss counted as layers with account_embedding/account_loss. Empty
+/// when the layers cannot be split that way.
+std::vector<int64_t> virtual_stage_layers(const Layout& layout, int64_t num_layers);
+
+/// Decoder layers on each pipeline stage (size pp): the sums of virtual_stage_layers over each
+/// rank's chunks, or an empty vector when the layers cannot be split.
 std::vector<int64_t> stage_layers(const Layout& layout, int64_t num_layers);
+
+/// A spec fragment that places `num_layers` on `pp` stages of `vpp` chunks when an even split
+/// cannot: the embedding (and loss) counted as layers ("account_embedding=on"), else uneven first
+/// and last stages ("first=3,last=3"); empty when pp < 2 or nothing fits.
+std::string suggest_split(int64_t pp, int64_t vpp, int64_t num_layers);
 
 /// Microbatches each data-parallel rank runs per step: ceil(global_batch / dp / rows_per_mb).
 int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context);

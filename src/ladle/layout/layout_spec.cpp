@@ -4,8 +4,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <set>
+#include <utility>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -13,46 +14,8 @@ namespace ladle::layout {
 
 namespace {
 
-constexpr int64_t kMaxParallel = 65536;
-constexpr int64_t kMaxTokens = int64_t{1} << 32;
-
-const char* const kKeys[] = {"tp",        "pp",          "cp",       "ep",        "etp",
-                             "dp",        "sp",          "vpp",      "first",     "last",
-                             "recompute", "offload",     "overlap",  "precision_aware",
-                             "moments",   "max_tokens",  "rows_per_mb", "dispatcher"};
-
 [[noreturn]] void fail(std::string_view key, const std::string& message) {
   throw Error(ErrorKind::usage, message, SourceLocation{"", 0, 0, fmt::format("layout.{}", key)});
-}
-
-int64_t parse_int(std::string_view key, std::string_view text, int64_t min, int64_t max) {
-  int64_t value = 0;
-  const char* end = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(text.data(), end, value);
-  if (text.empty() || ec != std::errc() || ptr != end) {
-    fail(key, fmt::format("expected an integer, got '{}'", text));
-  }
-  if (value < min || value > max) {
-    fail(key, fmt::format("{} is out of range {}..{}", value, min, max));
-  }
-  return value;
-}
-
-double parse_fraction(std::string_view key, std::string_view text) {
-  std::string copy(text);
-  char* end = nullptr;
-  const double value = std::strtod(copy.c_str(), &end);
-  if (copy.empty() || end != copy.c_str() + copy.size() || !std::isfinite(value)) {
-    fail(key, fmt::format("expected a number from 0 to 1, got '{}'", text));
-  }
-  if (value < 0 || value > 1) fail(key, fmt::format("{} is out of range 0..1", text));
-  return value;
-}
-
-bool parse_bool(std::string_view key, std::string_view text) {
-  if (text == "on" || text == "true" || text == "1") return true;
-  if (text == "off" || text == "false" || text == "0") return false;
-  fail(key, fmt::format("expected on or off, got '{}'", text));
 }
 
 template <typename F>
@@ -64,6 +27,17 @@ auto rekey(std::string_view key, F&& parse) -> decltype(parse()) {
   }
 }
 
+int64_t parse_count(std::string_view key, std::string_view text) {
+  int64_t value = 0;
+  const char* end = text.data() + text.size();
+  auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) fail(key, fmt::format("expected an integer, got '{}'", text));
+  if (value < 1 || value > kMaxParallel) fail(key, fmt::format("{} is out of range 1..{}", value, kMaxParallel));
+  return value;
+}
+
+// recompute=none | selective | full[:uniform|block[:layers]]: the granularity with the full
+// recompute method and layer count folded in.
 void parse_recompute(std::string_view text, Layout& layout) {
   const std::vector<std::string> parts = util::split(text, ':');
   layout.recompute = rekey("recompute", [&] { return parse_recompute_granularity(parts[0]); });
@@ -78,25 +52,34 @@ void parse_recompute(std::string_view text, Layout& layout) {
   if (parts.size() > 1) {
     layout.recompute_method = rekey("recompute", [&] { return parse_recompute_method(parts[1]); });
   }
-  if (parts.size() > 2) layout.recompute_layers = parse_int("recompute", parts[2], 1, kMaxParallel);
+  if (parts.size() > 2) layout.recompute_layers = parse_count("recompute", parts[2]);
 }
 
-std::string format_fraction(double value) {
-  std::string text = fmt::format("{:.3f}", value);
-  while (text.size() > 3 && text.back() == '0' && text[text.size() - 2] != '.') text.pop_back();
-  return text;
+// Whether the spec writes this knob for `l`.
+bool spec_writes(const Knob& knob, const Layout& l) {
+  if (knob.spec == Written::folded) return false;
+  if (knob.spec == Written::always) return true;
+  // moments= sets both Adam moments; moments_sq is written only when the two differ.
+  if (knob.key == "moments_sq") return l.moments_sq != l.moments;
+  return !knob_is_default(knob, l);
 }
 
 }  // namespace
 
-std::vector<std::string> layout_spec_keys() { return {std::begin(kKeys), std::end(kKeys)}; }
+std::vector<std::string> layout_spec_keys() {
+  std::vector<std::string> keys;
+  for (const Knob& knob : kKnobs) {
+    if (knob.spec != Written::folded) keys.emplace_back(knob.key);
+  }
+  return keys;
+}
 
 Layout parse_layout_spec(std::string_view spec) {
   Layout layout;
-  std::set<std::string, std::less<>> seen;
   const std::vector<std::string> keys = layout_spec_keys();
   const std::string_view trimmed = util::trim(spec);
   if (trimmed.empty()) throw_usage("layout spec is empty; expected key=value pairs such as 'tp=2,ep=8'");
+  std::vector<std::pair<const Knob*, std::string>> given;
   for (const std::string& item : util::split(trimmed, ',')) {
     const std::string_view pair = util::trim(item);
     const size_t eq = pair.find('=');
@@ -105,51 +88,43 @@ Layout parse_layout_spec(std::string_view spec) {
     }
     const std::string key(util::trim(pair.substr(0, eq)));
     const std::string_view value = util::trim(pair.substr(eq + 1));
-    bool known = false;
-    for (const std::string& k : keys) known = known || k == key;
-    if (!known) {
+    const Knob* knob = find_knob(key);
+    if (knob == nullptr || knob->spec == Written::folded) {
       throw_usage("layout spec: unknown key '{}'{}; keys: {}", key, util::did_you_mean(key, keys),
                   util::join(keys, ","));
     }
-    if (!seen.insert(key).second) fail(key, "given twice");
-    if (key == "tp") layout.tp = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "pp") layout.pp = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "cp") layout.cp = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "ep") layout.ep = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "etp") layout.etp = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "dp") layout.dp = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "sp") layout.sp = parse_bool(key, value);
-    else if (key == "vpp") layout.vpp = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "first") layout.first = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "last") layout.last = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "recompute") parse_recompute(value, layout);
-    else if (key == "offload") layout.offload = parse_fraction(key, value);
-    else if (key == "overlap") layout.overlap = parse_bool(key, value);
-    else if (key == "precision_aware") layout.precision_aware = parse_bool(key, value);
-    else if (key == "moments") layout.moments = rekey(key, [&] { return parse_state_dtype(value); });
-    else if (key == "max_tokens") layout.max_tokens = parse_int(key, value, 1, kMaxTokens);
-    else if (key == "rows_per_mb") layout.rows_per_mb = parse_int(key, value, 1, kMaxParallel);
-    else if (key == "dispatcher") layout.dispatcher = rekey(key, [&] { return parse_moe_dispatcher(value); });
+    for (const auto& [seen, text] : given) {
+      if (seen == knob) fail(key, "given twice");
+    }
+    given.emplace_back(knob, std::string(value));
+  }
+  // Applied in table order, so that moments= comes before moments_sq=.
+  for (const Knob& knob : kKnobs) {
+    for (const auto& [k, value] : given) {
+      if (k != &knob) continue;
+      if (knob.key == "recompute") {
+        parse_recompute(value, layout);
+      } else {
+        set_knob_text(knob, layout, value, fmt::format("layout.{}", knob.key));
+      }
+      if (knob.key == "moments") layout.moments_sq = layout.moments;
+    }
   }
   return layout;
 }
 
 std::string format_layout_spec(const Layout& l) {
-  std::string out = fmt::format("tp={},pp={},cp={},ep={},etp={},", l.tp, l.pp, l.cp, l.ep, l.etp);
-  if (l.dp > 0) out += fmt::format("dp={},", l.dp);
-  out += fmt::format("sp={},vpp={},", l.sp ? "on" : "off", l.vpp);
-  if (l.first > 0) out += fmt::format("first={},", l.first);
-  if (l.last > 0) out += fmt::format("last={},", l.last);
-  out += "recompute=";
-  out += to_string(l.recompute);
-  if (l.recompute == RecomputeGranularity::full) {
-    out += fmt::format(":{}:{}", to_string(l.recompute_method), l.recompute_layers);
+  std::string out;
+  for (const Knob& knob : kKnobs) {
+    if (!spec_writes(knob, l)) continue;
+    if (!out.empty()) out += ',';
+    out += knob.key;
+    out += '=';
+    out += knob_text(knob, l);
+    if (knob.key == "recompute" && l.recompute == RecomputeGranularity::full) {
+      out += fmt::format(":{}:{}", to_string(l.recompute_method), l.recompute_layers);
+    }
   }
-  out += fmt::format(",offload={},overlap={},precision_aware={},", format_fraction(l.offload),
-                     l.overlap ? "on" : "off", l.precision_aware ? "on" : "off");
-  if (l.moments != StateDtype::fp32) out += fmt::format("moments={},", to_string(l.moments));
-  if (l.max_tokens > 0) out += fmt::format("max_tokens={},", l.max_tokens);
-  out += fmt::format("rows_per_mb={},dispatcher={}", l.rows_per_mb, to_string(l.dispatcher));
   return out;
 }
 

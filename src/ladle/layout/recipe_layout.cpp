@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <map>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
+#include "ladle/recipe/recipe_fields.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -12,22 +15,18 @@ namespace ladle::layout {
 
 namespace {
 
+// Arguments the reader takes beside the knob table: the offload switch (its fraction is the knob),
+// slime's dynamic-batching switch.
+constexpr std::string_view kOffloadSwitch = "--optimizer-cpu-offload";
+constexpr std::string_view kDynamicBatch = "--use-dynamic-batch-size";
+// Programs that start the training program; their own arguments are not training arguments.
+constexpr std::string_view kLaunchers[] = {"torchrun", "srun", "ray", "mpirun", "mpiexec", "deepspeed",
+                                           "accelerate", "python", "python3", "uv", "sbatch", "salloc"};
+
 std::string format_fraction(double value) {
   std::string text = fmt::format("{:.3f}", value);
   while (text.size() > 3 && text.back() == '0' && text[text.size() - 2] != '.') text.pop_back();
   return text;
-}
-
-int64_t arg_int(const recipe::RunScript& script, std::string_view flag, int64_t fallback) {
-  const recipe::RunArg* arg = script.find(flag);
-  if (arg == nullptr || !arg->value) return fallback;
-  int64_t value = 0;
-  const std::string& text = *arg->value;
-  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc() || ptr != text.data() + text.size()) {
-    throw_input(SourceLocation{"run", arg->line, 0, std::string(flag)}, "expected an integer, got '{}'", text);
-  }
-  return value;
 }
 
 std::string rows_phrase(int64_t rows, int64_t row_tokens) {
@@ -37,6 +36,122 @@ std::string rows_phrase(int64_t rows, int64_t row_tokens) {
                      rows == 1 ? "" : "s");
 }
 
+uint8_t engine_bit(Engine engine) {
+  switch (engine) {
+    case Engine::slime: return kSlime;
+    case Engine::miles: return kMiles;
+    case Engine::megatron: return kMegatron;
+    case Engine::bridge: return kMegatron;  // Megatron-Bridge sets Megatron-LM's knobs
+  }
+  return kSlime;
+}
+
+// The value a knob takes when no argument sets it, as spec text ("" = Layout's default).
+std::string_view engine_default(const Knob& knob, Engine engine) {
+  return engine == Engine::megatron || engine == Engine::bridge ? knob.megatron_default : knob.slime_default;
+}
+
+// The knob's engine default in `l`'s terms: "@key" follows another knob.
+std::string engine_default_text(const Knob& knob, Engine engine, const Layout& l) {
+  const std::string_view text = engine_default(knob, engine);
+  if (text.empty()) {
+    static const Layout kDefault;
+    return knob_text(knob, kDefault);
+  }
+  if (text.front() == '@') return knob_text(*find_knob(text.substr(1)), l);
+  return std::string(text);
+}
+
+bool ends_with(std::string_view text, std::string_view tail) {
+  return text.size() >= tail.size() && text.substr(text.size() - tail.size()) == tail;
+}
+
+// --- recipe block <-> layout, for the block's optional knob fields ---------------------------------
+
+const Knob* find_knob_by_recipe(std::string_view field) {
+  for (const Knob& knob : kKnobs) {
+    if (knob.recipe == field && knob.spec != Written::folded) return &knob;
+  }
+  return nullptr;
+}
+
+std::string field_text(const std::string& v) { return v; }
+std::string field_text(int64_t v) { return std::to_string(v); }
+std::string field_text(double v) { return format_fraction(v); }
+std::string field_text(bool v) { return v ? "on" : "off"; }
+std::string field_text(const std::vector<std::string>& v) { return util::join(v, "+"); }
+
+void from_text(const std::string& text, std::string& out) { out = text; }
+void from_text(const std::string& text, int64_t& out) { std::from_chars(text.data(), text.data() + text.size(), out); }
+void from_text(const std::string& text, double& out) { out = std::strtod(text.c_str(), nullptr); }
+void from_text(const std::string& text, bool& out) { out = text == "on"; }
+void from_text(const std::string& text, std::vector<std::string>& out) {
+  out.clear();
+  for (const std::string& name : util::split(text, '+')) {
+    if (!name.empty()) out.push_back(name);
+  }
+}
+
+// Visits the optional knob fields of a block: reads them into a layout, or writes them from one.
+class KnobFields {
+ public:
+  KnobFields(Layout& layout, bool write, std::vector<const Knob*>* held = nullptr)
+      : layout_(layout), write_(write), held_(held) {}
+
+  template <class T>
+  void field(std::string_view name, std::optional<T>& member, const recipe::detail::FieldOptions&) {
+    const std::string path = prefix_ + std::string(name);
+    const Knob* knob = find_knob_by_recipe(path);
+    if (knob == nullptr) return;
+    if (write_) {
+      if (knob_is_default(*knob, layout_)) {
+        member.reset();
+      } else {
+        member.emplace();
+        from_text(knob_text(*knob, layout_), *member);
+      }
+      return;
+    }
+    if (!member) return;
+    try {
+      set_knob_text(*knob, layout_, field_text(*member), "");
+    } catch (const Error& e) {
+      throw Error(ErrorKind::input, e.message(), SourceLocation{"", 0, 0, "layout." + path});
+    }
+    if (held_ != nullptr) held_->push_back(knob);
+  }
+  template <class T>
+  void field(std::string_view, T&, const recipe::detail::FieldOptions&) {}
+  template <class T>
+  void object(std::string_view name, std::optional<T>& member, bool = false) {
+    if (!member) return;
+    KnobFields inner(layout_, write_, held_);
+    inner.prefix_ = prefix_ + std::string(name) + ".";
+    recipe::detail::visit_fields(inner, *member);
+  }
+  template <class T>
+  void object(std::string_view, T&, bool = false) {}
+  template <class T>
+  void list(std::string_view, std::vector<T>&) {}
+
+ private:
+  Layout& layout_;
+  bool write_;
+  std::vector<const Knob*>* held_;
+  std::string prefix_;
+};
+
+// --- launch arguments -------------------------------------------------------------------------------
+
+// Where a knob was set, for the error that names two arguments.
+struct SetBy {
+  std::string flag;
+  int line = 0;
+  std::string text;
+};
+
+std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag, s.line); }
+
 }  // namespace
 
 const char* to_string(Engine engine) {
@@ -44,16 +159,17 @@ const char* to_string(Engine engine) {
     case Engine::slime: return "slime";
     case Engine::miles: return "miles";
     case Engine::megatron: return "megatron";
+    case Engine::bridge: return "bridge";
   }
   return "slime";
 }
 
 Engine parse_engine(std::string_view name) {
-  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron, Engine::bridge}) {
     if (name == to_string(engine)) return engine;
   }
-  const std::vector<std::string> names = {"slime", "miles", "megatron"};
-  throw_usage("unknown engine '{}'{}; expected one of: slime, miles, megatron", name,
+  const std::vector<std::string> names = {"slime", "miles", "megatron", "bridge"};
+  throw_usage("unknown engine '{}'{}; expected one of: slime, miles, megatron, bridge", name,
               util::did_you_mean(name, names));
 }
 
@@ -84,6 +200,11 @@ Layout from_recipe_layout(const RecipeLayout& block) {
     l.precision_aware = l.offload > 0;
   }
   if (!block.dispatcher.empty()) l.dispatcher = parse_moe_dispatcher(block.dispatcher);
+  RecipeLayout copy = block;
+  KnobFields reader(l, false);
+  recipe::detail::visit_fields(reader, copy);
+  // exp_avg_dtype alone sets both moments, as the spec's moments= does.
+  if (block.exp_avg_dtype && !block.exp_avg_sq_dtype) l.moments_sq = l.moments;
   return l;
 }
 
@@ -111,6 +232,17 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
   if (l.recompute != RecomputeGranularity::none) block.recompute = recompute;
   if (l.offload > 0) block.offload = Offload{l.offload, l.overlap};
   block.dispatcher = to_string(l.dispatcher);
+  Layout copy = l;
+  KnobFields writer(copy, true);
+  recipe::detail::visit_fields(writer, block);
+  // The block reads precision_aware from offload > 0 when it has no field.
+  if (l.precision_aware && l.offload > 0) block.precision_aware.reset();
+  // exp_avg_sq_dtype is written only when it differs from exp_avg_dtype (alone, that sets both).
+  if (l.moments_sq == l.moments) {
+    block.exp_avg_sq_dtype.reset();
+  } else {
+    block.exp_avg_sq_dtype = to_string(l.moments_sq);
+  }
 
   std::string pp = fmt::format("PP {}", l.pp);
   if (l.first > 0 || l.last > 0) {
@@ -145,91 +277,250 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
 
 std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_t row_tokens) {
   std::vector<EngineArg> args;
-  auto add = [&args](std::string flag, std::optional<std::string> value = std::nullopt) {
-    args.push_back(EngineArg{std::move(flag), std::move(value)});
+  auto add = [&args](std::string_view flag, std::optional<std::string> value = std::nullopt) {
+    args.push_back(EngineArg{std::string(flag), std::move(value)});
   };
-  add("--tensor-model-parallel-size", std::to_string(l.tp));
-  if (l.sp) add("--sequence-parallel");
-  add("--pipeline-model-parallel-size", std::to_string(l.pp));
-  if (l.vpp > 1) add("--num-virtual-stages-per-pipeline-rank", std::to_string(l.vpp));
-  if (l.first > 0) add("--decoder-first-pipeline-num-layers", std::to_string(l.first));
-  if (l.last > 0) add("--decoder-last-pipeline-num-layers", std::to_string(l.last));
-  add("--context-parallel-size", std::to_string(l.cp));
-  add("--expert-model-parallel-size", std::to_string(l.ep));
-  add("--expert-tensor-parallel-size", std::to_string(l.etp));
-  if (l.recompute != RecomputeGranularity::none) add("--recompute-granularity", to_string(l.recompute));
-  if (l.recompute == RecomputeGranularity::full) {
-    add("--recompute-method", to_string(l.recompute_method));
-    add("--recompute-num-layers", std::to_string(l.recompute_layers));
+  const uint8_t bit = engine_bit(engine);
+  for (const Knob& knob : kKnobs) {
+    if (knob.args.empty() || !knob_applies(knob, l)) continue;
+    const std::string text = knob_text(knob, l);
+    if (knob.key == "max_tokens" && engine != Engine::megatron) add(kDynamicBatch);
+    if (knob.key == "offload") {
+      if (l.offload <= 0) continue;
+      add(kOffloadSwitch);
+      if (l.offload < 1) add(knob.args.front().flag, text);
+      continue;
+    }
+    // A count below its range (max_tokens 0: derive it) has no argument.
+    if (knob.kind == KnobKind::integer && knob.get(l) < knob.min) continue;
+    const bool write = knob.engine == Written::always || text != engine_default_text(knob, engine, l);
+    if (write) {
+      const KnobArg* chosen = nullptr;
+      for (const KnobArg& arg : knob.args) {
+        if ((arg.engines & bit) == 0 || arg.deprecated) continue;
+        if (arg.form == ArgForm::on && arg.on_value == text) {
+          chosen = &arg;
+          break;
+        }
+        if (arg.form == ArgForm::value && chosen == nullptr) chosen = &arg;
+      }
+      if (chosen != nullptr && chosen->form == ArgForm::on) {
+        add(chosen->flag);
+      } else if (chosen != nullptr && !(knob.kind == KnobKind::flag || (knob.kind == KnobKind::text && text.empty()))) {
+        std::string value = text;
+        if (knob.kind == KnobKind::set) {
+          for (char& c : value) {
+            if (c == '+') c = ' ';
+          }
+        }
+        if (knob.key == "cp_inner") value = fmt::format("{} {}", l.cp_inner, l.cp_inner > 0 ? l.cp / l.cp_inner : 0);
+        if (!value.empty()) add(chosen->flag, value);
+      }
+    }
+    if (knob.key == "rows_per_mb" && engine == Engine::megatron) add("--seq-length", std::to_string(row_tokens));
   }
-  if (engine == Engine::megatron) {
-    add("--micro-batch-size", std::to_string(l.rows_per_mb));
-    add("--seq-length", std::to_string(row_tokens));
-  } else {
-    add("--use-dynamic-batch-size");
-    add("--max-tokens-per-gpu", std::to_string(l.max_tokens));
-  }
-  if (l.offload > 0) {
-    add("--optimizer-cpu-offload");
-    if (l.offload < 1) add("--optimizer-offload-fraction", format_fraction(l.offload));
-    if (l.overlap) add("--overlap-cpu-optimizer-d2h-h2d");
-  }
-  if (l.precision_aware) add("--use-precision-aware-optimizer");
-  if (l.moments == StateDtype::bf16) {
-    add("--exp-avg-dtype", "bf16");
-    add("--exp-avg-sq-dtype", "bf16");
-  }
-  add("--moe-token-dispatcher-type", to_string(l.dispatcher));
-  if (l.dispatcher == MoeDispatcher::flex) add("--moe-enable-deepep");
   return args;
 }
 
-Layout layout_from_run_args(const recipe::RunScript& s) {
-  Layout l;
-  l.dp = 0;
-  l.tp = arg_int(s, "--tensor-model-parallel-size", 1);
-  l.sp = s.has("--sequence-parallel");
-  l.pp = arg_int(s, "--pipeline-model-parallel-size", 1);
-  l.vpp = arg_int(s, "--num-virtual-stages-per-pipeline-rank", 1);
-  l.first = arg_int(s, "--decoder-first-pipeline-num-layers", 0);
-  l.last = arg_int(s, "--decoder-last-pipeline-num-layers", 0);
-  l.cp = arg_int(s, "--context-parallel-size", 1);
-  l.ep = arg_int(s, "--expert-model-parallel-size", 1);
-  l.etp = arg_int(s, "--expert-tensor-parallel-size", l.tp);  // Megatron-LM's default is tp
-  if (const recipe::RunArg* a = s.find("--recompute-granularity"); a && a->value) {
-    l.recompute = parse_recompute_granularity(*a->value);
-  }
-  if (const recipe::RunArg* a = s.find("--recompute-method"); a && a->value) {
-    l.recompute_method = parse_recompute_method(*a->value);
-  }
-  l.recompute_layers = arg_int(s, "--recompute-num-layers", 1);
-  l.max_tokens = arg_int(s, "--max-tokens-per-gpu", 0);
-  if (s.has("--micro-batch-size")) l.rows_per_mb = arg_int(s, "--micro-batch-size", 1);
-  if (s.has("--optimizer-cpu-offload")) {
-    l.offload = 1.0;
-    if (const recipe::RunArg* a = s.find("--optimizer-offload-fraction"); a && a->value) {
-      l.offload = std::strtod(a->value->c_str(), nullptr);
+std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script) {
+  // For each engine call, the index of the argument whose values hold the training script (the
+  // launcher's own arguments come before it), if any.
+  std::vector<std::optional<size_t>> script_arg(script.commands.size());
+  std::vector<bool> head_has_script(script.commands.size(), false);
+  std::vector<bool> launcher(script.commands.size(), false);
+  for (size_t c = 0; c < script.commands.size(); ++c) {
+    const std::vector<std::string> words = util::split(script.commands[c], ' ');
+    for (const std::string& word : words) {
+      if (ends_with(word, ".py")) head_has_script[c] = true;
+    }
+    if (!words.empty()) {
+      const std::string_view program = std::string_view(words.front()).substr(words.front().rfind('/') + 1);
+      for (std::string_view name : kLaunchers) launcher[c] = launcher[c] || program == name;
     }
   }
-  l.overlap = s.has("--overlap-cpu-optimizer-d2h-h2d");
-  l.precision_aware = s.has("--use-precision-aware-optimizer");
-  if (const recipe::RunArg* a = s.find("--exp-avg-dtype"); a && a->value && *a->value == "bf16") {
-    l.moments = StateDtype::bf16;
+  for (size_t i = 0; i < script.args.size(); ++i) {
+    const recipe::LaunchArg& arg = script.args[i];
+    if (arg.command >= script_arg.size() || head_has_script[arg.command] || script_arg[arg.command]) continue;
+    for (const std::string& value : arg.values) {
+      if (ends_with(value, ".py")) script_arg[arg.command] = i;
+    }
   }
-  if (const recipe::RunArg* a = s.find("--moe-token-dispatcher-type"); a && a->value) {
-    l.dispatcher = parse_moe_dispatcher(*a->value);
-  } else if (!s.has_opaque_args) {
-    l.dispatcher = MoeDispatcher::allgather;  // Megatron-LM's default
+  std::vector<recipe::LaunchArg> out;
+  for (size_t i = 0; i < script.args.size(); ++i) {
+    const recipe::LaunchArg& arg = script.args[i];
+    if (arg.command >= script_arg.size()) continue;
+    const std::optional<size_t> start = script_arg[arg.command];
+    if (start && i <= *start) continue;
+    // A launcher call with no training script (ray start, srun hostname) passes no training argument.
+    if (!start && !head_has_script[arg.command] && launcher[arg.command]) continue;
+    out.push_back(arg);
   }
-  return l;
+  return out;
+}
+
+Engine guess_engine(const recipe::LaunchArgs& script) {
+  bool miles = false;
+  for (const std::string& command : script.commands) {
+    if (command.find("pretrain_") != std::string::npos) return Engine::megatron;
+    if (command.find("miles") != std::string::npos) miles = true;
+  }
+  for (const recipe::LaunchArg& arg : script.args) {
+    for (const std::string& value : arg.values) {
+      if (value.find("pretrain_") != std::string::npos && ends_with(value, ".py")) return Engine::megatron;
+    }
+  }
+  return miles ? Engine::miles : Engine::slime;
+}
+
+ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engine, const std::string& file) {
+  ArgsLayout out;
+  for (const recipe::LaunchArg& arg : args) out.opaque = out.opaque || arg.placeholder;
+  Layout& l = out.layout;
+  std::map<const Knob*, SetBy> set_by;
+  bool offload_switch = false;
+  auto set = [&](const Knob& knob, const recipe::LaunchArg& arg, const std::string& text) {
+    const SetBy here{arg.flag, arg.line, text};
+    if (auto it = set_by.find(&knob); it != set_by.end()) {
+      if (it->second.text != text) {
+        throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "contradicts {}: both set {}", describe(it->second),
+                    knob.key);
+      }
+      return;
+    }
+    try {
+      set_knob_text(knob, l, text, arg.flag);
+    } catch (const Error& e) {
+      throw Error(ErrorKind::input, e.message(), SourceLocation{file, arg.line, 0, arg.flag});
+    }
+    set_by.emplace(&knob, here);
+  };
+  for (const recipe::LaunchArg& arg : args) {
+    if (arg.placeholder) continue;
+    if (arg.flag == kOffloadSwitch) {
+      offload_switch = true;
+      continue;
+    }
+    if (arg.flag == kDynamicBatch) continue;
+    const Knob* knob = find_knob_by_flag(arg.flag);
+    if (knob == nullptr) {
+      out.rest.push_back(arg);
+      continue;
+    }
+    const KnobArg* spelling = nullptr;
+    for (const KnobArg& a : knob->args) {
+      if (a.flag == arg.flag) spelling = &a;
+    }
+    if (spelling->form == ArgForm::on) {
+      set(*knob, arg, std::string(spelling->on_value));
+      continue;
+    }
+    if (arg.values.empty()) {
+      throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "expected a value after {}", arg.flag);
+    }
+    std::string text = arg.values.front();
+    if (knob->kind == KnobKind::set) {
+      std::vector<std::string> words;
+      for (const std::string& word : arg.values) {
+        if (word == "full") continue;  // --cuda-graph-scope full: whole layers, no region
+        if (word == "full_iteration" && knob->key == "graph_modules") {
+          set(*find_knob("cuda_graph"), arg, "full_iteration");
+          continue;
+        }
+        words.push_back(word);
+      }
+      text = util::join(words, "+");
+    } else if (knob->key == "cp_inner") {
+      // --hierarchical-context-parallel-sizes A B: the all-to-all group A inside p2p rings of B.
+      if (arg.values.size() != 2) {
+        throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "expected two sizes (all-to-all, p2p), got {}",
+                    arg.values.size());
+      }
+    } else if (arg.values.size() > 1) {
+      // --cp-comm-type may give one type per layer; ladle prices one type for all layers.
+      for (const std::string& word : arg.values) {
+        if (word != text) {
+          throw_input(SourceLocation{file, arg.line, 0, arg.flag},
+                      "expected one value, got '{}'; ladle prices one value for every layer",
+                      util::join(arg.values, " "));
+        }
+      }
+    }
+    set(*knob, arg, text);
+  }
+  // Knobs no argument set: the engine's default (the spec's behind an opaque expansion).
+  for (const Knob& knob : kKnobs) {
+    if (knob.args.empty() || set_by.count(&knob) > 0) continue;
+    const std::string_view text = engine_default(knob, engine);
+    if (text.empty() || (out.opaque && text.front() != '@')) continue;
+    set_knob_text(knob, l, engine_default_text(knob, engine, l), knob.key);
+  }
+  if (!offload_switch) {
+    l.offload = 0;
+  } else if (set_by.count(find_knob("offload")) == 0) {
+    l.offload = 1.0;
+  }
+  for (const Knob& knob : kKnobs) {
+    if (set_by.count(&knob) > 0) out.set.push_back(&knob);
+  }
+  // Megatron-LM disables sequence parallel without tensor parallel (arguments.py warns and clears it).
+  if (l.tp == 1) l.sp = false;
+  if (offload_switch && set_by.count(find_knob("offload")) == 0) out.set.push_back(find_knob("offload"));
+  // --main-grads-dtype bf16 without a gradient flag reduces in bf16 (arguments.py leaves
+  // accumulate_allreduce_grads_in_fp32 off).
+  if (l.main_grads == StateDtype::bf16 && set_by.count(find_knob("grad_reduce")) == 0) l.grad_reduce = StateDtype::bf16;
+  // slime and miles turn the allgather dispatcher into alltoall (variable-length rows).
+  if (engine != Engine::megatron && l.dispatcher == MoeDispatcher::allgather) l.dispatcher = MoeDispatcher::alltoall;
+  l.dp = 0;
+  return out;
+}
+
+Layout layout_from_run_args(const recipe::RunScript& script) {
+  std::vector<recipe::LaunchArg> args;
+  for (const recipe::RunArg& a : script.args) {
+    recipe::LaunchArg arg;
+    arg.flag = a.flag;
+    if (a.value) arg.values.push_back(*a.value);
+    arg.line = a.line;
+    args.push_back(std::move(arg));
+  }
+  if (script.has_opaque_args) {
+    recipe::LaunchArg opaque;
+    opaque.flag = "${ARGS[@]}";
+    opaque.placeholder = true;
+    args.push_back(opaque);
+  }
+  return read_layout_args(args, Engine::megatron).layout;
 }
 
 Layout layout_from_recipe(const Recipe& recipe) {
   Layout l = from_recipe_layout(recipe.layout);
-  const recipe::RunScript script = recipe::parse_run_script(recipe.run);
-  l.precision_aware = script.has("--use-precision-aware-optimizer");
-  if (const recipe::RunArg* a = script.find("--exp-avg-dtype"); a && a->value && *a->value == "bf16") {
-    l.moments = StateDtype::bf16;
+  const recipe::LaunchArgs script = recipe::parse_launch_args(recipe.run, "run");
+  const std::vector<recipe::LaunchArg> args = training_args(script);
+  const Layout from_args = read_layout_args(args, guess_engine(script)).layout;
+  // What the block holds: its required fields, and the optional ones present.
+  std::vector<const Knob*> held;
+  {
+    Layout scratch;
+    RecipeLayout copy = recipe.layout;
+    KnobFields reader(scratch, false, &held);
+    recipe::detail::visit_fields(reader, copy);
+  }
+  for (const Knob& knob : kKnobs) {
+    bool in_block = false;
+    for (const Knob* h : held) in_block = in_block || h == &knob;
+    // The block's required fields and objects always hold their knobs.
+    static constexpr std::string_view kRequired[] = {"tp", "pp", "vpp", "cp", "ep", "etp", "dp", "sp", "first",
+                                                     "last", "recompute", "recompute_method", "recompute_layers",
+                                                     "offload", "overlap", "max_tokens", "rows_per_mb", "dispatcher"};
+    for (std::string_view key : kRequired) in_block = in_block || knob.key == key;
+    if (in_block || knob.args.empty()) continue;
+    if (knob.kind == KnobKind::real) {
+      knob.set_real(l, knob.get_real(from_args));
+    } else if (knob.kind == KnobKind::text) {
+      knob.set_text(l, knob.get_text(from_args));
+    } else {
+      knob.set(l, knob.get(from_args));
+    }
   }
   return l;
 }

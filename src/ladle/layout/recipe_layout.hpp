@@ -1,14 +1,16 @@
 #pragma once
 // recipe_layout.hpp: Layout <-> a recipe's `layout:` block, and Layout <-> the launch arguments of
-// slime, miles and Megatron-LM.
+// slime, miles and Megatron-LM. Both directions walk the knob table (knobs.hpp).
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/recipe/run_script.hpp"
 
@@ -19,41 +21,71 @@ enum class Engine {
   slime,     ///< THUDM/slime: train.py / train_async.py with Megatron-LM arguments
   miles,     ///< radixark/miles, a slime fork: the same arguments
   megatron,  ///< Megatron-LM's pretrain_gpt.py: fixed micro-batches instead of dynamic batching
+  bridge,    ///< NVIDIA-NeMo/Megatron-Bridge's recipe runner: Megatron-LM's knobs as config overrides
 };
 
-/// "slime" / "miles" / "megatron".
+/// "slime" / "miles" / "megatron" / "bridge".
 const char* to_string(Engine engine);
 /// Parses an engine name; throws Error(usage) listing the valid names.
 Engine parse_engine(std::string_view name);
 
-/// The layout a recipe's `layout:` block describes. The block has no precision-aware flag; it is
-/// set when offload > 0 (which requires it). Use layout_from_recipe to read it from the run script.
+/// The layout a recipe's `layout:` block describes. Without a precision_aware field the flag is
+/// set when offload > 0 (which requires it). Use layout_from_recipe to read the rest from the run
+/// script. Throws Error(input) at "layout.<field>" for a knob value the layout rejects.
 Layout from_recipe_layout(const RecipeLayout& block);
 
 /// The `layout:` block for `layout`, with a generated label, summary and highlights in the seeds'
-/// wording. `row_tokens` describes the microbatch in the summary.
+/// wording; optional knob fields only where the knob is not at its default. `row_tokens` describes
+/// the microbatch in the summary.
 RecipeLayout to_recipe_layout(const Layout& layout, int64_t row_tokens);
 
-/// One launch argument: a flag and its value (none for a switch).
+/// One launch argument: a flag and its value (none for a switch; several words separated by
+/// spaces for a list such as --recompute-modules).
 struct EngineArg {
   std::string flag;
   std::optional<std::string> value;
   bool operator==(const EngineArg&) const = default;
 };
 
-/// The launch arguments that set `layout` for `engine`, in a fixed order (dp is implied by the
+/// The launch arguments that set `layout` for `engine`, in knob-table order (dp is implied by the
 /// GPU count and has no flag). Megatron-LM gets --micro-batch-size and --seq-length instead of
-/// slime's dynamic batching; `row_tokens` is the sequence length there.
+/// slime's dynamic batching; `row_tokens` is the sequence length there. A knob at the engine's
+/// default is left out, except the core sizes, the dispatcher and the gradient reduce dtype.
 std::vector<EngineArg> layout_engine_args(const Layout& layout, Engine engine, int64_t row_tokens);
 
-/// The layout the launch arguments set. Flags left out take Megatron-LM's defaults (etp = tp,
-/// dispatcher allgather), except that a script expanding opaque arguments ("${MODEL_ARGS[@]}")
-/// keeps the dispatcher alltoall, as slime and miles pass it there; dp stays 0 (derive it from
-/// the GPU count). Throws Error(input) for a flag value that is not a number.
+/// The launch arguments of a script that the training program receives: those after the training
+/// script word (train.py, pretrain_gpt.py, any *.py) of each engine call, without the arguments of
+/// torchrun, srun, ray, mpirun or python itself; a call with no script word keeps all of its
+/// arguments.
+std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script);
+
+/// The engine a script drives, from its calls: pretrain_*.py is Megatron-LM, a miles path is
+/// miles, anything else slime.
+Engine guess_engine(const recipe::LaunchArgs& script);
+
+struct Knob;
+
+/// What the layout reader made of a list of training arguments.
+struct ArgsLayout {
+  Layout layout;
+  std::vector<recipe::LaunchArg> rest;  ///< training arguments that set no layout knob, in order
+  std::vector<const Knob*> set;         ///< knobs an argument set, in table order
+  bool opaque = false;                  ///< an array expansion hides some arguments
+};
+
+/// Reads the layout knobs from training arguments. A knob no argument sets takes the engine's
+/// default (knobs.hpp), or, when the arguments contain an opaque expansion ("${MODEL_ARGS[@]}"),
+/// the spec's default (slime and miles pass the dispatcher there); etp defaults to tp; dp stays 0.
+/// Throws Error(input) at `file`:line for a value of the wrong type or out of range, a flag that
+/// needs a value and has none, and two arguments that set one knob to different values (naming
+/// both).
+ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engine, const std::string& file = "run");
+
+/// read_layout_args over a script's training arguments, with Megatron-LM's defaults.
 Layout layout_from_run_args(const recipe::RunScript& script);
 
-/// The layout of a whole recipe: the `layout:` block, with precision_aware and moments from the
-/// run script's arguments.
+/// The layout of a whole recipe: the `layout:` block, with the knobs it leaves out from the run
+/// script's arguments.
 Layout layout_from_recipe(const Recipe& recipe);
 
 }  // namespace ladle::layout

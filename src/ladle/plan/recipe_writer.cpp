@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cmath>
 
+#include "ladle/launch/job_script.hpp"
+
 namespace ladle::plan {
 
 namespace {
@@ -45,7 +47,8 @@ Predicted predicted_block(const Prediction& p, const Calibration& calibration) {
 }
 
 Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Workload& workload,
-                      const Prediction& prediction, layout::Engine engine, const Calibration& calibration) {
+                      const Prediction& prediction, layout::Engine engine, const Calibration& calibration,
+                      const launch::Base& base, bool slurm) {
   const Layout& l = prediction.layout;
   Recipe r;
   r.header_comments = {fmt::format("Planned by `ladle plan` for {} on {} x {}; not measured yet.", model.name,
@@ -68,49 +71,34 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
   r.stack.python = "not pinned";
   r.stack.network = fmt::format("{} GPUs per node, {}", cluster.gpus_per_node(), cluster.instance.network);
   r.stack.source = "planned; record the training image's versions when the recipe is measured";
+  // Everything that is not layout comes from the base.
+  r.workload = base.workload;
   r.workload.row_tokens = workload.row_tokens;
-  r.workload.rows = "fixed-length rows";
   r.workload.global_batch = workload.global_batch;
   r.workload.precision = to_string(workload.precision);
+  if (r.workload.rows.empty()) r.workload.rows = "fixed-length rows";
   r.layout = layout::to_recipe_layout(l, workload.row_tokens);
-  r.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
-
-  std::string script = "export CUDA_DEVICE_MAX_CONNECTIONS=1\n\n";
-  const int64_t nodes = (cluster.gpus + cluster.gpus_per_node() - 1) / cluster.gpus_per_node();
-  const int64_t per_node = std::min<int64_t>(cluster.gpus, cluster.gpus_per_node());
-  std::vector<std::string> lines;
-  if (engine == layout::Engine::megatron) {
-    script += fmt::format("torchrun --nnodes {} --nproc-per-node {} pretrain_gpt.py \\\n", nodes, per_node);
-    lines.push_back("${MODEL_ARGS[@]}");
-    lines.push_back("--use-distributed-optimizer");
-    lines.push_back("--bf16");
-    lines.push_back(fmt::format("--global-batch-size {}", workload.global_batch));
-  } else {
-    script += fmt::format("python3 {} \\\n", engine == layout::Engine::miles ? "train.py" : "train_async.py");
-    lines.push_back(fmt::format("--actor-num-nodes {}", nodes));
-    lines.push_back(fmt::format("--actor-num-gpus-per-node {}", per_node));
-    lines.push_back("${MODEL_ARGS[@]}");
-    lines.push_back("--hf-checkpoint \"$HF_CKPT\"");
-    lines.push_back("--ref-load \"$TORCH_DIST\"");
-    lines.push_back("--prompt-data \"$SFT_DATA\"");
-    lines.push_back("--loss-type sft_loss");
-    lines.push_back("--calculate-per-token-loss");
-    lines.push_back("--disable-compute-advantages-and-returns");
-    lines.push_back("--debug-train-only");
-    lines.push_back(fmt::format("--rollout-batch-size {}", workload.global_batch));
-    lines.push_back(fmt::format("--global-batch-size {}", workload.global_batch));
+  r.env = base.env;
+  if (base.from_recipe) {
+    Correctness c;
+    c.result = "pending";
+    c.summary = "planned from the base recipe; not run yet";
+    c.reference = base.name;
+    c.configuration = "pending";
+    c.rules = "ladle diff against the reference (data/rules/numerics.yaml); ladle check R19";
+    r.correctness = c;
   }
-  for (const layout::EngineArg& arg : layout::layout_engine_args(l, engine, workload.row_tokens)) {
-    lines.push_back(arg.value ? arg.flag + " " + *arg.value : arg.flag);
-  }
-  lines.push_back("--optimizer adam");
-  lines.push_back("--accumulate-allreduce-grads-in-fp32");
-  lines.push_back("--attention-softmax-in-fp32");
-  lines.push_back("--attention-backend flash");
-  for (size_t i = 0; i < lines.size(); ++i) {
-    script += "  " + lines[i] + (i + 1 < lines.size() ? " \\\n" : "\n");
-  }
-  r.run = script;
+  launch::JobRequest job;
+  job.base = &base;
+  job.model = &model;
+  job.layout = l;
+  job.engine = engine;
+  job.gpus = cluster.gpus;
+  job.gpus_per_node = cluster.gpus_per_node();
+  job.precision = to_string(workload.precision);
+  job.slurm = slurm;
+  job.title = r.header_comments.front();
+  r.run = launch::job_script(job);
   r.predicted = predicted_block(prediction, calibration);
   return r;
 }

@@ -2,6 +2,7 @@
 // recipe_writer.hpp: the recipe for a planned layout: status planned, the layout block, the launch
 // script for slime, miles or Megatron-LM, and the `predicted:` block.
 
+#include "ladle/launch/base.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/model_spec.hpp"
 #include "ladle/plan/calibration.hpp"
@@ -15,10 +16,12 @@ namespace ladle::plan {
 /// in the GPU's marketed figure; step-time parts in seconds, zero parts left out).
 Predicted predicted_block(const Prediction& prediction, const Calibration& calibration);
 
-/// A planned recipe for `prediction` on `engine`. Its launch script passes the layout, batch and
-/// optimizer arguments explicitly and takes the model's architecture arguments from MODEL_ARGS (as
-/// the seed recipes do), so that `ladle check` can match every layout field to an argument.
+/// A planned recipe for `prediction` on `engine`: the base's workload, arguments and environment,
+/// the layout's arguments, and as `run:` the complete job (launch/job_script.hpp; with `slurm` an
+/// sbatch script). Its correctness block names the base as the reference (`ladle check` R19
+/// compares the two). Throws Error(input) when the base cannot be written for `engine`.
 Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Workload& workload,
-                      const Prediction& prediction, layout::Engine engine, const Calibration& calibration);
+                      const Prediction& prediction, layout::Engine engine, const Calibration& calibration,
+                      const launch::Base& base, bool slurm = false);
 
 }  // namespace ladle::plan

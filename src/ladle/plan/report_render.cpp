@@ -38,6 +38,7 @@ Json header_json(const ReportHeader& h) {
   j["global_batch"] = h.workload.global_batch;
   j["precision"] = to_string(h.workload.precision);
   j["calibration"] = h.calibration;
+  if (h.not_priced) j["not_priced"] = *h.not_priced;
   return j;
 }
 
@@ -47,9 +48,13 @@ Json parts_json(const std::vector<Part>& parts, int decimals) {
   return j;
 }
 
-Json prediction_object(const Prediction& p) {
+Json prediction_object(const Prediction& p, const ReportHeader& h) {
   Json j;
   j["layout"] = layout::format_layout_spec(p.layout);
+  if (h.launch_args) {
+    j["engine"] = h.engine;
+    j["args"] = h.launch_args(p.layout);
+  }
   j["label"] = layout::layout_label(p.layout);
   j["tokens_per_s_per_gpu"] = round_to(p.tokens_per_s_per_gpu, 2);
   j["step_time_s"] = round_to(p.step_time_s, 3);
@@ -78,6 +83,14 @@ Json prediction_object(const Prediction& p) {
   return j;
 }
 
+// "not priced: --lr, --seed" for a job given as its own arguments.
+std::string not_priced_line(const ReportHeader& h) {
+  if (!h.not_priced) return {};
+  if (h.not_priced->empty()) return "not priced: none (every argument is priced)\n";
+  return fmt::format("not priced ({} argument{} ladle does not price): {}\n", h.not_priced->size(),
+                     h.not_priced->size() == 1 ? "" : "s", util::join(*h.not_priced, ", "));
+}
+
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 std::string breakdown_line(const Prediction& p, size_t parts) {
@@ -96,7 +109,9 @@ std::string breakdown_line(const Prediction& p, size_t parts) {
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
   out += fmt::format("layout: {} ({})\n", layout::layout_label(p.layout), layout::format_layout_spec(p.layout));
-  out += fmt::format("calibration: {}\n\n", h.calibration);
+  out += fmt::format("calibration: {}\n", h.calibration);
+  out += not_priced_line(h);
+  out += "\n";
   util::Table summary;
   summary.header = {"figure", "value", "note"};
   summary.rows.push_back({"tokens/s per GPU", fmt::format("{:.2f}", p.tokens_per_s_per_gpu),
@@ -148,7 +163,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
 
 std::string prediction_json(const Prediction& p, const ReportHeader& h, double measured) {
   Json j = header_json(h);
-  j["prediction"] = prediction_object(p);
+  j["prediction"] = prediction_object(p, h);
   if (measured > 0) {
     j["measured_tokens_per_s_per_gpu"] = measured;
     j["error"] = round_to(p.tokens_per_s_per_gpu / measured - 1, 4);
@@ -159,6 +174,7 @@ std::string prediction_json(const Prediction& p, const ReportHeader& h, double m
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
+  out += not_priced_line(h);
   out += fmt::format("searched {} layouts: {} valid, {} fit in {:.1f} GiB per GPU ({:.0f}% of HBM kept free)\n\n",
                      util::format_grouped(static_cast<long long>(r.enumerated)),
                      util::format_grouped(static_cast<long long>(r.valid)),
@@ -205,7 +221,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   j["fitting"] = r.fitting;
   Json top = Json::array();
   for (size_t i = 0; i < r.top.size(); ++i) {
-    Json entry = prediction_object(r.top[i]);
+    Json entry = prediction_object(r.top[i], h);
     entry["same_speed_layouts"] = i < r.top_same_speed.size() ? r.top_same_speed[i] : 0;
     top.push_back(entry);
   }
@@ -271,7 +287,7 @@ std::string sweep_json(const std::vector<SweepPoint>& points, const ReportHeader
     Json sj;
     sj["gpus"] = s.gpus;
     sj["frontier"] = s.frontier;
-    sj["best"] = prediction_object(s.best);
+    sj["best"] = prediction_object(s.best, ReportHeader{});  // args depend on the GPU count: see plan --gpus N
     arr.push_back(sj);
   }
   j["sweep"] = arr;

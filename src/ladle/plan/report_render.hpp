@@ -2,6 +2,8 @@
 // report_render.hpp: predictions, plans and calibration fits as text tables or JSON. Renderers only
 // format; every number comes from the report values.
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,13 @@ struct ReportHeader {
   Cluster cluster;
   Workload workload;
   std::string calibration;  ///< Calibration::source
+  /// The engine whose launch arguments the JSON reports give each layout under `args` (set with
+  /// `launch_args`), e.g. "megatron".
+  std::string engine;
+  /// The launch arguments of a layout for `engine`, as one shell line; unset: no `args` key.
+  std::function<std::string(const Layout&)> launch_args;
+  /// Arguments of the user's job ladle does not price (--args/--script); absent otherwise.
+  std::optional<std::vector<std::string>> not_priced;
 };
 
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0

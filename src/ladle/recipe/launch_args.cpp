@@ -1,8 +1,14 @@
 #include "ladle/recipe/launch_args.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
+#include <optional>
 
+#include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -10,25 +16,39 @@ namespace ladle::recipe {
 
 namespace {
 
+// ---------------------------------------------------------------------------------------------
+// Splitting: the script into commands of words, as bash tokenizes it.
+
 struct Word {
   std::string text;  ///< after quote removal
   std::string raw;   ///< as written
   int line = 0;
+  bool is_array_literal = false;  ///< `NAME=(...)`: `elements` hold the words between the parentheses
+  std::vector<Word> elements;
 };
 
-using Command = std::vector<Word>;
-
-constexpr std::array<std::string_view, 24> kBuiltins = {
-    "export", "read",  "echo", "printf", "cd",    "set",   "source", ".",     "local", "declare", "if",    "then",
-    "else",   "elif",  "fi",   "for",    "while", "do",    "done",   "case",  "esac",  "mkdir",   "unset", "trap"};
+struct Command {
+  std::vector<Word> words;
+  bool conditional = false;  ///< follows `&&` or `||`: runs only on the previous command's status
+};
 
 class Splitter {
  public:
-  Splitter(std::string_view text, const std::string& path) : s_(text), path_(path) {}
+  Splitter(std::string_view text, const std::string& path, int first_line = 1)
+      : s_(text), path_(path), line_(first_line) {}
 
   std::vector<Command> split() {
     std::vector<Command> commands;
     Command current;
+    bool next_conditional = false;
+    const auto finish = [&] {
+      if (!current.words.empty()) {
+        current.conditional = next_conditional;
+        commands.push_back(std::move(current));
+        next_conditional = false;
+      }
+      current = Command{};
+    };
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (c == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') {  // continuation
@@ -36,11 +56,24 @@ class Splitter {
         ++line_;
         continue;
       }
-      if (c == '\n' || c == ';' || c == '|' || c == '&') {
-        if (c == '\n') ++line_;
+      if (c == '\n') {
+        ++line_;
         ++pos_;
-        if (!current.empty()) commands.push_back(std::move(current));
-        current.clear();
+        finish();
+        next_conditional = false;
+        skip_heredocs();
+        continue;
+      }
+      if (c == ';' || c == '|' || c == '&') {
+        const bool doubled = pos_ + 1 < s_.size() && s_[pos_ + 1] == c;
+        const bool redirect = c == '&' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '>';
+        if (redirect) {  // `&>file`: a redirection, kept as a word that is dropped later
+          current.words.push_back(word());
+          continue;
+        }
+        pos_ += doubled ? 2 : 1;
+        finish();
+        next_conditional = doubled && c != ';';
         continue;
       }
       if (c == ' ' || c == '\t' || c == '\r') {
@@ -51,9 +84,9 @@ class Splitter {
         while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
         continue;
       }
-      current.push_back(word());
+      current.words.push_back(word());
     }
-    if (!current.empty()) commands.push_back(std::move(current));
+    finish();
     return commands;
   }
 
@@ -62,23 +95,107 @@ class Splitter {
     throw_input(SourceLocation{path_, line, 0, ""}, "unterminated {} in the launch script", what);
   }
 
+  // The bodies of here-documents opened on the line just ended.
+  void skip_heredocs() {
+    for (const auto& [tag, strip_tabs] : heredocs_) {
+      const int start_line = line_;
+      bool closed = false;
+      while (pos_ < s_.size()) {
+        const size_t end = s_.find('\n', pos_);
+        std::string_view line = s_.substr(pos_, end == std::string_view::npos ? s_.size() - pos_ : end - pos_);
+        pos_ = end == std::string_view::npos ? s_.size() : end + 1;
+        ++line_;
+        if (strip_tabs) {
+          while (!line.empty() && line.front() == '\t') line.remove_prefix(1);
+        }
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (line == tag) {
+          closed = true;
+          break;
+        }
+      }
+      if (!closed) unterminated(fmt::format("here-document '{}'", tag).c_str(), start_line - 1);
+    }
+    heredocs_.clear();
+  }
+
   // `$(...)` or `${...}` starting at pos_ (on '$'), appended to both texts.
   void dollar_group(Word& w) {
     const char open = s_[pos_ + 1];
     const char close = open == '(' ? ')' : '}';
     const int start_line = line_;
     int depth = 0;
+    char quote = 0;
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (c == '\n') ++line_;
-      if (c == open) ++depth;
-      if (c == close) --depth;
-      w.text += c;
-      w.raw += c;
+      if (quote == 0 && (c == '\'' || c == '"') && open == '(') {
+        quote = c;
+      } else if (quote != 0 && c == quote) {
+        quote = 0;
+      } else if (quote == 0 && c == '\\' && pos_ + 1 < s_.size()) {
+        w.text += c;
+        w.raw += c;
+        ++pos_;
+      } else if (quote == 0 && c == open) {
+        ++depth;
+      } else if (quote == 0 && c == close) {
+        --depth;
+      }
+      w.text += s_[pos_];
+      w.raw += s_[pos_];
       ++pos_;
-      if (depth == 0 && c == close) return;
+      if (depth == 0 && quote == 0 && c == close) return;
     }
     unterminated(open == '(' ? "$(" : "${", start_line);
+  }
+
+  static bool is_array_start(const std::string& raw) {
+    if (raw.size() < 2 || raw.back() != '=') return false;
+    size_t end = raw.size() - 1;
+    if (end > 0 && raw[end - 1] == '+') --end;
+    if (end == 0 || std::isdigit(static_cast<unsigned char>(raw[0]))) return false;
+    for (size_t i = 0; i < end; ++i) {
+      if (!std::isalnum(static_cast<unsigned char>(raw[i])) && raw[i] != '_') return false;
+    }
+    return true;
+  }
+
+  void array_literal(Word& w) {
+    const int start_line = line_;
+    w.is_array_literal = true;
+    w.raw += '(';
+    ++pos_;
+    ++array_depth_;
+    while (true) {
+      if (pos_ >= s_.size()) unterminated("array '('", start_line);
+      const char c = s_[pos_];
+      if (c == ')') {
+        w.raw += ')';
+        ++pos_;
+        break;
+      }
+      if (c == '\n') {
+        ++line_;
+        ++pos_;
+        continue;
+      }
+      if (c == '\\' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\n') {
+        pos_ += 2;
+        ++line_;
+        continue;
+      }
+      if (c == ' ' || c == '\t' || c == '\r') {
+        ++pos_;
+        continue;
+      }
+      if (c == '#') {
+        while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
+        continue;
+      }
+      w.elements.push_back(word());
+    }
+    --array_depth_;
   }
 
   Word word() {
@@ -86,7 +203,15 @@ class Splitter {
     w.line = line_;
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
-      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '|' || c == '&') break;
+      if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '|') break;
+      if (c == '&' && !(pos_ + 1 < s_.size() && s_[pos_ + 1] == '>' && w.raw.empty())) {
+        if (!(w.raw.size() > 0 && w.raw.back() == '>')) break;  // `2>&1` stays one word
+      }
+      if (c == ')' && array_depth_ > 0) break;
+      if (c == '(' && is_array_start(w.raw)) {
+        array_literal(w);
+        continue;
+      }
       if (c == '\\' && pos_ + 1 < s_.size()) {
         if (s_[pos_ + 1] == '\n') break;  // a continuation ends the word
         w.text += s_[pos_ + 1];
@@ -120,8 +245,10 @@ class Splitter {
             closed = true;
             break;
           }
-          if (d == '\\' && pos_ + 1 < s_.size() && std::string_view("\"\\$`\n").find(s_[pos_ + 1]) != std::string_view::npos) {
+          if (d == '\\' && pos_ + 1 < s_.size() &&
+              std::string_view("\"\\$`\n").find(s_[pos_ + 1]) != std::string_view::npos) {
             if (s_[pos_ + 1] != '\n') w.text += s_[pos_ + 1];
+            if (s_[pos_ + 1] == '\n') ++line_;
             w.raw += s_.substr(pos_, 2);
             pos_ += 2;
             continue;
@@ -142,101 +269,923 @@ class Splitter {
       w.raw += c;
       ++pos_;
     }
+    note_heredoc(w);
     return w;
+  }
+
+  // `<<TAG`, `<<-TAG`, `<<'TAG'`, `<< "TAG"`: the body starts on the next line.
+  void note_heredoc(const Word& w) {
+    if (pending_tag_) {
+      pending_tag_ = false;
+      heredocs_.push_back({w.text, pending_strip_});
+      return;
+    }
+    if (w.raw.rfind("<<", 0) != 0 || w.raw.rfind("<<<", 0) == 0) return;
+    const bool strip = w.raw.size() > 2 && w.raw[2] == '-';
+    std::string tag = w.text.substr(strip ? 3 : 2);
+    if (tag.empty()) {
+      pending_tag_ = true;
+      pending_strip_ = strip;
+      return;
+    }
+    heredocs_.push_back({tag, strip});
   }
 
   std::string_view s_;
   const std::string& path_;
   size_t pos_ = 0;
   int line_ = 1;
+  int array_depth_ = 0;
+  std::vector<std::pair<std::string, bool>> heredocs_;
+  bool pending_tag_ = false;
+  bool pending_strip_ = false;
 };
 
-// "${NAME[@]}" or "${NAME[*]}", quoted or not.
-bool is_array_expansion(const Word& w) {
-  std::string_view raw = w.raw;
-  if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') raw = raw.substr(1, raw.size() - 2);
-  if (raw.size() < 7 || raw.substr(0, 2) != "${" || raw.back() != '}') return false;
-  const std::string_view inner = raw.substr(2, raw.size() - 3);
-  const size_t bracket = inner.find('[');
-  if (bracket == std::string_view::npos || bracket == 0) return false;
-  const std::string_view index = inner.substr(bracket);
-  if (index != "[@]" && index != "[*]") return false;
-  for (char c : inner.substr(0, bracket)) {
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
+// ---------------------------------------------------------------------------------------------
+// Expansion: what a word becomes once the script's own variables are substituted.
+
+struct Var {
+  std::vector<std::string> words;  ///< one for a scalar
+  std::vector<int> lines;          ///< the line of each word's definition
+  std::vector<char> open;          ///< per word: it holds an expansion the script does not set
+  bool array = false;
+  bool unresolved = false;  ///< its value is only known when the script runs ($(...), set in a branch)
+};
+
+struct XWord {
+  std::string text;
+  bool unresolved = false;
+  bool placeholder = false;  ///< an array expansion of an array the script does not set
+  int line = 0;
+};
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+class Expander {
+ public:
+  explicit Expander(const std::map<std::string, Var>& vars) : vars_(vars) {}
+
+  /// The words `raw` expands to (several when an unquoted expansion splits or an array expands).
+  std::vector<XWord> expand(const std::string& raw, int line) {
+    out_.clear();
+    cur_ = XWord{};
+    cur_.line = line;
+    have_ = false;
+    line_ = line;
+    size_t i = 0;
+    while (i < raw.size()) {
+      const char c = raw[i];
+      if (c == '\'') {
+        const size_t end = raw.find('\'', i + 1);
+        cur_.text += raw.substr(i + 1, end - i - 1);
+        have_ = true;
+        i = end + 1;
+      } else if (c == '"') {
+        have_ = true;
+        ++i;
+        while (i < raw.size() && raw[i] != '"') {
+          if (raw[i] == '\\' && i + 1 < raw.size() && std::string_view("\"\\$`\n").find(raw[i + 1]) != std::string_view::npos) {
+            if (raw[i + 1] != '\n') cur_.text += raw[i + 1];
+            i += 2;
+          } else if (raw[i] == '$') {
+            i = dollar(raw, i, true);
+          } else {
+            cur_.text += raw[i++];
+          }
+        }
+        ++i;
+      } else if (c == '\\' && i + 1 < raw.size()) {
+        cur_.text += raw[i + 1];
+        have_ = true;
+        i += 2;
+      } else if (c == '$') {
+        i = dollar(raw, i, false);
+      } else {
+        cur_.text += c;
+        have_ = true;
+        ++i;
+      }
+    }
+    if (have_ || !cur_.text.empty()) out_.push_back(cur_);
+    return out_;
+  }
+
+  /// `raw` expanded as one word, as in an assignment (no splitting; arrays joined by spaces).
+  XWord expand_joined(const std::string& raw, int line) {
+    const std::vector<XWord> words = expand(raw, line);
+    XWord joined;
+    joined.line = line;
+    for (size_t i = 0; i < words.size(); ++i) {
+      joined.text += (i ? " " : "") + words[i].text;
+      joined.unresolved = joined.unresolved || words[i].unresolved;
+    }
+    return joined;
+  }
+
+ private:
+  void push_word() {
+    out_.push_back(cur_);
+    cur_ = XWord{};
+    cur_.line = line_;
+    have_ = false;
+  }
+
+  // Appends expanded words: the first joins the current word, the rest start new ones.
+  void append(const std::vector<std::string>& words, const std::vector<int>& lines, bool split, bool unresolved,
+              const std::vector<char>& open = {}) {
+    std::vector<std::string> pieces;
+    std::vector<int> piece_lines;
+    std::vector<char> piece_open;
+    for (size_t k = 0; k < words.size(); ++k) {
+      const char word_open = k < open.size() ? open[k] : 0;
+      if (!split) {
+        pieces.push_back(words[k]);
+        piece_lines.push_back(k < lines.size() ? lines[k] : line_);
+        piece_open.push_back(word_open);
+        continue;
+      }
+      for (const std::string& part : util::split(words[k], ' ')) {
+        for (const std::string& piece : util::split(part, '\t')) {
+          for (const std::string& p : util::split(piece, '\n')) {
+            if (!p.empty()) {
+              pieces.push_back(p);
+              piece_lines.push_back(k < lines.size() ? lines[k] : line_);
+              piece_open.push_back(word_open);
+            }
+          }
+        }
+      }
+    }
+    for (size_t k = 0; k < pieces.size(); ++k) {
+      if (k > 0) push_word();
+      if (k > 0 || cur_.text.empty()) cur_.line = piece_lines[k];
+      cur_.text += pieces[k];
+      cur_.unresolved = cur_.unresolved || unresolved || piece_open[k] != 0;
+      have_ = true;
+    }
+    if (!split && !pieces.empty()) have_ = true;
+  }
+
+  void keep_as_written(const std::string& text) {
+    cur_.text += text;
+    cur_.unresolved = true;
+    have_ = true;
+  }
+
+  // The body of `$(cat <<TAG ... TAG)`, expanded as a double-quoted string, or nullopt.
+  std::optional<std::string> heredoc_body(const std::string& inner) {
+    const std::string_view trimmed = util::trim(inner);
+    if (trimmed.rfind("cat <<", 0) != 0) return std::nullopt;
+    const size_t nl = trimmed.find('\n');
+    if (nl == std::string_view::npos) return std::nullopt;
+    std::string tag(util::trim(trimmed.substr(6, nl - 6)));
+    const bool quoted = !tag.empty() && (tag.front() == '\'' || tag.front() == '"');
+    if (quoted) tag = tag.substr(1, tag.size() - 2);
+    if (!tag.empty() && tag.front() == '-') tag = tag.substr(1);
+    const std::string_view body_and_tag = trimmed.substr(nl + 1);
+    const size_t end = body_and_tag.rfind(tag);
+    if (tag.empty() || end == std::string_view::npos) return std::nullopt;
+    std::string body(body_and_tag.substr(0, end));
+    if (quoted) return body;
+    std::string escaped;
+    for (char ch : body) {
+      if (ch == '"') escaped += '\\';
+      escaped += ch;
+    }
+    Expander inner_expander(vars_);
+    const XWord w = inner_expander.expand_joined("\"" + escaped + "\"", line_);
+    if (w.unresolved) return std::nullopt;
+    return w.text;
+  }
+
+  // An expansion at raw[i] == '$'; returns the index after it.
+  size_t dollar(const std::string& raw, size_t i, bool quoted) {
+    if (i + 1 >= raw.size()) {
+      cur_.text += '$';
+      have_ = true;
+      return i + 1;
+    }
+    const char next = raw[i + 1];
+    if (next == '(') {
+      size_t j = i + 1;
+      int depth = 0;
+      for (; j < raw.size(); ++j) {
+        if (raw[j] == '(') ++depth;
+        if (raw[j] == ')' && --depth == 0) break;
+      }
+      const std::string group = raw.substr(i, j + 1 - i);
+      if (const auto body = heredoc_body(group.substr(2, group.size() - 3))) {
+        append({*body}, {}, !quoted, false);
+      } else {
+        keep_as_written(group);
+      }
+      return j + 1;
+    }
+    if (next == '{') {
+      const size_t close = matching_brace(raw, i + 1);
+      const std::string inner = raw.substr(i + 2, close - i - 2);
+      braced(inner, raw.substr(i, close + 1 - i), quoted);
+      return close + 1;
+    }
+    if (is_name_char(next) && !std::isdigit(static_cast<unsigned char>(next))) {
+      size_t j = i + 1;
+      while (j < raw.size() && is_name_char(raw[j])) ++j;
+      const std::string name = raw.substr(i + 1, j - i - 1);
+      substitute(name, false, std::nullopt, "", raw.substr(i, j - i), quoted);
+      return j;
+    }
+    if (std::isdigit(static_cast<unsigned char>(next)) || next == '@' || next == '*' || next == '#' || next == '?' ||
+        next == '$' || next == '!') {
+      keep_as_written(raw.substr(i, 2));
+      return i + 2;
+    }
+    cur_.text += '$';
+    have_ = true;
+    return i + 1;
+  }
+
+  static size_t matching_brace(const std::string& raw, size_t open) {
+    int depth = 0;
+    for (size_t j = open; j < raw.size(); ++j) {
+      if (raw[j] == '{') ++depth;
+      if (raw[j] == '}' && --depth == 0) return j;
+    }
+    return raw.size() - 1;
+  }
+
+  // `${inner}`: NAME, NAME[@], NAME:-word, NAME-word, NAME:=word, NAME:+word.
+  void braced(const std::string& inner, const std::string& written, bool quoted) {
+    size_t j = 0;
+    while (j < inner.size() && is_name_char(inner[j])) ++j;
+    const std::string name = inner.substr(0, j);
+    if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) {
+      keep_as_written(written);
+      return;
+    }
+    bool all = false;
+    if (inner.compare(j, 3, "[@]") == 0 || inner.compare(j, 3, "[*]") == 0) {
+      all = true;
+      j += 3;
+    }
+    std::optional<std::string> op;
+    std::string word;
+    if (j < inner.size()) {
+      for (const char* candidate : {":-", ":=", ":+", "-", "=", "+"}) {
+        const std::string_view cand(candidate);
+        if (inner.compare(j, cand.size(), cand) == 0) {
+          op = std::string(cand);
+          word = inner.substr(j + cand.size());
+          break;
+        }
+      }
+      if (!op) {  // ${X#pattern}, ${X/a/b}, ${X[0]} ...: not followed
+        keep_as_written(written);
+        return;
+      }
+    }
+    substitute(name, all, op, word, written, quoted);
+  }
+
+  void substitute(const std::string& name, bool all, const std::optional<std::string>& op, const std::string& word,
+                  const std::string& written, bool quoted) {
+    const auto it = vars_.find(name);
+    const bool set = it != vars_.end();
+    const bool empty = !set || it->second.words.empty() || (it->second.words.size() == 1 && it->second.words[0].empty());
+    const bool null_test = op && (*op)[0] == ':';
+    const char kind = op ? op->back() : 0;
+    const bool missing = null_test ? empty : !set;
+    if (set && it->second.unresolved) {
+      if (kind == '-' || kind == '=') {
+        keep_as_written(written);  // its value depends on the run
+        return;
+      }
+      keep_as_written(written);
+      return;
+    }
+    if (kind == '+') {
+      if (missing) return;
+      append_word(word, quoted);
+      return;
+    }
+    if (missing && (kind == '-' || kind == '=')) {
+      append_word(word, quoted);
+      return;
+    }
+    if (!set) {
+      keep_as_written(written);
+      return;
+    }
+    const Var& v = it->second;
+    if (v.array && !all) {  // $A is the first element
+      append({v.words.empty() ? std::string() : v.words[0]}, v.lines, !quoted, false, v.open);
+      return;
+    }
+    if (v.array && quoted) {  // "${A[@]}": one word per element
+      append(v.words, v.lines, false, false, v.open);
+      return;
+    }
+    append(v.words, v.lines, !quoted, false, v.open);
+  }
+
+  void append_word(const std::string& word_raw, bool quoted) {
+    Expander inner(vars_);
+    const XWord w = inner.expand_joined(quoted ? "\"" + word_raw + "\"" : word_raw, line_);
+    append({w.text}, {}, !quoted, w.unresolved);
+    if (w.unresolved) cur_.unresolved = true;
+  }
+
+  const std::map<std::string, Var>& vars_;
+  std::vector<XWord> out_;
+  XWord cur_;
+  bool have_ = false;
+  int line_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Interpretation: which commands set variables, which launch, and what each launch passes.
+
+constexpr std::array<std::string_view, 52> kNotLaunches = {
+    "echo",   "printf", "cd",    "pushd", "popd",  "set",    "shopt",  "source",  ".",     "mkdir",    "rm",
+    "cp",     "mv",     "ln",    "ls",    "cat",   "grep",   "awk",    "sed",     "wait",  "sleep",    "pkill",
+    "kill",   "killall", "trap", "test",  "[",     "[[",     "true",   "false",   ":",     "return",   "shift",
+    "ssh",    "scp",    "rsync", "tee",   "touch", "chmod",  "chown",  "hostname", "nvidia-smi", "pip", "git",
+    "wget",   "curl",   "ulimit", "umask", "eval", "logger", "date",   "env"};
+
+bool is_assignment_raw(const std::string& raw) {
+  const size_t eq = raw.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  size_t end = eq;
+  if (raw[end - 1] == '+') --end;
+  if (end == 0 || std::isdigit(static_cast<unsigned char>(raw[0]))) return false;
+  for (size_t i = 0; i < end; ++i) {
+    if (!is_name_char(raw[i])) return false;
   }
   return true;
 }
 
-bool is_flag(const Word& w) {
-  const std::string& t = w.text;
+bool is_flag_text(const std::string& t) {
   if (t.size() < 2 || t[0] != '-') return false;
   if (std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.') return false;  // a negative number
   return true;
 }
 
-bool is_assignment(const Word& w) {
-  const size_t eq = w.text.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  for (size_t i = 0; i < eq; ++i) {
-    const char c = w.text[i];
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') return false;
-  }
-  return !std::isdigit(static_cast<unsigned char>(w.text[0]));
+bool is_redirection(const std::string& t) {
+  if (t.empty()) return false;
+  size_t i = 0;
+  while (i < t.size() && std::isdigit(static_cast<unsigned char>(t[i]))) ++i;
+  if (i < t.size() && t[i] == '&' && i + 1 < t.size() && t[i + 1] == '>') return true;
+  return i < t.size() && (t[i] == '>' || t[i] == '<');
 }
+
+std::string basename_of(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_python(const std::string& word) {
+  const std::string name = basename_of(word);
+  return name == "python" || (name.rfind("python3", 0) == 0 && name.find_first_not_of("python3.0123456789") == std::string::npos);
+}
+
+bool ends_with(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// A word that starts a program rather than a launcher option's value.
+bool is_program_word(const std::string& t) {
+  const std::string name = basename_of(t);
+  return is_python(t) || ends_with(name, ".py") || ends_with(name, ".sh") || name == "torchrun" || name == "srun" ||
+         name == "mpirun" || name == "mpiexec" || name == "deepspeed" || name == "bash" || name == "sh" ||
+         name == "numactl" || name == "nsys" || name == "uv" || name == "ray";
+}
+
+// Megatron-Bridge's override keys -> the Megatron-LM flags they set (the `bridge` table of
+// data/launch/engines.yaml), so that a Bridge job's `key=value` words read as the flags they are.
+const std::map<std::string, std::string>& bridge_flags() {
+  static const std::map<std::string, std::string> flags = [] {
+    std::map<std::string, std::string> out;
+    const auto text = util::find_embedded("data/launch/engines.yaml");
+    if (!text) return out;
+    const YAML::Node root = YAML::Load(std::string(*text));
+    for (const auto& entry : root["bridge"]) out[entry.second.as<std::string>()] = entry.first.as<std::string>();
+    return out;
+  }();
+  return flags;
+}
+
+bool is_override(const std::string& t) {
+  const size_t eq = t.find('=');
+  if (eq == std::string::npos || eq == 0) return false;
+  if (t.find('.') > eq && t.compare(0, eq, "mixed_precision") != 0) return false;
+  for (size_t i = 0; i < eq; ++i) {
+    if (!std::islower(static_cast<unsigned char>(t[i])) && !std::isdigit(static_cast<unsigned char>(t[i])) &&
+        t[i] != '_' && t[i] != '.') {
+      return false;
+    }
+  }
+  return true;
+}
+
+struct Item {
+  std::string text;
+  bool unresolved = false;
+  bool placeholder = false;
+  int line = 0;
+};
+
+class Interpreter {
+ public:
+  Interpreter(const std::string& path) : path_(path) {}
+
+  void run(const std::vector<Command>& commands, const std::vector<std::string>& outer_launchers = {},
+           std::vector<LaunchArg> outer_args = {}) {
+    for (const Command& command : commands) one(command, outer_launchers, outer_args);
+  }
+
+  LaunchArgs take() { return std::move(out_); }
+
+ private:
+  std::vector<Item> expand_words(const std::vector<Word>& words, size_t from) {
+    std::vector<Item> items;
+    Expander expander(vars_);
+    for (size_t i = from; i < words.size(); ++i) {
+      const Word& w = words[i];
+      const auto var = is_array_expansion(w) ? vars_.find(array_name(w)) : vars_.end();
+      if (is_array_expansion(w) && (var == vars_.end() || var->second.unresolved)) {
+        std::string raw = w.raw;
+        if (raw.front() == '"') raw = raw.substr(1, raw.size() - 2);
+        items.push_back(Item{raw, true, true, w.line});
+        continue;
+      }
+      for (const XWord& x : expander.expand(w.raw, w.line)) items.push_back(Item{x.text, x.unresolved, false, x.line});
+    }
+    return items;
+  }
+
+  // "${NAME[@]}" or "${NAME[*]}", quoted or not.
+  static bool is_array_expansion(const Word& w) {
+    std::string_view raw = w.raw;
+    if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"') raw = raw.substr(1, raw.size() - 2);
+    if (raw.size() < 7 || raw.substr(0, 2) != "${" || raw.back() != '}') return false;
+    const std::string_view inner = raw.substr(2, raw.size() - 3);
+    const size_t bracket = inner.find('[');
+    if (bracket == std::string_view::npos || bracket == 0) return false;
+    const std::string_view index = inner.substr(bracket);
+    if (index != "[@]" && index != "[*]") return false;
+    for (char c : inner.substr(0, bracket)) {
+      if (!is_name_char(c)) return false;
+    }
+    return true;
+  }
+  static std::string array_name(const Word& w) {
+    const size_t open = w.raw.find("${");
+    return w.raw.substr(open + 2, w.raw.find('[') - open - 2);
+  }
+
+  void assign(const Word& w) {
+    const size_t eq = w.raw.find('=');
+    const bool append_to = w.raw[eq - 1] == '+';
+    const std::string name = w.raw.substr(0, append_to ? eq - 1 : eq);
+    Var v;
+    Expander expander(vars_);
+    if (w.is_array_literal) {
+      v.array = true;
+      for (const Word& e : w.elements) {
+        for (const XWord& x : expander.expand(e.raw, e.line)) {
+          v.words.push_back(x.text);
+          v.lines.push_back(x.line);
+          v.open.push_back(x.unresolved ? 1 : 0);
+        }
+      }
+    } else {
+      const XWord x = expander.expand_joined(w.raw.substr(eq + 1), w.line);
+      v.words = {x.text};
+      v.lines = {w.line};
+      v.unresolved = x.unresolved;
+    }
+    if (!blocks_.empty()) v.unresolved = true;  // set in a branch or loop: known only when the script runs
+    if (append_to && vars_.count(name)) {
+      Var& old = vars_[name];
+      if (v.array) {
+        old.words.insert(old.words.end(), v.words.begin(), v.words.end());
+        old.lines.insert(old.lines.end(), v.lines.begin(), v.lines.end());
+        old.open.insert(old.open.end(), v.open.begin(), v.open.end());
+      } else if (!old.words.empty()) {
+        old.words.back() += v.words[0];
+      }
+      old.unresolved = old.unresolved || v.unresolved;
+      return;
+    }
+    vars_[name] = std::move(v);
+  }
+
+  std::string var_text(const std::string& name) const {
+    const auto it = vars_.find(name);
+    if (it == vars_.end()) return "";
+    return util::join(it->second.words, " ");
+  }
+
+  // Control words; returns false when the rest of the command is not to be interpreted.
+  bool control(std::vector<Word>& words) {
+    while (!words.empty()) {
+      const std::string& t = words.front().raw;
+      if (!blocks_.empty() && blocks_.back() == 'c' && t.size() > 1 && t.back() == ')' && t != "$()") {
+        words.erase(words.begin());  // a case arm's pattern
+      } else if (t == "then" || t == "do" || t == "else" || t == "!" || t == "time" || t == "exec") {
+        words.erase(words.begin());
+      } else if (t == "if" || t == "while" || t == "until") {
+        blocks_.push_back(t == "if" ? 'i' : 'l');
+        return false;  // the condition is not a launch
+      } else if (t == "elif") {
+        return false;
+      } else if (t == "for" || t == "select") {
+        blocks_.push_back('l');
+        return false;
+      } else if (t == "case") {
+        blocks_.push_back('c');
+        return false;
+      } else if (t == "fi" || t == "done" || t == "esac" || t == "}") {
+        if (!blocks_.empty()) blocks_.pop_back();
+        words.erase(words.begin());
+      } else if (t == ";;") {
+        words.erase(words.begin());
+      } else if (t == "{") {
+        if (function_brace_) {
+          function_brace_ = false;
+        } else {
+          blocks_.push_back('{');
+        }
+        words.erase(words.begin());
+      } else if (t == "function" || (ends_with(t, "()") && t.size() > 2 && !is_assignment_raw(t))) {
+        blocks_.push_back('f');
+        function_brace_ = true;
+        words.erase(words.begin());
+        if (t == "function" && !words.empty()) {
+          functions_.push_back(words.front().text);
+          words.erase(words.begin());
+        } else {
+          functions_.push_back(t.substr(0, t.size() - 2));
+        }
+        if (!words.empty() && words.front().raw == "()") words.erase(words.begin());
+      } else {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void one(const Command& command, const std::vector<std::string>& outer_launchers,
+           const std::vector<LaunchArg>& outer_args) {
+    std::vector<Word> words = command.words;
+    if (!control(words)) return;
+    size_t first = 0;
+    while (first < words.size() && is_assignment_raw(words[first].raw)) ++first;
+    if (first == words.size()) {
+      for (const Word& w : words) assign(w);
+      return;
+    }
+    std::vector<LaunchExport> prefix;
+    for (size_t i = 0; i < first; ++i) {
+      const size_t eq = words[i].raw.find('=');
+      Expander expander(vars_);
+      const XWord x = expander.expand_joined(words[i].raw.substr(eq + 1), words[i].line);
+      prefix.push_back({words[i].raw.substr(0, eq), x.text, words[i].line, x.unresolved, "prefix"});
+    }
+    const std::string name = words[first].text;
+    if (name == "export" || name == "declare" || name == "local" || name == "typeset" || name == "readonly") {
+      for (size_t i = first + 1; i < words.size(); ++i) {
+        if (is_assignment_raw(words[i].raw)) {
+          assign(words[i]);
+          if (name == "export") {
+            const std::string var = words[i].raw.substr(0, words[i].raw.find('='));
+            const Var& v = vars_[var];
+            out_.exports.push_back({var, v.unresolved ? words[i].text.substr(var.size() + 1) : var_text(var),
+                                    words[i].line, v.unresolved, "export"});
+          }
+        } else if (name == "export" && !is_flag_text(words[i].text) && vars_.count(words[i].text)) {
+          out_.exports.push_back({words[i].text, var_text(words[i].text), words[i].line, vars_[words[i].text].unresolved,
+                                  "export"});
+        }
+      }
+      return;
+    }
+    if (name == "read") {
+      read_array(words, first);
+      return;
+    }
+    if (name == "mapfile" || name == "readarray") {  // the array's words come from the command's input
+      for (size_t i = words.size(); i-- > first + 1;) {
+        if (!is_flag_text(words[i].text) && words[i].text.find('<') == std::string::npos) {
+          vars_[words[i].text] = Var{{}, {}, {}, true, true};
+          break;
+        }
+      }
+      return;
+    }
+    if (std::find(functions_.begin(), functions_.end(), name) != functions_.end()) return;  // the script's own function
+    if (name == "unset") {
+      for (size_t i = first + 1; i < words.size(); ++i) vars_.erase(words[i].text);
+      return;
+    }
+    if (name == "exit") {
+      if (blocks_.empty() && !command.conditional && exit_line_ == 0) exit_line_ = words[first].line;
+      return;
+    }
+    std::vector<Item> items = expand_words(words, first);
+    drop_redirections(items);
+    if (items.empty()) return;
+    launch(items, 0, prefix, outer_launchers, outer_args);
+  }
+
+  void read_array(const std::vector<Word>& words, size_t first) {
+    std::string target;
+    bool array = false;
+    std::optional<Word> source;
+    for (size_t i = first + 1; i < words.size(); ++i) {
+      const std::string& t = words[i].text;
+      if (t.rfind("<<<", 0) == 0) {
+        if (t.size() > 3) {
+          Word w = words[i];
+          w.raw = w.raw.substr(3);
+          source = w;
+        } else if (i + 1 < words.size()) {
+          source = words[i + 1];
+        }
+        break;
+      }
+      if (is_flag_text(t)) {
+        array = array || t.find('a') != std::string::npos;
+        continue;
+      }
+      if (target.empty()) target = t;
+    }
+    if (target.empty()) return;
+    Var v;
+    v.array = array;
+    if (!source) {
+      v.unresolved = true;
+    } else {
+      Expander expander(vars_);
+      const XWord x = expander.expand_joined(source->raw, source->line);
+      v.unresolved = x.unresolved || !blocks_.empty();
+      for (const std::string& part : util::split(x.text, ' ')) {
+        if (!part.empty()) {
+          v.words.push_back(part);
+          v.lines.push_back(source->line);
+          v.open.push_back(0);
+        }
+      }
+    }
+    vars_[target] = std::move(v);
+  }
+
+  static void drop_redirections(std::vector<Item>& items) {
+    std::vector<Item> kept;
+    for (size_t i = 0; i < items.size(); ++i) {
+      const std::string& t = items[i].text;
+      if (!items[i].placeholder && is_redirection(t)) {
+        const char last = t.back();
+        if (last == '>' || last == '<') ++i;  // the file is the next word
+        continue;
+      }
+      kept.push_back(items[i]);
+    }
+    items = std::move(kept);
+  }
+
+  // Arguments from items[k..end): flags start a new argument, other words are its values.
+  static std::vector<LaunchArg> arguments(const std::vector<Item>& items, size_t k, size_t end) {
+    std::vector<LaunchArg> args;
+    for (; k < end; ++k) {
+      const Item& w = items[k];
+      if (w.placeholder) {
+        args.push_back(LaunchArg{w.text, {}, true, true, w.line, 0});
+        continue;
+      }
+      if (is_flag_text(w.text)) {
+        const size_t eq = w.text.find('=');
+        if (w.text.rfind("--", 0) == 0 && eq != std::string::npos) {
+          args.push_back(LaunchArg{w.text.substr(0, eq), {w.text.substr(eq + 1)}, false, w.unresolved, w.line});
+        } else {
+          args.push_back(LaunchArg{w.text, {}, false, false, w.line});
+        }
+        continue;
+      }
+      if (args.empty()) continue;  // a word before any flag: part of the command
+      args.back().values.push_back(w.text);
+      args.back().unresolved = args.back().unresolved || w.unresolved;
+    }
+    return args;
+  }
+
+  // A launcher's own options from items[k]: returns the index of the program it runs.
+  static size_t launcher_options(const std::vector<Item>& items, size_t k, std::vector<LaunchArg>& args,
+                                 bool until_separator) {
+    while (k < items.size()) {
+      const Item& w = items[k];
+      if (w.text == "--") return k + 1;
+      if (!is_flag_text(w.text) || w.placeholder) {
+        if (until_separator && !is_program_word(w.text) && !args.empty()) {
+          args.back().values.push_back(w.text);
+          ++k;
+          continue;
+        }
+        return k;
+      }
+      const size_t eq = w.text.find('=');
+      if (w.text.rfind("--", 0) == 0 && eq != std::string::npos) {
+        args.push_back(LaunchArg{w.text.substr(0, eq), {w.text.substr(eq + 1)}, false, w.unresolved, w.line});
+      } else {
+        args.push_back(LaunchArg{w.text, {}, false, false, w.line});
+        if (k + 1 < items.size() && !is_flag_text(items[k + 1].text) && !is_program_word(items[k + 1].text) &&
+            items[k + 1].text != "--") {
+          args.back().values.push_back(items[k + 1].text);
+          args.back().unresolved = items[k + 1].unresolved;
+          ++k;
+        }
+      }
+      ++k;
+    }
+    return k;
+  }
+
+  void runtime_env(const LaunchArg& arg, Launch& launch) {
+    if (arg.flag != "--runtime-env-json" || arg.values.size() != 1) return;
+    try {
+      const nlohmann::ordered_json j = nlohmann::ordered_json::parse(arg.values[0]);
+      if (!j.is_object() || !j.contains("env_vars") || !j["env_vars"].is_object()) return;
+      for (const auto& [key, value] : j["env_vars"].items()) {
+        const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+        launch.env.push_back({key, text, arg.line, text.find('$') != std::string::npos, "runtime-env"});
+      }
+    } catch (const nlohmann::json::exception&) {
+      // Not JSON ladle can read: the env vars stay unknown.
+    }
+  }
+
+  void launch(const std::vector<Item>& items, size_t k, const std::vector<LaunchExport>& prefix,
+              std::vector<std::string> launchers, std::vector<LaunchArg> launcher_args) {
+    Launch l;
+    l.env = prefix;
+    l.line = items[k].line;
+    while (k < items.size()) {
+      const std::string program = basename_of(items[k].text);
+      if (program == "ray" && k + 1 < items.size() &&
+          (items[k + 1].text == "start" || items[k + 1].text == "stop" || items[k + 1].text == "status")) {
+        Launch setup;
+        setup.launchers = launchers;
+        setup.launchers.push_back("ray " + items[k + 1].text);
+        setup.launcher_args = launcher_args;
+        const std::vector<LaunchArg> own = arguments(items, k + 2, items.size());
+        setup.launcher_args.insert(setup.launcher_args.end(), own.begin(), own.end());
+        setup.line = items[k].line;
+        out_.setup.push_back(std::move(setup));
+        return;
+      }
+      if (program == "ray" && k + 2 < items.size() && items[k + 1].text == "job" && items[k + 2].text == "submit") {
+        launchers.push_back("ray job submit");
+        std::vector<LaunchArg> own;
+        k = launcher_options(items, k + 3, own, true);
+        for (const LaunchArg& a : own) runtime_env(a, l);
+        launcher_args.insert(launcher_args.end(), own.begin(), own.end());
+        continue;
+      }
+      if (program == "torchrun" || program == "srun" || program == "mpirun" || program == "mpiexec" ||
+          program == "deepspeed" || program == "numactl" || program == "nsys") {
+        launchers.push_back(program);
+        k = launcher_options(items, k + 1, launcher_args, false);
+        if (program == "nsys" && k < items.size() && items[k].text == "profile") {
+          k = launcher_options(items, k + 1, launcher_args, false);
+        }
+        continue;
+      }
+      if (program == "uv" && k + 1 < items.size() && items[k + 1].text == "run") {
+        launchers.push_back("uv run");
+        k = launcher_options(items, k + 2, launcher_args, false);
+        continue;
+      }
+      if ((program == "bash" || program == "sh") && k + 2 < items.size() && items[k + 1].text == "-c") {
+        launchers.push_back(program + " -c");
+        const std::vector<Command> inner = Splitter(items[k + 2].text, path_, items[k + 2].line).split();
+        const int saved_exit = exit_line_;
+        run(inner, launchers, launcher_args);
+        exit_line_ = saved_exit;
+        return;
+      }
+      if (is_python(items[k].text)) {
+        size_t j = k + 1;
+        std::string module;
+        while (j < items.size() && is_flag_text(items[j].text) && items[j].text != "-m") ++j;
+        if (j < items.size() && items[j].text == "-m" && j + 1 < items.size()) {
+          module = items[j + 1].text;
+          if (module == "torch.distributed.run" || module == "torch.distributed.launch") {
+            launchers.push_back("python -m " + module);
+            k = launcher_options(items, j + 2, launcher_args, false);
+            continue;
+          }
+          l.command = items[k].text + " -m " + module;
+          l.entry = "python -m " + module;
+          j += 2;
+        } else if (j < items.size()) {
+          l.command = items[k].text + " " + items[j].text;
+          l.entry = "python " + basename_of(items[j].text);
+          ++j;
+        } else {
+          return;  // an interactive interpreter: no launch
+        }
+        finish(l, items, j, launchers, launcher_args);
+        return;
+      }
+      if (ends_with(program, ".py")) {
+        l.command = items[k].text;
+        l.entry = "python " + program;
+        finish(l, items, k + 1, launchers, launcher_args);
+        return;
+      }
+      break;
+    }
+    if (k >= items.size()) return;
+    const std::string program = basename_of(items[k].text);
+    bool skipped = launchers.empty() && (program == "bash" || program == "sh");
+    for (std::string_view name : kNotLaunches) skipped = skipped || program == name;
+    if (skipped) return;
+    // Another program: an engine call when it passes flags (the words before the first are its name).
+    size_t first_flag = k;
+    while (first_flag < items.size() && !is_flag_text(items[first_flag].text) && !items[first_flag].placeholder) {
+      ++first_flag;
+    }
+    if (first_flag == items.size() && launchers.empty()) return;
+    if (first_flag == k && launchers.empty()) return;  // a flag without a program: part of a test (`[[ -f x && -f y ]]`)
+    std::vector<std::string> head;
+    for (size_t i = k; i < first_flag; ++i) head.push_back(items[i].text);
+    l.command = util::join(head, " ");
+    l.entry = l.command;
+    finish(l, items, first_flag, launchers, launcher_args);
+  }
+
+  // A Megatron-Bridge override `model.tensor_model_parallel_size=4` as the flag it sets.
+  static std::vector<Item> bridge_overrides(const std::vector<Item>& items, size_t k) {
+    std::vector<Item> out(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k));
+    for (size_t i = k; i < items.size(); ++i) {
+      const Item& w = items[i];
+      if (w.placeholder || !is_override(w.text)) {
+        out.push_back(w);
+        continue;
+      }
+      const size_t eq = w.text.find('=');
+      const std::string key = w.text.substr(0, eq);
+      std::string value = w.text.substr(eq + 1);
+      const auto it = bridge_flags().find(key);
+      std::string flag = it == bridge_flags().end() ? "--" + key : it->second;
+      for (char& c : flag) c = c == '_' ? '-' : c;  // mixed_precision -> --mixed-precision
+      if (value == "false" || value == "False") continue;  // a switch left off
+      Item f = w;
+      f.text = flag;
+      out.push_back(f);
+      if (value == "true" || value == "True") continue;
+      if (value.rfind("[[\"", 0) == 0 && value.size() > 10 && value.compare(value.size() - 8, 8, "\"],null]") == 0) {
+        value = value.substr(3, value.size() - 11);  // dataset.blend=[["prefix"],null]
+      }
+      Item v = w;
+      v.text = value;
+      out.push_back(v);
+    }
+    return out;
+  }
+
+  void finish(Launch& l, const std::vector<Item>& items_in, size_t k, const std::vector<std::string>& launchers,
+              const std::vector<LaunchArg>& launcher_args) {
+    const std::vector<Item> items = ends_with(l.entry, "run_recipe.py") ? bridge_overrides(items_in, k) : items_in;
+    if (exit_line_ > 0) {
+      throw_input(SourceLocation{path_, l.line, 0, ""},
+                  "the launch of '{}' is never reached: the script exits at line {}", l.command, exit_line_);
+    }
+    l.launchers = launchers;
+    l.launcher_args = launcher_args;
+    for (LaunchArg& a : l.launcher_args) a.command = kLauncherArg;
+    l.args = arguments(items, k, items.size());
+    for (LaunchArg& a : l.args) a.command = out_.launches.size();
+    out_.commands.push_back(l.command);
+    out_.args.insert(out_.args.end(), l.launcher_args.begin(), l.launcher_args.end());
+    out_.args.insert(out_.args.end(), l.args.begin(), l.args.end());
+    out_.launches.push_back(std::move(l));
+  }
+
+  const std::string& path_;
+  std::map<std::string, Var> vars_;
+  LaunchArgs out_;
+  std::vector<char> blocks_;  ///< open if (i), loop (l), case (c), function (f), brace ({) blocks
+  std::vector<std::string> functions_;
+  bool function_brace_ = false;
+  int exit_line_ = 0;
+};
 
 }  // namespace
 
 LaunchArgs parse_launch_args(std::string_view script, const std::string& path) {
-  LaunchArgs out;
-  for (const Command& command : Splitter(script, path).split()) {
-    size_t first = 0;
-    while (first < command.size() && is_assignment(command[first])) ++first;
-    if (first == command.size()) continue;
-    const std::string& name = command[first].text;
-    if (name == "export") {
-      for (size_t i = first + 1; i < command.size(); ++i) {
-        const size_t eq = command[i].text.find('=');
-        if (is_assignment(command[i])) {
-          out.exports.push_back({command[i].text.substr(0, eq), command[i].text.substr(eq + 1), command[i].line});
-        }
-      }
-      continue;
-    }
-    bool builtin = false;
-    for (std::string_view b : kBuiltins) builtin = builtin || name == b;
-    if (builtin) continue;
-    size_t k = first;
-    while (k < command.size() && !is_flag(command[k]) && !is_array_expansion(command[k])) ++k;
-    if (k == command.size()) continue;  // no arguments: not an engine call
-    std::vector<std::string> head;
-    for (size_t i = first; i < k; ++i) head.push_back(command[i].text);
-    out.commands.push_back(util::join(head, " "));
-    for (; k < command.size(); ++k) {
-      const Word& w = command[k];
-      if (is_array_expansion(w)) {
-        std::string raw = w.raw;
-        if (raw.front() == '"') raw = raw.substr(1, raw.size() - 2);
-        out.args.push_back(LaunchArg{raw, {}, true, w.line});
-        continue;
-      }
-      if (is_flag(w)) {
-        const size_t eq = w.text.find('=');
-        if (w.text.rfind("--", 0) == 0 && eq != std::string::npos) {
-          out.args.push_back(LaunchArg{w.text.substr(0, eq), {w.text.substr(eq + 1)}, false, w.line});
-        } else {
-          out.args.push_back(LaunchArg{w.text, {}, false, w.line});
-        }
-        continue;
-      }
-      if (out.args.empty() || out.args.back().placeholder) {
-        // A word after an expansion: it belongs to the unseen arguments; keep it as a value of it.
-        if (!out.args.empty()) out.args.back().values.push_back(w.text);
-        continue;
-      }
-      out.args.back().values.push_back(w.text);
-    }
-  }
-  return out;
+  Interpreter interpreter(path);
+  interpreter.run(Splitter(script, path).split());
+  return interpreter.take();
 }
 
 }  // namespace ladle::recipe

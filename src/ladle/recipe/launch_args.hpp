@@ -1,7 +1,9 @@
 #pragma once
-// launch_args.hpp: the exports and command-line arguments of a launch script (or a recipe's `run:`
-// block), read as bash would split them: every value of a flag, every repetition, `--flag=value`
-// spellings and `${ARRAY[@]}` expansions as named placeholders. `ladle diff` compares two of them;
+// launch_args.hpp: the launches of a launch script (or a recipe's `run:` block), read as bash would
+// run them: variables, defaults (`${X:-d}`) and arrays the script sets are expanded, launchers
+// (ray start, ray job submit, torchrun, srun, mpirun, deepspeed, uv run, bash -c) are told apart
+// from the training entry point, and environment switches (exports, `KEY=VALUE cmd` prefixes,
+// `--runtime-env-json` env_vars) are collected. `ladle diff` compares two of them launch by launch;
 // run_script.hpp gives the rules their one-value-per-flag view of the same reading.
 
 #include <string>
@@ -10,35 +12,59 @@
 
 namespace ladle::recipe {
 
-/// One argument of an engine call.
+/// One argument of a launcher or an entry point.
 struct LaunchArg {
   std::string flag;                 ///< "--lr", or the placeholder itself ("${MODEL_ARGS[@]}")
   std::vector<std::string> values;  ///< words after the flag up to the next flag; empty for a switch
-  bool placeholder = false;         ///< an array expansion whose words ladle cannot see
+  bool placeholder = false;         ///< an array expansion whose words the script does not set
+  bool unresolved = false;          ///< a value expands something the script does not set ($HF_CKPT, $(...))
   int line = 0;                     ///< 1-based line of the flag in the script
+  size_t command = 0;               ///< index of its launch in LaunchArgs::commands; kLauncherArg for a launcher's own
   bool operator==(const LaunchArg&) const = default;
 };
 
-/// One `export NAME=VALUE` of the script.
+/// LaunchArg::command of a launcher's own argument (torchrun's, ray's, srun's): no training argument.
+inline constexpr size_t kLauncherArg = static_cast<size_t>(-1);
+
+/// One environment switch: an `export NAME=VALUE` line, a `NAME=VALUE cmd` prefix or an env var of
+/// `ray job submit --runtime-env-json`.
 struct LaunchExport {
   std::string name;
-  std::string value;  ///< after quote removal; `$(...)` and `${...}` kept as written
+  std::string value;  ///< expanded where the script sets the variables; else as written
   int line = 0;
+  bool unresolved = false;
+  std::string how = "export";  ///< export | prefix | runtime-env
   bool operator==(const LaunchExport&) const = default;
 };
 
-/// The engine calls of a script: each command that passes a `--flag` (or an array expansion).
+/// One training launch: the launchers in front of the entry point and the entry point itself.
+struct Launch {
+  std::vector<std::string> launchers;    ///< outermost first: {"srun", "torchrun"}, {"ray job submit"}
+  std::vector<LaunchArg> launcher_args;  ///< every launcher's arguments, flags as spelt
+  std::string command;                   ///< the entry point as written: "python3 train.py"
+  std::string entry;                     ///< compared form: "python train.py" (interpreter and file name)
+  std::vector<LaunchArg> args;           ///< the entry point's arguments, in order
+  std::vector<LaunchExport> env;         ///< prefixes and runtime-env env vars of this launch
+  int line = 0;                          ///< line where the launch starts
+  bool operator==(const Launch&) const = default;
+};
+
+/// What a script launches.
 struct LaunchArgs {
-  std::vector<std::string> commands;  ///< the words before each call's first flag, joined by spaces
-  std::vector<LaunchArg> args;        ///< every call's arguments, in order
+  std::vector<std::string> commands;  ///< each launch's entry point as written, in order
+  std::vector<LaunchArg> args;        ///< every launcher and entry-point argument, in order
   std::vector<LaunchExport> exports;  ///< the export lines, in order
+  std::vector<Launch> launches;       ///< the training launches, in order
+  std::vector<Launch> setup;          ///< launcher-only commands (ray start): launchers and args, no entry
   bool operator==(const LaunchArgs&) const = default;
 };
 
-/// Splits `script` like bash: backslash-newline continuations, single and double quotes (removed),
-/// `$(...)` and `${...}` kept whole, comments, and `;`, `&&`, `||`, `|` between commands. Commands
-/// that are builtins (export, read, echo, cd, set, source, if/for/while ...) are skipped. Throws
-/// Error(input) at file:line for an unterminated quote or `$(`.
+/// Reads `script` like bash: backslash-newline continuations, single and double quotes (removed),
+/// `$(...)` kept whole (unresolved), comments, here-documents (skipped), `;`, `&&`, `||`, `|`
+/// between commands; `X=...`, `export X=...`, `A=(...)`, `read -ra A <<< "$X"` set variables that
+/// later words expand (`$X`, `${X}`, `${X:-default}`, `${A[@]}`). Commands that are neither a
+/// launch nor set anything (echo, if, pkill, ...) are skipped. Throws Error(input) at file:line for
+/// an unterminated quote or `$(`, and for a launch after a top-level `exit` (never reached).
 LaunchArgs parse_launch_args(std::string_view script, const std::string& path);
 
 }  // namespace ladle::recipe

@@ -8,6 +8,7 @@
 #include <span>
 #include <string_view>
 
+#include "ladle/layout/knob_names.hpp"
 #include "ladle/recipe/recipe.hpp"
 
 namespace ladle::recipe::detail {
@@ -105,6 +106,7 @@ void visit_fields(V& v, Recompute& x) {
   v.field("granularity", x.granularity, {.allowed = kGranularities});
   v.field("method", x.method, {.allowed = kRecomputeMethods});
   v.field("num_layers", x.num_layers, {});
+  v.field("modules", x.modules, {.allowed = layout::kRecomputeModuleNames, .omit_if_null = true});
 }
 
 template <class V>
@@ -132,6 +134,48 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.object("recompute", x.recompute);
   v.object("offload", x.offload);
   v.field("dispatcher", x.dispatcher, {.allowed = kDispatchers});
+  v.field("precision_aware", x.precision_aware, {.omit_if_null = true});
+  v.field("exp_avg_dtype", x.exp_avg_dtype, {.allowed = layout::kStateDtypeNames, .omit_if_null = true});
+  v.field("exp_avg_sq_dtype", x.exp_avg_sq_dtype, {.allowed = layout::kStateDtypeNames, .omit_if_null = true});
+  v.field("main_grads_dtype", x.main_grads_dtype, {.allowed = layout::kMainGradsNames, .omit_if_null = true});
+  v.field("main_params_dtype", x.main_params_dtype, {.allowed = layout::kMainParamsNames, .omit_if_null = true});
+  v.field("grad_reduce_dtype", x.grad_reduce_dtype, {.allowed = layout::kMainGradsNames, .omit_if_null = true});
+  v.field("distributed_optimizer", x.distributed_optimizer, {.omit_if_null = true});
+  v.field("distributed_optimizer_instances", x.distributed_optimizer_instances, {.omit_if_null = true});
+  v.field("layers_per_virtual_stage", x.layers_per_virtual_stage, {.omit_if_null = true});
+  v.field("account_for_embedding", x.account_for_embedding, {.omit_if_null = true});
+  v.field("account_for_loss", x.account_for_loss, {.omit_if_null = true});
+  v.field("pipeline_layout", x.pipeline_layout, {.omit_if_null = true});
+  v.field("flex_backend", x.flex_backend, {.allowed = layout::kFlexBackendNames, .omit_if_null = true});
+  v.field("a2a_overlap", x.a2a_overlap, {.omit_if_null = true});
+  v.field("delay_wgrad", x.delay_wgrad, {.omit_if_null = true});
+  v.field("shared_expert_overlap", x.shared_expert_overlap, {.omit_if_null = true});
+  v.field("force_load_balancing", x.force_load_balancing, {.omit_if_null = true});
+  v.field("capacity_factor", x.capacity_factor, {.omit_if_null = true});
+  v.field("pad_to_capacity", x.pad_to_capacity, {.omit_if_null = true});
+  v.field("permute_fusion", x.permute_fusion, {.omit_if_null = true});
+  v.field("router_dtype", x.router_dtype, {.allowed = layout::kRouterDtypeNames, .omit_if_null = true});
+  v.field("fp8_format", x.fp8_format, {.allowed = layout::kFp8FormatNames, .omit_if_null = true});
+  v.field("fp8_recipe", x.fp8_recipe, {.allowed = layout::kFp8RecipeNames, .omit_if_null = true});
+  v.field("fp8_param_gather", x.fp8_param_gather, {.omit_if_null = true});
+  v.field("fp8_first_last_bf16", x.fp8_first_last_bf16, {.omit_if_null = true});
+  v.field("fp8_bf16_first_layers", x.fp8_bf16_first_layers, {.omit_if_null = true});
+  v.field("fp8_bf16_last_layers", x.fp8_bf16_last_layers, {.omit_if_null = true});
+  v.field("fp8_reuse_grad_buffer", x.fp8_reuse_grad_buffer, {.omit_if_null = true});
+  v.field("cuda_graph", x.cuda_graph, {.allowed = layout::kCudaGraphNames, .omit_if_null = true});
+  v.field("cuda_graph_modules", x.cuda_graph_modules, {.allowed = layout::kGraphModuleNames, .omit_if_null = true});
+  v.field("overlap_grad_reduce", x.overlap_grad_reduce, {.omit_if_null = true});
+  v.field("overlap_param_gather", x.overlap_param_gather, {.omit_if_null = true});
+  v.field("tp_comm_overlap", x.tp_comm_overlap, {.omit_if_null = true});
+  v.field("fsdp", x.fsdp, {.allowed = layout::kFsdpNames, .omit_if_null = true});
+  v.field("fsdp_sharding", x.fsdp_sharding, {.allowed = layout::kFsdpShardingNames, .omit_if_null = true});
+  v.field("cross_entropy_fusion", x.cross_entropy_fusion, {.omit_if_null = true});
+  v.field("cross_entropy_impl", x.cross_entropy_impl, {.allowed = layout::kCrossEntropyImplNames, .omit_if_null = true});
+  v.field("activation_offload", x.activation_offload, {.omit_if_null = true});
+  v.field("activation_offload_modules", x.activation_offload_modules, {.allowed = layout::kOffloadModuleNames, .omit_if_null = true});
+  v.field("activation_offload_fraction", x.activation_offload_fraction, {.omit_if_null = true});
+  v.field("cp_comm_type", x.cp_comm_type, {.allowed = layout::kCpCommNames, .omit_if_null = true});
+  v.field("cp_a2a_size", x.cp_a2a_size, {.omit_if_null = true});
 }
 
 template <class V>

@@ -3,11 +3,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <cmath>
 
 #include "ladle/hw/catalog.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/model/params.hpp"
+#include "ladle/recipe/catalog.hpp"
+#include "ladle/recipe/launch_args.hpp"
+#include "ladle/recipe/numerics_rules.hpp"
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/recipe/yaml_style.hpp"
 #include "ladle/util/text.hpp"
@@ -34,6 +38,7 @@ const std::vector<RuleInfo>& recipe_rules() {
       {"R16", "gpu_hours >= GPUs x the measured window's duration"},
       {"R17", "status verified needs a passing correctness block with a passing convergence check"},
       {"R18", "gpu and instance agree with the hardware catalog (GPU type, memory, GPUs per node)"},
+      {"R19", "a planned recipe keeps every math-changing argument of its base (correctness.reference)"},
   };
   return kRules;
 }
@@ -88,6 +93,7 @@ class Checker {
     check_workload();
     check_status();
     check_hardware();
+    check_base();
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.line < b.line; });
     return std::move(report_);
@@ -384,6 +390,58 @@ class Checker {
     if (instance->gpu_count != r_.gpu.per_node) {
       add("R18", "gpu.per_node", "gpu.per_node is {} but {} has {} GPUs", r_.gpu.per_node, instance->name,
           instance->gpu_count);
+    }
+  }
+
+  // R19: what `ladle diff BASE THIS` would call math-changing, a planned recipe must not drop.
+  void check_base() {
+    if (r_.status != "planned" || !r_.correctness || r_.correctness->reference.empty()) return;
+    const std::string& reference = r_.correctness->reference;
+    std::optional<LoadedRecipe> base;
+    for (const std::string& candidate :
+         {reference, (std::filesystem::path(loaded_.path).parent_path() / reference).string()}) {
+      try {
+        base = find_recipe(candidate);
+        break;
+      } catch (const Error&) {
+        // Not this spelling: try the next.
+      }
+    }
+    if (!base) {
+      report_.skipped.push_back(fmt::format("R19: the base '{}' is not a recipe ladle can find", reference));
+      return;
+    }
+    LaunchArgs mine;
+    LaunchArgs theirs;
+    try {
+      mine = parse_launch_args(r_.run, loaded_.path);
+      theirs = parse_launch_args(base->recipe.run, base->path);
+    } catch (const Error& e) {
+      report_.skipped.push_back(fmt::format("R19: {}", e.message()));
+      return;
+    }
+    if (mine.launches.empty() || theirs.launches.empty()) return;
+    const NumericsRules& rules = default_numerics_rules();
+    const std::vector<LaunchArg>& have = mine.launches.front().args;
+    for (const LaunchArg& arg : theirs.launches.front().args) {
+      const NumericsRule* rule = arg.placeholder ? nullptr : rules.find(arg.flag);
+      if (!rule || rule->arg_class != ArgClass::math_changing) continue;
+      const auto it = std::find_if(have.begin(), have.end(), [&](const LaunchArg& a) { return a.flag == arg.flag; });
+      const std::string want = arg.values.empty() ? "(set)" : util::join(arg.values, " ");
+      if (it == have.end()) {
+        const auto default_value = rules.default_of(arg.flag);
+        if (default_value && arg.values.size() == 1 && same_value(arg.values[0], *default_value)) continue;
+        add_at("R19", "run", run_line_,
+               fmt::format("the base {} passes {} {} but run drops it: {}", reference, arg.flag, want, rule->reason));
+        continue;
+      }
+      bool same = it->values.size() == arg.values.size();
+      for (size_t i = 0; same && i < arg.values.size(); ++i) same = same_value(it->values[i], arg.values[i]);
+      if (!same) {
+        add_at("R19", "run", run_line_ + it->line,
+               fmt::format("{} {} but the base {} passes {}: {}", arg.flag,
+                           it->values.empty() ? "(set)" : util::join(it->values, " "), reference, want, rule->reason));
+      }
     }
   }
 

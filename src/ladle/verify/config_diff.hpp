@@ -13,18 +13,20 @@ namespace ladle::verify {
 
 using recipe::LaunchArg;
 using recipe::LaunchArgs;
+using recipe::LaunchExport;
 using recipe::parse_launch_args;
-
 
 /// One argument that differs between A and B.
 struct ArgDifference {
-  std::string flag;              ///< "--lr", "${MODEL_ARGS[@]}" or "(command)"
+  std::string flag;              ///< "--lr", "${MODEL_ARGS[@]}", "(command)", or a variable name
   std::optional<std::string> a;  ///< as written in A ("(set)" for a switch), nullopt when absent
   std::optional<std::string> b;
   ArgClass arg_class = ArgClass::unclassified;
   std::string reason;
   int line_a = 0;  ///< first line of the flag in A's script, 0 when absent
   int line_b = 0;
+  std::string section = "training";  ///< training (the entry point's) | launcher | environment
+  size_t launch = 0;                 ///< the 1-based launch it belongs to; 0 for the whole script
   bool operator==(const ArgDifference&) const = default;
 };
 
@@ -34,6 +36,11 @@ struct ConfigDiff {
   std::string b_path;
   size_t flags_compared = 0;  ///< distinct flags in A and B together
   std::vector<ArgDifference> differences;
+  /// Arguments whose value comes from outside a script ($HF_CKPT, $(...), a variable set in a
+  /// branch): shown, never counted as a difference. `arg_class` is the flag's class.
+  std::vector<ArgDifference> unresolved;
+  size_t launches_a = 0;  ///< training launches in A
+  size_t launches_b = 0;
   std::vector<std::string> notes;
   std::optional<ArgClass> worst;  ///< the most severe class among the differences
   std::string configuration;      ///< for correctness.configuration: pass | fail | pending
@@ -41,10 +48,15 @@ struct ConfigDiff {
   bool operator==(const ConfigDiff&) const = default;
 };
 
-/// Compares two argument lists flag by flag (every value and repetition; a flag absent on one
-/// side differs). Each difference gets its rule's class (an unknown flag: unclassified); the
-/// configuration fails on any math_changing or unclassified difference, is pending (needs a
-/// component test) on a precision change, and passes otherwise.
+/// Compares two scripts launch by launch (the first launch of A with the first of B, ...): the
+/// entry point, its arguments flag by flag (every value and repetition; a flag absent on one side
+/// differs unless the other gives the engine's default; numbers and paths compare by value), the
+/// launchers' arguments (layout_only: they start processes, they do not compute) and the
+/// environment (exports, then the launch's prefixes and runtime-env vars, classified by the rules'
+/// `env`). A training difference gets its rule's class (an unknown flag: unclassified); values the
+/// script takes from outside go to `unresolved`. The configuration fails on any math_changing or
+/// unclassified difference, is pending (needs a component test) on a precision change, and passes
+/// otherwise.
 ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const NumericsRules& rules,
                             const std::string& a_path, const std::string& b_path);
 

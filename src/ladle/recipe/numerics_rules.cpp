@@ -1,8 +1,10 @@
-#include "ladle/verify/numerics_rules.hpp"
+#include "ladle/recipe/numerics_rules.hpp"
 
 #include <yaml-cpp/yaml.h>
 
 #include <array>
+#include <cmath>
+#include <cstdlib>
 #include <set>
 #include <utility>
 
@@ -10,7 +12,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
-namespace ladle::verify {
+namespace ladle::recipe {
 
 namespace {
 
@@ -77,6 +79,67 @@ const NumericsRule* NumericsRules::find(std::string_view flag) const {
   return best;
 }
 
+const EnvRule* NumericsRules::find_env(std::string_view name) const {
+  const EnvRule* best = nullptr;
+  size_t best_len = 0;
+  for (const EnvRule& rule : env) {
+    for (const std::string& pattern : rule.names) {
+      if (pattern == name) return &rule;
+      const size_t star = pattern.find('*');
+      if (star == std::string::npos) continue;
+      const std::string_view head(pattern.data(), star);
+      const std::string_view tail(pattern.data() + star + 1, pattern.size() - star - 1);
+      if (name.size() >= head.size() + tail.size() && name.substr(0, head.size()) == head &&
+          name.substr(name.size() - tail.size()) == tail && head.size() + tail.size() >= best_len) {
+        best = &rule;
+        best_len = head.size() + tail.size();
+      }
+    }
+  }
+  return best;
+}
+
+std::optional<std::string> NumericsRules::default_of(std::string_view flag) const {
+  const auto it = defaults.find(std::string(flag));
+  if (it == defaults.end()) return std::nullopt;
+  return it->second;
+}
+
+namespace {
+
+std::optional<double> number(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const std::string s(text);
+  char* end = nullptr;
+  const double value = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || !std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+std::string normal_path(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '/' && !out.empty() && out.back() == '/') continue;
+    out += c;
+  }
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  if (out.rfind("./", 0) == 0 && out.size() > 2) out = out.substr(2);
+  return out;
+}
+
+}  // namespace
+
+bool same_value(std::string_view a, std::string_view b) {
+  if (a == b) return true;
+  const auto x = number(a);
+  const auto y = number(b);
+  if (x && y) return *x == *y;
+  if (a.find('/') != std::string_view::npos || b.find('/') != std::string_view::npos) {
+    return normal_path(a) == normal_path(b);
+  }
+  return false;
+}
+
 NumericsRules parse_numerics_rules(std::string_view yaml, const std::string& file) {
   YAML::Node root;
   try {
@@ -133,6 +196,46 @@ NumericsRules parse_numerics_rules(std::string_view yaml, const std::string& fil
     }
     out.rules.push_back(std::move(rule));
   }
+  std::set<std::string> env_seen;
+  index = 0;
+  for (const auto& node : root["env"]) {
+    const std::string field = fmt::format("env[{}]", index++);
+    EnvRule rule;
+    rule.line = node.Mark().line + 1;
+    if (!node["names"] || !node["names"].IsSequence() || node["names"].size() == 0) {
+      throw_input(where(file, node, field + ".names"), "missing: a list of variable names");
+    }
+    for (const auto& name : node["names"]) {
+      const std::string text = name.as<std::string>();
+      if (text.find('*') != text.rfind('*')) throw_input(where(file, name, field + ".names"), "'{}' has more than one *", text);
+      if (!env_seen.insert(text).second) throw_input(where(file, name, field + ".names"), "'{}' is ruled twice", text);
+      rule.names.push_back(text);
+    }
+    if (!node["class"]) throw_input(where(file, node, field + ".class"), "missing (required)");
+    rule.arg_class = class_of(node["class"], file, field + ".class");
+    if (!node["reason"] || node["reason"].as<std::string>().empty()) {
+      throw_input(where(file, node, field + ".reason"), "missing: every rule says why");
+    }
+    rule.reason = node["reason"].as<std::string>();
+    if (!node["source"] || !out.sources.count(node["source"].as<std::string>())) {
+      throw_input(where(file, node["source"] ? node["source"] : node, field + ".source"), "needs an id of sources");
+    }
+    rule.source = node["source"].as<std::string>();
+    out.env.push_back(std::move(rule));
+  }
+  for (const auto& group : root["defaults"]) {
+    const std::string source = group.first.as<std::string>();
+    if (!out.sources.count(source)) {
+      throw_input(where(file, group.first, "defaults"), "'{}' is not an id of sources", source);
+    }
+    for (const auto& entry : group.second) {
+      const std::string flag = entry.first.as<std::string>();
+      if (flag.rfind("--", 0) != 0) throw_input(where(file, entry.first, "defaults." + source), "'{}' does not start with --", flag);
+      if (!out.defaults.emplace(flag, entry.second.as<std::string>()).second) {
+        throw_input(where(file, entry.first, "defaults." + source), "'{}' has two defaults", flag);
+      }
+    }
+  }
   return out;
 }
 
@@ -145,4 +248,4 @@ const NumericsRules& default_numerics_rules() {
   return rules;
 }
 
-}  // namespace ladle::verify
+}  // namespace ladle::recipe

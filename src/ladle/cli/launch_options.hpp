@@ -1,0 +1,31 @@
+#pragma once
+// launch_options.hpp: what `plan` and `predict` share for their jobs.
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "ladle/launch/base.hpp"
+#include "ladle/launch/engines.hpp"
+#include "ladle/plan/cluster.hpp"
+#include "ladle/recipe/recipe.hpp"
+
+namespace ladle::cli {
+
+/// The workload of a plan: the options given, else the base recipe's (ladle's 8192 x 128 BF16
+/// without one). With `emitting`, throws Error(usage) for a row length or batch that differs from
+/// the base recipe's: the emitted recipe keeps the base's workload.
+plan::Workload launch_workload(const launch::Base& base, const std::optional<int64_t>& row_tokens,
+                               const std::optional<int64_t>& global_batch, const std::optional<std::string>& precision,
+                               bool emitting);
+
+/// The launch arguments of a layout for `engine` on `cluster`, as one shell line (`args` of the
+/// JSON reports). `base` and `model` must outlive the function.
+std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base, const ModelSpec& model,
+                                                          const plan::Cluster& cluster, const plan::Workload& workload,
+                                                          layout::Engine engine);
+
+/// Writes a planned recipe to `path` atomically, or only its job script when `path` ends in ".sh".
+void write_emitted(const std::string& path, const Recipe& recipe);
+
+}  // namespace ladle::cli

@@ -1,0 +1,151 @@
+#include "ladle/launch/base.hpp"
+
+#include <fmt/format.h>
+
+#include <set>
+
+#include "ladle/launch/engines.hpp"
+#include "ladle/layout/knobs.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/recipe/catalog.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::launch {
+
+namespace {
+
+// The flags of every knob of the knob table (every engine's spelling, old spellings too), the
+// switches layout_engine_args writes beside them, the cluster shape, and slime's CP switch.
+std::set<std::string> knob_flags() {
+  std::set<std::string> flags;
+  for (const layout::Knob& knob : layout::kKnobs) {
+    for (const layout::KnobArg& arg : knob.args) flags.insert(std::string(arg.flag));
+  }
+  Layout all;
+  all.offload = 0.5;
+  for (layout::Engine engine : {layout::Engine::slime, layout::Engine::megatron}) {
+    for (const layout::EngineArg& arg : layout::layout_engine_args(all, engine, 8192)) flags.insert(arg.flag);
+  }
+  for (const char* flag : {"--actor-num-nodes", "--actor-num-gpus-per-node", "--num-gpus-per-node", "--allgather-cp"}) {
+    flags.insert(flag);
+  }
+  return flags;
+}
+
+layout::Engine engine_of(const recipe::LoadedRecipe& loaded, const recipe::Launch& launch) {
+  const std::string& entry = launch.entry;
+  if (entry.find("run_recipe.py") != std::string::npos) return layout::Engine::bridge;
+  if (entry.find("pretrain_gpt.py") != std::string::npos || entry.find("pretrain_mamba.py") != std::string::npos) {
+    return layout::Engine::megatron;
+  }
+  if (loaded.recipe.stack.framework.rfind("miles", 0) == 0) return layout::Engine::miles;
+  if (entry.find("train.py") != std::string::npos || entry.find("train_async.py") != std::string::npos) {
+    return loaded.recipe.stack.framework.rfind("slime", 0) == 0 || entry.find("train_async") != std::string::npos
+               ? layout::Engine::slime
+               : layout::Engine::miles;
+  }
+  throw_input(SourceLocation{loaded.path, loaded.where.at("run").line + launch.line, 0,
+                             "run"},
+              "the launch of '{}' drives no engine ladle knows (slime, miles, megatron, bridge)", launch.command);
+}
+
+std::string family(layout::Engine engine) { return engine_table().engine(engine).family; }
+
+bool same_model(const std::string& recipe_model, const ModelSpec& model) {
+  const auto found = model::find_model(recipe_model);
+  return found && found->name == model.name;
+}
+
+}  // namespace
+
+bool is_layout_flag(const std::string& flag) {
+  static const std::set<std::string> flags = knob_flags();
+  return flags.count(flag) > 0;
+}
+
+Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& name) {
+  const int run_line = loaded.where.at("run").line;
+  recipe::LaunchArgs launch;
+  try {
+    launch = recipe::parse_launch_args(loaded.recipe.run, loaded.path);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::input, e.message(), SourceLocation{loaded.path, run_line + e.where().line, 0, "run"});
+  }
+  if (launch.launches.empty()) {
+    throw_input(SourceLocation{loaded.path, run_line, 0, "run"}, "the base's run launches nothing ladle can read");
+  }
+  Base b;
+  b.name = name;
+  b.from_recipe = true;
+  b.engine = engine_of(loaded, launch.launches.front());
+  b.workload = loaded.recipe.workload;
+  for (const recipe::LaunchArg& arg : launch.launches.front().args) {
+    if (is_layout_flag(arg.flag)) continue;
+    if (arg.flag == "--loss-type" && !arg.values.empty() && arg.values[0] == "sft_loss") b.sft = true;
+    b.args.push_back(arg);
+  }
+  for (const recipe::LaunchExport& e : launch.exports) b.env.emplace_back(e.name, e.value);
+  return b;
+}
+
+Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens, int64_t global_batch) {
+  const EngineTable& table = engine_table();
+  const EngineInfo* info = &table.engine(engine);
+  // An engine without its own defaults (Megatron-Bridge) takes its family's.
+  for (const auto& [name, row] : table.engines) {
+    if (info->defaults.empty() && row.family == info->family && !row.defaults.empty()) info = &row;
+  }
+  Base b;
+  b.name = fmt::format("ladle defaults ({})", layout::to_string(engine));
+  b.engine = engine;
+  b.workload.row_tokens = row_tokens;
+  b.workload.global_batch = global_batch;
+  b.workload.precision = "bf16";
+  b.workload.rows = family(engine) == "slime" ? "SFT conversations" : "pretraining documents";
+  (void)model;
+  if (engine != layout::Engine::bridge) b.args.push_back(recipe::LaunchArg{"${MODEL_ARGS[@]}", {}, true, true, 0});
+  for (const std::string& word : info->defaults) {
+    const std::string value = word == "$GLOBAL_BATCH" ? std::to_string(global_batch) : word;
+    if (value.rfind("--", 0) == 0) {
+      b.args.push_back(recipe::LaunchArg{value, {}, false, false, 0});
+    } else if (!b.args.empty()) {
+      b.args.back().values.push_back(value);
+      b.args.back().unresolved = b.args.back().unresolved || value.find('$') != std::string::npos;
+    }
+    if (value == "sft_loss") b.sft = true;
+  }
+  b.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
+  return b;
+}
+
+Base resolve_base(const std::string& option, const ModelSpec& model, layout::Engine engine, int64_t row_tokens,
+                  int64_t global_batch) {
+  Base b;
+  std::string where;
+  if (!option.empty()) {
+    const recipe::LoadedRecipe loaded = recipe::find_recipe(option);
+    b = base_from_recipe(loaded, option);
+    where = fmt::format("{}:{}", loaded.path, loaded.where.at("run").line);
+  } else {
+    for (const recipe::LoadedRecipe& loaded : recipe::load_embedded_catalog()) {
+      if (!same_model(loaded.recipe.model, model)) continue;
+      std::string name = loaded.path;
+      if (name.rfind("recipes/", 0) == 0) name = name.substr(8);
+      if (name.size() > 5 && name.compare(name.size() - 5, 5, ".yaml") == 0) name.resize(name.size() - 5);
+      Base candidate = base_from_recipe(loaded, name);
+      if (family(candidate.engine) == family(engine)) return candidate;
+    }
+    return default_base(model, engine, row_tokens, global_batch);
+  }
+  if (family(b.engine) != family(engine)) {
+    const size_t colon = where.rfind(':');
+    throw_input(SourceLocation{where.substr(0, colon), std::stoi(where.substr(colon + 1)), 0, "run"},
+                "the base drives {} ({}); it cannot be converted to {}: its arguments have no {} spelling{}",
+                layout::to_string(b.engine), b.sft ? "an SFT rollout loop" : "its own entry point",
+                layout::to_string(engine), layout::to_string(engine),
+                family(b.engine) == "slime" ? "; give --base a Megatron-LM recipe, or leave --base out" : "");
+  }
+  return b;
+}
+
+}  // namespace ladle::launch

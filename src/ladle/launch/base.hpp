@@ -1,0 +1,48 @@
+#pragma once
+// base.hpp: the base of a planned job, everything that is not layout: the workload, optimizer and
+// schedule, dropout, loss, data and rollout arguments, run length, precision flags and
+// environment of a base recipe (a file or catalog name), or ladle's documented defaults for an
+// engine (data/launch/engines.yaml) when the catalog has no recipe of the model for that family.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/model_spec.hpp"
+#include "ladle/recipe/launch_args.hpp"
+#include "ladle/recipe/recipe.hpp"
+#include "ladle/recipe/recipe_io.hpp"
+
+namespace ladle::launch {
+
+/// What a job keeps from its base.
+struct Base {
+  std::string name;  ///< catalog name ("glm-5.2-744b-a40b/h200/attune-tp4-pp4"), file, or "ladle defaults (megatron)"
+  bool from_recipe = false;
+  layout::Engine engine = layout::Engine::megatron;  ///< the engine the base's script drives
+  Workload workload;                                 ///< row tokens, rows, global batch, precision, dataset
+  std::vector<recipe::LaunchArg> args;  ///< the entry point's arguments that are not layout, in order
+  std::vector<std::pair<std::string, std::string>> env;  ///< the exports, in order
+  bool sft = false;  ///< --loss-type sft_loss: the rollout arguments are SFT's
+};
+
+/// The flags a layout sets for `engine` (every knob of the knob table, the cluster shape and the
+/// context-parallel switches): a base's values of these are replaced by the plan's.
+bool is_layout_flag(const std::string& flag);
+
+/// The base from a loaded recipe: its exports and its first launch's non-layout arguments. Throws
+/// Error(input) at the recipe's file:line when its run has no launch.
+Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& name);
+
+/// ladle's defaults for `engine` (data/launch/engines.yaml), for `model`.
+Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens, int64_t global_batch);
+
+/// The base for `--base` (a file or catalog name), or without it the catalog recipe of the same
+/// model and engine family (the first by name), else default_base. Throws Error(usage) when
+/// `option` names no recipe, and Error(input) when the base's engine family cannot be converted
+/// to `engine` (e.g. a slime SFT recipe to Megatron-LM's pretrain_gpt.py).
+Base resolve_base(const std::string& option, const ModelSpec& model, layout::Engine engine, int64_t row_tokens,
+                  int64_t global_batch);
+
+}  // namespace ladle::launch

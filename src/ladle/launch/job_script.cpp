@@ -1,0 +1,413 @@
+#include "ladle/launch/job_script.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <set>
+
+#include "ladle/launch/engines.hpp"
+#include "ladle/layout/knobs.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::launch {
+
+namespace {
+
+bool is_moe_flag(const std::string& flag) {
+  return flag.rfind("--expert-", 0) == 0 || flag.rfind("--moe-", 0) == 0;
+}
+
+// The Megatron-Bridge override of a Megatron-LM flag: the knob table's for a layout knob, else
+// data/launch/engines.yaml's.
+// A switch that stands for one value of its knob (--moe-enable-deepep: backend deepep) sets that value.
+struct BridgeOverride {
+  std::string key;
+  std::optional<std::string> value;
+};
+
+std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
+  for (const layout::Knob& knob : layout::kKnobs) {
+    if (knob.bridge.empty()) continue;
+    for (const layout::KnobArg& arg : knob.args) {
+      if (arg.flag != flag) continue;
+      BridgeOverride out{std::string(knob.bridge), std::nullopt};
+      if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag && arg.on_value != "on") {
+        // A boolean override named after one value (ddp.grad_reduce_in_fp32) is true for that value
+        // and false for the knob's other switch; otherwise the override takes the value itself.
+        out.value = std::string(arg.on_value);
+        if (out.key.find(arg.on_value) != std::string::npos) out.value = "true";
+        for (const layout::KnobArg& other : knob.args) {
+          if (&other != &arg && other.form == layout::ArgForm::on && out.key.find(other.on_value) != std::string::npos) {
+            out.value = "false";
+          }
+        }
+      }
+      return out;
+    }
+  }
+  if (const BridgeKey* key = engine_table().bridge_key(flag)) return BridgeOverride{key->key, std::nullopt};
+  return std::nullopt;
+}
+
+bool has_flag(const std::vector<JobArg>& args, std::string_view flag) {
+  return std::any_of(args.begin(), args.end(), [&](const JobArg& a) { return a.flag == flag; });
+}
+
+// The $NAME / ${NAME} references of a word.
+void collect_vars(const std::string& word, std::vector<std::string>& out) {
+  for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] != '$' || i + 1 >= word.size()) continue;
+    size_t j = i + 1;
+    const bool braced = word[j] == '{';
+    if (braced) ++j;
+    const size_t start = j;
+    while (j < word.size() && (std::isalnum(static_cast<unsigned char>(word[j])) || word[j] == '_')) ++j;
+    if (j == start || std::isdigit(static_cast<unsigned char>(word[start]))) continue;
+    const std::string name = word.substr(start, j - start);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+  }
+}
+
+// The Bridge value of a Megatron-LM value: the data prefix as a blend (the form of
+// Megatron-Bridge's examples/models/gpt_oss/slurm_pretrain.sh: dataset.blend=[["prefix"],null]).
+std::string bridge_value(const std::string& flag, const std::vector<std::string>& values) {
+  if (values.empty()) return "true";
+  if (flag == "--data-path") return "[[\"" + util::join(values, "\",\"") + "\"],null]";
+  return util::join(values, ",");
+}
+
+class Writer {
+ public:
+  explicit Writer(const JobRequest& r) : r_(r), table_(engine_table()), info_(table_.engine(r.engine)) {
+    nodes_ = (r.gpus + r.gpus_per_node - 1) / r.gpus_per_node;
+    per_node_ = std::min(r.gpus, r.gpus_per_node);
+    args_ = job_args(r);
+  }
+
+  std::string write() {
+    header();
+    options();
+    inputs();
+    environment();
+    if (info_.family == "slime") {
+      slime_launch();
+    } else {
+      torchrun_launch();
+    }
+    return out_;
+  }
+
+ private:
+  void line(const std::string& text = "") { out_ += text + "\n"; }
+
+  void header() {
+    line("#!/bin/bash");
+    if (r_.slurm) {
+      line(fmt::format("#SBATCH --job-name=ladle-{}", r_.model->name));
+      line(fmt::format("#SBATCH --nodes={}", nodes_));
+      line("#SBATCH --ntasks-per-node=1");
+      line(fmt::format("#SBATCH --gpus-per-node={}", per_node_));
+      line("#SBATCH --exclusive");
+      line(fmt::format("#SBATCH --time={}", r_.time_limit));
+      line("#SBATCH --output=ladle-%x-%j.out");
+    }
+    line("# " + r_.title);
+    line(fmt::format("# Engine: {} ({}); base: {}.", layout::to_string(r_.engine), info_.repository, r_.base->name));
+    line(fmt::format("# {} node{} x {} GPUs. Job shape after {}.", nodes_, nodes_ == 1 ? "" : "s", per_node_,
+                     info_.source));
+    line("set -euo pipefail");
+    line();
+  }
+
+  void options() {
+    if (nodes_ == 1 && info_.family != "slime") return;  // one node: no rendezvous to give
+    line("# Options: --master-addr HOST (the first node, when not under Slurm).");
+    line("while [[ $# -gt 0 ]]; do");
+    line("  case $1 in");
+    line("    --master-addr) MASTER_ADDR=$2; shift 2 ;;");
+    line("    *) echo \"ladle job: unknown option '$1' (expected --master-addr HOST)\" >&2; exit 2 ;;");
+    line("  esac");
+    line("done");
+    line();
+  }
+
+  void inputs() {
+    std::vector<std::string> names = {info_.checkout};
+    const bool helper = info_.model_args == "helper" && table_.model_name(r_.model->name, r_.engine);
+    if (info_.model_args != "recipe" && !helper) names.push_back("MODEL_ARGS_FILE");
+    for (const JobArg& a : args_) {
+      for (const std::string& v : a.values) collect_vars(v, names);
+    }
+    for (const auto& [name, value] : r_.base->env) collect_vars(value, names);
+    if (std::find(names.begin(), names.end(), "OUTPUT_DIR") == names.end()) names.push_back("OUTPUT_DIR");
+    line("# Inputs: each is checked before anything starts; the first one missing stops the job.");
+    line("need() {  # need NAME KIND WHAT");
+    line("  local value=${!1:-}");
+    line("  if [[ -z \"$value\" ]]; then echo \"ladle job: $1 is not set: $3\" >&2; exit 2; fi");
+    line("  case $2 in");
+    line("    dir) [[ -d \"$value\" ]] || { echo \"ladle job: $1=$value is not a folder: $3\" >&2; exit 2; } ;;");
+    line("    file) [[ -f \"$value\" ]] || { echo \"ladle job: $1=$value is not a file: $3\" >&2; exit 2; } ;;");
+    line("    prefix) [[ -f \"$value.bin\" && -f \"$value.idx\" ]] ||");
+    line("      { echo \"ladle job: $1=$value has no $value.bin and $value.idx: $3\" >&2; exit 2; } ;;");
+    line("    out) mkdir -p \"$value\" || { echo \"ladle job: $1=$value cannot be created: $3\" >&2; exit 2; } ;;");
+    line("  esac");
+    line("}");
+    for (const std::string& name : names) {
+      if (name == "MODEL_ARGS" || name == "GLOBAL_BATCH") continue;
+      const auto it = table_.inputs.find(name);
+      const std::string what = it == table_.inputs.end() ? "an input of the base recipe" : it->second.what;
+      const std::string kind = it == table_.inputs.end() ? "any" : it->second.kind;
+      if (kind == "derived") {
+        line(fmt::format("{}=$({})", name, it->second.command));
+        continue;
+      }
+      std::string default_value;
+      if (name == "MODEL_ARGS_FILE" && slime_model()) {
+        default_value = fmt::format("${{MODEL_ARGS_FILE:-${{SLIME_DIR:-}}/scripts/models/{}.sh}}", *slime_model());
+      }
+      if (!default_value.empty()) line(fmt::format("MODEL_ARGS_FILE=\"{}\"", default_value));
+      line(fmt::format("need {} {} {}", name, kind, shell_word(what)));
+    }
+    if (nodes_ > 1) hosts();
+    line();
+  }
+
+  std::optional<std::string> slime_model() const { return table_.model_name(r_.model->name, layout::Engine::slime); }
+
+  void hosts() {
+    line(fmt::format("NNODES={}", nodes_));
+    if (info_.family == "slime") {
+      line("# Hosts: Slurm's allocation, else HOSTFILE (one host per line); the first is the Ray head.");
+      line("if [[ -n \"${SLURM_JOB_NODELIST:-}\" ]]; then");
+      line("  mapfile -t HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")");
+      line("elif [[ -n \"${HOSTFILE:-}\" ]]; then");
+      line("  need HOSTFILE file 'a file with one host per line'");
+      line("  mapfile -t HOSTS < <(awk 'NF && $1 !~ /^#/ {print $1}' \"$HOSTFILE\")");
+      line("else");
+      line("  echo \"ladle job: $NNODES nodes are needed: run under Slurm or set HOSTFILE\" >&2; exit 2");
+      line("fi");
+      line("if (( ${#HOSTS[@]} < NNODES )); then");
+      line("  echo \"ladle job: $NNODES nodes are needed, ${#HOSTS[@]} given\" >&2; exit 2");
+      line("fi");
+      line("MASTER_ADDR=${MASTER_ADDR:-${HOSTS[0]}}");
+    } else {
+      line("# Rendezvous: --master-addr, else the first node of Slurm's allocation.");
+      line("if [[ -z \"${MASTER_ADDR:-}\" && -n \"${SLURM_JOB_NODELIST:-}\" ]]; then");
+      line("  mapfile -t HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")");
+      line("  MASTER_ADDR=${HOSTS[0]}");
+      line("fi");
+      line("need MASTER_ADDR any 'the first node (give --master-addr HOST, or run under Slurm)'");
+    }
+  }
+
+  void environment() {
+    line("# Environment of the base recipe.");
+    for (const auto& [name, value] : r_.base->env) {
+      const std::string word = shell_word(value);
+      if (word.rfind("$(", 0) == 0) line("# shellcheck disable=SC2155  # the value is the command's output, as in the base");
+      line(fmt::format("export {}={}", name, word));
+    }
+    line();
+  }
+
+  void model_args() {
+    const auto name = table_.model_name(r_.model->name, r_.engine);
+    if (info_.model_args == "helper" && name) {
+      line(fmt::format("MODEL_ARGS_LINE=\"$(python3 \"$MILES_DIR/miles/utils/external_utils/model_args_utils.py\" {})\"",
+                       *name));
+      line("read -ra MODEL_ARGS <<< \"$MODEL_ARGS_LINE\"");
+      return;
+    }
+    line("# shellcheck source=/dev/null");
+    line("source \"$MODEL_ARGS_FILE\"  # sets MODEL_ARGS");
+  }
+
+  std::string args_block(const std::string& indent) const {
+    std::string text;
+    for (size_t i = 0; i < args_.size(); ++i) {
+      const JobArg& a = args_[i];
+      std::string words = a.placeholder ? "\"" + a.flag + "\"" : a.flag;
+      if (r_.engine == layout::Engine::bridge && !a.placeholder && a.flag.rfind("--", 0) != 0) {
+        words = shell_word(a.flag + "=" + util::join(a.values, ","));
+      } else {
+        for (const std::string& v : a.values) words += " " + shell_word(v);
+      }
+      text += indent + words + (i + 1 < args_.size() ? " \\\n" : "");
+    }
+    return text;
+  }
+
+  void slime_launch() {
+    model_args();
+    line();
+    const std::string head_addr = nodes_ > 1 ? "$MASTER_ADDR" : "${MASTER_ADDR:-127.0.0.1}";
+    if (nodes_ == 1) line("MASTER_ADDR=${MASTER_ADDR:-127.0.0.1}");
+    line("RAY_PORT=${RAY_PORT:-6379}");
+    line("RAY_DASHBOARD_PORT=${RAY_DASHBOARD_PORT:-8265}");
+    line("# The Ray head on this node; only the processes this job starts are its own (nothing is killed).");
+    line(fmt::format("ray start --head --node-ip-address \"{}\" --port \"$RAY_PORT\" --num-gpus {} --disable-usage-stats "
+                     "--dashboard-host=0.0.0.0 --dashboard-port=\"$RAY_DASHBOARD_PORT\"",
+                     head_addr == "$MASTER_ADDR" ? "$MASTER_ADDR" : "$MASTER_ADDR", per_node_));
+    if (nodes_ > 1) {
+      line("# A Ray worker on every other node: through Slurm inside an allocation, else over ssh.");
+      line("for host in \"${HOSTS[@]:1:$((NNODES - 1))}\"; do");
+      line("  if [[ -n \"${SLURM_JOB_ID:-}\" ]]; then");
+      line(fmt::format("    srun --nodes=1 --ntasks=1 --overlap -w \"$host\" ray start --address=\"$MASTER_ADDR:$RAY_PORT\" "
+                       "--num-gpus {} --disable-usage-stats --block &",
+                       per_node_));
+      line("  else");
+      line(fmt::format("    ssh \"$host\" ray start --address=\"$MASTER_ADDR:$RAY_PORT\" --num-gpus {} --disable-usage-stats",
+                       per_node_));
+      line("  fi");
+      line("done");
+    }
+    line();
+    // The runtime environment: the base's exports and the module path, for every Ray worker.
+    std::string json = "{\\\"env_vars\\\": {";
+    json += fmt::format("\\\"PYTHONPATH\\\": \\\"${{MEGATRON_DIR:-/root/Megatron-LM}}:${}\\\"", info_.checkout);
+    for (const auto& [name, value] : r_.base->env) json += fmt::format(", \\\"{0}\\\": \\\"${{{0}}}\\\"", name);
+    json += fmt::format(", \\\"MASTER_ADDR\\\": \\\"${{MASTER_ADDR}}\\\"");
+    json += "}}";
+    line(fmt::format("RUNTIME_ENV_JSON=\"{}\"", json));
+    line(fmt::format("cd \"${}\"", info_.checkout));
+    line("ray job submit --address=\"http://127.0.0.1:$RAY_DASHBOARD_PORT\" \\");
+    line("  --runtime-env-json=\"${RUNTIME_ENV_JSON}\" \\");
+    line(fmt::format("  -- python3 {} \\", info_.entry));
+    line(args_block("  ") + " 2>&1 | tee \"$OUTPUT_DIR/train.log\"");
+  }
+
+  void torchrun_launch() {
+    if (info_.model_args != "recipe") model_args();
+    line();
+    std::string launcher;
+    if (r_.slurm && nodes_ > 1) launcher = fmt::format("srun --nodes={} --ntasks-per-node=1 --kill-on-bad-exit=1 ", nodes_);
+    std::string rendezvous = nodes_ > 1 ? " --rdzv-backend c10d --rdzv-endpoint \"$MASTER_ADDR:${MASTER_PORT:-29500}\" "
+                                          "--rdzv-id \"${SLURM_JOB_ID:-ladle}\""
+                                        : " --standalone";
+    if (nodes_ > 1 && !r_.slurm) line("# Run this on every node (or under srun), with the same MASTER_ADDR.");
+    line(fmt::format("cd \"${}\"", info_.checkout));
+    line(fmt::format("{}torchrun --nnodes {} --nproc-per-node {}{} {} \\", launcher,
+                     nodes_ > 1 ? std::string("\"$NNODES\"") : std::string("1"), per_node_, rendezvous,
+                     info_.entry));
+    line(args_block("  ") + " 2>&1 | tee \"$OUTPUT_DIR/train.log\"");
+  }
+
+  const JobRequest& r_;
+  const EngineTable& table_;
+  const EngineInfo& info_;
+  int64_t nodes_ = 1;
+  int64_t per_node_ = 8;
+  std::vector<JobArg> args_;
+  std::string out_;
+};
+
+}  // namespace
+
+std::string shell_word(const std::string& value) {
+  if (value.empty()) return "''";
+  bool plain = true;
+  for (char c : value) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:,=+@%-").find(c) != std::string_view::npos);
+  }
+  if (plain) return value;
+  if (value.size() > 3 && value.rfind("$(", 0) == 0 && value.back() == ')') return value;  // a command substitution
+  if (value.find('$') != std::string::npos) {
+    std::string out = "\"";
+    for (char c : value) {
+      if (c == '"' || c == '\\' || c == '`') out += '\\';
+      out += c;
+    }
+    return out + "\"";
+  }
+  std::string out = "'";
+  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec& model, layout::Engine engine,
+                                               int64_t row_tokens) {
+  std::vector<layout::EngineArg> out;
+  // Megatron-Bridge sets Megatron-LM's knobs: the job writes them in its override syntax.
+  const layout::Engine spelling = engine == layout::Engine::bridge ? layout::Engine::megatron : engine;
+  for (layout::EngineArg& arg : layout::layout_engine_args(l, spelling, row_tokens)) {
+    if (model.num_experts == 0 && is_moe_flag(arg.flag)) continue;  // a dense model has no experts to place
+    out.push_back(std::move(arg));
+  }
+  // slime and miles read a DSA model's context-parallel shards with --allgather-cp (slime
+  // slime/backends/megatron_utils/arguments.py: only DSA architectures support it).
+  if (l.cp > 1 && (engine == layout::Engine::slime || engine == layout::Engine::miles) && model.count_indexers() > 0) {
+    out.push_back(layout::EngineArg{"--allgather-cp", std::nullopt});
+  }
+  return out;
+}
+
+std::vector<JobArg> job_args(const JobRequest& r) {
+  const EngineTable& table = engine_table();
+  const int64_t nodes = (r.gpus + r.gpus_per_node - 1) / r.gpus_per_node;
+  const int64_t per_node = std::min(r.gpus, r.gpus_per_node);
+  std::vector<JobArg> args;
+  if (table.engine(r.engine).family == "slime") {
+    args.push_back({"--actor-num-nodes", {std::to_string(nodes)}});
+    args.push_back({"--actor-num-gpus-per-node", {std::to_string(per_node)}});
+  }
+  for (const recipe::LaunchArg& a : r.base->args) args.push_back({a.flag, a.values, a.placeholder});
+  for (const layout::EngineArg& a : job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
+    args.push_back({a.flag, a.value ? std::vector<std::string>{*a.value} : std::vector<std::string>{}});
+  }
+  if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
+    for (const std::string& word : table.fp8_flags) {
+      if (word.rfind("--", 0) == 0) {
+        args.push_back({word, {}});
+      } else {
+        args.back().values.push_back(word);
+      }
+    }
+  }
+  if (r.engine != layout::Engine::bridge) return args;
+  // Megatron-Bridge: the recipe holds the model; every other argument becomes its override.
+  const auto stem = table.model_name(r.model->name, r.engine);
+  if (!stem) {
+    throw_input(SourceLocation{"data/launch/engines.yaml", 0, 0, "models"},
+                "Megatron-Bridge has no library recipe listed for model '{}'", r.model->name);
+  }
+  std::vector<JobArg> out = {{"--model", {*stem}}, {"--mode", {"pretrain"}}};
+  const bool fp8 = has_flag(args, "--fp8-format");
+  out.push_back({"mixed_precision", {fp8 ? table.bridge_fp8 : table.bridge_bf16}});
+  for (const JobArg& a : args) {
+    if (a.placeholder || a.flag == "--bf16" || a.flag == "--fp8-format" || a.flag == "--fp8-recipe") continue;
+    const auto key = bridge_key_of(a.flag);
+    if (!key) {
+      throw_input(SourceLocation{r.base->name, 0, 0, a.flag},
+                  "the base's {} has no Megatron-Bridge override (knob table or data/launch/engines.yaml); it "
+                  "cannot be converted",
+                  a.flag);
+    }
+    out.push_back({key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}});
+  }
+  return out;
+}
+
+std::string job_args_line(const JobRequest& r) {
+  std::vector<std::string> words;
+  for (const JobArg& a : job_args(r)) {
+    if (a.placeholder) {
+      words.push_back("\"" + a.flag + "\"");
+      continue;
+    }
+    if (r.engine == layout::Engine::bridge && a.flag.rfind("--", 0) != 0) {
+      words.push_back(shell_word(a.flag + "=" + util::join(a.values, ",")));
+      continue;
+    }
+    words.push_back(a.flag);
+    for (const std::string& v : a.values) words.push_back(shell_word(v));
+  }
+  return util::join(words, " ");
+}
+
+std::string job_script(const JobRequest& request) {
+  LADLE_ASSERT(request.base && request.model, "a job needs its base and model");
+  return Writer(request).write();
+}
+
+}  // namespace ladle::launch

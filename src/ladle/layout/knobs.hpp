@@ -1,0 +1,444 @@
+#pragma once
+// knobs.hpp: the one table of layout knobs. Each row is one field of Layout: its spec key, the
+// launch arguments that set it for each engine (Megatron-LM's spelling, which slime and miles pass
+// through, and Megatron-Bridge's config override), its recipe `layout:` field, its default per
+// engine, its allowed values, and whether `ladle plan` searches it. The spec parser and formatter,
+// the engine-argument reader and writer, the recipe layout block and the rules all walk this table;
+// adding a knob is one row here (plus its cost terms in the memory and time models).
+//
+// Sources: Megatron-LM (NVIDIA/Megatron-LM at d98e8a64) megatron/training/arguments.py,
+// megatron/core/transformer/transformer_config.py, megatron/core/model_parallel_config.py; slime
+// (THUDM/slime at 624b824a) slime/backends/megatron_utils/arguments.py, which always sets
+// --use-distributed-optimizer and turns the allgather dispatcher into alltoall.
+
+#include <array>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include "ladle/layout/knob_names.hpp"
+#include "ladle/layout/layout.hpp"
+
+namespace ladle::layout {
+
+/// What a knob's value is.
+enum class KnobKind : uint8_t {
+  integer,  ///< a count in [min, max]
+  flag,     ///< on | off
+  real,     ///< a number in [min_real, max_real]
+  choice,   ///< one of `names`, stored as the enum with that index
+  set,      ///< any subset of `names`, stored as bits; spec "a+b", arguments "a b"
+  text,     ///< a string (the pipeline layout)
+};
+
+/// How one launch argument carries a knob.
+enum class ArgForm : uint8_t {
+  value,   ///< --flag VALUE (the value as the spec writes it; sets: one word per member)
+  on,      ///< a switch: present means the knob holds `on_value`
+};
+
+/// The engines a launch argument belongs to (bits).
+enum EngineMask : uint8_t {
+  kSlime = 1,
+  kMiles = 2,
+  kMegatron = 4,
+  kAllEngines = kSlime | kMiles | kMegatron,
+};
+
+/// One launch argument of a knob. The first argument of a row that an engine takes is the one
+/// written for it (a switch only when the knob holds its on_value); the others are read as well
+/// (older spellings, the other switch of a two-switch knob).
+struct KnobArg {
+  std::string_view flag;
+  ArgForm form = ArgForm::value;
+  std::string_view on_value = "on";  ///< ArgForm::on: the value the switch sets
+  uint8_t engines = kAllEngines;
+  bool deprecated = false;  ///< read, never written
+};
+
+/// When a row is written into a spec, a recipe block or launch arguments.
+enum class Written : uint8_t {
+  always,       ///< every time (the core sizes)
+  not_default,  ///< when the value differs from the default
+  folded,       ///< never on its own: the spec writes it inside another key (recompute)
+};
+
+/// A condition on another knob: the row means something only when knob `key` holds `value`
+/// (or, with `negate`, anything but `value`).
+struct KnobWhen {
+  std::string_view key;
+  std::string_view value;
+  bool negate = false;
+};
+
+/// One knob.
+struct Knob {
+  std::string_view key;  ///< spec key and recipe field name
+  KnobKind kind = KnobKind::integer;
+  std::span<const std::string_view> names;  ///< choice and set values, in enum order
+  uint32_t allowed = 0;  ///< choice: bits of the names this knob accepts (0: all of them)
+  int64_t min = 0;  ///< integer range
+  int64_t max = 0;
+  double min_real = 0;  ///< real range
+  double max_real = 0;
+  std::span<const KnobArg> args;  ///< launch arguments, written form first
+  std::string_view bridge;        ///< Megatron-Bridge config override ("" none)
+  std::string_view recipe;        ///< field of the recipe `layout:` block ("" none)
+  /// The value when no argument sets it, as the spec writes it ("" = Layout's default): Megatron-LM's
+  /// pretrain_gpt.py, and slime / miles (which override a few of Megatron-LM's). "@key" follows
+  /// another knob's value (etp defaults to tp).
+  std::string_view megatron_default;
+  std::string_view slime_default;
+  Written spec = Written::not_default;  ///< when the spec and the recipe block write it
+  Written engine = Written::not_default;  ///< when the launch arguments write it
+  KnobWhen when;            ///< meaningful only under this condition ({} = always)
+  bool searchable = false;  ///< `ladle plan` enumerates it
+  std::string_view help;
+  // Accessors: integers, flags, choices and sets go through get/set, reals through get_real/set_real,
+  // text through get_text/set_text.
+  int64_t (*get)(const Layout&) = nullptr;
+  void (*set)(Layout&, int64_t) = nullptr;
+  double (*get_real)(const Layout&) = nullptr;
+  void (*set_real)(Layout&, double) = nullptr;
+  const std::string& (*get_text)(const Layout&) = nullptr;
+  void (*set_text)(Layout&, std::string_view) = nullptr;
+};
+
+namespace knob_detail {
+
+template <auto Member>
+int64_t get(const Layout& l) {
+  return static_cast<int64_t>(l.*Member);
+}
+template <auto Member>
+void set(Layout& l, int64_t value) {
+  using T = std::remove_cvref_t<decltype(l.*Member)>;
+  l.*Member = static_cast<T>(value);
+}
+template <auto Member>
+double get_real(const Layout& l) {
+  return l.*Member;
+}
+template <auto Member>
+void set_real(Layout& l, double value) {
+  l.*Member = value;
+}
+inline const std::string& get_pipeline_layout(const Layout& l) { return l.pipeline_layout; }
+inline void set_pipeline_layout(Layout& l, std::string_view value) { l.pipeline_layout = std::string(value); }
+
+}  // namespace knob_detail
+
+namespace knob_args {
+using enum ArgForm;
+inline constexpr KnobArg tp[] = {{"--tensor-model-parallel-size"}};
+inline constexpr KnobArg pp[] = {{"--pipeline-model-parallel-size"}};
+inline constexpr KnobArg cp[] = {{"--context-parallel-size"}};
+inline constexpr KnobArg ep[] = {{"--expert-model-parallel-size"}};
+inline constexpr KnobArg etp[] = {{"--expert-tensor-parallel-size"}};
+inline constexpr KnobArg sp[] = {{"--sequence-parallel", on}};
+inline constexpr KnobArg vpp[] = {{"--num-virtual-stages-per-pipeline-rank"},
+                                  {"--virtual-pipeline-model-parallel-size", value, "on", kAllEngines, true}};
+inline constexpr KnobArg first[] = {{"--decoder-first-pipeline-num-layers"}};
+inline constexpr KnobArg last[] = {{"--decoder-last-pipeline-num-layers"}};
+inline constexpr KnobArg vpp_layers[] = {{"--num-layers-per-virtual-pipeline-stage"}};
+inline constexpr KnobArg account_embedding[] = {{"--account-for-embedding-in-pipeline-split", on}};
+inline constexpr KnobArg account_loss[] = {{"--account-for-loss-in-pipeline-split", on}};
+inline constexpr KnobArg pipeline_layout[] = {{"--pipeline-model-parallel-layout"}};
+inline constexpr KnobArg recompute[] = {{"--recompute-granularity"}};
+inline constexpr KnobArg recompute_method[] = {{"--recompute-method"}};
+inline constexpr KnobArg recompute_layers[] = {{"--recompute-num-layers"}};
+inline constexpr KnobArg recompute_modules[] = {{"--recompute-modules"}};
+inline constexpr KnobArg offload[] = {{"--optimizer-offload-fraction"}};
+inline constexpr KnobArg overlap[] = {{"--overlap-cpu-optimizer-d2h-h2d", on}};
+inline constexpr KnobArg precision_aware[] = {{"--use-precision-aware-optimizer", on}};
+inline constexpr KnobArg moments[] = {{"--exp-avg-dtype"}};
+inline constexpr KnobArg moments_sq[] = {{"--exp-avg-sq-dtype"}};
+inline constexpr KnobArg main_grads[] = {{"--main-grads-dtype"}};
+inline constexpr KnobArg main_params[] = {{"--main-params-dtype"}};
+inline constexpr KnobArg grad_reduce[] = {{"--grad-reduce-in-bf16", on, "bf16"},
+                                          {"--accumulate-allreduce-grads-in-fp32", on, "fp32"}};
+inline constexpr KnobArg dist_opt[] = {{"--use-distributed-optimizer", on}};
+inline constexpr KnobArg dist_opt_instances[] = {{"--num-distributed-optimizer-instances"}};
+inline constexpr KnobArg max_tokens[] = {{"--max-tokens-per-gpu", value, "on", kSlime | kMiles}};
+inline constexpr KnobArg rows_per_mb[] = {{"--micro-batch-size", value, "on", kMegatron}};
+inline constexpr KnobArg dispatcher[] = {{"--moe-token-dispatcher-type"}};
+inline constexpr KnobArg flex_backend[] = {{"--moe-enable-deepep", on, "deepep"}, {"--moe-flex-dispatcher-backend"}};
+inline constexpr KnobArg a2a_overlap[] = {{"--overlap-moe-expert-parallel-comm", on}};
+inline constexpr KnobArg delay_wgrad[] = {{"--delay-wgrad-compute", on}};
+inline constexpr KnobArg shared_overlap[] = {{"--moe-shared-expert-overlap", on}};
+inline constexpr KnobArg force_balance[] = {{"--moe-router-force-load-balancing", on}};
+inline constexpr KnobArg capacity[] = {{"--moe-expert-capacity-factor"}};
+inline constexpr KnobArg pad_capacity[] = {{"--moe-pad-expert-input-to-capacity", on}};
+inline constexpr KnobArg permute_fusion[] = {{"--moe-permute-fusion", on}};
+inline constexpr KnobArg router_dtype[] = {{"--moe-router-dtype"}};
+inline constexpr KnobArg fp8[] = {{"--fp8-format"}};
+inline constexpr KnobArg fp8_recipe[] = {{"--fp8-recipe"}};
+inline constexpr KnobArg fp8_param_gather[] = {{"--fp8-param-gather", on}};
+inline constexpr KnobArg fp8_bf16_edges[] = {{"--first-last-layers-bf16", on}};
+inline constexpr KnobArg fp8_bf16_first[] = {{"--num-layers-at-start-in-bf16"}};
+inline constexpr KnobArg fp8_bf16_last[] = {{"--num-layers-at-end-in-bf16"}};
+inline constexpr KnobArg fp8_reuse_grad_buf[] = {{"--reuse-grad-buf-for-mxfp8-param-ag", on}};
+inline constexpr KnobArg cuda_graph[] = {{"--cuda-graph-impl"},
+                                         {"--enable-cuda-graph", on, "local", kAllEngines, true},
+                                         {"--external-cuda-graph", on, "transformer_engine", kAllEngines, true}};
+inline constexpr KnobArg graph_modules[] = {{"--cuda-graph-modules"},
+                                            {"--cuda-graph-scope", value, "on", kAllEngines, true}};
+inline constexpr KnobArg overlap_grad[] = {{"--overlap-grad-reduce", on}};
+inline constexpr KnobArg overlap_param[] = {{"--overlap-param-gather", on}};
+inline constexpr KnobArg tp_overlap[] = {{"--tp-comm-overlap", on}};
+inline constexpr KnobArg fsdp[] = {{"--use-megatron-fsdp", on, "megatron"}, {"--use-torch-fsdp2", on, "torch"}};
+inline constexpr KnobArg fsdp_sharding[] = {{"--data-parallel-sharding-strategy"}};
+inline constexpr KnobArg ce_fusion[] = {{"--cross-entropy-loss-fusion", on}};
+inline constexpr KnobArg ce_impl[] = {{"--cross-entropy-fusion-impl"}};
+inline constexpr KnobArg act_offload[] = {{"--fine-grained-activation-offloading", on}};
+inline constexpr KnobArg offload_modules[] = {{"--offload-modules"}};
+inline constexpr KnobArg act_offload_fraction[] = {{"--activation-offload-fraction"}};
+inline constexpr KnobArg cp_comm[] = {{"--cp-comm-type"}};
+inline constexpr KnobArg cp_inner[] = {{"--hierarchical-context-parallel-sizes"}};
+}  // namespace knob_args
+
+inline constexpr int64_t kMaxParallel = 65536;
+inline constexpr int64_t kMaxTokens = int64_t{1} << 32;
+
+namespace knob_detail {
+using K = KnobKind;
+using W = Written;
+using L = Layout;
+namespace a = knob_args;
+// clang-format off
+inline constexpr Knob kKnobs[] = {
+  // Parallel sizes.
+  {.key = "tp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::tp,
+   .bridge = "model.tensor_model_parallel_size", .recipe = "tp", .spec = W::always, .engine = W::always,
+   .searchable = true, .help = "tensor parallel size", .get = get<&L::tp>, .set = set<&L::tp>},
+  {.key = "pp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::pp,
+   .bridge = "model.pipeline_model_parallel_size", .recipe = "pp", .spec = W::always, .engine = W::always,
+   .searchable = true, .help = "pipeline parallel size", .get = get<&L::pp>, .set = set<&L::pp>},
+  {.key = "cp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::cp,
+   .bridge = "model.context_parallel_size", .recipe = "cp", .spec = W::always, .engine = W::always,
+   .searchable = true, .help = "context parallel size", .get = get<&L::cp>, .set = set<&L::cp>},
+  {.key = "ep", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::ep,
+   .bridge = "model.expert_model_parallel_size", .recipe = "ep", .spec = W::always, .engine = W::always,
+   .searchable = true, .help = "expert parallel size", .get = get<&L::ep>, .set = set<&L::ep>},
+  {.key = "etp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::etp,
+   .bridge = "model.expert_tensor_parallel_size", .recipe = "etp", .megatron_default = "@tp", .slime_default = "@tp",
+   .spec = W::always, .engine = W::always, .searchable = true, .help = "expert tensor parallel size",
+   .get = get<&L::etp>, .set = set<&L::etp>},
+  {.key = "dp", .kind = K::integer, .min = 1, .max = kMaxParallel, .recipe = "dp", .spec = W::not_default,
+   .searchable = true, .help = "data parallel size (derived from the GPU count when left out)",
+   .get = get<&L::dp>, .set = set<&L::dp>},
+  {.key = "sp", .kind = K::flag, .args = a::sp, .bridge = "model.sequence_parallel", .recipe = "sequence_parallel",
+   .spec = W::always, .searchable = true, .help = "sequence parallel", .get = get<&L::sp>, .set = set<&L::sp>},
+  // Pipeline split.
+  {.key = "vpp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::vpp,
+   .bridge = "model.virtual_pipeline_model_parallel_size", .recipe = "vpp", .spec = W::always, .searchable = true,
+   .help = "virtual pipeline stages per pipeline rank", .get = get<&L::vpp>, .set = set<&L::vpp>},
+  {.key = "first", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::first,
+   .bridge = "model.num_layers_in_first_pipeline_stage", .recipe = "layer_split.first", .searchable = true,
+   .help = "decoder layers on the first pipeline stage", .get = get<&L::first>, .set = set<&L::first>},
+  {.key = "last", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::last,
+   .bridge = "model.num_layers_in_last_pipeline_stage", .recipe = "layer_split.last", .searchable = true,
+   .help = "decoder layers on the last pipeline stage", .get = get<&L::last>, .set = set<&L::last>},
+  {.key = "recompute", .kind = K::choice, .names = kGranularityNames, .args = a::recompute,
+   .bridge = "model.recompute_granularity", .recipe = "recompute.granularity", .spec = W::always, .searchable = true,
+   .help = "none | selective | full[:uniform|block[:layers]]", .get = get<&L::recompute>, .set = set<&L::recompute>},
+  {.key = "recompute_method", .kind = K::choice, .names = kRecomputeMethodNames, .args = a::recompute_method,
+   .bridge = "model.recompute_method", .recipe = "recompute.method", .spec = W::folded, .engine = W::always,
+   .when = {"recompute", "full"}, .help = "full recompute: uniform or block",
+   .get = get<&L::recompute_method>, .set = set<&L::recompute_method>},
+  {.key = "recompute_layers", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::recompute_layers,
+   .bridge = "model.recompute_num_layers", .recipe = "recompute.num_layers", .spec = W::folded, .engine = W::always,
+   .when = {"recompute", "full"}, .searchable = true, .help = "full recompute: layers per chunk (uniform) or per stage (block)",
+   .get = get<&L::recompute_layers>, .set = set<&L::recompute_layers>},
+  {.key = "offload", .kind = K::real, .min_real = 0, .max_real = 1, .args = a::offload,
+   .bridge = "optimizer.optimizer_offload_fraction", .recipe = "offload.optimizer_fraction", .spec = W::always,
+   .searchable = true, .help = "fraction of optimizer states on the host (--optimizer-cpu-offload)",
+   .get_real = get_real<&L::offload>, .set_real = set_real<&L::offload>},
+  {.key = "overlap", .kind = K::flag, .args = a::overlap, .bridge = "optimizer.overlap_cpu_optimizer_d2h_h2d",
+   .recipe = "offload.overlap_d2h_h2d", .spec = W::always, .when = {"offload", "0.0", true}, .searchable = true,
+   .help = "overlap the host optimizer's copies", .get = get<&L::overlap>, .set = set<&L::overlap>},
+  {.key = "precision_aware", .kind = K::flag, .args = a::precision_aware,
+   .bridge = "optimizer.use_precision_aware_optimizer", .recipe = "precision_aware", .spec = W::always,
+   .searchable = true, .help = "the precision-aware optimizer", .get = get<&L::precision_aware>,
+   .set = set<&L::precision_aware>},
+  {.key = "moments", .kind = K::choice, .names = kStateDtypeNames, .args = a::moments,
+   .bridge = "optimizer.exp_avg_dtype", .recipe = "exp_avg_dtype", .searchable = true,
+   .help = "first Adam moment dtype (the spec's moments= sets both moments)", .get = get<&L::moments>,
+   .set = set<&L::moments>},
+  {.key = "moments_sq", .kind = K::choice, .names = kStateDtypeNames, .args = a::moments_sq,
+   .bridge = "optimizer.exp_avg_sq_dtype", .recipe = "exp_avg_sq_dtype", .searchable = true,
+   .help = "second Adam moment dtype", .get = get<&L::moments_sq>, .set = set<&L::moments_sq>},
+  {.key = "max_tokens", .kind = K::integer, .min = 1, .max = kMaxTokens, .args = a::max_tokens,
+   .recipe = "max_tokens_per_gpu", .engine = W::always, .searchable = true,
+   .help = "tokens per GPU per microbatch (slime's dynamic batching)", .get = get<&L::max_tokens>,
+   .set = set<&L::max_tokens>},
+  {.key = "rows_per_mb", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::rows_per_mb,
+   .bridge = "train.micro_batch_size", .recipe = "rows_per_microbatch", .spec = W::always, .engine = W::always,
+   .searchable = true, .help = "rows per microbatch", .get = get<&L::rows_per_mb>, .set = set<&L::rows_per_mb>},
+  {.key = "dispatcher", .kind = K::choice, .names = kDispatcherNames, .args = a::dispatcher,
+   .bridge = "model.moe_token_dispatcher_type", .recipe = "dispatcher", .megatron_default = "allgather",
+   .slime_default = "alltoall", .spec = W::always, .engine = W::always, .searchable = true,
+   .help = "MoE token dispatcher", .get = get<&L::dispatcher>, .set = set<&L::dispatcher>},
+  // Everything below is new to the spec: written only when not at its default.
+  {.key = "main_grads", .kind = K::choice, .names = kStateDtypeNames, .allowed = 0b11, .args = a::main_grads,
+   .bridge = "optimizer.main_grads_dtype", .recipe = "main_grads_dtype", .help = "main gradient dtype",
+   .get = get<&L::main_grads>, .set = set<&L::main_grads>},
+  {.key = "main_params", .kind = K::choice, .names = kStateDtypeNames, .allowed = 0b101, .args = a::main_params,
+   .bridge = "optimizer.main_params_dtype", .recipe = "main_params_dtype", .help = "master weight dtype (fp32 | fp16)",
+   .get = get<&L::main_params>, .set = set<&L::main_params>},
+  {.key = "grad_reduce", .kind = K::choice, .names = kStateDtypeNames, .allowed = 0b11, .args = a::grad_reduce,
+   .bridge = "ddp.grad_reduce_in_fp32", .recipe = "grad_reduce_dtype", .engine = W::always, .searchable = true,
+   .help = "gradient buffer and reduce dtype", .get = get<&L::grad_reduce>, .set = set<&L::grad_reduce>},
+  {.key = "dist_opt", .kind = K::flag, .args = a::dist_opt, .bridge = "ddp.use_distributed_optimizer",
+   .recipe = "distributed_optimizer", .megatron_default = "off", .slime_default = "on",
+   .help = "distributed optimizer (states sharded over data parallel)", .get = get<&L::dist_opt>,
+   .set = set<&L::dist_opt>},
+  {.key = "dist_opt_instances", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::dist_opt_instances,
+   .bridge = "ddp.num_distributed_optimizer_instances", .recipe = "distributed_optimizer_instances",
+   .help = "distributed optimizer copies across data parallel", .get = get<&L::dist_opt_instances>,
+   .set = set<&L::dist_opt_instances>},
+  {.key = "vpp_layers", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::vpp_layers,
+   .recipe = "layers_per_virtual_stage", .help = "decoder layers per virtual pipeline stage (sets vpp)",
+   .get = get<&L::vpp_layers>, .set = set<&L::vpp_layers>},
+  {.key = "account_embedding", .kind = K::flag, .args = a::account_embedding,
+   .bridge = "model.account_for_embedding_in_pipeline_split", .recipe = "account_for_embedding", .searchable = true,
+   .help = "count the embedding as a layer when splitting the pipeline", .get = get<&L::account_embedding>,
+   .set = set<&L::account_embedding>},
+  {.key = "account_loss", .kind = K::flag, .args = a::account_loss,
+   .bridge = "model.account_for_loss_in_pipeline_split", .recipe = "account_for_loss", .searchable = true,
+   .help = "count the loss as a layer when splitting the pipeline", .get = get<&L::account_loss>,
+   .set = set<&L::account_loss>},
+  {.key = "pipeline_layout", .kind = K::text, .args = a::pipeline_layout,
+   .bridge = "model.pipeline_model_parallel_layout", .recipe = "pipeline_layout",
+   .help = "pipeline layout string, e.g. Et*3|(tt|)*29m|L", .get_text = get_pipeline_layout,
+   .set_text = set_pipeline_layout},
+  {.key = "recompute_modules", .kind = K::set, .names = kRecomputeModuleNames, .args = a::recompute_modules,
+   .bridge = "model.recompute_modules", .recipe = "recompute.modules", .when = {"recompute", "selective"},
+   .searchable = true, .help = "selective recompute modules", .get = get<&L::recompute_modules>,
+   .set = set<&L::recompute_modules>},
+  {.key = "flex_backend", .kind = K::choice, .names = kFlexBackendNames, .args = a::flex_backend,
+   .bridge = "model.moe_flex_dispatcher_backend", .recipe = "flex_backend", .engine = W::always, .when = {"dispatcher", "flex"},
+   .searchable = true, .help = "flex dispatcher backend", .get = get<&L::flex_backend>, .set = set<&L::flex_backend>},
+  {.key = "a2a_overlap", .kind = K::flag, .args = a::a2a_overlap, .bridge = "comm_overlap.overlap_moe_expert_parallel_comm",
+   .recipe = "a2a_overlap", .searchable = true, .help = "overlap the MoE all-to-all with another microbatch's compute",
+   .get = get<&L::a2a_overlap>, .set = set<&L::a2a_overlap>},
+  {.key = "delay_wgrad", .kind = K::flag, .args = a::delay_wgrad, .bridge = "comm_overlap.delay_wgrad_compute",
+   .recipe = "delay_wgrad", .help = "delay weight-gradient GEMMs to overlap the combine",
+   .get = get<&L::delay_wgrad>, .set = set<&L::delay_wgrad>},
+  {.key = "shared_overlap", .kind = K::flag, .args = a::shared_overlap, .bridge = "model.moe_shared_expert_overlap",
+   .recipe = "shared_expert_overlap", .help = "overlap shared experts with the dispatch",
+   .get = get<&L::shared_overlap>, .set = set<&L::shared_overlap>},
+  {.key = "force_balance", .kind = K::flag, .args = a::force_balance,
+   .bridge = "model.moe_router_force_load_balancing", .recipe = "force_load_balancing",
+   .help = "route tokens evenly (benchmarks)", .get = get<&L::force_balance>, .set = set<&L::force_balance>},
+  {.key = "capacity", .kind = K::real, .min_real = 0, .max_real = 1024, .args = a::capacity,
+   .bridge = "model.moe_expert_capacity_factor", .recipe = "capacity_factor",
+   .help = "expert capacity factor (0: dropless)", .get_real = get_real<&L::capacity>,
+   .set_real = set_real<&L::capacity>},
+  {.key = "pad_capacity", .kind = K::flag, .args = a::pad_capacity,
+   .bridge = "model.moe_pad_expert_input_to_capacity", .recipe = "pad_to_capacity",
+   .help = "pad expert inputs to capacity", .get = get<&L::pad_capacity>, .set = set<&L::pad_capacity>},
+  {.key = "permute_fusion", .kind = K::flag, .args = a::permute_fusion, .bridge = "model.moe_permute_fusion",
+   .recipe = "permute_fusion", .help = "fused token permutation", .get = get<&L::permute_fusion>,
+   .set = set<&L::permute_fusion>},
+  {.key = "router_dtype", .kind = K::choice, .names = kRouterDtypeNames, .args = a::router_dtype,
+   .bridge = "model.moe_router_dtype", .recipe = "router_dtype", .help = "router dtype (none: the model's)",
+   .get = get<&L::router_dtype>, .set = set<&L::router_dtype>},
+  {.key = "fp8", .kind = K::choice, .names = kFp8FormatNames, .args = a::fp8, .bridge = "mixed_precision.fp8",
+   .recipe = "fp8_format", .help = "FP8 GEMM format (none: BF16)", .get = get<&L::fp8>, .set = set<&L::fp8>},
+  {.key = "fp8_recipe", .kind = K::choice, .names = kFp8RecipeNames, .args = a::fp8_recipe,
+   .bridge = "mixed_precision.fp8_recipe", .recipe = "fp8_recipe", .when = {"fp8", "none", true},
+   .help = "FP8 scaling recipe", .get = get<&L::fp8_recipe>, .set = set<&L::fp8_recipe>},
+  {.key = "fp8_param_gather", .kind = K::flag, .args = a::fp8_param_gather,
+   .bridge = "mixed_precision.fp8_param_gather", .recipe = "fp8_param_gather", .when = {"fp8", "none", true},
+   .help = "keep FP8 weight copies and gather them in FP8", .get = get<&L::fp8_param_gather>,
+   .set = set<&L::fp8_param_gather>},
+  {.key = "fp8_bf16_edges", .kind = K::flag, .args = a::fp8_bf16_edges,
+   .bridge = "mixed_precision.first_last_layers_bf16", .recipe = "fp8_first_last_bf16",
+   .when = {"fp8", "none", true}, .help = "keep the first and last layers in BF16",
+   .get = get<&L::fp8_bf16_edges>, .set = set<&L::fp8_bf16_edges>},
+  {.key = "fp8_bf16_first", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::fp8_bf16_first,
+   .bridge = "mixed_precision.num_layers_at_start_in_bf16", .recipe = "fp8_bf16_first_layers",
+   .when = {"fp8_bf16_edges", "on"}, .help = "BF16 layers at the start", .get = get<&L::fp8_bf16_first>,
+   .set = set<&L::fp8_bf16_first>},
+  {.key = "fp8_bf16_last", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::fp8_bf16_last,
+   .bridge = "mixed_precision.num_layers_at_end_in_bf16", .recipe = "fp8_bf16_last_layers",
+   .when = {"fp8_bf16_edges", "on"}, .help = "BF16 layers at the end", .get = get<&L::fp8_bf16_last>,
+   .set = set<&L::fp8_bf16_last>},
+  {.key = "fp8_reuse_grad_buf", .kind = K::flag, .args = a::fp8_reuse_grad_buf,
+   .bridge = "ddp.reuse_grad_buf_for_mxfp8_param_ag", .recipe = "fp8_reuse_grad_buffer", .when = {"fp8_recipe", "mxfp8"},
+   .help = "gather MXFP8 weights into the gradient buffer (no separate copy)", .get = get<&L::fp8_reuse_grad_buf>,
+   .set = set<&L::fp8_reuse_grad_buf>},
+  {.key = "cuda_graph", .kind = K::choice, .names = kCudaGraphNames, .args = a::cuda_graph,
+   .bridge = "model.cuda_graph_impl", .recipe = "cuda_graph", .searchable = true, .help = "CUDA graph implementation",
+   .get = get<&L::cuda_graph>, .set = set<&L::cuda_graph>},
+  {.key = "graph_modules", .kind = K::set, .names = kGraphModuleNames, .args = a::graph_modules,
+   .bridge = "model.cuda_graph_modules", .recipe = "cuda_graph_modules", .when = {"cuda_graph", "none", true},
+   .help = "CUDA graph capture regions (none: whole layers)", .get = get<&L::graph_modules>,
+   .set = set<&L::graph_modules>},
+  {.key = "overlap_grad", .kind = K::flag, .args = a::overlap_grad, .bridge = "ddp.overlap_grad_reduce",
+   .recipe = "overlap_grad_reduce", .help = "overlap the gradient reduce-scatter with backward",
+   .get = get<&L::overlap_grad>, .set = set<&L::overlap_grad>},
+  {.key = "overlap_param", .kind = K::flag, .args = a::overlap_param, .bridge = "ddp.overlap_param_gather",
+   .recipe = "overlap_param_gather", .help = "overlap the parameter all-gather with forward",
+   .get = get<&L::overlap_param>, .set = set<&L::overlap_param>},
+  {.key = "tp_overlap", .kind = K::flag, .args = a::tp_overlap, .bridge = "comm_overlap.tp_comm_overlap",
+   .recipe = "tp_comm_overlap", .help = "overlap TP communication with GEMMs (userbuffers)",
+   .get = get<&L::tp_overlap>, .set = set<&L::tp_overlap>},
+  {.key = "fsdp", .kind = K::choice, .names = kFsdpNames, .args = a::fsdp, .bridge = "ddp.use_megatron_fsdp",
+   .recipe = "fsdp", .help = "fully sharded data parallel: megatron (Megatron-FSDP) or torch (FSDP2)",
+   .get = get<&L::fsdp>, .set = set<&L::fsdp>},
+  {.key = "fsdp_sharding", .kind = K::choice, .names = kFsdpShardingNames, .args = a::fsdp_sharding,
+   .bridge = "ddp.data_parallel_sharding_strategy", .recipe = "fsdp_sharding", .when = {"fsdp", "megatron"},
+   .help = "Megatron-FSDP sharding strategy", .get = get<&L::fsdp_sharding>, .set = set<&L::fsdp_sharding>},
+  {.key = "ce_fusion", .kind = K::flag, .args = a::ce_fusion, .bridge = "model.cross_entropy_loss_fusion",
+   .recipe = "cross_entropy_fusion", .help = "fused cross-entropy loss", .get = get<&L::ce_fusion>,
+   .set = set<&L::ce_fusion>},
+  {.key = "ce_impl", .kind = K::choice, .names = kCrossEntropyImplNames, .args = a::ce_impl,
+   .bridge = "model.cross_entropy_fusion_impl", .recipe = "cross_entropy_impl", .when = {"ce_fusion", "on"},
+   .help = "fused cross-entropy implementation", .get = get<&L::ce_impl>, .set = set<&L::ce_impl>},
+  {.key = "act_offload", .kind = K::flag, .args = a::act_offload,
+   .bridge = "model.fine_grained_activation_offloading", .recipe = "activation_offload", .searchable = true,
+   .help = "fine-grained activation offloading", .get = get<&L::act_offload>, .set = set<&L::act_offload>},
+  {.key = "offload_modules", .kind = K::set, .names = kOffloadModuleNames, .args = a::offload_modules,
+   .bridge = "model.offload_modules", .recipe = "activation_offload_modules", .when = {"act_offload", "on"},
+   .help = "modules whose inputs are offloaded", .get = get<&L::offload_modules>, .set = set<&L::offload_modules>},
+  {.key = "act_offload_fraction", .kind = K::real, .min_real = 0, .max_real = 1, .args = a::act_offload_fraction,
+   .bridge = "model.activation_offload_fraction", .recipe = "activation_offload_fraction",
+   .when = {"act_offload", "on"}, .searchable = true, .help = "fraction of eligible activations offloaded",
+   .get_real = get_real<&L::act_offload_fraction>, .set_real = set_real<&L::act_offload_fraction>},
+  {.key = "cp_comm", .kind = K::choice, .names = kCpCommNames, .args = a::cp_comm, .bridge = "model.cp_comm_type",
+   .recipe = "cp_comm_type", .help = "context-parallel communication", .get = get<&L::cp_comm>,
+   .set = set<&L::cp_comm>},
+  {.key = "cp_inner", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::cp_inner,
+   .bridge = "model.hierarchical_context_parallel_sizes", .recipe = "cp_a2a_size", .when = {"cp_comm", "a2a+p2p"},
+   .help = "hierarchical CP: the all-to-all group size (the rest is p2p)", .get = get<&L::cp_inner>,
+   .set = set<&L::cp_inner>},
+};
+// clang-format on
+}  // namespace knob_detail
+
+/// Every knob, in spec order.
+inline constexpr std::span<const Knob> kKnobs = knob_detail::kKnobs;
+
+/// The knob with this spec key, or nullptr.
+const Knob* find_knob(std::string_view key);
+/// The knob a launch argument sets (any of its spellings), or nullptr.
+const Knob* find_knob_by_flag(std::string_view flag);
+
+/// The knob's value in `layout` as the spec writes it: integers, "on"/"off", reals with up to three
+/// decimals ("1.0", "0.25"), choice names, sets as "a+b" in name order ("" for none), text as is.
+std::string knob_text(const Knob& knob, const Layout& layout);
+/// Sets the knob from spec text. Sets also take words separated by spaces. Throws Error(usage)
+/// naming `what` (the key or the argument) for a value of the wrong type or out of range, or a
+/// name not in `names` (with "did you mean").
+void set_knob_text(const Knob& knob, Layout& layout, std::string_view text, std::string_view what);
+/// Whether the knob holds Layout's default.
+bool knob_is_default(const Knob& knob, const Layout& layout);
+/// Whether the row's `when` condition holds in `layout`.
+bool knob_applies(const Knob& knob, const Layout& layout);
+
+}  // namespace ladle::layout

@@ -1,0 +1,1 @@
+python3 train.py --lr 1e-5

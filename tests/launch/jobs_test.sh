@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Runs every kind of job `ladle plan --emit` writes (slime, miles, Megatron-LM, Megatron-Bridge;
+# one and two nodes; BF16 and FP8; plain and --slurm) with stand-ins for python3, torchrun, ray,
+# srun, scontrol and ssh on PATH that record their argv and environment, and checks that:
+#   - the script passes `bash -n` and shellcheck;
+#   - the engine's entry point receives exactly the arguments `ladle plan --json` gives the layout
+#     (every base and layout argument, the model's arguments in place of "${MODEL_ARGS[@]}");
+#   - a multi-node slime/miles job starts Ray on every node and submits once;
+#   - FP8 jobs carry the FP8 flags, dense models no MoE flags, CP layouts of DSA models --allgather-cp;
+#   - a missing input stops the job with one line and exit 2;
+#   - `ladle diff BASE EMITTED` shows no math-changing difference for every catalog recipe.
+# Usage: jobs_test.sh LADLE_BINARY
+set -uo pipefail
+ladle=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+failures=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# --- stand-ins ------------------------------------------------------------------------------
+bin=$work/bin
+mkdir -p "$bin"
+record='{ printf "CALL %s\n" "$(basename "$0")"; for a in "$@"; do printf "ARG %s\n" "$a"; done;
+  printf "ENV CUDA_DEVICE_MAX_CONNECTIONS=%s\n" "${CUDA_DEVICE_MAX_CONNECTIONS-}"; printf "END\n"; } >> "$LADLE_STUB_LOG"'
+for tool in torchrun ray; do
+  printf '#!/bin/bash\n%s\n' "$record" > "$bin/$tool"
+done
+cat > "$bin/python3" <<STUB
+#!/bin/bash
+if [[ "\${1:-}" == *model_args_utils.py ]]; then echo "--num-layers 2 --hidden-size 64"; exit 0; fi
+$record
+STUB
+cat > "$bin/srun" <<STUB
+#!/bin/bash
+$record
+while [[ \$# -gt 0 ]]; do
+  case \$1 in -w|-N|-n) shift 2 ;; -*) shift ;; *) break ;; esac
+done
+exec "\$@"
+STUB
+cat > "$bin/ssh" <<STUB
+#!/bin/bash
+$record
+shift
+exec "\$@"
+STUB
+cat > "$bin/scontrol" <<'STUB'
+#!/bin/bash
+for i in $(seq 1 "${LADLE_STUB_NODES:-1}"); do echo "node$i"; done
+STUB
+chmod +x "$bin"/*
+
+# --- inputs every job may name ------------------------------------------------------------------
+inputs=$work/inputs
+mkdir -p "$inputs"/{slime/scripts/models,miles,megatron,bridge,hf,dist,ckpt,tok,out}
+for name in qwen3-30B-A3B llama3.1-8B-Instruct glm5.2-744B-A40B; do
+  echo 'MODEL_ARGS=(--num-layers 2 --hidden-size 64)' > "$inputs/slime/scripts/models/$name.sh"
+done
+touch "$inputs/rows.jsonl" "$inputs/data.bin" "$inputs/data.idx"
+printf 'node1\nnode2\n' > "$inputs/hostfile"
+job_env=(SLIME_DIR="$inputs/slime" MILES_DIR="$inputs/miles" MEGATRON_DIR="$inputs/megatron"
+         BRIDGE_DIR="$inputs/bridge" HF_CKPT="$inputs/hf" TORCH_DIST="$inputs/dist" SFT_DATA="$inputs/rows.jsonl"
+         DATA_PATH="$inputs/data" TOKENIZER="$inputs/tok" CHECKPOINT="$inputs/ckpt" OUTPUT_DIR="$inputs/out"
+         KERNEL_CACHE="$inputs/out/kernels" PATH="$bin:$PATH")
+
+# The `args` string of the first layout of `ladle plan --json` (JSON unescaped for our content).
+json_args() { sed -n 's/^ *"args": "\(.*\)",\{0,1\}$/\1/p' | head -n 1 | sed 's/\\"/"/g; s/\\\\/\\/g'; }
+
+# The recorded argv of the entry point: the words after the entry script in the last call of $1.
+entry_argv() {  # LOG TOOL ENTRY
+  awk -v tool="$2" -v entry="$3" '
+    /^CALL / { cur = ($2 == tool); n = 0; seen = 0; delete words; next }
+    cur && /^ARG / { w = substr($0, 5); if (seen) words[++n] = w; else if (w ~ entry "$") seen = 1; next }
+    cur && /^END/ { if (seen) { out = ""; for (i = 1; i <= n; i++) out = out w_sep(i) words[i]; last = out } }
+    function w_sep(i) { return i == 1 ? "" : "\n" }
+    END { print last }' "$1"
+}
+
+check_job() {  # MODEL ENGINE GPUS PRECISION SLURM(0/1) ENTRY_TOOL ENTRY
+  local model=$1 engine=$2 gpus=$3 precision=$4 slurm=$5 tool=$6 entry=$7
+  local name="$model-$engine-$gpus-$precision-slurm$slurm"
+  local dir=$work/$name
+  mkdir -p "$dir"
+  local flags=(plan "$model" --gpu h200 --gpus "$gpus" --top 1 --engine "$engine" --precision "$precision")
+  ((slurm)) && flags+=(--slurm)
+  if ! "$ladle" "${flags[@]}" --emit "$dir/job.sh" >/dev/null 2>"$dir/emit.err"; then
+    fail "$name: ladle plan --emit: $(cat "$dir/emit.err")"
+    return
+  fi
+  "$ladle" "${flags[@]}" --json > "$dir/plan.json"
+  bash -n "$dir/job.sh" || fail "$name: bash -n"
+  if command -v shellcheck >/dev/null; then
+    shellcheck "$dir/job.sh" > "$dir/shellcheck.txt" || fail "$name: shellcheck: $(head -n 5 "$dir/shellcheck.txt")"
+  else
+    echo "note: shellcheck is not installed (scripts/setup.sh installs it); skipped" >&2
+  fi
+  local run_env=("${job_env[@]}" LADLE_STUB_LOG="$dir/calls.log")
+  local nodes=$(( (gpus + 7) / 8 ))
+  local run_args=()
+  if ((slurm)); then
+    run_env+=(SLURM_JOB_ID=1 SLURM_JOB_NODELIST="node[1-$nodes]" LADLE_STUB_NODES="$nodes")
+  elif ((nodes > 1)); then
+    run_env+=(HOSTFILE="$inputs/hostfile")
+    run_args=(--master-addr node1)
+  fi
+  if ! (cd "$dir" && env -u SLURM_JOB_ID -u SLURM_JOB_NODELIST "${run_env[@]}" bash job.sh "${run_args[@]}" \
+        >"$dir/job.out" 2>"$dir/job.err"); then
+    fail "$name: the job failed: $(tail -n 3 "$dir/job.err")"
+    return
+  fi
+  # Background Ray workers (srun ... &) may still be writing: wait for them, boundedly.
+  local starts=0
+  for _ in $(seq 50); do
+    starts=$(awk '/^CALL / { ray = ($2 == "ray") } ray && /^ARG start$/ { n++ } END { print n + 0 }' "$dir/calls.log")
+    [[ "$family" != slime || $starts -ge $nodes ]] && break
+    sleep 0.1
+  done
+  # The expected words: the plan's args for this layout, expanded as the job's shell would.
+  local args
+  args=$(json_args < "$dir/plan.json")
+  [[ -n "$args" ]] || { fail "$name: plan --json has no args"; return; }
+  local expected
+  expected=$(env "${job_env[@]}" bash -c 'MODEL_ARGS=(--num-layers 2 --hidden-size 64); eval "words=($1)"; printf "%s\n" "${words[@]}"' _ "$args")
+  local actual
+  actual=$(entry_argv "$dir/calls.log" "$tool" "$entry")
+  if [[ "$actual" != "$expected" ]]; then
+    fail "$name: the entry point's arguments differ from plan --json's args"
+    diff <(echo "$expected") <(echo "$actual") | head -n 10 >&2
+  fi
+  if [[ "$family" == slime ]]; then
+    [[ $starts -eq $nodes ]] || fail "$name: ray start ran $starts times for $nodes nodes"
+    local submits
+    submits=$(awk '/^CALL / { ray = ($2 == "ray") } ray && /^ARG submit$/ { n++ } END { print n + 0 }' "$dir/calls.log")
+    [[ $submits -eq 1 ]] || fail "$name: ray job submit ran $submits times"
+    grep -q '^ARG --runtime-env-json=.*CUDA_DEVICE_MAX_CONNECTIONS.*: .1.' "$dir/calls.log" ||
+      fail "$name: the runtime env does not carry the base's CUDA_DEVICE_MAX_CONNECTIONS=1"
+  else
+    grep -q '^ENV CUDA_DEVICE_MAX_CONNECTIONS=1$' "$dir/calls.log" || fail "$name: torchrun ran without the base's env"
+    if ((nodes > 1)); then
+      grep -q '^ARG --rdzv-endpoint$' "$dir/calls.log" || fail "$name: multi-node torchrun has no rendezvous"
+    fi
+  fi
+  if [[ "$precision" == fp8 ]]; then
+    if [[ "$engine" == bridge ]]; then
+      grep -q '^ARG mixed_precision=bf16_with_fp8' "$dir/calls.log" || fail "$name: an FP8 plan without FP8 precision"
+    else
+      grep -q '^ARG --fp8-format$' "$dir/calls.log" || fail "$name: an FP8 plan without --fp8-format"
+    fi
+  fi
+  if [[ "$model" == llama-3.1-8b ]] && grep -qE '^ARG --(moe-|expert-)' "$dir/calls.log"; then
+    fail "$name: a dense model got MoE arguments"
+  fi
+  if ((slurm)); then
+    grep -q '^#SBATCH --nodes=' "$dir/job.sh" && grep -q '^#SBATCH --exclusive' "$dir/job.sh" &&
+      grep -q '^#SBATCH --time=' "$dir/job.sh" && grep -q '^#SBATCH --output=' "$dir/job.sh" &&
+      grep -q "^#SBATCH --gpus-per-node=" "$dir/job.sh" || fail "$name: the sbatch header is incomplete"
+    ((nodes > 1)) && ! grep -q '^CALL srun' "$dir/calls.log" && fail "$name: a multi-node sbatch job without srun"
+  fi
+  if grep -qE 'pkill|killall|ray stop' "$dir/job.sh"; then fail "$name: the job kills processes it did not start"; fi
+}
+
+for engine in slime miles megatron bridge; do
+  case $engine in
+    slime | miles) family=slime; tool=ray ;;
+    *) family=megatron; tool=torchrun ;;
+  esac
+  case $engine in
+    slime) entry=train_async.py ;;
+    miles) entry=train.py ;;
+    megatron) entry=pretrain_gpt.py ;;
+    bridge) entry=run_recipe.py ;;
+  esac
+  for gpus in 8 16; do
+    for precision in bf16 fp8; do
+      for slurm in 0 1; do
+        check_job qwen3-30b-a3b "$engine" "$gpus" "$precision" "$slurm" "$tool" "$entry"
+      done
+    done
+  done
+  if [[ "$engine" != bridge ]]; then
+    check_job llama-3.1-8b "$engine" 16 bf16 0 "$tool" "$entry"
+  fi
+done
+
+# A CP layout of a DSA model on slime carries --allgather-cp (the planner picks CP 2 for GLM-5.2 on 128).
+family=slime
+"$ladle" plan glm-5.2 --gpu h200 --gpus 128 --top 1 --engine slime --emit "$work/glm.sh" >/dev/null
+if grep -q -- '--context-parallel-size [2-9]' "$work/glm.sh" && ! grep -q -- '--allgather-cp' "$work/glm.sh"; then
+  fail "glm-5.2 slime: a CP layout without --allgather-cp"
+fi
+
+# A missing input stops the job at once, with one line.
+mkdir -p "$work/missing"
+"$ladle" plan qwen3-30b-a3b --gpu h200 --gpus 8 --top 1 --engine slime --emit "$work/missing/job.sh" >/dev/null
+without_hf=()
+for kv in "${job_env[@]}"; do [[ $kv == HF_CKPT=* ]] || without_hf+=("$kv"); done
+(cd "$work/missing" && env -u HF_CKPT "${without_hf[@]}" LADLE_STUB_LOG="$work/missing/calls.log" bash job.sh \
+   >/dev/null 2>"$work/missing/err")
+status=$?
+[[ $status -eq 2 ]] || fail "a job without HF_CKPT exited $status, not 2"
+[[ $(wc -l < "$work/missing/err") -eq 1 ]] && grep -q '^ladle job: HF_CKPT is not set: ' "$work/missing/err" ||
+  fail "a job without HF_CKPT said: $(cat "$work/missing/err")"
+[[ ! -e "$work/missing/calls.log" ]] || fail "a job without HF_CKPT started something"
+
+# plan --emit --base then diff: no math-changing difference, for every catalog recipe.
+for base in glm-5.2-744b-a40b/h200/attune-tp4-pp4 glm-5.2-744b-a40b/h200/attune-tp8-pp4 \
+            glm-4.7-flash/h200/attune-tp1-pp1-ep8; do
+  case $base in
+    glm-5.2*) model=glm-5.2; gpus=128; engine=slime ;;
+    *) model=glm-4.7-flash; gpus=8; engine=miles ;;
+  esac
+  for slurm in "" --slurm; do
+    out=$work/diff-$(basename "$base")$slurm.yaml
+    "$ladle" plan "$model" --gpu h200 --gpus "$gpus" --top 1 --engine "$engine" --base "$base" $slurm --emit "$out" \
+      >/dev/null || { fail "$base: plan --emit --base"; continue; }
+    "$ladle" diff "$base" "$out" --json > "$out.diff.json"
+    grep -q '"configuration": "pass"' "$out.diff.json" || fail "$base$slurm: diff of the emitted recipe does not pass"
+    grep -q '"class": "\(math_changing\|unclassified\|precision_changing\)"' "$out.diff.json" &&
+      fail "$base$slurm: diff shows a difference that is not layout-class: $(grep -B6 '"class": "\(math\|uncl\|prec\)' "$out.diff.json" | grep '"flag"' | head -n 3)"
+  done
+done
+
+if ((failures)); then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "all jobs ran with every argument in place"

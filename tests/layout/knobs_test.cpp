@@ -1,0 +1,213 @@
+// Every knob of the table round-trips through the spec, the launch arguments of every engine and
+// the recipe `layout:` block, and the table itself is consistent.
+#include "ladle/layout/knobs.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/recipe/launch_args.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle {
+void PrintTo(const Layout& l, std::ostream* os) { *os << layout::format_layout_spec(l); }
+}  // namespace ladle
+
+namespace ladle::layout {
+namespace {
+
+// A value of `knob` other than its default.
+std::string other_value(const Knob& knob) {
+  const Layout base;
+  const std::string def = knob_text(knob, base);
+  switch (knob.kind) {
+    case KnobKind::integer:
+      return def == "2" ? "3" : "2";
+    case KnobKind::flag:
+      return def == "on" ? "off" : "on";
+    case KnobKind::real:
+      return "0.5";
+    case KnobKind::choice:
+      for (size_t i = knob.names.size(); i-- > 0;) {
+        const bool allowed = knob.allowed == 0 || ((knob.allowed >> i) & 1) != 0;
+        if (allowed && knob.names[i] != def) return std::string(knob.names[i]);
+      }
+      return def;
+    case KnobKind::set:
+      return fmt::format("{}+{}", knob.names[0], knob.names[1]);
+    case KnobKind::text:
+      return "Et|tL";
+  }
+  return def;
+}
+
+// Sets what `knob` needs to mean something (its `when`, recursively).
+void satisfy(const Knob& knob, Layout& l) {
+  if (knob.when.key.empty()) return;
+  const Knob& other = *find_knob(knob.when.key);
+  satisfy(other, l);
+  if (!knob.when.negate) {
+    set_knob_text(other, l, knob.when.value, other.key);
+  } else if (knob_text(other, l) == knob.when.value) {
+    set_knob_text(other, l, other_value(other), other.key);
+  }
+}
+
+// A layout with `knob` away from its default and whatever it needs set.
+Layout with_knob(const Knob& knob) {
+  Layout l;
+  l.cp = 4;
+  satisfy(knob, l);
+  set_knob_text(knob, l, other_value(knob), knob.key);
+  if (knob.key == "moments") l.moments_sq = l.moments;
+  return l;
+}
+
+std::string script_for(const std::vector<EngineArg>& args) {
+  std::string script = "python3 train.py";
+  for (const EngineArg& arg : args) {
+    // Quote what bash would otherwise read as a pipe or a glob (pipeline layouts).
+    const bool quote = arg.value && arg.value->find_first_of("|*()") != std::string::npos;
+    if (arg.value) script += " " + arg.flag + (quote ? " '" + *arg.value + "'" : " " + *arg.value);
+    if (!arg.value) script += " " + arg.flag;
+  }
+  return script;
+}
+
+bool engine_takes(const Knob& knob, Engine engine) {
+  const uint8_t bit = engine == Engine::slime   ? kSlime
+                      : engine == Engine::miles ? kMiles
+                                                : kMegatron;
+  for (const KnobArg& arg : knob.args) {
+    if ((arg.engines & bit) != 0 && !arg.deprecated) return true;
+  }
+  return false;
+}
+
+TEST(Knobs, TableIsConsistent) {
+  std::set<std::string_view> keys, flags, fields;
+  for (const Knob& knob : kKnobs) {
+    EXPECT_TRUE(keys.insert(knob.key).second) << knob.key;
+    if (!knob.recipe.empty()) {
+      EXPECT_TRUE(fields.insert(knob.recipe).second) << knob.recipe;
+    }
+    for (const KnobArg& arg : knob.args) EXPECT_TRUE(flags.insert(arg.flag).second) << arg.flag;
+    const bool integral = knob.kind == KnobKind::integer || knob.kind == KnobKind::flag ||
+                          knob.kind == KnobKind::choice || knob.kind == KnobKind::set;
+    EXPECT_EQ(integral, knob.get != nullptr && knob.set != nullptr) << knob.key;
+    EXPECT_EQ(knob.kind == KnobKind::real, knob.get_real != nullptr && knob.set_real != nullptr)
+        << knob.key;
+    EXPECT_EQ(knob.kind == KnobKind::choice || knob.kind == KnobKind::set, !knob.names.empty())
+        << knob.key;
+    if (!knob.when.key.empty()) {
+      EXPECT_NE(find_knob(knob.when.key), nullptr) << knob.key;
+    }
+    EXPECT_FALSE(knob.help.empty()) << knob.key;
+  }
+}
+
+TEST(Knobs, EveryKnobRoundTripsThroughTheSpec) {
+  for (const Knob& knob : kKnobs) {
+    if (knob.spec == Written::folded) continue;
+    const Layout l = with_knob(knob);
+    EXPECT_NE(l, Layout{}) << knob.key;
+    const std::string spec = format_layout_spec(l);
+    EXPECT_EQ(parse_layout_spec(spec), l) << knob.key << ": " << spec;
+  }
+}
+
+TEST(Knobs, EveryKnobRoundTripsThroughEveryEngine) {
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+    for (const Knob& knob : kKnobs) {
+      if (!engine_takes(knob, engine)) continue;
+      // slime and miles always use the distributed optimizer.
+      if (knob.key == "dist_opt" && engine != Engine::megatron) continue;
+      Layout l = with_knob(knob);
+      if (engine == Engine::megatron) l.max_tokens = 0;
+      const std::string script = script_for(layout_engine_args(l, engine, 8192));
+      const recipe::LaunchArgs launch = recipe::parse_launch_args(script, "test");
+      const ArgsLayout back = read_layout_args(training_args(launch), engine);
+      EXPECT_EQ(back.layout, l) << to_string(engine) << " " << knob.key << ": " << script;
+      EXPECT_EQ(layout_engine_args(back.layout, engine, 8192), layout_engine_args(l, engine, 8192))
+          << knob.key;
+      for (const recipe::LaunchArg& rest : back.rest) {
+        EXPECT_EQ(rest.flag, "--seq-length") << to_string(engine) << " " << knob.key;
+      }
+    }
+  }
+}
+
+TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
+  for (const Knob& knob : kKnobs) {
+    if (knob.recipe.empty()) continue;
+    Layout l = with_knob(knob);
+    l.dp = 2;
+    const RecipeLayout block = to_recipe_layout(l, 8192);
+    Layout back = from_recipe_layout(block);
+    if (knob.key != "precision_aware") back.precision_aware = l.precision_aware;
+    EXPECT_EQ(back, l) << knob.key;
+  }
+}
+
+TEST(Knobs, ReadsOlderSpellings) {
+  const auto read = [](std::string_view script) {
+    return read_layout_args(recipe::parse_launch_args(script, "t").args, Engine::megatron).layout;
+  };
+  EXPECT_EQ(read("p --enable-cuda-graph").cuda_graph, CudaGraphImpl::local);
+  EXPECT_EQ(read("p --external-cuda-graph").cuda_graph, CudaGraphImpl::transformer_engine);
+  const Layout scope =
+      read("p --cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router");
+  EXPECT_EQ(scope.graph_modules, bit(GraphModule::attn) | bit(GraphModule::moe_router));
+  EXPECT_EQ(read("p --moe-token-dispatcher-type flex --moe-enable-deepep").flex_backend,
+            FlexBackend::deepep);
+  EXPECT_EQ(read("p --virtual-pipeline-model-parallel-size 4").vpp, 4);
+  EXPECT_EQ(read("p --grad-reduce-in-bf16").grad_reduce, StateDtype::bf16);
+  EXPECT_EQ(read("p --use-torch-fsdp2").fsdp, Fsdp::torch);
+  EXPECT_EQ(read("p --hierarchical-context-parallel-sizes 2 4 --cp-comm-type a2a+p2p").cp_inner, 2);
+}
+
+TEST(Knobs, TwoArgumentsSettingOneKnobDifferentlyAreOneError) {
+  EXPECT_LADLE_ERROR(
+      read_layout_args(recipe::parse_launch_args("p --grad-reduce-in-bf16 \\\n"
+                                                 "  --accumulate-allreduce-grads-in-fp32",
+                                                 "s.sh")
+                           .args,
+                       Engine::megatron, "s.sh"),
+      input,
+      "s.sh:2: error: --accumulate-allreduce-grads-in-fp32: --accumulate-allreduce-grads-in-fp32 "
+      "(line 2) contradicts --grad-reduce-in-bf16 (line 1): both set grad_reduce");
+}
+
+TEST(Knobs, RejectsValuesOutOfRangeNamingTheArgument) {
+  EXPECT_LADLE_ERROR(
+      read_layout_args(recipe::parse_launch_args("p --fp8-recipe mxfp9", "s.sh").args,
+                       Engine::megatron),
+      input, "--fp8-recipe: unknown fp8_recipe 'mxfp9' (did you mean 'mxfp8'?)");
+  EXPECT_LADLE_ERROR(
+      read_layout_args(recipe::parse_launch_args("p --tensor-model-parallel-size 0", "s.sh").args,
+                       Engine::megatron),
+      input, "--tensor-model-parallel-size: 0 is out of range 1..65536");
+  EXPECT_LADLE_ERROR(
+      read_layout_args(recipe::parse_launch_args("p --recompute-modules", "s.sh").args,
+                       Engine::megatron),
+      input, "expected a value after --recompute-modules");
+}
+
+TEST(Knobs, TrainingArgumentsLeaveTheLauncherOut) {
+  const recipe::LaunchArgs script = recipe::parse_launch_args(
+      "ray start --head --num-gpus 8\n"
+      "torchrun --nproc-per-node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2\n"
+      "srun -N 2 python3 train.py --pipeline-model-parallel-size 4\n",
+      "s.sh");
+  std::vector<std::string> flags;
+  for (const recipe::LaunchArg& arg : training_args(script)) flags.push_back(arg.flag);
+  // ray start starts no training script: none of its arguments are training arguments.
+  EXPECT_EQ(flags, (std::vector<std::string>{"--tensor-model-parallel-size",
+                                             "--pipeline-model-parallel-size"}));
+  EXPECT_EQ(guess_engine(script), Engine::megatron);
+}
+
+}  // namespace
+}  // namespace ladle::layout
