@@ -39,7 +39,7 @@
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
-#include "ladle/recipe/run_script.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/error.hpp"
 
 namespace {
@@ -152,7 +152,7 @@ int main(int argc, char** argv) {
       if (a == "--seq-length") row_tokens = std::stoll(args[i + 1]);
       if (a == "--global-batch-size") global_batch = std::stoll(args[i + 1]);
     }
-    std::string script = "python3 train.py";
+    std::string script = megatron ? "python3 pretrain_gpt.py" : "python3 train.py";
     for (const std::string& a : args) {
       std::string quoted = "'";
       for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -165,8 +165,11 @@ int main(int argc, char** argv) {
     const ladle::plan::Workload workload{row_tokens, global_batch, ladle::plan::Precision::bf16};
     const ladle::layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), row_tokens,
                                                global_batch};
+    const ladle::recipe::LaunchArgs launch = ladle::recipe::parse_launch_args(script, "argv");
     ladle::Layout layout =
-        ladle::layout::layout_from_run_args(ladle::recipe::parse_run_script(script));
+        ladle::layout::read_layout_args(
+            launch.args, megatron ? ladle::layout::Engine::megatron : ladle::layout::Engine::slime)
+            .layout;
     // slime packs rows by --max-tokens-per-gpu (dynamic batching): rows per microbatch follow from
     // it.
     if (!megatron && layout.max_tokens > 0)

@@ -126,8 +126,6 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
   if (!o.engine_program.empty()) s.engine_program = fs::absolute(o.engine_program).string();
   s.confirm_steps = 20;
   const plan::Cluster cluster = plan::make_cluster(o.gpu, o.gpus, o.instance);
-  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), o.row_tokens,
-                                      o.global_batch};
   Layout start;
   bool have_start = false;
   if (!o.base.empty()) {
@@ -158,7 +156,6 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
                                   s.global_batch};
   start = layout::resolve_layout(start, ctx);
   layout::require_valid_layout(start, model::load_model(o.model), ctx);
-  (void)context;
   s.base_layout = layout::format_layout_spec(start);
   s.run_id =
       util::sha256_hex(tune::settings_to_json(s) + std::to_string(::getpid()) +
