@@ -26,7 +26,7 @@ TEST(ModelCatalog, FindsByNameAliasAndHuggingFaceIdIgnoringCase) {
 
 TEST(ModelCatalog, EveryEmbeddedModelIsListedAndLoads) {
   const std::vector<std::string> names = model_names();
-  EXPECT_EQ(names.size(), 13u);
+  EXPECT_EQ(names.size(), 14u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
     if (name == "qwen3.5-397b-a17b") {

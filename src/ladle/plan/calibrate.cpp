@@ -10,6 +10,7 @@
 #include <nlopt.h>
 
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/predictor.hpp"
@@ -265,6 +266,11 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     FitRow row;
     row.name = m.name;
     row.source = m.source;
+    row.model = m.model.name;
+    row.gpus = m.cluster.gpus;
+    row.layout = fmt::format("{},row_tokens={},global_batch={},precision={}", layout::format_layout_spec(m.layout),
+                             m.workload.row_tokens, m.workload.global_batch, to_string(m.workload.precision));
+    row.unmodelled = m.unmodelled;
     row.measured = m.measured_tokens_per_s_per_gpu;
     row.in_sample = predict_tokens_per_s(m, fit.calibration);
     row.leave_one_out = row.in_sample;

@@ -42,6 +42,10 @@ double predict_tokens_per_s(const Measurement& m, const Calibration& calibration
 struct FitRow {
   std::string name;
   std::string source;
+  std::string model;
+  int64_t gpus = 0;
+  std::string layout;     ///< the layout spec with the workload's precision (",precision=fp8")
+  std::vector<std::string> unmodelled;
   double measured = 0;
   double in_sample = 0;             ///< predicted with the constants fitted on every run
   double leave_one_out = 0;         ///< predicted with the constants fitted on the other runs

@@ -39,6 +39,11 @@ struct Calibration {
   /// Fixed cost of one all-to-all that crosses nodes: NCCL's and DeepEP's per-call latency, tens
   /// of microseconds (DeepEP's published internode tables; nccl-tests' small-message times).
   double network_a2a_latency_s = 3e-5;
+  /// Fraction of the compute window an overlapped data-parallel collective really hides
+  /// (--overlap-grad-reduce / --overlap-param-gather: one microbatch; FSDP: every microbatch).
+  double dp_overlap_hidden_fraction = 0.7;
+  /// Fraction of the TP collectives --tp-comm-overlap (or async TP) hides.
+  double tp_overlap_hidden_fraction = 0.5;
   // Fixed.
   double nvlink_efficiency = 0.80;     ///< NCCL bus bandwidth over the intra-node link's one-way bandwidth
   double network_ring_efficiency = 0.80;  ///< ring all-gather/reduce-scatter over the node network

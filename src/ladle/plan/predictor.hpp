@@ -3,10 +3,11 @@
 // them. The estimate_* functions allocate nothing and name nothing, so the search can call them
 // millions of times; predict() names every part for reports.
 //
-// Memory (per GPU, each pipeline stage, worst one reported): BF16 weights; FP32 gradient buffers
-// (--accumulate-allreduce-grads-in-fp32); FP32 master weights and Adam moments under the
-// distributed optimizer, dense states sharded over DP x CP and expert states over EDP, the
-// offloaded fraction on the host; activations per microbatch from each layer's tensors (MLA or
+// Memory (per GPU, each pipeline stage, worst one reported): BF16 (or FP8) weights and FP8 copies;
+// gradient buffers in the reduce dtype (FP32, BF16 with --grad-reduce-in-bf16); master weights
+// and Adam moments in their dtypes, sharded by the distributed optimizer or FSDP (dense over
+// DP x CP, experts over EDP; FSDP shards weights and gradients too), the offloaded fraction on the
+// host; activations per microbatch from each layer's tensors (MLA or
 // GQA attention, dense MLP, routed and shared experts, with TP / SP / CP / ETP splits and
 // full recompute keeping only layer inputs), times the microbatches in flight on the stage (1F1B:
 // pp - stage; interleaved: Megatron-LM's 1 + (pp-1)/(pp*vpp) penalty); logits and the MTP layer

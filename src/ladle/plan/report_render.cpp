@@ -397,6 +397,10 @@ std::string fit_json(const CalibrationFit& fit) {
     Json rj;
     rj["id"] = r.name;
     rj["source"] = r.source;
+    rj["model"] = r.model;
+    rj["gpus"] = r.gpus;
+    rj["layout"] = r.layout;
+    rj["unmodelled"] = r.unmodelled;
     rj["measured"] = r.measured;
     rj["predicted"] = round_to(r.in_sample, 2);
     rj["predicted_leave_one_out"] = round_to(r.leave_one_out, 2);

@@ -263,14 +263,39 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   for (size_t i = 0; i < kTimeParts; ++i) out.parts[i] = critical[i] * m;
   out.parts[static_cast<size_t>(TimePart::pipeline_bubble)] = (sum_stages - critical_time) / vpp;
 
-  // Data parallel: FP32 gradient reduce-scatter and BF16 parameter all-gather of the shards.
+  // Data parallel: the gradient reduce-scatter in the reduce dtype (FP32, or BF16 with
+  // --grad-reduce-in-bf16) and the parameter all-gather (BF16, FP8 with --fp8-param-gather), once
+  // a step; FSDP gathers the parameters again for every microbatch's forward and backward
+  // (resharding after forward) and reduce-scatters the gradients once, after the last microbatch.
   const double dense_group = static_cast<double>(l.dp * l.cp);
   const double edp = static_cast<double>(std::max<int64_t>(1, l.edp()));
   const bool spans_nodes = static_cast<double>(l.tp * l.cp * l.dp) > gpn;
   const double dp_bw = spans_nodes ? r.net_ring : r.nvlink;
-  out.parts[static_cast<size_t>(TimePart::dp_comm)] =
-      ring_time((kFp32 + kBf16) * worst_dense, dense_group, dp_bw, r.latency) +
-      ring_time((kFp32 + kBf16) * worst_expert, edp, dp_bw, r.latency);
+  const double grad_bytes = l.grad_reduce == StateDtype::bf16 ? kBf16 : kFp32;
+  const double param_bytes = l.fp8_param_gather ? 1.0 : kBf16;
+  const bool fsdp = l.fsdp != Fsdp::none;
+  const double dp_bytes = fsdp ? grad_bytes + m * 2 * param_bytes : grad_bytes + param_bytes;
+  const double dp_comm = ring_time(dp_bytes * worst_dense, dense_group, dp_bw, r.latency) +
+                         ring_time(dp_bytes * worst_expert, edp, dp_bw, r.latency);
+  // Overlap: --overlap-grad-reduce hides the reduce-scatter behind the last microbatch's backward
+  // and --overlap-param-gather the all-gather behind the first one's forward; FSDP prefetches
+  // behind every microbatch. `dp_overlap_hidden_fraction` is the fraction of that compute window
+  // the communication really hides (streams contend for SMs and HBM).
+  double per_mb_compute = 0;
+  for (TimePart part : {TimePart::dense_gemm, TimePart::expert_gemm, TimePart::attention, TimePart::elementwise,
+                        TimePart::recompute}) {
+    per_mb_compute += critical[static_cast<size_t>(part)];
+  }
+  double window = 0;
+  if (fsdp) {
+    window = per_mb_compute * m;
+  } else {
+    if (l.overlap_grad) window += per_mb_compute * 2.0 / 3.0;
+    if (l.overlap_param) window += per_mb_compute / 3.0;
+  }
+  out.parts[static_cast<size_t>(TimePart::dp_comm)] = std::max(0.0, dp_comm - cal.dp_overlap_hidden_fraction * window);
+  // TP communication overlap (--tp-comm-overlap, torchtitan's async TP) hides a fraction of it.
+  if (l.tp_overlap) out.parts[static_cast<size_t>(TimePart::tp_comm)] *= 1.0 - cal.tp_overlap_hidden_fraction;
 
   // Optimizer step on this GPU's shard: HBM-bound Adam on the GPU, Adam on the host for the
   // offloaded fraction (all ranks of a node share its CPUs), with the device-host copies.

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""The planner's fidelity on the public training set (data/measurements/), from `ladle calibrate --json`.
+
+Usage: python3 bench/fidelity.py [path/to/ladle]
+
+Prints the leave-one-source-out error of tokens/s per GPU (median, worst, by source), the fraction of
+runs that ran and are predicted to fit, the interval coverage, memory error where peaks are published,
+and the one-knob pairs of the set (same source, model, GPUs and workload, one layout knob apart) that
+the leave-one-source-out predictions put in the measured order.
+"""
+import json
+import statistics
+import subprocess
+import sys
+
+ladle = sys.argv[1] if len(sys.argv) > 1 else "./build/ladle"
+fit = json.loads(subprocess.run([ladle, "calibrate", "--json"], check=True, capture_output=True, text=True).stdout)
+rows = fit["rows"]
+summary = fit["summary"]
+
+
+def pct(x):
+    return f"{100 * x:.1f}%"
+
+
+print(f"runs: {len(rows)} from {len(fit['sources'])} sources")
+print(f"tokens/s per GPU, median |error|: in-sample {pct(summary['median_abs_error_in_sample'])}, "
+      f"leave-one-out {pct(summary['median_abs_error_leave_one_out'])}, "
+      f"leave-one-source-out {pct(summary['median_abs_error_leave_one_source_out'])} "
+      f"(worst {pct(summary['worst_abs_error_leave_one_source_out'])})")
+for s in fit["sources"]:
+    print(f"  {s['source']}: {s['runs']} runs, median {pct(s['median_abs_error_leave_one_source_out'])}, "
+          f"worst {pct(s['worst_abs_error_leave_one_source_out'])}")
+fits = sum(1 for r in rows if r["fits"])
+print(f"runs that ran and are predicted to fit: {fits} of {len(rows)} ({pct(fits / len(rows))})")
+print(f"80% interval covers {pct(summary['interval_coverage_leave_one_source_out'])} of runs under "
+      f"leave-one-source-out")
+memory = [(r["id"], r["predicted_memory_gib"], r["measured_memory_gib"]) for r in rows if "measured_memory_gib" in r]
+if memory:
+    errors = [p / m - 1 for _, p, m in memory]
+    print(f"memory (predicted worst stage vs published peak, {len(memory)} runs): median |error| "
+          f"{pct(statistics.median(abs(e) for e in errors))}, worst {pct(max(abs(e) for e in errors))}, "
+          f"median signed {pct(statistics.median(errors))}")
+
+
+def knobs(row):
+    return dict(kv.split("=", 1) for kv in row["layout"].split(","))
+
+
+pairs = []
+for i, a in enumerate(rows):
+    for b in rows[i + 1:]:
+        if (a["source"], a["model"], a["gpus"]) != (b["source"], b["model"], b["gpus"]):
+            continue
+        ka, kb = knobs(a), knobs(b)
+        differ = [k for k in sorted(set(ka) | set(kb)) if ka.get(k) != kb.get(k)]
+        extra = sorted(set(a["unmodelled"]) ^ set(b["unmodelled"]))
+        if len(differ) + len(extra) != 1:
+            continue
+        pairs.append((a, b, differ[0] if differ else extra[0], not differ))
+right = 0
+modelled = 0
+for a, b, knob, unmodelled in pairs:
+    measured = a["measured"] > b["measured"]
+    predicted = a["predicted_leave_one_source_out"] > b["predicted_leave_one_source_out"]
+    if unmodelled:
+        print(f"  {a['id']} vs {b['id']} ({knob}): not modelled, predicted equal")
+        continue
+    modelled += 1
+    right += measured == predicted
+    print(f"  {a['id']} vs {b['id']} ({knob}): measured {a['measured']:.0f} vs {b['measured']:.0f}, "
+          f"predicted {a['predicted_leave_one_source_out']:.0f} vs {b['predicted_leave_one_source_out']:.0f}: "
+          f"{'right' if measured == predicted else 'WRONG'} order")
+print(f"one-knob pairs: {len(pairs)}, {modelled} on modelled knobs, {right} of {modelled} in the measured order")
