@@ -43,6 +43,8 @@ std::optional<int64_t> integer_after(std::string_view s, std::string_view key, s
 
 }  // namespace
 
+bool is_memory_report(std::string_view text) { return text.find(kMarker) != std::string_view::npos; }
+
 std::vector<MemoryReport> read_memory_reports(const std::vector<LogLine>& lines,
                                               const std::string& path) {
   std::vector<MemoryReport> out;

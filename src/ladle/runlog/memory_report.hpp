@@ -25,6 +25,9 @@ struct MemoryReport {
   bool operator==(const MemoryReport&) const = default;
 };
 
+/// Whether a cleaned log line is one of those memory lines.
+bool is_memory_report(std::string_view text);
+
 /// Every memory line of `lines`, in log order. Throws Error(input) at path:line:col for a memory
 /// line whose four figures are not all there or not numbers.
 std::vector<MemoryReport> read_memory_reports(const std::vector<LogLine>& lines,

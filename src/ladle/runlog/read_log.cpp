@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ladle/runlog/log_lines.hpp"
+#include "ladle/runlog/memory_report.hpp"
 #include "ladle/runlog/readers.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/error.hpp"
@@ -86,6 +87,8 @@ class LogScan {
       if (!slime_ids_.insert(std::move(id)).second) census.slime_repeats = true;
     }
     if (detail::is_lightning_progress(line.text)) ++census.lightning;
+    // Megatron-LM's memory lines are kept apart, for the measured peak (memory_report.hpp).
+    if (is_memory_report(line.text)) memory.push_back(line);
     if (starts_record(line.text)) {
       const std::string_view t = util::trim(line.text);
       depth_ = open_brackets(t);
@@ -105,6 +108,7 @@ class LogScan {
 
   Census census;
   std::vector<LogLine> kept;   ///< record lines and their continuation lines, cleaned
+  std::vector<LogLine> memory;  ///< Megatron-LM memory lines, cleaned
   std::vector<LogLine> jsonl;  ///< raw non-blank, non-comment lines when the log is JSONL
   std::optional<std::string> first_timestamp;
   std::optional<std::string> last_timestamp;
@@ -222,7 +226,7 @@ RunLog finish_log(LogScan& scan, const std::string& path, std::optional<LogForma
   log.steps = std::move(read.steps);
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
-  if (format == LogFormat::megatron || format == LogFormat::megatron_bridge) log.memory = read_memory_reports(lines, path);
+  if (format == LogFormat::megatron || format == LogFormat::megatron_bridge) log.memory = read_memory_reports(scan.memory, path);
   if (format == LogFormat::jsonl) {
     for (const Step& step : log.steps) {
       if (!step.timestamp) continue;
