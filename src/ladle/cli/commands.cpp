@@ -140,7 +140,8 @@ std::string hf_cache_snapshot(const std::string& repo_id) {
 
 std::string resolve_hf_file(const std::string& path, const std::string& file) {
   std::error_code ec;
-  if (std::filesystem::is_regular_file(path, ec)) return path;
+  // A file of any kind is the reader's to accept or refuse (a FIFO or /dev/zero is refused there).
+  if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) return path;
   if (std::filesystem::is_directory(path, ec)) {
     const std::filesystem::path inside = std::filesystem::path(path) / file;
     if (std::filesystem::is_regular_file(inside, ec)) return inside.string();

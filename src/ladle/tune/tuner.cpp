@@ -204,7 +204,8 @@ static Fit refit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
     ms.push_back(std::move(m));
   }
   Fit fit;
-  if (ms.empty()) {
+  // The fit needs at least as many measurements as it has constants; until then the prior stands.
+  if (ms.size() < plan::fitted_constant_count()) {
     fit.calibration = p.prior;
     return fit;
   }
