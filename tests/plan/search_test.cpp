@@ -93,3 +93,27 @@ TEST(Search, IsDeterministic) {
 
 }  // namespace
 }  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+TEST(Search, KeepsTheFixedPartOfTheUsersArguments) {
+  PlanRequest r = request_for("glm-4.7-flash", "h200", 8);
+  r.top = 5;
+  r.base = layout::parse_layout_spec("tp=1,recompute=full:uniform:1,grad_reduce=bf16,dispatcher=alltoall");
+  r.fixed = {"tp", "recompute", "recompute_method", "recompute_layers", "grad_reduce", "dispatcher"};
+  const PlanReport fixed = plan_layouts(r);
+  ASSERT_FALSE(fixed.top.empty());
+  for (const Prediction& p : fixed.top) {
+    EXPECT_EQ(p.layout.tp, 1);
+    EXPECT_EQ(p.layout.recompute, RecomputeGranularity::full);
+    EXPECT_EQ(p.layout.grad_reduce, StateDtype::bf16);
+    EXPECT_EQ(p.layout.dispatcher, MoeDispatcher::alltoall);
+  }
+  // Fixing knobs only narrows the search.
+  PlanRequest open = request_for("glm-4.7-flash", "h200", 8);
+  EXPECT_LT(fixed.enumerated, plan_layouts(open).enumerated);
+}
+
+}  // namespace
+}  // namespace ladle::plan

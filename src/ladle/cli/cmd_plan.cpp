@@ -6,6 +6,8 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/layout/job_args.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -17,6 +19,7 @@
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -38,6 +41,8 @@ struct PlanOptions {
   std::vector<std::string> compare;
   std::string emit;
   std::string engine = "slime";
+  std::string args;    ///< the fixed part of the search, as training arguments
+  std::string script;  ///< the same, from a launch script
   bool json = false;
 };
 
@@ -73,18 +78,35 @@ int run_plan(const PlanOptions& o, Io& io) {
   plan::PlanRequest request;
   request.model = model::load_model(model_name);
   request.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
+  std::optional<std::vector<std::string>> not_priced;
+  if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
+  if (!o.args.empty() || !o.script.empty()) {
+    // The user's own arguments are the fixed part: the knobs they set are not searched.
+    const std::string file = o.script.empty() ? "--args" : o.script;
+    const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
+    const layout::JobArgs job = layout::read_job_args(recipe::parse_launch_args(text, file), std::nullopt, file);
+    layout::check_model_args(job, request.model);
+    if (job.seq_length) request.workload.row_tokens = *job.seq_length;
+    if (job.global_batch) request.workload.global_batch = *job.global_batch;
+    if (job.fp8) request.workload.precision = plan::Precision::fp8;
+    request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
+    for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
+    if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
+    not_priced = job.not_priced;
+  }
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;
   request.objective = plan::parse_objective(o.objective);
   request.memory_margin = o.margin;
-  const plan::ModelCosts costs = plan::model_costs(request.model, o.row_tokens);
+  const plan::ModelCosts costs = plan::model_costs(request.model, request.workload.row_tokens);
 
   if (counts.size() > 1) {
     if (!o.emit.empty()) throw_usage("--emit needs a single GPU count, not a sweep");
     std::vector<plan::SweepPoint> points;
     plan::ReportHeader header{request.model.name, costs.n_params, plan::make_cluster(o.gpu, counts[0], o.instance),
                               request.workload, request.calibration.source};
+    header.not_priced = not_priced;
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(o.gpu, count, o.instance);
       const plan::PlanReport report = plan::plan_layouts(request);
@@ -95,14 +117,15 @@ int run_plan(const PlanOptions& o, Io& io) {
     return kExitOk;
   }
   request.cluster = plan::make_cluster(o.gpu, counts[0], o.instance);
-  const layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(), o.row_tokens,
-                                      o.global_batch};
+  const layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(),
+                                      request.workload.row_tokens, request.workload.global_batch};
   for (const std::string& spec : o.compare) {
     request.watch.push_back(layout::resolve_layout(layout::parse_layout_spec(spec), context));
   }
   const plan::PlanReport report = plan::plan_layouts(request);
-  const plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
-                                  request.calibration.source};
+  plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
+                            request.calibration.source};
+  header.not_priced = not_priced;
   io.out << (o.json ? plan::plan_json(report, header, o.margin) : plan::render_plan(report, header, o.margin));
   if (!o.emit.empty()) {
     const Recipe recipe = plan::planned_recipe(request.model, request.cluster, request.workload, report.top.front(),
@@ -131,6 +154,9 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)")
       ->allow_extra_args(false);
+  command.add_option("--args", options->args,
+                     "the fixed part of the search as training arguments: the knobs they set are not searched");
+  command.add_option("--script", options->script, "the fixed part of the search from a launch script");
   command.add_option("--emit", options->emit, "write the best layout as a planned recipe to this file");
   command.add_option("--engine", options->engine, "launch script for --emit: slime, miles or megatron (default slime)");
   add_json_flag(command, options->json);

@@ -5,6 +5,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -14,6 +15,7 @@
 #include "ladle/plan/report_render.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 
 namespace ladle::cli {
 namespace {
@@ -29,17 +31,50 @@ struct PredictOptions {
   int64_t global_batch = 128;
   std::string precision = "bf16";
   std::string calibration;
+  std::string args;    ///< a line of training arguments
+  std::string script;  ///< a launch script
+  std::string engine;  ///< slime | miles | megatron (default: guessed from the arguments)
   bool json = false;
+  bool row_tokens_given = false;
+  bool global_batch_given = false;
+  bool precision_given = false;
 };
+
+// The workload and layout a job's own arguments give; options that contradict them are errors.
+void apply_job(const PredictOptions& o, const layout::JobArgs& job, plan::Measurement& m) {
+  if (job.seq_length) {
+    if (o.row_tokens_given && o.row_tokens != *job.seq_length) {
+      throw_usage("--row-tokens {} contradicts --seq-length {} in {}", o.row_tokens, *job.seq_length, job.file);
+    }
+    m.workload.row_tokens = *job.seq_length;
+  }
+  if (job.global_batch) {
+    if (o.global_batch_given && o.global_batch != *job.global_batch) {
+      throw_usage("--global-batch {} contradicts --global-batch-size {} in {}", o.global_batch, *job.global_batch,
+                  job.file);
+    }
+    m.workload.global_batch = *job.global_batch;
+  }
+  if (job.fp8) {
+    if (o.precision_given && o.precision != "fp8") {
+      throw_usage("--precision {} contradicts --fp8-format in {}", o.precision, job.file);
+    }
+    m.workload.precision = plan::Precision::fp8;
+  }
+}
 
 int run_predict(const PredictOptions& o, Io& io) {
   const plan::Calibration calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   plan::Measurement m;
   double measured = 0;
+  std::optional<std::vector<std::string>> not_priced;
   if (!o.recipe.empty()) {
     if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty()) {
       throw_usage("give either --recipe or --model/--gpu/--gpus/--layout, not both");
+    }
+    if (!o.args.empty() || !o.script.empty()) {
+      throw_usage("give either --recipe or --args/--script, not both");
     }
     const recipe::LoadedRecipe loaded = recipe::find_recipe(o.recipe);
     if (loaded.recipe.result) {
@@ -51,22 +86,48 @@ int run_predict(const PredictOptions& o, Io& io) {
       m = plan::measurement_from_recipe(copy);
     }
   } else {
-    if (o.model.empty()) throw_usage("predict needs --recipe, or --model with --gpu, --gpus and --layout");
+    const bool from_args = !o.args.empty() || !o.script.empty();
+    if (o.model.empty()) throw_usage("predict needs --recipe, or --model with --gpu, --gpus and --layout (or --args/--script)");
     if (o.gpu.empty()) throw_usage("predict needs --gpu (e.g. h200)");
     if (o.gpus < 1) throw_usage("predict needs --gpus, the number of GPUs (at least 1)");
-    if (o.layout.empty()) throw_usage("predict needs --layout, e.g. 'tp=1,ep=8,recompute=full'");
+    if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
+    if (from_args && !o.layout.empty()) throw_usage("give --layout or --args/--script, not both");
+    if (!from_args && o.layout.empty()) {
+      throw_usage("predict needs --layout, e.g. 'tp=1,ep=8,recompute=full', or the job's own --args/--script");
+    }
     if (o.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", o.row_tokens);
     if (o.global_batch < 1) throw_usage("--global-batch must be at least 1, got {}", o.global_batch);
     m.model = model::load_model(o.model);
     m.cluster = plan::make_cluster(o.gpu, o.gpus, o.instance);
     m.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
-    const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                        m.workload.global_batch};
-    m.layout = layout::resolve_layout(layout::parse_layout_spec(o.layout), context);
+    Layout requested;
+    if (from_args) {
+      const std::string file = o.script.empty() ? "--args" : o.script;
+      const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
+      const recipe::LaunchArgs launch = recipe::parse_launch_args(text, file);
+      std::optional<layout::Engine> engine;
+      if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
+      const layout::JobArgs job = layout::read_job_args(launch, engine, file);
+      layout::check_model_args(job, m.model);
+      apply_job(o, job, m);
+      requested = layout::job_layout(job, m.workload.row_tokens, m.model);
+      not_priced = job.not_priced;
+    } else {
+      requested = layout::parse_layout_spec(o.layout);
+    }
+    layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
+                                  m.workload.global_batch};
+    context.num_layers = m.model.num_layers;
+    context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
+    m.layout = layout::resolve_layout(requested, context);
+    if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
+      throw Error(ErrorKind::input, *violation, SourceLocation{"", 0, 0, "layout"});
+    }
     m.costs = plan::model_costs(m.model, m.workload.row_tokens);
   }
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
-  const plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, calibration.source};
+  plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, calibration.source};
+  header.not_priced = not_priced;
   io.out << (o.json ? plan::prediction_json(p, header, measured) : plan::render_prediction(p, header, measured));
   return p.fits ? kExitOk : kExitNo;
 }
@@ -81,9 +142,16 @@ void add_predict_command(CLI::App& command, Io& io) {
   command.add_option("--gpus", options->gpus, "number of GPUs");
   command.add_option("--instance", options->instance, "instance type (default: the first carrying the GPU)");
   command.add_option("--layout", options->layout, "layout spec, e.g. 'tp=4,pp=4,ep=32,sp=on,recompute=selective'");
-  command.add_option("--row-tokens", options->row_tokens, "tokens per row (default 8192)");
-  command.add_option("--global-batch", options->global_batch, "rows per step (default 128)");
-  command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)");
+  command.add_option("--args", options->args,
+                     "the job's own Megatron-LM / slime / miles arguments, e.g. --args=\"--tensor-model-parallel-size 2 ...\"");
+  command.add_option("--script", options->script, "the job's launch script (slime, miles or Megatron-LM)");
+  command.add_option("--engine", options->engine, "slime, miles or megatron: whose defaults --args/--script take");
+  command.add_option("--row-tokens", options->row_tokens, "tokens per row (default 8192)")
+      ->each([options](const std::string&) { options->row_tokens_given = true; });
+  command.add_option("--global-batch", options->global_batch, "rows per step (default 128)")
+      ->each([options](const std::string&) { options->global_batch_given = true; });
+  command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)")
+      ->each([options](const std::string&) { options->precision_given = true; });
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   add_json_flag(command, options->json);
   command.callback([options, &io] { io.exit_code = run_predict(*options, io); });

@@ -30,8 +30,19 @@ int main(int argc, char** argv) {
       return kExitError;
     }
   }
+  // `--args "--tensor-model-parallel-size 2 ..."`: a value that begins with dashes is still the
+  // value of --args (CLI11 would read it as an option); pass it on as --args=VALUE.
+  std::vector<std::string> words(argv, argv + argc);
+  for (size_t i = 1; i + 1 < words.size(); ++i) {
+    if (words[i] == "--args") {
+      words[i] = "--args=" + words[i + 1];
+      words.erase(words.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
+  }
+  std::vector<char*> word_ptrs;
+  for (std::string& w : words) word_ptrs.push_back(w.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(word_ptrs.size()), word_ptrs.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -180,6 +180,7 @@ inline constexpr KnobArg fp8_param_gather[] = {{"--fp8-param-gather", on}};
 inline constexpr KnobArg fp8_bf16_edges[] = {{"--first-last-layers-bf16", on}};
 inline constexpr KnobArg fp8_bf16_first[] = {{"--num-layers-at-start-in-bf16"}};
 inline constexpr KnobArg fp8_bf16_last[] = {{"--num-layers-at-end-in-bf16"}};
+inline constexpr KnobArg fp8_reuse_grad_buf[] = {{"--reuse-grad-buf-for-mxfp8-param-ag", on}};
 inline constexpr KnobArg cuda_graph[] = {{"--cuda-graph-impl"},
                                          {"--enable-cuda-graph", on, "local", kAllEngines, true},
                                          {"--external-cuda-graph", on, "transformer_engine", kAllEngines, true}};
@@ -367,6 +368,10 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "mixed_precision.num_layers_at_end_in_bf16", .recipe = "fp8_bf16_last_layers",
    .when = {"fp8_bf16_edges", "on"}, .help = "BF16 layers at the end", .get = get<&L::fp8_bf16_last>,
    .set = set<&L::fp8_bf16_last>},
+  {.key = "fp8_reuse_grad_buf", .kind = K::flag, .args = a::fp8_reuse_grad_buf,
+   .bridge = "ddp.reuse_grad_buf_for_mxfp8_param_ag", .recipe = "fp8_reuse_grad_buffer", .when = {"fp8_recipe", "mxfp8"},
+   .help = "gather MXFP8 weights into the gradient buffer (no separate copy)", .get = get<&L::fp8_reuse_grad_buf>,
+   .set = set<&L::fp8_reuse_grad_buf>},
   {.key = "cuda_graph", .kind = K::choice, .names = kCudaGraphNames, .args = a::cuda_graph,
    .bridge = "model.cuda_graph_impl", .recipe = "cuda_graph", .searchable = true, .help = "CUDA graph implementation",
    .get = get<&L::cuda_graph>, .set = set<&L::cuda_graph>},

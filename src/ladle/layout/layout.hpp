@@ -142,6 +142,7 @@ struct Layout {
   bool fp8_bf16_edges = false;    ///< --first-last-layers-bf16
   int64_t fp8_bf16_first = 1;     ///< --num-layers-at-start-in-bf16
   int64_t fp8_bf16_last = 1;      ///< --num-layers-at-end-in-bf16
+  bool fp8_reuse_grad_buf = false;  ///< --reuse-grad-buf-for-mxfp8-param-ag: MXFP8 weights gathered in the grad buffer
   // CUDA graphs.
   CudaGraphImpl cuda_graph = CudaGraphImpl::none;
   uint32_t graph_modules = 0;  ///< bits of GraphModule; 0 captures whole layers

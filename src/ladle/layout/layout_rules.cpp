@@ -327,7 +327,8 @@ std::optional<std::string> megatron_violation(const Layout& l, const ModelSpec& 
     return std::string("--cross-entropy-fusion-impl te needs --cross-entropy-loss-fusion");
   }
   if (l.tp_overlap && (l.tp == 1 || !l.sp)) {
-    return std::string("--tp-comm-overlap needs tensor parallel with sequence parallel");
+    return std::string(
+        "Tensor parallel communication/GEMM overlap can happen only when sequence parallelism is enabled (tp > 1)");
   }
   if (l.overlap_param && !l.dist_opt && l.fsdp == Fsdp::none) {
     return std::string("--overlap-param-gather only supported with distributed optimizer");

@@ -149,7 +149,7 @@ struct SetBy {
   std::string text;
 };
 
-std::string describe(const SetBy& s) { return s.line > 0 ? fmt::format("{} (line {})", s.flag, s.line) : s.flag; }
+std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag, s.line); }
 
 }  // namespace
 
@@ -380,8 +380,8 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     const SetBy here{arg.flag, arg.line, text};
     if (auto it = set_by.find(&knob); it != set_by.end()) {
       if (it->second.text != text) {
-        throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "{} contradicts {}: both set {}", describe(here),
-                    describe(it->second), knob.key);
+        throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "contradicts {}: both set {}", describe(it->second),
+                    knob.key);
       }
       return;
     }
@@ -457,6 +457,15 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
   } else if (set_by.count(find_knob("offload")) == 0) {
     l.offload = 1.0;
   }
+  for (const Knob& knob : kKnobs) {
+    if (set_by.count(&knob) > 0) out.set.push_back(&knob);
+  }
+  // Megatron-LM disables sequence parallel without tensor parallel (arguments.py warns and clears it).
+  if (l.tp == 1) l.sp = false;
+  if (offload_switch && set_by.count(find_knob("offload")) == 0) out.set.push_back(find_knob("offload"));
+  // --main-grads-dtype bf16 without a gradient flag reduces in bf16 (arguments.py leaves
+  // accumulate_allreduce_grads_in_fp32 off).
+  if (l.main_grads == StateDtype::bf16 && set_by.count(find_knob("grad_reduce")) == 0) l.grad_reduce = StateDtype::bf16;
   // slime and miles turn the allgather dispatcher into alltoall (variable-length rows).
   if (engine != Engine::megatron && l.dispatcher == MoeDispatcher::allgather) l.dispatcher = MoeDispatcher::alltoall;
   l.dp = 0;

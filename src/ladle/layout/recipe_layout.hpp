@@ -62,10 +62,13 @@ std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script);
 /// miles, anything else slime.
 Engine guess_engine(const recipe::LaunchArgs& script);
 
+struct Knob;
+
 /// What the layout reader made of a list of training arguments.
 struct ArgsLayout {
   Layout layout;
   std::vector<recipe::LaunchArg> rest;  ///< training arguments that set no layout knob, in order
+  std::vector<const Knob*> set;         ///< knobs an argument set, in table order
   bool opaque = false;                  ///< an array expansion hides some arguments
 };
 

@@ -100,7 +100,9 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
     lines.push_back(fmt::format("--global-batch-size {}", workload.global_batch));
   }
   for (const layout::EngineArg& arg : layout::layout_engine_args(l, engine, workload.row_tokens)) {
-    lines.push_back(arg.value ? arg.flag + " " + *arg.value : arg.flag);
+    // A pipeline layout ("Et|(tt|)*30mL") holds characters bash would read; quote it.
+    const bool quote = arg.value && arg.value->find_first_of("|*()&;<>$`\\\"'") != std::string::npos;
+    lines.push_back(arg.value ? arg.flag + " " + (quote ? "'" + *arg.value + "'" : *arg.value) : arg.flag);
   }
   lines.push_back("--optimizer adam");
   lines.push_back("--attention-softmax-in-fp32");

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
@@ -38,6 +39,7 @@ Json header_json(const ReportHeader& h) {
   j["global_batch"] = h.workload.global_batch;
   j["precision"] = to_string(h.workload.precision);
   j["calibration"] = h.calibration;
+  if (h.not_priced) j["not_priced"] = *h.not_priced;
   return j;
 }
 
@@ -47,9 +49,39 @@ Json parts_json(const std::vector<Part>& parts, int decimals) {
   return j;
 }
 
+// A layout as JSON: its spec, its label, and, with typed values, the knobs the spec always writes
+// (full recompute's method and layers with it) and every other one away from its default.
+Json layout_json(const Layout& l) {
+  Json j;
+  j["spec"] = layout::format_layout_spec(l);
+  j["label"] = layout::layout_label(l);
+  for (const layout::Knob& knob : layout::kKnobs) {
+    const bool shown = knob.spec == layout::Written::folded ? layout::knob_applies(knob, l)
+                                                             : knob.spec == layout::Written::always ||
+                                                                   !layout::knob_is_default(knob, l);
+    if (!shown) continue;
+    switch (knob.kind) {
+      case layout::KnobKind::integer: j[knob.key] = knob.get(l); break;
+      case layout::KnobKind::flag: j[knob.key] = knob.get(l) != 0; break;
+      case layout::KnobKind::real: j[knob.key] = round_to(knob.get_real(l), 3); break;
+      case layout::KnobKind::choice:
+      case layout::KnobKind::text: j[knob.key] = layout::knob_text(knob, l); break;
+      case layout::KnobKind::set: {
+        Json names = Json::array();
+        for (const std::string& name : util::split(layout::knob_text(knob, l), '+')) {
+          if (!name.empty()) names.push_back(name);
+        }
+        j[knob.key] = names;
+        break;
+      }
+    }
+  }
+  return j;
+}
+
 Json prediction_object(const Prediction& p) {
   Json j;
-  j["layout"] = layout::format_layout_spec(p.layout);
+  j["layout"] = layout_json(p.layout);
   j["label"] = layout::layout_label(p.layout);
   j["tokens_per_s_per_gpu"] = round_to(p.tokens_per_s_per_gpu, 2);
   j["tokens_per_s_per_gpu_interval"] = Json::array({round_to(p.tokens_per_s_low, 2), round_to(p.tokens_per_s_high, 2)});
@@ -78,6 +110,14 @@ Json prediction_object(const Prediction& p) {
   j["time_dominant"] = p.time_dominant;
   j["step_time_parts_s"] = parts_json(p.step_parts, 3);
   return j;
+}
+
+// "not priced: --lr, --seed" for a job given as its own arguments.
+std::string not_priced_line(const ReportHeader& h) {
+  if (!h.not_priced) return {};
+  if (h.not_priced->empty()) return "not priced: none (every argument is priced)\n";
+  return fmt::format("not priced ({} argument{} ladle does not price): {}\n", h.not_priced->size(),
+                     h.not_priced->size() == 1 ? "" : "s", util::join(*h.not_priced, ", "));
 }
 
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
@@ -112,7 +152,9 @@ std::string breakdown_line(const Prediction& p, size_t parts) {
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
   out += fmt::format("layout: {} ({})\n", layout::layout_label(p.layout), layout::format_layout_spec(p.layout));
-  out += fmt::format("calibration: {}\n\n", h.calibration);
+  out += fmt::format("calibration: {}\n", h.calibration);
+  out += not_priced_line(h);
+  out += "\n";
   util::Table summary;
   summary.header = {"figure", "value", "note"};
   summary.rows.push_back({"tokens/s per GPU", fmt::format("{:.2f} ({})", p.tokens_per_s_per_gpu, interval(p)),
@@ -177,6 +219,7 @@ std::string prediction_json(const Prediction& p, const ReportHeader& h, double m
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
+  out += not_priced_line(h);
   out += fmt::format("searched {} layouts: {} valid, {} fit in {:.1f} GiB per GPU ({:.0f}% of HBM kept free)\n\n",
                      util::format_grouped(static_cast<long long>(r.enumerated)),
                      util::format_grouped(static_cast<long long>(r.valid)),
@@ -233,7 +276,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   Json rejected = Json::array();
   for (const Rejected& x : r.best_rejected) {
     Json xj;
-    xj["layout"] = layout::format_layout_spec(x.layout);
+    xj["layout"] = layout_json(x.layout);
     xj["tokens_per_s_per_gpu"] = round_to(x.tokens_per_s_per_gpu, 2);
     xj["reason"] = x.reason;
     rejected.push_back(xj);
@@ -242,7 +285,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   Json watched = Json::array();
   for (const WatchResult& w : r.watched) {
     Json wj;
-    wj["layout"] = layout::format_layout_spec(w.layout);
+    wj["layout"] = layout_json(w.layout);
     wj["status"] = w.status;
     wj["enumerated"] = w.enumerated;
     wj["rank"] = w.rank;

@@ -2,6 +2,7 @@
 // report_render.hpp: predictions, plans and calibration fits as text tables or JSON. Renderers only
 // format; every number comes from the report values.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,8 @@ struct ReportHeader {
   Cluster cluster;
   Workload workload;
   std::string calibration;  ///< Calibration::source
+  /// Arguments of the user's job ladle does not price (--args/--script); absent otherwise.
+  std::optional<std::vector<std::string>> not_priced;
 };
 
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/pipeline_layout.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
@@ -149,55 +150,106 @@ PlanReport plan_layouts(const PlanRequest& req) {
   // gradient copy, for every GPU of a node (see estimate_memory).
   const double host_factor = (12.0 + 4.0) / 12.0 * static_cast<double>(gpn);
 
-  for (int64_t tp = 1; tp <= gpn; tp *= 2) {
+  // The fixed part: knobs the user's own arguments set keep their value.
+  const auto is_fixed = [&req](std::string_view key) {
+    return std::find(req.fixed.begin(), req.fixed.end(), key) != req.fixed.end();
+  };
+  const auto only = [](int64_t v) { return std::vector<int64_t>{v}; };
+  std::vector<int64_t> tps;
+  for (int64_t tp = 1; tp <= gpn; tp *= 2) tps.push_back(tp);
+  if (is_fixed("tp")) tps = only(req.base.tp);
+  const bool split_fixed = is_fixed("first") || is_fixed("last") || is_fixed("pipeline_layout") ||
+                           is_fixed("account_embedding") || is_fixed("account_loss");
+  const int64_t layout_stages = req.base.pipeline_layout.empty()
+                                    ? 0
+                                    : static_cast<int64_t>(layout::parse_pipeline_layout(req.base.pipeline_layout).size());
+  std::vector<RecomputeGranularity> recomputes = {RecomputeGranularity::none, RecomputeGranularity::selective,
+                                                  RecomputeGranularity::full};
+  if (is_fixed("recompute")) recomputes = {req.base.recompute};
+  std::vector<MoeDispatcher> dispatchers = {MoeDispatcher::alltoall, MoeDispatcher::allgather, MoeDispatcher::flex};
+  if (is_fixed("dispatcher")) dispatchers = {req.base.dispatcher};
+  std::vector<double> offloads(std::begin(kOffloads), std::end(kOffloads));
+  if (is_fixed("offload")) offloads = {req.base.offload};
+
+  for (int64_t tp : tps) {
     if (gpn % tp != 0 || gpus % tp != 0) continue;
-    for (int64_t pp : divisors(gpus / tp, model.num_layers)) {
-      for (int64_t cp : divisors(gpus / (tp * pp), 16)) {
+    std::vector<int64_t> pps = divisors(gpus / tp, model.num_layers);
+    if (is_fixed("pp")) pps = (gpus / tp) % req.base.pp == 0 ? only(req.base.pp) : std::vector<int64_t>{};
+    for (int64_t pp : pps) {
+      std::vector<int64_t> cps = divisors(gpus / (tp * pp), 16);
+      if (is_fixed("cp")) cps = (gpus / (tp * pp)) % req.base.cp == 0 ? only(req.base.cp) : std::vector<int64_t>{};
+      for (int64_t cp : cps) {
         const int64_t dp = gpus / (tp * pp * cp);
-        for (int64_t ep : expert_sizes) {
-          for (int64_t etp = 1; etp <= (moe ? gpn : 1); etp *= 2) {
+        std::vector<int64_t> eps = expert_sizes;
+        if (is_fixed("ep")) eps = only(req.base.ep);
+        for (int64_t ep : eps) {
+          std::vector<int64_t> etps;
+          for (int64_t etp = 1; etp <= (moe ? gpn : 1); etp *= 2) etps.push_back(etp);
+          if (is_fixed("etp")) etps = only(req.base.etp);
+          for (int64_t etp : etps) {
             if ((tp * cp * dp) % (ep * etp) != 0) continue;
-            for (auto [first, last] : layer_splits(model.num_layers, pp)) {
-              for (int64_t vpp = 1; vpp <= (pp > 1 ? 4 : 1); vpp *= 2) {
-                Layout base;
+            std::vector<std::pair<int64_t, int64_t>> splits = layer_splits(model.num_layers, pp);
+            if (split_fixed) splits = {{req.base.first, req.base.last}};
+            std::vector<int64_t> vpps;
+            for (int64_t vpp = 1; vpp <= (pp > 1 ? 4 : 1); vpp *= 2) vpps.push_back(vpp);
+            if (is_fixed("vpp")) vpps = only(req.base.vpp);
+            if (layout_stages > 0) vpps = layout_stages % pp == 0 ? only(layout_stages / pp) : std::vector<int64_t>{};
+            for (auto [first, last] : splits) {
+              for (int64_t vpp : vpps) {
+                Layout base = req.base;
                 base.tp = tp;
                 base.pp = pp;
                 base.cp = cp;
                 base.ep = ep;
                 base.etp = etp;
                 base.dp = dp;
-                base.sp = tp > 1;
+                if (!is_fixed("sp")) base.sp = tp > 1;
                 base.vpp = vpp;
                 base.first = first;
                 base.last = last;
-                base.precision_aware = true;
+                // The precision-aware optimizer (which offload needs) runs with a distributed optimizer.
+                if (!is_fixed("precision_aware")) base.precision_aware = base.dist_opt || base.fsdp != Fsdp::none;
                 stages = layout::stage_layers(base, model.num_layers);
-                for (int64_t rows = 1; rows <= 8; rows *= 2) {
+                std::vector<int64_t> rows_list = {1, 2, 4, 8};
+                if (is_fixed("rows_per_mb")) rows_list = only(req.base.rows_per_mb);
+                if (is_fixed("max_tokens") && !is_fixed("rows_per_mb")) {
+                  rows_list = only(std::max<int64_t>(1, req.base.max_tokens * cp / w.row_tokens));
+                }
+                for (int64_t rows : rows_list) {
                   base.rows_per_mb = rows;
                   base.max_tokens = rows * w.row_tokens / cp;
                   const int64_t microbatches = layout::microbatches_per_step(base, context);
-                  for (RecomputeGranularity recompute :
-                       {RecomputeGranularity::none, RecomputeGranularity::selective, RecomputeGranularity::full}) {
-                    for (MoeDispatcher dispatcher :
-                         {MoeDispatcher::alltoall, MoeDispatcher::allgather, MoeDispatcher::flex}) {
-                      if (dispatcher != MoeDispatcher::alltoall && (!moe || ep * etp == 1)) continue;
+                  for (RecomputeGranularity recompute : recomputes) {
+                    for (MoeDispatcher dispatcher : dispatchers) {
+                      if (!is_fixed("dispatcher") && dispatcher != MoeDispatcher::alltoall && (!moe || ep * etp == 1)) {
+                        continue;
+                      }
                       Layout l = base;
                       l.recompute = recompute;
                       l.dispatcher = dispatcher;
-                      report.enumerated += static_cast<int64_t>(std::size(kOffloads));
+                      report.enumerated += static_cast<int64_t>(offloads.size());
                       // The offload fraction changes neither validity (the precision-aware optimizer
                       // is on) nor anything but the optimizer's memory and time: evaluate once at 0
                       // and re-price the optimizer for each fraction.
-                      if (layout::find_layout_violation(l, model, context)) continue;
+                      {
+                        Layout check = l;
+                        check.offload = offloads.front();
+                        check.overlap = is_fixed("overlap") ? req.base.overlap : check.offload > 0;
+                        if (layout::find_layout_violation(check, model, context)) continue;
+                      }
+                      l.offload = 0;
+                      l.overlap = false;
                       estimate_memory(costs, l, stages, microbatches, cluster, req.calibration, &stage_memory);
                       const TimeEstimate time0 = estimate_time(costs, l, stages, microbatches, cluster, w, req.calibration);
                       double largest_states = 0;
                       for (const auto& stage : stage_memory) {
                         largest_states = std::max(largest_states, stage[kStates]);
                       }
-                      for (double offload : kOffloads) {
+                      const bool overlap_given = is_fixed("overlap");
+                      for (double offload : offloads) {
                         l.offload = offload;
-                        l.overlap = offload > 0;
+                        l.overlap = overlap_given ? req.base.overlap : offload > 0;
+                        if (offload > 0 && !l.precision_aware) continue;
                         ++report.valid;
                         for (size_t i = 0; i < req.watch.size(); ++i) {
                           if (!report.watched[i].enumerated && l == req.watch[i]) report.watched[i].enumerated = true;

@@ -33,6 +33,10 @@ struct PlanRequest {
   Objective objective = Objective::throughput;
   double memory_margin = 0.05;        ///< fraction of HBM left free by a fitting layout
   std::vector<Layout> watch;          ///< layouts (resolved) whose rank to report
+  /// The fixed part of the search (a user's own --args/--script): every candidate starts from
+  /// `base`, and the knobs named in `fixed` (knob keys) keep base's value instead of being searched.
+  Layout base;
+  std::vector<std::string> fixed;
 };
 
 /// A layout the search rejected though it was valid, and why.

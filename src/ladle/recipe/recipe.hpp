@@ -141,6 +141,7 @@ struct RecipeLayout {
   std::optional<bool> fp8_first_last_bf16;  ///< --first-last-layers-bf16
   std::optional<int64_t> fp8_bf16_first_layers;  ///< --num-layers-at-start-in-bf16
   std::optional<int64_t> fp8_bf16_last_layers;  ///< --num-layers-at-end-in-bf16
+  std::optional<bool> fp8_reuse_grad_buffer;  ///< --reuse-grad-buf-for-mxfp8-param-ag
   std::optional<std::string> cuda_graph;  ///< --cuda-graph-impl
   std::optional<std::vector<std::string>> cuda_graph_modules;  ///< --cuda-graph-modules (empty: whole layers)
   std::optional<bool> overlap_grad_reduce;  ///< --overlap-grad-reduce

@@ -1,0 +1,220 @@
+#include "ladle/layout/job_args.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+
+#include "ladle/layout/knobs.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::layout {
+
+namespace {
+
+using C = ArgClass;
+
+int64_t layers(const ModelSpec& m) { return m.num_layers; }
+int64_t mtp_layers(const ModelSpec& m) { return m.num_mtp_layers; }
+int64_t hidden(const ModelSpec& m) { return m.hidden_size; }
+int64_t heads(const ModelSpec& m) { return m.num_heads; }
+int64_t kv_heads(const ModelSpec& m) { return m.num_kv_heads; }
+int64_t ffn(const ModelSpec& m) { return m.intermediate_size; }
+int64_t experts(const ModelSpec& m) { return m.num_experts; }
+int64_t expert_ffn(const ModelSpec& m) { return m.moe_intermediate_size; }
+int64_t top_k(const ModelSpec& m) { return m.experts_per_token; }
+int64_t shared_ffn(const ModelSpec& m) { return m.shared_expert_intermediate_size; }
+int64_t kv_lora(const ModelSpec& m) { return m.kv_lora_rank; }
+int64_t q_lora(const ModelSpec& m) { return m.q_lora_rank; }
+int64_t qk_nope(const ModelSpec& m) { return m.qk_nope_head_dim; }
+int64_t qk_rope(const ModelSpec& m) { return m.qk_rope_head_dim; }
+int64_t v_head(const ModelSpec& m) { return m.v_head_dim; }
+
+// Megatron-LM's architecture arguments (megatron/training/arguments.py, _add_network_size_args
+// and the MoE/MLA groups), the workload arguments, and switches whose fast path the models assume.
+constexpr KnownArg kKnownArgs[] = {
+    {"--num-layers", C::model, layers, "decoder layers"},
+    {"--mtp-num-layers", C::model, mtp_layers, "MTP layers"},
+    {"--hidden-size", C::model, hidden, "hidden size"},
+    {"--num-attention-heads", C::model, heads, "attention heads"},
+    {"--num-query-groups", C::model, kv_heads, "key/value heads"},
+    {"--ffn-hidden-size", C::model, ffn, "dense MLP width"},
+    {"--num-experts", C::model, experts, "routed experts"},
+    {"--moe-ffn-hidden-size", C::model, expert_ffn, "expert width"},
+    {"--moe-router-topk", C::model, top_k, "experts per token"},
+    {"--moe-shared-expert-intermediate-size", C::model, shared_ffn, "shared expert width"},
+    {"--kv-lora-rank", C::model, kv_lora, "kv LoRA rank"},
+    {"--q-lora-rank", C::model, q_lora, "q LoRA rank"},
+    {"--qk-head-dim", C::model, qk_nope, "qk head dim"},
+    {"--qk-pos-emb-head-dim", C::model, qk_rope, "qk RoPE head dim"},
+    {"--v-head-dim", C::model, v_head, "v head dim"},
+    {"--kv-channels", C::model},
+    {"--max-position-embeddings", C::model},
+    {"--position-embedding-type", C::model},
+    {"--rotary-base", C::model},
+    {"--rotary-percent", C::model},
+    {"--rotary-scaling-factor", C::model},
+    {"--rotary-seq-len-interpolation-factor", C::model},
+    {"--rope-type", C::model},
+    {"--mscale", C::model},
+    {"--mscale-all-dim", C::model},
+    {"--beta-fast", C::model},
+    {"--beta-slow", C::model},
+    {"--original-max-position-embeddings", C::model},
+    {"--normalization", C::model},
+    {"--norm-epsilon", C::model},
+    {"--swiglu", C::model},
+    {"--untie-embeddings-and-output-weights", C::model},
+    {"--disable-bias-linear", C::model},
+    {"--add-qkv-bias", C::model},
+    {"--qk-layernorm", C::model},
+    {"--group-query-attention", C::model},
+    {"--multi-latent-attention", C::model},
+    {"--vocab-size", C::model},
+    {"--make-vocab-size-divisible-by", C::model},
+    {"--moe-layer-freq", C::model},
+    {"--moe-router-score-function", C::model},
+    {"--moe-router-topk-scaling-factor", C::model},
+    {"--moe-router-enable-expert-bias", C::model},
+    {"--moe-router-pre-softmax", C::model},
+    {"--moe-router-num-groups", C::model},
+    {"--moe-router-group-topk", C::model},
+    {"--moe-router-load-balancing-type", C::model},
+    {"--moe-aux-loss-coeff", C::model},
+    {"--moe-router-bias-update-rate", C::model},
+    {"--moe-shared-expert-gate", C::model},
+    {"--mtp-loss-scaling-factor", C::model},
+    {"--window-size", C::model},
+    {"--window-attn-skip-freq", C::model},
+    {"--softmax-type", C::model},
+    {"--quick-geglu", C::model},
+    {"--glu-linear-offset", C::model},
+    {"--activation-func-clamp-value", C::model},
+    {"--add-bias-linear", C::model},
+    {"--seq-length", C::workload},
+    {"--global-batch-size", C::workload},
+    {"--bf16", C::workload},
+    {"--use-mcore-models", C::priced},
+    {"--transformer-impl", C::priced},
+    {"--attention-backend", C::priced},
+    {"--use-flash-attn", C::priced},
+    {"--moe-grouped-gemm", C::priced},
+    {"--moe-router-fusion", C::priced},
+    {"--apply-rope-fusion", C::priced},
+    {"--manual-gc", C::priced},
+    {"--manual-gc-interval", C::priced},
+    {"--attention-softmax-in-fp32", C::priced},
+    // Routing pads each expert's tokens to the FP8 / MXFP8 GEMM alignment, which the FP8 rates
+    // assume.
+    {"--moe-router-padding-for-fp8", C::priced},
+    {"--moe-router-padding-for-quantization", C::priced},
+};
+
+const KnownArg* find_known(std::string_view flag) {
+  for (const KnownArg& k : kKnownArgs) {
+    if (k.flag == flag) return &k;
+  }
+  return nullptr;
+}
+
+// Arguments only slime and miles take: their presence means the job runs under one of them.
+constexpr std::string_view kSlimeOnly[] = {"--use-dynamic-batch-size", "--max-tokens-per-gpu",
+                                           "--actor-num-nodes",        "--actor-num-gpus-per-node",
+                                           "--rollout-batch-size",     "--hf-checkpoint"};
+
+int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
+  int64_t value = 0;
+  const std::string text = arg.values.empty() ? std::string() : arg.values.front();
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < 1) {
+    throw_input(SourceLocation{file, arg.line, 0, arg.flag},
+                "expected a positive integer, got '{}'", text);
+  }
+  return value;
+}
+
+}  // namespace
+
+std::span<const KnownArg> known_args() { return kKnownArgs; }
+
+JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine,
+                      const std::string& file) {
+  JobArgs job;
+  job.file = file;
+  const std::vector<recipe::LaunchArg> args = training_args(script);
+  if (engine) {
+    job.engine = *engine;
+  } else {
+    job.engine = guess_engine(script);
+    if (job.engine == Engine::slime) {
+      // A bare argument line or a script with no slime-only argument is Megatron-LM.
+      bool slime = false;
+      for (const std::string& command : script.commands)
+        slime = slime || command.find(".py") != std::string::npos;
+      for (const recipe::LaunchArg& arg : args) {
+        for (std::string_view flag : kSlimeOnly) slime = slime || arg.flag == flag;
+      }
+      if (!slime) job.engine = Engine::megatron;
+    }
+  }
+  job.layout = read_layout_args(args, job.engine, file);
+  for (const Knob* knob : job.layout.set) {
+    if (knob->key == "rows_per_mb") job.rows_per_mb_given = true;
+    if (knob->key == "fp8") job.fp8 = job.layout.layout.fp8 != Fp8Format::none;
+  }
+  std::vector<recipe::LaunchArg> rest;
+  for (const recipe::LaunchArg& arg : job.layout.rest) {
+    const KnownArg* known = find_known(arg.flag);
+    if (known != nullptr && known->kind == ArgClass::model) {
+      job.model_args.push_back(arg);
+      continue;
+    }
+    if (arg.flag == "--seq-length") {
+      job.seq_length = positive(arg, file);
+      continue;
+    }
+    if (arg.flag == "--global-batch-size") {
+      job.global_batch = positive(arg, file);
+      continue;
+    }
+    if (known != nullptr) continue;
+    if (std::find(job.not_priced.begin(), job.not_priced.end(), arg.flag) == job.not_priced.end()) {
+      job.not_priced.push_back(arg.flag);
+    }
+    rest.push_back(arg);
+  }
+  return job;
+}
+
+Layout job_layout(const JobArgs& job, int64_t row_tokens, const ModelSpec& model) {
+  Layout l = job.layout.layout;
+  const bool etp_given = std::any_of(job.layout.set.begin(), job.layout.set.end(),
+                                     [](const Knob* k) { return k->key == "etp"; });
+  if (model.num_experts == 0 && !etp_given) l.etp = 1;
+  if (!job.rows_per_mb_given && l.max_tokens > 0 && row_tokens > 0) {
+    l.rows_per_mb = std::max<int64_t>(1, l.max_tokens * l.cp / row_tokens);
+  }
+  return l;
+}
+
+void check_model_args(const JobArgs& job, const ModelSpec& model) {
+  for (const recipe::LaunchArg& arg : job.model_args) {
+    const KnownArg* known = find_known(arg.flag);
+    if (known == nullptr || known->model_value == nullptr || arg.values.empty()) continue;
+    const int64_t expected = known->model_value(model);
+    int64_t value = 0;
+    const std::string& text = arg.values.front();
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || ptr != text.data() + text.size()) {
+      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag}, "expected an integer, got '{}'",
+                  text);
+    }
+    if (value != expected) {
+      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag},
+                  "{} {} contradicts --model {}, which has {} {}", arg.flag, value, model.name,
+                  expected, known->what);
+    }
+  }
+}
+
+}  // namespace ladle::layout

@@ -1,0 +1,104 @@
+# Qwen3-235B-A22B on 256 H100 (32 nodes), BF16, TP2 PP8 VPP4 (3 layers per virtual stage, the embedding
+# and loss counted as layers: 94 + 2 = 96), EP32, 4,096-token rows, GBS 256.
+# Source: yanring/Megatron-MoE-ModelZoo at e8650517 (2026-05-16): model_configs/benchmarking/Qwen3-235B-A22B.yaml
+#   (MODEL_ARGS), runtime_configs/benchmarking/runtime.conf (the Qwen3-235B-A22B row: TP 2, PP 8, EP 32,
+#   VPP 4, MBS 1, GBS 256, 96 layers, flex dispatcher, 32 nodes, SEQ_LEN 4096) and sbatch_benchmarking.sh
+#   (DISPATCHER=deepep, PR=bf16 adds --tp-comm-overlap; LAYERS_PER_VP = 96 / 8 / 4).
+torchrun --nnodes 32 --nproc-per-node 8 pretrain_gpt.py \
+  --distributed-timeout-minutes 220 \
+  --tensor-model-parallel-size 2 \
+  --pipeline-model-parallel-size 8 \
+  --num-layers-per-virtual-pipeline-stage 3 \
+  --expert-model-parallel-size 32 \
+  --context-parallel-size 1 \
+  --expert-tensor-parallel-size 1 \
+  --use-distributed-optimizer \
+  --overlap-grad-reduce \
+  --overlap-param-gather \
+  --no-create-attention-mask-in-dataloader \
+  --account-for-embedding-in-pipeline-split \
+  --account-for-loss-in-pipeline-split \
+  --use-mcore-models \
+  --sequence-parallel \
+  --use-flash-attn \
+  --disable-bias-linear \
+  --micro-batch-size 1 \
+  --global-batch-size 256 \
+  --train-samples 268554688 \
+  --exit-duration-in-mins 230 \
+  --manual-gc \
+  --manual-gc-interval 5 \
+  --cross-entropy-loss-fusion \
+  --cross-entropy-fusion-impl te \
+  --enable-experimental \
+  --transformer-impl transformer_engine \
+  --data-cache-path /ws/data_cache \
+  --tokenizer-type HuggingFaceTokenizer \
+  --tokenizer-model Qwen/Qwen3-235B-A22B \
+  --data-path /data \
+  --split 99,1,0 \
+  --no-mmap-bin-files \
+  --num-workers 6 \
+  --untie-embeddings-and-output-weights \
+  --position-embedding-type rope \
+  --rotary-percent 1.0 \
+  --rotary-base 1000000 \
+  --rotary-seq-len-interpolation-factor 1 \
+  --normalization RMSNorm \
+  --swiglu \
+  --norm-epsilon 1e-06 \
+  --num-layers 94 \
+  --hidden-size 4096 \
+  --ffn-hidden-size 12288 \
+  --num-attention-heads 64 \
+  --kv-channels 128 \
+  --group-query-attention \
+  --num-query-groups 4 \
+  --qk-layernorm \
+  --seq-length 4096 \
+  --max-position-embeddings 4096 \
+  --make-vocab-size-divisible-by 1187 \
+  --attention-dropout 0.0 \
+  --hidden-dropout 0.0 \
+  --clip-grad 1.0 \
+  --weight-decay 0.1 \
+  --lr-decay-samples 584765624 \
+  --lr-warmup-samples 1536000 \
+  --lr-warmup-init 3.9e-7 \
+  --lr 3.9e-6 \
+  --min-lr 3.9e-7 \
+  --lr-decay-style cosine \
+  --adam-beta1 0.9 \
+  --adam-beta2 0.95 \
+  --num-experts 128 \
+  --moe-ffn-hidden-size 1536 \
+  --moe-router-load-balancing-type aux_loss \
+  --moe-router-topk 8 \
+  --moe-grouped-gemm "${MOE_GROUPED_GEMM}" \
+  --moe-aux-loss-coeff 1e-3 \
+  --moe-permute-fusion \
+  --moe-router-fusion \
+  --moe-router-dtype fp32 \
+  --eval-iters 32 \
+  --eval-interval 500 \
+  --finetune \
+  --auto-detect-ckpt-format \
+  --load /load \
+  --no-load-rng \
+  --no-load-optim \
+  --save /out/checkpoints \
+  --save-interval 100 \
+  --dist-ckpt-strictness log_all \
+  --init-method-std 0.02 \
+  --log-timers-to-tensorboard \
+  --log-memory-to-tensorboard \
+  --log-validation-ppl-to-tensorboard \
+  --log-throughput \
+  --log-interval 1 \
+  --logging-level 40 \
+  --tensorboard-dir /out/tensorboard \
+  --wandb-project moe \
+  --wandb-exp-name Qwen3-235B-A22B-TP2PP8EP32CP1VPP4-MBS1GBS256- \
+  --bf16 \
+  --moe-token-dispatcher-type flex --moe-flex-dispatcher-backend deepep \
+  --tp-comm-overlap

@@ -1,0 +1,189 @@
+// A user's own job as input: the seeds' launch scripts read as arguments predict what their
+// recipes predict, and published launch configurations are accepted with every argument that
+// moves memory or speed priced.
+#include "ladle/layout/job_args.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/recipe/catalog.hpp"
+#include "ladle/util/file_io.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::plan {
+namespace {
+
+struct JobPrediction {
+  Prediction prediction;
+  layout::JobArgs job;
+};
+
+// What `ladle predict --script` does.
+JobPrediction predict_job(const std::string& model_name, const std::string& gpu, int64_t gpus,
+                          const std::string& script, const std::string& file) {
+  JobPrediction out;
+  const ModelSpec model = model::load_model(model_name);
+  const Cluster cluster = make_cluster(gpu, gpus);
+  out.job = layout::read_job_args(recipe::parse_launch_args(script, file), std::nullopt, file);
+  layout::check_model_args(out.job, model);
+  Workload workload;
+  if (out.job.seq_length) workload.row_tokens = *out.job.seq_length;
+  if (out.job.global_batch) workload.global_batch = *out.job.global_batch;
+  if (out.job.fp8) workload.precision = Precision::fp8;
+  layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), workload.row_tokens,
+                                workload.global_batch};
+  context.num_layers = model.num_layers;
+  const Layout l =
+      layout::resolve_layout(layout::job_layout(out.job, workload.row_tokens, model), context);
+  if (auto violation = layout::find_layout_violation(l, model, context))
+    ADD_FAILURE() << file << ": " << *violation;
+  out.prediction = predict(model_costs(model, workload.row_tokens), model, l, cluster, workload,
+                           default_calibration());
+  return out;
+}
+
+TEST(JobArgs, SeedLaunchScriptsPredictWhatTheirRecipesPredict) {
+  for (const char* stem : {"attune-tp1-pp1-ep8", "attune-tp4-pp4", "attune-tp8-pp4"}) {
+    const recipe::LoadedRecipe seed = recipe::find_recipe(stem);
+    const Measurement m = measurement_from_recipe(seed);
+    const Prediction from_recipe =
+        predict(m.costs, m.model, m.layout, m.cluster, m.workload, default_calibration());
+    const JobPrediction from_script = predict_job(seed.recipe.model, seed.recipe.gpu.type,
+                                                  seed.recipe.gpu.count, seed.recipe.run, stem);
+    EXPECT_EQ(layout::format_layout_spec(from_script.prediction.layout),
+              layout::format_layout_spec(m.layout))
+        << stem;
+    EXPECT_DOUBLE_EQ(from_script.prediction.tokens_per_s_per_gpu, from_recipe.tokens_per_s_per_gpu)
+        << stem;
+    EXPECT_DOUBLE_EQ(from_script.prediction.memory_gib, from_recipe.memory_gib) << stem;
+    EXPECT_EQ(from_script.prediction.fits, from_recipe.fits) << stem;
+  }
+}
+
+// Arguments that change neither memory nor speed: data, logging, checkpoints, schedules, seeds,
+// regularisation, RL rollout plumbing. Anything else left unpriced fails the test.
+const std::set<std::string> kNoEffect = {"--distributed-timeout-minutes",
+                                         "--train-samples",
+                                         "--train-iters",
+                                         "--exit-duration-in-mins",
+                                         "--no-save-optim",
+                                         "--no-check-for-nan-in-loss-and-grad",
+                                         "--data-cache-path",
+                                         "--tokenizer-type",
+                                         "--tokenizer-model",
+                                         "--data-path",
+                                         "--split",
+                                         "--no-mmap-bin-files",
+                                         "--no-create-attention-mask-in-dataloader",
+                                         "--num-workers",
+                                         "--attention-dropout",
+                                         "--hidden-dropout",
+                                         "--clip-grad",
+                                         "--weight-decay",
+                                         "--lr-decay-samples",
+                                         "--lr-warmup-samples",
+                                         "--lr-warmup-init",
+                                         "--lr",
+                                         "--min-lr",
+                                         "--lr-decay-style",
+                                         "--adam-beta1",
+                                         "--adam-beta2",
+                                         "--eval-iters",
+                                         "--eval-interval",
+                                         "--no-load-optim",
+                                         "--no-load-rng",
+                                         "--auto-detect-ckpt-format",
+                                         "--load",
+                                         "--save",
+                                         "--save-interval",
+                                         "--dist-ckpt-strictness",
+                                         "--init-method-std",
+                                         "--log-timers-to-tensorboard",
+                                         "--log-memory-to-tensorboard",
+                                         "--log-validation-ppl-to-tensorboard",
+                                         "--log-throughput",
+                                         "--log-interval",
+                                         "--logging-level",
+                                         "--tensorboard-dir",
+                                         "--wandb-project",
+                                         "--wandb-exp-name",
+                                         "--enable-experimental",
+                                         "--mtp-loss-scaling-factor",
+                                         "--finetune",
+                                         "--lr-warmup-iters",
+                                         "--seed",
+                                         "--ckpt-format"};
+
+TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
+  struct Case {
+    const char* file;
+    const char* model;
+    const char* gpu;
+    int64_t gpus;
+    std::vector<std::string> spec_parts;  // what the arguments must have set
+    std::vector<int64_t> stages;          // decoder layers per pipeline stage
+  };
+  const std::vector<Case> cases = {
+      {"tests/data/jobs/deepseek-v3-h100-1024.sh",
+       "deepseek-v3",
+       "h100",
+       1024,
+       {"tp=2,pp=8", "vpp=4,recompute=selective", "pipeline_layout=Et|(tt|)*30mL",
+        "a2a_overlap=on,delay_wgrad=on", "recompute_modules=mla_up_proj+mlp",
+        "fp8=e4m3,fp8_recipe=blockwise,fp8_param_gather=on", "moments=bf16"},
+       {7, 8, 8, 8, 8, 8, 8, 6}},  // rank r holds virtual stages r, r+8, r+16, r+24
+      {"tests/data/jobs/deepseek-v3-b200-256.sh",
+       "deepseek-v3",
+       "b200",
+       256,
+       {"tp=1,pp=8", "sp=off", "fp8_recipe=mxfp8", "fp8_reuse_grad_buf=on",
+        "pipeline_layout=Et|(tt|)*30mL"},
+       {7, 8, 8, 8, 8, 8, 8, 6}},  // rank r holds virtual stages r, r+8, r+16, r+24
+      {"tests/data/jobs/qwen3-235b-a22b-h100-256.sh",
+       "qwen3-235b-a22b",
+       "h100",
+       256,
+       {"tp=2,pp=8", "vpp=4", "dispatcher=flex",
+        "vpp_layers=3,account_embedding=on,account_loss=on", "tp_overlap=on"},
+       {11, 12, 12, 12, 12, 12, 12, 11}},
+      {"tests/data/jobs/llama-3.1-70b-h100-64.sh",
+       "llama-3.1-70b",
+       "h100",
+       64,
+       {"tp=4,pp=4,cp=2,ep=1,etp=1", "sp=on,vpp=5",
+        "overlap_grad=on,overlap_param=on,tp_overlap=on"},
+       {20, 20, 20, 20}},
+  };
+  for (const Case& c : cases) {
+    const std::string path = test::source_path(c.file);
+    const JobPrediction p = predict_job(c.model, c.gpu, c.gpus, util::read_file(path), path);
+    for (const std::string& flag : p.job.not_priced)
+      EXPECT_TRUE(kNoEffect.count(flag) > 0) << c.file << ": " << flag;
+    const std::string spec = layout::format_layout_spec(p.prediction.layout);
+    for (const std::string& part : c.spec_parts)
+      EXPECT_NE(spec.find(part), std::string::npos) << part << " in " << spec;
+    EXPECT_EQ(layout::stage_layers(p.prediction.layout, model::load_model(c.model).num_layers),
+              c.stages)
+        << c.file;
+    EXPECT_GT(p.prediction.tokens_per_s_per_gpu, 0) << c.file;
+  }
+}
+
+TEST(JobArgs, AModelArgumentThatContradictsTheModelIsOneError) {
+  const layout::JobArgs job = layout::read_job_args(
+      recipe::parse_launch_args("--num-layers 60 --tensor-model-parallel-size 2", "--args"),
+      std::nullopt, "--args");
+  EXPECT_LADLE_ERROR(layout::check_model_args(job, model::load_model("deepseek-v3")), input,
+                     "--args:1: error: --num-layers: --num-layers 60 contradicts --model "
+                     "deepseek-v3, which has 61 "
+                     "decoder layers");
+}
+
+}  // namespace
+}  // namespace ladle::plan
