@@ -173,9 +173,11 @@ TEST(ClusterFile, NamesTheMissingOrBadField) {
       begin = end;
     }
     EXPECT_LADLE_ERROR(parse_cluster_file(yaml, "c.yaml", "x"), input,
-                       std::string("c.yaml:1:1: error: ") + field + ": missing required field");
+                       std::string("c.yaml:1:1: error: ") + field + ": missing; expected ");
   }
-  EXPECT_LADLE_ERROR(parse_cluster_file("gpu: h999\n", "c.yaml", "x"), input,
+  std::string unknown_gpu = full;
+  unknown_gpu.replace(0, 9, "gpu: h999");
+  EXPECT_LADLE_ERROR(parse_cluster_file(unknown_gpu, "c.yaml", "x"), input,
                      "c.yaml:1:6: error: gpu: a GPU of the catalog");
   EXPECT_LADLE_ERROR(parse_cluster_file(full + "nvlink: 8\n", "c.yaml", "x"), input,
                      "c.yaml:9:1: error: nvlink: unknown field");

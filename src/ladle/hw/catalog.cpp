@@ -8,6 +8,7 @@
 #include <cctype>
 #include <iterator>
 #include <string>
+#include <utility>
 
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -194,6 +195,18 @@ InstanceSpec parse_cluster_file(std::string_view yaml, const std::string& file,
                  "nic_gbps, "
                  "host_memory_gib, usd_per_gpu_hour (optional: name, vcpus, price_source)");
     }
+  }
+  static constexpr std::pair<const char*, const char*> kRequired[] = {
+      {"gpu", "a GPU of `ladle gpu`, e.g. h200"},
+      {"gpus_per_node", "the GPUs of one node, e.g. 8"},
+      {"nvlink_domain", "the GPUs one NVLink domain joins, e.g. 8 (72 for NVL72)"},
+      {"fabric", "the scale-out fabric, e.g. InfiniBand NDR, RoCE, EFAv3"},
+      {"nics", "the scale-out NICs per node, e.g. 8"},
+      {"nic_gbps", "the Gbit/s of one NIC, e.g. 400"},
+      {"host_memory_gib", "the host memory of one node, GiB"},
+      {"usd_per_gpu_hour", "the price of one GPU-hour, USD"}};
+  for (const auto& [key, what] : kRequired) {
+    if (!root[key]) entry.fail(root, key, fmt::format("missing; expected {}", what));
   }
   InstanceSpec s;
   s.name = root["name"] ? entry.text("name") : std::string(name);
