@@ -10,7 +10,8 @@ namespace ladle::hw {
 namespace {
 
 TEST(GpuCatalog, HasEveryRequiredGpuWithItsFigures) {
-  for (const char* name : {"h100-sxm", "h200", "b200", "gb200", "a100", "mi300x", "mi325x", "mi355x"}) {
+  for (const char* name : {"h100-sxm", "h200", "b200", "gb200", "gb300", "b300", "a100", "mi300x",
+                           "mi325x", "mi355x"}) {
     const auto gpu = find_gpu(name);
     ASSERT_TRUE(gpu.has_value()) << name;
     EXPECT_GT(gpu->bf16_dense_tflops, 0) << name;
@@ -100,6 +101,95 @@ TEST(GpuCatalogParse, ReportsTheFieldAndLineOfABadEntry) {
   EXPECT_LADLE_ERROR(parse_gpu_catalog("gpus: [", "gpus.yaml"), input, "invalid YAML");
   EXPECT_LADLE_ERROR(parse_instance_catalog("other: 1\n", "i.yaml"), input,
                      "expected a top-level list 'instances'");
+}
+
+TEST(SystemCatalog, HasEverySystemWithItsFabricAndDomain) {
+  struct Want {
+    const char* name;
+    const char* gpu;
+    int per_node;
+    int domain;
+    const char* fabric;
+  };
+  for (const Want& w : {Want{"p5.48xlarge", "h100-sxm", 8, 8, "EFAv2"},
+                        Want{"p5en.48xlarge", "h200", 8, 8, "EFAv3"},
+                        Want{"p6-b200.48xlarge", "b200", 8, 8, "EFAv4"},
+                        Want{"gb200-nvl72", "gb200", 4, 72, "InfiniBand NDR"},
+                        Want{"gb300-nvl72", "gb300", 4, 72, "InfiniBand XDR"},
+                        Want{"dgx-b300", "b300", 8, 8, "InfiniBand XDR"},
+                        Want{"dgx-a100", "a100", 8, 8, "InfiniBand HDR"},
+                        Want{"superpod-h100", "h100-sxm", 8, 8, "InfiniBand NDR"},
+                        Want{"superpod-h200", "h200", 8, 8, "InfiniBand NDR"},
+                        Want{"superpod-b200", "b200", 8, 8, "InfiniBand NDR"}}) {
+    const auto s = find_instance(w.name);
+    ASSERT_TRUE(s.has_value()) << w.name;
+    EXPECT_EQ(s->gpu, w.gpu) << w.name;
+    EXPECT_EQ(s->gpu_count, w.per_node) << w.name;
+    EXPECT_EQ(s->nvlink_domain, w.domain) << w.name;
+    EXPECT_EQ(s->fabric, w.fabric) << w.name;
+    EXPECT_DOUBLE_EQ(s->network_gbps, s->nics * s->nic_gbps) << w.name;
+    EXPECT_GT(s->host_memory_gib, 0) << w.name;
+    EXPECT_GT(s->usd_per_gpu_hour(), 0) << w.name;
+    EXPECT_FALSE(s->price_source.empty()) << w.name;
+    EXPECT_FALSE(s->sources.empty()) << w.name;
+    ASSERT_TRUE(find_gpu(s->gpu).has_value()) << w.name;
+  }
+  // SuperPOD-style clusters: 8 x 400 Gbit/s ConnectX-7 per node.
+  for (const char* name : {"superpod-h100", "superpod-h200", "superpod-b200"}) {
+    EXPECT_EQ(require_instance(name).nics, 8) << name;
+    EXPECT_DOUBLE_EQ(require_instance(name).nic_gbps, 400) << name;
+  }
+}
+
+TEST(ClusterFile, ReadsEveryField) {
+  const std::string yaml =
+      "gpu: H100\ngpus_per_node: 8\nnvlink_domain: 8\nfabric: RoCE\nnics: 8\nnic_gbps: 400\n"
+      "host_memory_gib: 1024\nusd_per_gpu_hour: 2\n";
+  const InstanceSpec s = parse_cluster_file(yaml, "c.yaml", "lab");
+  EXPECT_EQ(s.name, "lab");
+  EXPECT_EQ(s.provider, "on-prem");
+  EXPECT_EQ(s.gpu, "h100-sxm");
+  EXPECT_EQ(s.gpu_count, 8);
+  EXPECT_EQ(s.nvlink_domain, 8);
+  EXPECT_EQ(s.fabric, "RoCE");
+  EXPECT_DOUBLE_EQ(s.network_gbps, 3200);
+  EXPECT_EQ(s.network, "RoCE, 8 x 400 Gbps");
+  EXPECT_DOUBLE_EQ(s.host_memory_gib, 1024);
+  EXPECT_DOUBLE_EQ(s.usd_per_gpu_hour(), 2);
+}
+
+TEST(ClusterFile, NamesTheMissingOrBadField) {
+  const std::string full =
+      "gpu: h100\ngpus_per_node: 8\nnvlink_domain: 8\nfabric: RoCE\nnics: 8\nnic_gbps: 400\n"
+      "host_memory_gib: 1024\nusd_per_gpu_hour: 2\n";
+  // Each field left out in turn is named.
+  for (const char* field : {"gpu", "gpus_per_node", "nvlink_domain", "fabric", "nics", "nic_gbps",
+                            "host_memory_gib", "usd_per_gpu_hour"}) {
+    std::string yaml;
+    for (size_t begin = 0; begin < full.size();) {
+      const size_t end = full.find('\n', begin) + 1;
+      const std::string line = full.substr(begin, end - begin);
+      if (line.rfind(std::string(field) + ":", 0) != 0) yaml += line;
+      begin = end;
+    }
+    EXPECT_LADLE_ERROR(parse_cluster_file(yaml, "c.yaml", "x"), input,
+                       std::string("c.yaml:1:1: error: ") + field + ": missing; expected ");
+  }
+  std::string unknown_gpu = full;
+  unknown_gpu.replace(0, 9, "gpu: h999");
+  EXPECT_LADLE_ERROR(parse_cluster_file(unknown_gpu, "c.yaml", "x"), input,
+                     "c.yaml:1:6: error: gpu: a GPU of the catalog");
+  EXPECT_LADLE_ERROR(parse_cluster_file(full + "nvlink: 8\n", "c.yaml", "x"), input,
+                     "c.yaml:9:1: error: nvlink: unknown field");
+  std::string small_domain = full;
+  small_domain.replace(small_domain.find("nvlink_domain: 8"), 16, "nvlink_domain: 4");
+  EXPECT_LADLE_ERROR(parse_cluster_file(small_domain, "c.yaml", "x"), input,
+                     "c.yaml:3:16: error: nvlink_domain: an integer at least gpus_per_node");
+  std::string bad_nics = full;
+  bad_nics.replace(bad_nics.find("nics: 8"), 7, "nics: many");
+  EXPECT_LADLE_ERROR(parse_cluster_file(bad_nics, "c.yaml", "x"), input,
+                     "nics: expected an integer, got 'many'");
+  EXPECT_LADLE_ERROR(parse_cluster_file("- 1\n", "c.yaml", "x"), input, "expected a mapping");
 }
 
 }  // namespace

@@ -30,6 +30,10 @@ nlohmann::ordered_json instance_json(const InstanceSpec& i) {
   j["gpu_count"] = i.gpu_count;
   j["network_gbps"] = i.network_gbps;
   j["network"] = i.network;
+  j["fabric"] = i.fabric;
+  j["nics"] = i.nics;
+  j["nic_gbps"] = i.nic_gbps;
+  j["nvlink_domain"] = i.nvlink_domain;
   j["host_memory_gib"] = i.host_memory_gib;
   j["vcpus"] = i.vcpus;
   j["usd_per_hour"] = i.usd_per_hour;
@@ -83,11 +87,12 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   for (const InstanceSpec& i : hw::instances()) {
     if (i.gpu != g.name) continue;
     out << fmt::format(
-        "instance: {} {}: {} GPUs, {} Gbps ({}), {} GiB host, {} vCPUs, ${}/hour = ${:.4f}/GPU-hour "
-        "on-demand ({}, {}; {})\n",
-        i.provider, i.name, i.gpu_count, number(i.network_gbps), i.network, number(i.host_memory_gib),
-        i.vcpus, number(i.usd_per_hour), i.usd_per_gpu_hour(), i.price_region, i.price_date,
-        i.price_source);
+        "instance: {} {}: {} GPUs per node, NVLink domain {}, {} Gbps ({}), {} GiB host, {} vCPUs, "
+        "${}/hour = "
+        "${:.4f}/GPU-hour ({}, {}; {})\n",
+        i.provider, i.name, i.gpu_count, i.nvlink_domain, number(i.network_gbps), i.network,
+        number(i.host_memory_gib), i.vcpus, number(i.usd_per_hour), i.usd_per_gpu_hour(),
+        i.price_region, i.price_date, i.price_source);
   }
   for (const std::string& source : g.sources) out << fmt::format("source: {}\n", source);
   out << fmt::format("checked: {}\n", g.checked);
@@ -105,15 +110,18 @@ void render_catalog(std::ostream& out) {
   out << gpus.render();
   out << "(dense peaks without sparsity; link bandwidth per GPU, one direction)\n\n";
   util::Table instances;
-  instances.header = {"instance", "provider", "gpus", "network Gbps", "$/hour", "$/GPU-hour",
-                      "price date"};
+  instances.header = {"instance",     "provider", "gpus",       "NVLink domain", "fabric",
+                      "network Gbps", "$/hour",   "$/GPU-hour", "price date"};
   for (const InstanceSpec& i : hw::instances()) {
     instances.rows.push_back({i.name, i.provider, fmt::format("{} x {}", i.gpu_count, i.gpu),
-                              number(i.network_gbps), number(i.usd_per_hour),
-                              fmt::format("{:.4f}", i.usd_per_gpu_hour()), i.price_date});
+                              std::to_string(i.nvlink_domain), i.fabric, number(i.network_gbps),
+                              number(i.usd_per_hour), fmt::format("{:.4f}", i.usd_per_gpu_hour()),
+                              i.price_date});
   }
   out << instances.render();
-  out << "(on-demand, Linux; sources: ladle gpu NAME)\n";
+  out << "(cloud rows: on-demand list price, Linux; on-prem rows: a documented default, override "
+         "with --price "
+         "or --cluster; sources: ladle gpu NAME)\n";
 }
 
 void run_gpu(const GpuOptions& options, Io& io) {

@@ -34,6 +34,8 @@ struct PlanOptions {
   std::string gpu;
   std::string gpus;
   std::string instance;
+  std::string cluster;                  ///< --cluster: an on-prem cluster file
+  std::optional<double> price;          ///< --price: USD per GPU-hour
   std::optional<int64_t> row_tokens;    // default: the base's, else 8192
   std::optional<int64_t> global_batch;  // default: the base's, else 128
   int64_t top = 5;
@@ -72,7 +74,8 @@ int run_plan(const PlanOptions& o, Io& io) {
   }
   const std::string model_name = o.model.empty() ? o.model_positional : o.model;
   if (model_name.empty()) throw_usage("plan needs a model: ladle plan MODEL --gpu G --gpus N");
-  if (o.gpu.empty()) throw_usage("plan needs --gpu (e.g. h200)");
+  if (o.gpu.empty() && o.cluster.empty())
+    throw_usage("plan needs --gpu (e.g. h200) or --cluster FILE");
   if (o.gpus.empty()) throw_usage("plan needs --gpus, a GPU count or a list such as 64,128,256");
   if (o.top < 1) throw_usage("--top must be at least 1, got {}", o.top);
   if (o.row_tokens && (*o.row_tokens < 1 || *o.row_tokens > limits::kMaxSequenceTokens)) {
@@ -84,6 +87,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   }
   if (!(o.margin >= 0 && o.margin < 1)) throw_usage("--margin must be in [0, 1), got {}", o.margin);
   const std::vector<int64_t> counts = parse_gpu_counts(o.gpus);
+  const plan::ClusterOptions hardware{o.gpu, o.instance, o.cluster, o.price};
   const layout::Engine engine = layout::parse_engine(o.engine);
 
   plan::PlanRequest request;
@@ -122,13 +126,14 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (counts.size() > 1) {
     if (!o.emit.empty()) throw_usage("--emit needs a single GPU count, not a sweep");
     std::vector<plan::SweepPoint> points;
-    plan::ReportHeader header{request.model.name, costs.n_params, plan::make_cluster(o.gpu, counts[0], o.instance),
-                              request.workload, request.calibration.source};
+    plan::ReportHeader header{request.model.name, costs.n_params,
+                              plan::make_cluster(hardware, counts[0]), request.workload,
+                              request.calibration.source};
     util::Progress progress(io.err, "plan", "GPU counts", static_cast<int64_t>(counts.size()),
                             util::progress_style(util::stderr_is_terminal(), o.quiet || o.json));
     header.not_priced = not_priced;
     for (int64_t count : counts) {
-      request.cluster = plan::make_cluster(o.gpu, count, o.instance);
+      request.cluster = plan::make_cluster(hardware, count);
       const plan::PlanReport report = plan::plan_layouts(request);
       points.push_back(plan::SweepPoint{count, report.top.front(), false});
       progress.update(static_cast<int64_t>(points.size()));
@@ -138,7 +143,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     io.out << (o.json ? plan::sweep_json(points, header) : plan::render_sweep(points, header));
     return kExitOk;
   }
-  request.cluster = plan::make_cluster(o.gpu, counts[0], o.instance);
+  request.cluster = plan::make_cluster(hardware, counts[0]);
   const layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(),
                                       request.workload.row_tokens, request.workload.global_batch};
   for (const std::string& spec : o.compare) {
@@ -176,6 +181,12 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--gpu", options->gpu, "GPU name, e.g. h200");
   command.add_option("--gpus", options->gpus, "GPU count, or a comma-separated sweep such as 64,128,256");
   command.add_option("--instance", options->instance, "instance type (default: the first carrying the GPU)");
+  command.add_option(
+      "--cluster", options->cluster,
+      "an on-prem cluster file (YAML: gpu, gpus_per_node, nvlink_domain, fabric, nics, nic_gbps, "
+      "host_memory_gib, usd_per_gpu_hour)");
+  command.add_option("--price", options->price,
+                     "USD per GPU-hour, overriding the instance's or cluster's price");
   command.add_option("--row-tokens", options->row_tokens, "tokens per row (default 8192)");
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)");
   command.add_option("--top", options->top, "layouts to print (default 5)");

@@ -29,6 +29,8 @@ struct PredictOptions {
   std::string gpu;
   int64_t gpus = 0;
   std::string instance;
+  std::string cluster;          ///< --cluster: an on-prem cluster file
+  std::optional<double> price;  ///< --price: USD per GPU-hour
   std::string layout;
   int64_t row_tokens = 8192;
   int64_t global_batch = 128;
@@ -78,8 +80,8 @@ int run_predict(const PredictOptions& o, Io& io) {
   double measured = 0;
   std::optional<std::vector<std::string>> not_priced;
   if (!o.recipe.empty()) {
-    if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty()) {
-      throw_usage("give either --recipe or --model/--gpu/--gpus/--layout, not both");
+    if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty() || !o.cluster.empty()) {
+      throw_usage("give either --recipe or --model/--gpu/--cluster/--gpus/--layout, not both");
     }
     if (!o.args.empty() || !o.script.empty()) {
       throw_usage("give either --recipe or --args/--script, not both");
@@ -93,10 +95,12 @@ int run_predict(const PredictOptions& o, Io& io) {
       copy.recipe.result = RecipeResult{};
       m = plan::measurement_from_recipe(copy);
     }
+    if (o.price) plan::override_price(m.cluster, *o.price);
   } else {
     const bool from_args = !o.args.empty() || !o.script.empty();
     if (o.model.empty()) throw_usage("predict needs --recipe, or --model with --gpu, --gpus and --layout (or --args/--script)");
-    if (o.gpu.empty()) throw_usage("predict needs --gpu (e.g. h200)");
+    if (o.gpu.empty() && o.cluster.empty())
+      throw_usage("predict needs --gpu (e.g. h200) or --cluster FILE");
     if (o.gpus < 1) throw_usage("predict needs --gpus, the number of GPUs (at least 1)");
     if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
     if (from_args && !o.layout.empty()) throw_usage("give --layout or --args/--script, not both");
@@ -106,7 +110,8 @@ int run_predict(const PredictOptions& o, Io& io) {
     if (o.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", o.row_tokens);
     if (o.global_batch < 1) throw_usage("--global-batch must be at least 1, got {}", o.global_batch);
     m.model = model::load_model(o.model);
-    m.cluster = plan::make_cluster(o.gpu, o.gpus, o.instance);
+    m.cluster =
+        plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, o.gpus);
     m.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
     Layout requested;
     if (from_args) {
@@ -179,6 +184,12 @@ void add_predict_command(CLI::App& command, Io& io) {
   command.add_option("--gpu", options->gpu, "GPU name, e.g. h200");
   command.add_option("--gpus", options->gpus, "number of GPUs");
   command.add_option("--instance", options->instance, "instance type (default: the first carrying the GPU)");
+  command.add_option(
+      "--cluster", options->cluster,
+      "an on-prem cluster file (YAML: gpu, gpus_per_node, nvlink_domain, fabric, nics, nic_gbps, "
+      "host_memory_gib, usd_per_gpu_hour)");
+  command.add_option("--price", options->price,
+                     "USD per GPU-hour, overriding the instance's or cluster's price");
   command.add_option("--layout", options->layout, "layout spec, e.g. 'tp=4,pp=4,ep=32,sp=on,recompute=selective'");
   command.add_option("--args", options->args,
                      "the job's own Megatron-LM / slime / miles arguments, e.g. --args=\"--tensor-model-parallel-size 2 ...\"");

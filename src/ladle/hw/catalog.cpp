@@ -1,10 +1,14 @@
 #include "ladle/hw/catalog.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <cctype>
+#include <iterator>
 #include <string>
+#include <utility>
 
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -88,7 +92,9 @@ class EntryReader {
   }
 
  private:
-  std::string field(const char* key) const { return path_ + "." + key; }
+  std::string field(const char* key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + key;
+  }
   static std::string scalar_text(const YAML::Node& node) {
     return node.IsScalar() ? node.Scalar() : std::string("a non-scalar value");
   }
@@ -165,6 +171,81 @@ std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string&
   return gpus;
 }
 
+InstanceSpec parse_cluster_file(std::string_view yaml, const std::string& file,
+                                std::string_view name) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(yaml));
+  } catch (const YAML::ParserException& e) {
+    throw_input(SourceLocation{file, e.mark.line + 1, e.mark.column + 1, ""}, "invalid YAML: {}",
+                e.msg);
+  }
+  if (!root || !root.IsMap())
+    throw_input(SourceLocation{file, 1, 1, "cluster"}, "expected a mapping");
+  const EntryReader entry(root, file, "");
+  static constexpr const char* kKnown[] = {
+      "name",        "gpu",      "gpus_per_node",   "nvlink_domain",    "fabric",
+      "nics",        "nic_gbps", "host_memory_gib", "usd_per_gpu_hour", "vcpus",
+      "price_source"};
+  for (const auto& item : root) {
+    const std::string key = item.first.Scalar();
+    if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
+      entry.fail(item.first, key,
+                 "unknown field; expected one of gpu, gpus_per_node, nvlink_domain, fabric, nics, "
+                 "nic_gbps, "
+                 "host_memory_gib, usd_per_gpu_hour (optional: name, vcpus, price_source)");
+    }
+  }
+  static constexpr std::pair<const char*, const char*> kRequired[] = {
+      {"gpu", "a GPU of `ladle gpu`, e.g. h200"},
+      {"gpus_per_node", "the GPUs of one node, e.g. 8"},
+      {"nvlink_domain", "the GPUs one NVLink domain joins, e.g. 8 (72 for NVL72)"},
+      {"fabric", "the scale-out fabric, e.g. InfiniBand NDR, RoCE, EFAv3"},
+      {"nics", "the scale-out NICs per node, e.g. 8"},
+      {"nic_gbps", "the Gbit/s of one NIC, e.g. 400"},
+      {"host_memory_gib", "the host memory of one node, GiB"},
+      {"usd_per_gpu_hour", "the price of one GPU-hour, USD"}};
+  for (const auto& [key, what] : kRequired) {
+    if (!root[key]) entry.fail(root, key, fmt::format("missing; expected {}", what));
+  }
+  InstanceSpec s;
+  s.name = root["name"] ? entry.text("name") : std::string(name);
+  s.provider = "on-prem";
+  const std::string gpu = entry.text("gpu");
+  const std::optional<GpuSpec> spec = find_gpu(gpu);
+  if (!spec) {
+    entry.fail(
+        root["gpu"], "gpu",
+        fmt::format("a GPU of the catalog ({}), got '{}'", fmt::join(gpu_names(), ", "), gpu));
+  }
+  s.gpu = spec->name;
+  s.gpu_count = entry.integer("gpus_per_node");
+  if (s.gpu_count < 1) entry.fail(root["gpus_per_node"], "gpus_per_node", "a positive integer");
+  s.nvlink_domain = entry.integer("nvlink_domain");
+  if (s.nvlink_domain < s.gpu_count) {
+    entry.fail(root["nvlink_domain"], "nvlink_domain", "an integer at least gpus_per_node");
+  }
+  s.fabric = entry.text("fabric");
+  if (s.fabric.empty())
+    entry.fail(root["fabric"], "fabric", "a fabric kind (InfiniBand, RoCE, EFAv3, ...)");
+  s.nics = entry.integer("nics");
+  if (s.nics < 1) entry.fail(root["nics"], "nics", "a positive integer");
+  s.nic_gbps = entry.number("nic_gbps");
+  if (s.nic_gbps <= 0) entry.fail(root["nic_gbps"], "nic_gbps", "a positive number of Gbit/s");
+  s.network_gbps = s.nics * s.nic_gbps;
+  s.network = fmt::format("{}, {} x {:g} Gbps", s.fabric, s.nics, s.nic_gbps);
+  s.host_memory_gib = entry.number("host_memory_gib");
+  s.vcpus = root["vcpus"] ? entry.integer("vcpus") : 0;
+  const double per_gpu = entry.number("usd_per_gpu_hour");
+  s.usd_per_hour = per_gpu * s.gpu_count;
+  s.price_region = "on-prem";
+  s.price_date = "";
+  s.price_source =
+      root["price_source"] ? entry.text("price_source") : std::string("the cluster file");
+  s.sources = {file};
+  return s;
+}
+
 std::vector<InstanceSpec> parse_instance_catalog(std::string_view yaml, const std::string& file) {
   const YAML::Node list = load_root(yaml, file, "instances");
   std::vector<InstanceSpec> instances;
@@ -177,6 +258,10 @@ std::vector<InstanceSpec> parse_instance_catalog(std::string_view yaml, const st
     instance.gpu_count = entry.integer("gpu_count");
     instance.network_gbps = entry.number("network_gbps");
     instance.network = entry.text("network");
+    instance.fabric = entry.text("fabric");
+    instance.nics = entry.integer("nics");
+    instance.nic_gbps = entry.number("nic_gbps");
+    instance.nvlink_domain = entry.integer("nvlink_domain");
     instance.host_memory_gib = entry.number("host_memory_gib");
     instance.vcpus = entry.integer("vcpus");
     instance.usd_per_hour = entry.number("usd_per_hour");
@@ -187,6 +272,14 @@ std::vector<InstanceSpec> parse_instance_catalog(std::string_view yaml, const st
     if (instance.gpu_count <= 0) {
       entry.fail(list[i]["gpu_count"], fmt::format("instances[{}].gpu_count", i),
                  "must be positive");
+    }
+    if (instance.nvlink_domain < instance.gpu_count) {
+      entry.fail(list[i]["nvlink_domain"], fmt::format("instances[{}].nvlink_domain", i),
+                 "must be at least gpu_count");
+    }
+    if (instance.network_gbps != instance.nics * instance.nic_gbps) {
+      entry.fail(list[i]["network_gbps"], fmt::format("instances[{}].network_gbps", i),
+                 "must equal nics x nic_gbps");
     }
     instances.push_back(std::move(instance));
   }

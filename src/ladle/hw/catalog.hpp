@@ -39,6 +39,13 @@ std::vector<std::string> gpu_names();
 /// Throws Error(input) "file:line:col: error: gpus[i].field: message" for a missing or bad field.
 std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string& file);
 
+/// Parses a user's cluster file (`--cluster FILE`): one mapping with gpu, gpus_per_node,
+/// nvlink_domain, fabric, nics, nic_gbps, host_memory_gib, usd_per_gpu_hour (optional: name,
+/// vcpus, price_source). `name` names the node when the file has none. Throws Error(input)
+/// "file:line:col: error: field: what was expected" for a missing, unknown or bad field.
+InstanceSpec parse_cluster_file(std::string_view yaml, const std::string& file,
+                                std::string_view name);
+
 /// Parses an instance catalog in the format of data/hw/instances.yaml; throws Error(input).
 std::vector<InstanceSpec> parse_instance_catalog(std::string_view yaml, const std::string& file);
 

@@ -1,7 +1,9 @@
 #pragma once
 // cluster.hpp: the hardware a plan runs on: GPU, node (instance) and GPU count, and the workload.
 
+#include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -17,8 +19,21 @@ struct Cluster {
   int64_t gpus = 0;
 
   int64_t gpus_per_node() const { return instance.gpu_count > 0 ? instance.gpu_count : gpu.gpus_per_node; }
+  /// GPUs that reach each other over NVLink (8 on an HGX node, 72 on an NVL72 rack): the
+  /// instance's domain, else the GPU's, never fewer than a node. TP, EP and CP groups no larger
+  /// than this are priced on NVLink; larger ones cross the fabric.
+  int64_t nvlink_domain() const {
+    const int64_t domain =
+        instance.nvlink_domain > 0 ? instance.nvlink_domain : gpu.nvlink_domain_gpus;
+    return std::max(domain, gpus_per_node());
+  }
   /// Node network, bytes per second (network_gbps / 8 * 1e9).
   double network_bytes_per_s() const { return instance.network_gbps / 8.0 * 1e9; }
+  /// Scale-out bandwidth of one whole NVLink domain, bytes per second: its nodes' networks.
+  double domain_network_bytes_per_s() const {
+    return network_bytes_per_s() * static_cast<double>(nvlink_domain()) /
+           static_cast<double>(gpus_per_node());
+  }
 };
 
 /// Numeric precision of the GEMMs.
@@ -39,5 +54,27 @@ struct Workload {
 /// carries that GPU; `instance_name` (optional) picks another. Throws Error(usage) for an unknown
 /// GPU or instance, or an instance with another GPU.
 Cluster make_cluster(std::string_view gpu_name, int64_t gpus, std::string_view instance_name = {});
+
+/// The cluster a `--cluster FILE` describes (hw::parse_cluster_file), with `gpus` GPUs; a
+/// non-empty `gpu_name` (--gpu) must name the file's GPU. Throws Error(input) for a bad file,
+/// Error(usage) for a --gpu that contradicts it.
+Cluster make_cluster_from_file(const std::string& path, int64_t gpus,
+                               std::string_view gpu_name = {});
+
+/// Sets the price to `usd_per_gpu_hour` (--price): the node's price becomes that times its GPUs,
+/// and the price source says so. Throws Error(usage) unless the price is positive and finite.
+void override_price(Cluster& cluster, double usd_per_gpu_hour);
+
+/// The hardware options of predict and plan: --gpu, --instance, --cluster FILE, --price.
+struct ClusterOptions {
+  std::string gpu;
+  std::string instance;
+  std::string file;             ///< --cluster: an on-prem cluster file
+  std::optional<double> price;  ///< --price: USD per GPU-hour
+};
+
+/// The cluster `options` describe with `gpus` GPUs: the --cluster file, else make_cluster; then
+/// --price. Throws Error(usage) for --cluster with --instance.
+Cluster make_cluster(const ClusterOptions& options, int64_t gpus);
 
 }  // namespace ladle::plan

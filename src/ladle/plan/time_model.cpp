@@ -175,8 +175,10 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
   r.kernel = cal.kernel_overhead_s;
   r.nvlink = cluster.gpu.intra_node_gb_per_s * 1e9 * cal.nvlink_efficiency;
-  r.net_a2a = cluster.network_bytes_per_s() * cal.network_efficiency;
+  r.net_a2a = cluster.domain_network_bytes_per_s() * cal.network_efficiency;  // per NVLink domain
   const double gpn = static_cast<double>(cluster.gpus_per_node());
+  const double domain =
+      static_cast<double>(cluster.nvlink_domain());  // groups within it stay on NVLink
   r.net_ring = cluster.network_bytes_per_s() / gpn * cal.network_ring_efficiency;
   r.latency = cal.link_latency_s;
   r.moe_sync = l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
@@ -191,15 +193,17 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
 
   std::array<KindTime, kMaxKinds> kinds{};
   const bool fp8 = w.precision == Precision::fp8;
-  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, gpn, tokens, fp8);
-  const KindTime mtp = c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, gpn, tokens, fp8) : KindTime{};
+  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k)
+    kinds[k] = kind_time(c, c.kinds[k], l, r, domain, tokens, fp8);
+  const KindTime mtp =
+      c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, domain, tokens, fp8) : KindTime{};
 
   // Pipeline point-to-point: the stage boundary leaves the node when a stage fills one.
   double p2p = 0;
   if (l.pp > 1) {
     const double bytes = kBf16 * tokens * h / sp_div;
     const double stage_gpus = static_cast<double>(l.tp * l.cp * l.dp);
-    const double bw = stage_gpus >= gpn ? r.net_ring : r.nvlink;
+    const double bw = stage_gpus >= domain ? r.net_ring : r.nvlink;
     p2p = 2 * (bytes / bw + r.latency) * vpp;
   }
   // Output head and loss on the last stage (and once more per MTP layer).
@@ -269,7 +273,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   // (resharding after forward) and reduce-scatters the gradients once, after the last microbatch.
   const double dense_group = static_cast<double>(l.dp * l.cp);
   const double edp = static_cast<double>(std::max<int64_t>(1, l.edp()));
-  const bool spans_nodes = static_cast<double>(l.tp * l.cp * l.dp) > gpn;
+  const bool spans_nodes = static_cast<double>(l.tp * l.cp * l.dp) > domain;
   const double dp_bw = spans_nodes ? r.net_ring : r.nvlink;
   const double grad_bytes = l.grad_reduce == StateDtype::bf16 ? kBf16 : kFp32;
   const double param_bytes = l.fp8_param_gather ? 1.0 : kBf16;

@@ -1,0 +1,131 @@
+#include "ladle/plan/cluster.hpp"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::plan {
+namespace {
+
+double part(const TimeEstimate& t, TimePart p) { return t.parts[static_cast<size_t>(p)]; }
+
+TimeEstimate time_on(const Cluster& cluster, const std::string& model_name,
+                     const std::string& spec) {
+  const ModelSpec model = model::load_model(model_name);
+  const ModelCosts costs = model_costs(model, 4096);
+  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), 4096, 256};
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), context);
+  return estimate_time(costs, l, layout::stage_layers(l, model.num_layers),
+                       layout::microbatches_per_step(l, context), cluster,
+                       Workload{4096, 256, Precision::bf16}, Calibration{});
+}
+
+// The same cluster with a tenth of its scale-out network.
+Cluster slow_fabric(Cluster cluster) {
+  cluster.instance.network_gbps /= 10;
+  return cluster;
+}
+
+TEST(Cluster, NvlinkDomainOfEachSystem) {
+  EXPECT_EQ(make_cluster("h100", 64).nvlink_domain(), 8);
+  EXPECT_EQ(make_cluster("h100", 64, "superpod-h100").nvlink_domain(), 8);
+  const Cluster nvl72 = make_cluster("gb200", 64);
+  EXPECT_EQ(nvl72.instance.name, "gb200-nvl72");
+  EXPECT_EQ(nvl72.gpus_per_node(), 4);
+  EXPECT_EQ(nvl72.nvlink_domain(), 72);
+  EXPECT_EQ(make_cluster("gb300", 72).nvlink_domain(), 72);
+  // A domain is never smaller than a node, even for a GPU row that says less.
+  Cluster odd = make_cluster("h200", 16);
+  odd.instance.nvlink_domain = 0;
+  odd.gpu.nvlink_domain_gpus = 1;
+  EXPECT_EQ(odd.nvlink_domain(), 8);
+}
+
+TEST(Cluster, ExpertParallel64OnNvl72NeverCrossesTheFabric) {
+  // DeepSeek-V3, EP 64 over 64 GPUs: inside one NVL72 domain the all-to-all is all NVLink, so a
+  // fabric ten times slower leaves it unchanged; on an H100 InfiniBand cluster (8-GPU domains)
+  // it crosses the fabric and slows down.
+  const std::string spec = "tp=1,pp=1,ep=64,recompute=full";
+  const Cluster nvl72 = make_cluster("gb200", 64);
+  const double on_nvl72 = part(time_on(nvl72, "deepseek-v3", spec), TimePart::ep_comm);
+  EXPECT_GT(on_nvl72, 0);
+  EXPECT_DOUBLE_EQ(part(time_on(slow_fabric(nvl72), "deepseek-v3", spec), TimePart::ep_comm),
+                   on_nvl72);
+
+  const Cluster ib = make_cluster("h100", 64, "superpod-h100");
+  const double on_ib = part(time_on(ib, "deepseek-v3", spec), TimePart::ep_comm);
+  EXPECT_GT(part(time_on(slow_fabric(ib), "deepseek-v3", spec), TimePart::ep_comm), 2 * on_ib);
+
+  // The same GB200 GPUs in 4-GPU NVLink domains would send most tokens over the fabric.
+  Cluster trays = nvl72;
+  trays.instance.nvlink_domain = 4;
+  trays.gpu.nvlink_domain_gpus = 4;
+  EXPECT_GT(part(time_on(trays, "deepseek-v3", spec), TimePart::ep_comm), 2 * on_nvl72);
+}
+
+TEST(Cluster, EightGpuNodesKeepTheirPredictions) {
+  // The domain of an 8-GPU node is the node: the AWS and SuperPOD H100 rows differ only in the
+  // fabric's make-up (32 x 100 vs 8 x 400 Gbit/s, the same 3200), so every part is equal.
+  const std::string spec = "tp=2,pp=2,ep=16,recompute=full";
+  const TimeEstimate aws = time_on(make_cluster("h100", 64), "qwen3-30b-a3b", spec);
+  const TimeEstimate pod =
+      time_on(make_cluster("h100", 64, "superpod-h100"), "qwen3-30b-a3b", spec);
+  for (size_t i = 0; i < kTimeParts; ++i) EXPECT_DOUBLE_EQ(aws.parts[i], pod.parts[i]) << i;
+}
+
+TEST(Cluster, PriceOverrideSetsThePerGpuHour) {
+  Cluster c = make_cluster("gb200", 72);
+  override_price(c, 3.5);
+  EXPECT_DOUBLE_EQ(c.instance.usd_per_gpu_hour(), 3.5);
+  EXPECT_DOUBLE_EQ(c.instance.usd_per_hour, 14.0);
+  EXPECT_LADLE_ERROR(override_price(c, 0), usage, "--price");
+  EXPECT_LADLE_ERROR(override_price(c, -1), usage, "--price");
+}
+
+TEST(Cluster, PriceScalesTheCostPerMillionTokens) {
+  const ModelSpec model = model::load_model("deepseek-v3");
+  const ModelCosts costs = model_costs(model, 4096);
+  Cluster cluster = make_cluster("gb200", 64);
+  const layout::LayoutContext context{64, cluster.gpus_per_node(), 4096, 256};
+  const Layout l =
+      layout::resolve_layout(layout::parse_layout_spec("tp=1,pp=1,ep=64,recompute=full"), context);
+  const Workload w{4096, 256, Precision::bf16};
+  const Prediction listed = predict(costs, model, l, cluster, w, Calibration{});
+  override_price(cluster, 3 * cluster.instance.usd_per_gpu_hour());
+  const Prediction tripled = predict(costs, model, l, cluster, w, Calibration{});
+  EXPECT_GT(listed.usd_per_million_tokens, 0);
+  EXPECT_NEAR(tripled.usd_per_million_tokens, 3 * listed.usd_per_million_tokens,
+              1e-9 * tripled.usd_per_million_tokens);
+  EXPECT_DOUBLE_EQ(tripled.tokens_per_s_per_gpu, listed.tokens_per_s_per_gpu);
+}
+
+TEST(Cluster, ClusterFileDescribesAnOnPremCluster) {
+  const std::string path = testing::TempDir() + "onprem.yaml";
+  {
+    std::ofstream out(path);
+    out << "gpu: h200\ngpus_per_node: 8\nnvlink_domain: 8\nfabric: RoCE\nnics: 8\nnic_gbps: 400\n"
+           "host_memory_gib: 2048\nusd_per_gpu_hour: 2.5\n";
+  }
+  const Cluster c = make_cluster(ClusterOptions{"", "", path, std::nullopt}, 32);
+  EXPECT_EQ(c.gpu.name, "h200");
+  EXPECT_EQ(c.instance.name, "onprem");
+  EXPECT_EQ(c.instance.fabric, "RoCE");
+  EXPECT_DOUBLE_EQ(c.instance.network_gbps, 3200);
+  EXPECT_DOUBLE_EQ(c.instance.usd_per_gpu_hour(), 2.5);
+  EXPECT_EQ(c.nvlink_domain(), 8);
+  const Cluster priced = make_cluster(ClusterOptions{"", "", path, 4.0}, 32);
+  EXPECT_DOUBLE_EQ(priced.instance.usd_per_gpu_hour(), 4.0);
+  EXPECT_LADLE_ERROR(make_cluster(ClusterOptions{"b200", "", path, std::nullopt}, 32), usage,
+                     "contradicts");
+  EXPECT_LADLE_ERROR(make_cluster(ClusterOptions{"", "p5.48xlarge", path, std::nullopt}, 32), usage,
+                     "not both");
+}
+
+}  // namespace
+}  // namespace ladle::plan
