@@ -114,7 +114,7 @@ exercise "converge --write" converge.yaml \
   "cp conv-orig.yaml converge.yaml" \
   "'$ladle' converge --reference ref.log --candidate cand.log --write converge.yaml; true" reset
 exercise "calibrate --out" calibration.yaml \
-  "'$ladle' calibrate attune-tp4-pp4 attune-tp8-pp4 --out calibration.yaml" \
+  "'$ladle' calibrate --measurements '$src/data/measurements/torchtitan-2024-12.yaml' --out calibration.yaml" \
   "'$ladle' calibrate --out calibration.yaml"
 
 if ((failures)); then
