@@ -193,7 +193,13 @@ class Splitter {
         while (pos_ < s_.size() && s_[pos_] != '\n') ++pos_;
         continue;
       }
+      const size_t before = pos_;
       w.elements.push_back(word());
+      // `;`, `|` or `&` inside `( ... )` ends no word: bash rejects it as a syntax error.
+      if (pos_ == before) {
+        throw_input(SourceLocation{path_, line_, 0, ""}, "unexpected '{}' inside the array begun at line {}", c,
+                    start_line);
+      }
     }
     --array_depth_;
   }
