@@ -10,6 +10,7 @@
 
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::recipe {
@@ -329,7 +330,7 @@ bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) |
 
 class Expander {
  public:
-  explicit Expander(const std::map<std::string, Var>& vars) : vars_(vars) {}
+  Expander(const std::map<std::string, Var>& vars, const std::string& path) : vars_(vars), path_(path) {}
 
   /// The words `raw` expands to (several when an unquoted expansion splits or an array expands).
   std::vector<XWord> expand(const std::string& raw, int line) {
@@ -340,6 +341,12 @@ class Expander {
     line_ = line;
     size_t i = 0;
     while (i < raw.size()) {
+      // Variables that expand into each other grow without bound (X=$X$X ...): one word stays
+      // within the size of a launch script.
+      if (static_cast<int64_t>(cur_.text.size()) > limits::kMaxLaunchScriptBytes) {
+        throw_input(SourceLocation{path_, line_, 0, ""}, "a word expands to more than {} bytes (the limit of a launch script)",
+                    limits::kMaxLaunchScriptBytes);
+      }
       const char c = raw[i];
       if (c == '\'') {
         const size_t end = raw.find('\'', i + 1);
@@ -458,7 +465,7 @@ class Expander {
       if (ch == '"') escaped += '\\';
       escaped += ch;
     }
-    Expander inner_expander(vars_);
+    Expander inner_expander(vars_, path_);
     const XWord w = inner_expander.expand_joined("\"" + escaped + "\"", line_);
     if (w.unresolved) return std::nullopt;
     return w.text;
@@ -594,13 +601,14 @@ class Expander {
   }
 
   void append_word(const std::string& word_raw, bool quoted) {
-    Expander inner(vars_);
+    Expander inner(vars_, path_);
     const XWord w = inner.expand_joined(quoted ? "\"" + word_raw + "\"" : word_raw, line_);
     append({w.text}, {}, !quoted, w.unresolved);
     if (w.unresolved) cur_.unresolved = true;
   }
 
   const std::map<std::string, Var>& vars_;
+  const std::string& path_;
   std::vector<XWord> out_;
   XWord cur_;
   bool have_ = false;
@@ -713,7 +721,7 @@ class Interpreter {
  private:
   std::vector<Item> expand_words(const std::vector<Word>& words, size_t from) {
     std::vector<Item> items;
-    Expander expander(vars_);
+    Expander expander(vars_, path_);
     for (size_t i = from; i < words.size(); ++i) {
       const Word& w = words[i];
       const auto var = is_array_expansion(w) ? vars_.find(array_name(w)) : vars_.end();
@@ -753,7 +761,7 @@ class Interpreter {
     const bool append_to = w.raw[eq - 1] == '+';
     const std::string name = w.raw.substr(0, append_to ? eq - 1 : eq);
     Var v;
-    Expander expander(vars_);
+    Expander expander(vars_, path_);
     if (w.is_array_literal) {
       v.array = true;
       for (const Word& e : w.elements) {
@@ -854,7 +862,7 @@ class Interpreter {
     std::vector<LaunchExport> prefix;
     for (size_t i = 0; i < first; ++i) {
       const size_t eq = words[i].raw.find('=');
-      Expander expander(vars_);
+      Expander expander(vars_, path_);
       const XWord x = expander.expand_joined(words[i].raw.substr(eq + 1), words[i].line);
       prefix.push_back({words[i].raw.substr(0, eq), x.text, words[i].line, x.unresolved, "prefix"});
     }
@@ -932,7 +940,7 @@ class Interpreter {
     if (!source) {
       v.unresolved = true;
     } else {
-      Expander expander(vars_);
+      Expander expander(vars_, path_);
       const XWord x = expander.expand_joined(source->raw, source->line);
       v.unresolved = x.unresolved || !blocks_.empty();
       for (const std::string& part : util::split(x.text, ' ')) {
