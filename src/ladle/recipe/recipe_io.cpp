@@ -323,6 +323,15 @@ void reject_tabs(std::string_view text, const std::string& path) {
         throw Error(ErrorKind::input, "tab character in indentation: YAML indents with spaces",
                     {path, line, static_cast<int>(first) + 1, ""});
       }
+      // YAML's character set has no C0 control characters but tab, LF and CR, and no DEL; a
+      // recipe holding one could not be written back as it was read.
+      for (size_t k = 0; k < content.size(); ++k) {
+        const unsigned char c = static_cast<unsigned char>(content[k]);
+        if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f) {
+          throw Error(ErrorKind::input, fmt::format("control character U+{:04X}: YAML allows only printable characters", c),
+                      {path, line, static_cast<int>(k) + 1, ""});
+        }
+      }
       ++line;
       line_start = i + 1;
     }
