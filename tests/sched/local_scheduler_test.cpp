@@ -1,5 +1,6 @@
 // Tests of the local back-end: real process groups on this machine.
 #include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -74,6 +75,26 @@ TEST(LocalScheduler, FindsAJobByNameAfterARestartAndNeverSubmitsANameTwice) {
   EXPECT_EQ(again->find("ladle-t-4", j.log_path), std::nullopt);
   EXPECT_LADLE_ERROR(again->submit(j), input, "already submitted");
   EXPECT_EQ(wait_finished(*again, "ladle-t-3").state, JobState::succeeded);
+}
+
+// A ladle killed after the fork but before the job's go byte leaves a record whose child exited
+// without running the job (no "started" mark): a restarted ladle submits it again, once.
+TEST(LocalScheduler, ARecordWhoseJobNeverStartedIsSubmittedAgain) {
+  test::TempDir dir;
+  const std::string records = (dir.path() / "jobs").string();
+  const JobSpec j = job(dir, "ladle-t-5", "echo ran >> \"$(dirname \"$0\")/runs\"\n");
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  ::waitpid(child, nullptr, 0);  // its pid names no live process now
+  std::filesystem::create_directories(std::filesystem::path(records) / j.name);
+  util::write_file_atomic((std::filesystem::path(records) / j.name / "pid").string(),
+                   std::to_string(child) + " 1\n");
+  auto s = make_local_scheduler(records);
+  EXPECT_EQ(s->find(j.name, j.log_path), std::nullopt);
+  const std::string id = s->submit(j);
+  EXPECT_EQ(wait_finished(*s, id).state, JobState::succeeded);
+  EXPECT_EQ(s->find(j.name, j.log_path), j.name);
+  EXPECT_EQ(util::read_file((dir.path() / j.name / "runs").string()), "ran\n");
 }
 
 TEST(LocalScheduler, CancelEndsTheJobsSessionOnly) {

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -79,10 +80,29 @@ class LocalScheduler final : public Scheduler {
     if (job.time_limit_s > 0)
       runner = fmt::format("timeout -s TERM -k 10 {} bash \"$1\"", job.time_limit_s);
     const std::string wrapper = runner + "; rc=$?; echo $rc > \"$2.tmp\" && mv \"$2.tmp\" \"$2\"";
+    const std::string started_path = (record / "started").string();
+    // The child waits on a pipe until its record is written: a ladle killed between the fork and
+    // the record leaves a child that reads end-of-file and exits without running the job, so a
+    // restarted ladle never runs a job twice. The child marks "started" just before it runs.
+    int go[2];
+    if (::pipe2(go, O_CLOEXEC) != 0) throw Error(ErrorKind::io, "local: pipe failed");
     const pid_t pid = ::fork();
-    if (pid < 0) throw Error(ErrorKind::io, "local: fork failed");
+    if (pid < 0) {
+      ::close(go[0]);
+      ::close(go[1]);
+      throw Error(ErrorKind::io, "local: fork failed");
+    }
     if (pid == 0) {
       ::setsid();
+      ::close(go[1]);
+      char byte = 0;
+      ssize_t n;
+      do {
+        n = ::read(go[0], &byte, 1);
+      } while (n < 0 && errno == EINTR);
+      if (n != 1) ::_exit(0);
+      const int mark = ::open(started_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      if (mark >= 0) ::close(mark);
       const int log = ::open(job.log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
       const int null = ::open("/dev/null", O_RDONLY);
       if (log >= 0) {
@@ -94,19 +114,40 @@ class LocalScheduler final : public Scheduler {
               job.script_path.c_str(), rc_path.c_str(), static_cast<char*>(nullptr));
       ::_exit(127);
     }
-    // Wait until the child runs in its own session, so its start time can be recorded.
-    ProcStat st;
-    for (int i = 0; i < 200; ++i) {
-      st = read_proc_stat(pid);
-      if (st.exists && ::getpgid(pid) == pid) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    ::close(go[0]);
+    // The start time is fixed at the fork; with the pid it tells our job from a later process
+    // that reuses the pid.
+    const ProcStat st = read_proc_stat(pid);
+    try {
+      util::write_file_atomic((record / "pid").string(),
+                              fmt::format("{} {}\n", pid, st.start_time));
+    } catch (...) {
+      ::close(go[1]);  // the child reads end-of-file and exits without running
+      throw;
     }
-    util::write_file_atomic((record / "pid").string(), fmt::format("{} {}\n", pid, st.start_time));
+    const char byte = 1;
+    ssize_t n;
+    do {
+      n = ::write(go[1], &byte, 1);
+    } while (n < 0 && errno == EINTR);
+    ::close(go[1]);
     return job.name;
   }
 
   std::optional<std::string> find(const std::string& job_name, const std::string&) override {
-    if (fs::exists(fs::path(state_dir_) / job_name / "pid")) return job_name;
+    const fs::path record = fs::path(state_dir_) / job_name;
+    if (!fs::exists(record / "pid")) return std::nullopt;
+    // A record without the "started" mark belongs to a child that is still waiting for its go
+    // byte or that read end-of-file because the submitting ladle died: once it is gone without
+    // the mark, the job never ran, and its record is dropped so that it is submitted again.
+    for (int i = 0; i < 200 && !fs::exists(record / "started") && alive(record); ++i) {
+      reap();
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (fs::exists(record / "started")) return job_name;
+    if (alive(record)) return job_name;  // still waiting after two seconds: treat as submitted
+    std::error_code ec;
+    fs::remove(record / "pid", ec);
     return std::nullopt;
   }
 
