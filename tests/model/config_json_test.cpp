@@ -109,6 +109,40 @@ TEST(ConfigJson, RejectsContradictoryMlpLayerTypes) {
                      "mlp_layer_types: layer 0 is 'sparse' but first_k_dense_replace 1 says dense");
 }
 
+// Every per-layer list (mlp_layer_types, indexer_types, layer_types) is read by one rule: one
+// entry per layer, each a known name.
+TEST(ConfigJson, PerLayerListsNeedOneKnownEntryPerLayer) {
+  const std::string dsa = R"({"model_type": "glm_moe_dsa", "num_hidden_layers": 2,
+    "hidden_size": 64, "vocab_size": 10, "num_attention_heads": 2, "kv_lora_rank": 8,
+    "q_lora_rank": 16, "qk_nope_head_dim": 4, "qk_rope_head_dim": 4, "v_head_dim": 4,
+    "intermediate_size": 32, "moe_intermediate_size": 8, "n_routed_experts": 4,
+    "num_experts_per_tok": 2, "first_k_dense_replace": 1, "mlp_layer_types": MLP,
+    "index_n_heads": 2, "index_head_dim": 4, "index_topk": 4, "indexer_types": IDX})";
+  const auto with = [&dsa](const std::string& mlp, const std::string& idx) {
+    std::string text = dsa;
+    text.replace(text.find("MLP"), 3, mlp);
+    text.replace(text.find("IDX"), 3, idx);
+    return text;
+  };
+  EXPECT_LADLE_ERROR(parse_config(with(R"(["dense"])", R"(["full", "full"])"), "t.json", "t"), input,
+                     "mlp_layer_types: has 1 entries for 2 layers");
+  EXPECT_LADLE_ERROR(parse_config(with(R"(["dense", "hybrid"])", R"(["full", "full"])"), "t.json",
+                                  "t"),
+                     input, "unknown layer type 'hybrid' (expected dense, sparse or moe)");
+  EXPECT_LADLE_ERROR(parse_config(with(R"(["dense", "moe"])", R"(["full", "half"])"), "t.json", "t"),
+                     input, "unknown indexer type 'half' (expected full or shared)");
+  const ModelSpec ok = parse_config(with(R"(["dense", "moe"])", R"(["full", "shared"])"), "t.json", "t");
+  EXPECT_EQ(ok.mlp[1], MlpKind::moe);
+  EXPECT_TRUE(ok.has_indexer[0]);
+  EXPECT_FALSE(ok.has_indexer[1]);
+  const std::string qwen = R"({"model_type": "qwen3", "num_hidden_layers": 2, "hidden_size": 64,
+    "vocab_size": 10, "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 32,
+    "intermediate_size": 32, "sliding_window": 16,
+    "layer_types": ["sliding_attention", "local"]})";
+  EXPECT_LADLE_ERROR(parse_config(qwen, "q.json", "q"), input,
+                     "unknown layer type 'local' (expected full_attention or sliding_attention)");
+}
+
 TEST(ConfigJson, RejectsNonObject) {
   EXPECT_LADLE_ERROR(parse_config("[1, 2]", "list.json", "x"), input, "expected a JSON object");
 }

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <initializer_list>
 #include <filesystem>
 #include <string>
 
@@ -134,6 +135,35 @@ class ConfigReader {
     return value.get<int64_t>();
   }
 
+  /// The per-layer list `key`: one entry for each of `num_layers` layers, each one of `names`;
+  /// returns the index into `names` of each layer's entry. `what` names an entry in errors.
+  std::vector<size_t> per_layer(const char* key, int num_layers,
+                                std::initializer_list<const char*> names,
+                                const char* what = "layer type") const {
+    const std::vector<std::string> entries = strings(key);
+    if (static_cast<int64_t>(entries.size()) != num_layers) {
+      fail(key, fmt::format("has {} entries for {} layers", entries.size(), num_layers));
+    }
+    std::string expected;
+    size_t k = 0;
+    for (const char* name : names) {
+      expected += k == 0 ? "" : k + 1 == names.size() ? " or " : ", ";
+      expected += name;
+      ++k;
+    }
+    std::vector<size_t> out;
+    out.reserve(entries.size());
+    for (const std::string& entry : entries) {
+      const auto at = std::find_if(names.begin(), names.end(),
+                                   [&entry](const char* name) { return entry == name; });
+      if (at == names.end()) {
+        fail(key, fmt::format("unknown {} '{}' (expected {})", what, entry, expected));
+      }
+      out.push_back(static_cast<size_t>(at - names.begin()));
+    }
+    return out;
+  }
+
   [[noreturn]] void fail(const std::string& key, const std::string& message) const {
     throw_input(locate(key), "{}", message);
   }
@@ -245,21 +275,11 @@ void read_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
 
 void read_mlp_layer_types(const ConfigReader& in, ModelSpec& spec) {
   if (!in.has("mlp_layer_types")) return;
+  const std::vector<size_t> kinds =
+      in.per_layer("mlp_layer_types", spec.num_layers, {"dense", "sparse", "moe"});
   const std::vector<std::string> types = in.strings("mlp_layer_types");
-  if (static_cast<int>(types.size()) != spec.num_layers) {
-    in.fail("mlp_layer_types", fmt::format("has {} entries for {} layers", types.size(),
-                                           spec.num_layers));
-  }
   for (int i = 0; i < spec.num_layers; ++i) {
-    MlpKind kind;
-    if (types[i] == "dense") {
-      kind = MlpKind::dense;
-    } else if (types[i] == "sparse" || types[i] == "moe") {
-      kind = MlpKind::moe;
-    } else {
-      in.fail("mlp_layer_types", fmt::format("unknown layer type '{}' (expected dense or sparse)",
-                                             types[i]));
-    }
+    const MlpKind kind = kinds[i] == 0 ? MlpKind::dense : MlpKind::moe;
     if (kind != spec.mlp[i]) {
       in.fail("mlp_layer_types", fmt::format("layer {} is '{}' but first_k_dense_replace {} says "
                                              "{}",
@@ -276,18 +296,9 @@ void read_indexer(const ConfigReader& in, ModelSpec& spec) {
   spec.index_head_dim = in.positive("index_head_dim");
   spec.index_topk = in.positive("index_topk");
   if (in.has("indexer_types")) {
-    const std::vector<std::string> types = in.strings("indexer_types");
-    if (static_cast<int>(types.size()) != spec.num_layers) {
-      in.fail("indexer_types", fmt::format("has {} entries for {} layers", types.size(),
-                                           spec.num_layers));
-    }
-    for (int i = 0; i < spec.num_layers; ++i) {
-      if (types[i] != "full" && types[i] != "shared") {
-        in.fail("indexer_types", fmt::format("unknown indexer type '{}' (expected full or shared)",
-                                             types[i]));
-      }
-      spec.has_indexer[i] = types[i] == "full";
-    }
+    const std::vector<size_t> types =
+        in.per_layer("indexer_types", spec.num_layers, {"full", "shared"}, "indexer type");
+    for (int i = 0; i < spec.num_layers; ++i) spec.has_indexer[i] = types[i] == 0;
     if (!spec.has_indexer[0]) in.fail("indexer_types", "layer 0 has no earlier indexer to share");
     return;
   }
@@ -305,20 +316,13 @@ void read_indexer(const ConfigReader& in, ModelSpec& spec) {
 
 void read_sliding_window_layers(const ConfigReader& in, ModelSpec& spec) {
   if (!in.has("layer_types")) return;
-  const std::vector<std::string> types = in.strings("layer_types");
-  if (static_cast<int>(types.size()) != spec.num_layers) {
-    in.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(),
-                                       spec.num_layers));
-  }
+  const std::vector<size_t> types =
+      in.per_layer("layer_types", spec.num_layers, {"full_attention", "sliding_attention"});
   const int64_t window = in.has("sliding_window") ? in.positive("sliding_window") : 0;
   for (int i = 0; i < spec.num_layers; ++i) {
-    if (types[i] == "sliding_attention") {
+    if (types[i] == 1) {
       if (window == 0) in.fail("sliding_window", "layer_types has sliding layers but no window");
       spec.sliding_window[i] = window;
-    } else if (types[i] != "full_attention") {
-      in.fail("layer_types", fmt::format("unknown layer type '{}' (expected full_attention or "
-                                         "sliding_attention)",
-                                         types[i]));
     }
   }
 }
@@ -520,18 +524,9 @@ void read_llama4_text(const ConfigReader& in, ModelSpec& spec) {
   }
   std::vector<bool> chunked(spec.num_layers, false);
   if (in.has("layer_types")) {
-    const std::vector<std::string> types = in.strings("layer_types");
-    if (static_cast<int>(types.size()) != spec.num_layers) {
-      in.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(), spec.num_layers));
-    }
-    for (int i = 0; i < spec.num_layers; ++i) {
-      if (types[i] != "chunked_attention" && types[i] != "full_attention") {
-        in.fail("layer_types", fmt::format("unknown layer type '{}' (expected chunked_attention or "
-                                           "full_attention)",
-                                           types[i]));
-      }
-      chunked[i] = types[i] == "chunked_attention";
-    }
+    const std::vector<size_t> types =
+        in.per_layer("layer_types", spec.num_layers, {"chunked_attention", "full_attention"});
+    for (int i = 0; i < spec.num_layers; ++i) chunked[i] = types[i] == 0;
   } else if (in.has("no_rope_layers") && !in.integers("no_rope_layers").empty()) {
     const std::vector<int64_t> rope = in.integers("no_rope_layers");
     if (static_cast<int>(rope.size()) != spec.num_layers) {
@@ -585,18 +580,9 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
   }
   spec.linear_attention.assign(spec.num_layers, false);
   if (in.has("layer_types")) {
-    const std::vector<std::string> types = in.strings("layer_types");
-    if (static_cast<int>(types.size()) != spec.num_layers) {
-      in.fail("layer_types", fmt::format("has {} entries for {} layers", types.size(), spec.num_layers));
-    }
-    for (int i = 0; i < spec.num_layers; ++i) {
-      if (types[i] != "linear_attention" && types[i] != "full_attention") {
-        in.fail("layer_types", fmt::format("unknown layer type '{}' (expected linear_attention or "
-                                           "full_attention)",
-                                           types[i]));
-      }
-      spec.linear_attention[i] = types[i] == "linear_attention";
-    }
+    const std::vector<size_t> types =
+        in.per_layer("layer_types", spec.num_layers, {"linear_attention", "full_attention"});
+    for (int i = 0; i < spec.num_layers; ++i) spec.linear_attention[i] = types[i] == 0;
   } else {
     const int64_t interval = in.has("full_attention_interval") ? in.positive("full_attention_interval") : 4;
     for (int i = 0; i < spec.num_layers; ++i) spec.linear_attention[i] = (i + 1) % interval != 0;
