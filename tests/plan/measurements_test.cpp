@@ -89,8 +89,8 @@ TEST(Measurements, MegatronLmFlopConvention) {
   const double mla = 6 * (1536 * (H + n * (128 + 64) + 1) + 512 * (H + n * (128 + 128) + 1) +
                           H * 64 + n * 128 * H);
   const double core = 6 * (n * (128 + 64) / 2 + n * 128 / 2);
-  const double dsv3_flops = 6 * H * (3 * 18432 * 3 + 3 * 2048 * 8 * 59 + 3 * 2048 * 59) +
-                            mla * 62 + 6 * (3 * H + 2 * H * H) + 6 * H * 129280 * 2 + S * core * 62;
+  const double dsv3_flops = 6 * H * (3 * 18432 * 3 + 3 * 2048 * 8 * 59 + 3 * 2048 * 59) + mla * 62 +
+                            6 * (3 * H + 2 * H * H) + 6 * H * 129280 * 2 + S * core * 62;
   EXPECT_NEAR(flops_per_token(c, "megatron_lm") / dsv3_flops, 1.0, 1e-12);
 }
 
@@ -110,11 +110,11 @@ TEST(Measurements, ReadsPeakMemoryAndLaunchArguments) {
 
 TEST(Measurements, ResolvesLayersPerVirtualStageFromTheModel) {
   // Llama 3.1 8B's 32 layers on 2 pipeline ranks of 8-layer virtual stages: 2 chunks per rank.
-  const MeasurementSet set = read_measurements(
-      kHead + run("{value: 1, unit: tokens/s/gpu}",
-                  "args: '--pipeline-model-parallel-size 2 "
-                  "--num-layers-per-virtual-pipeline-stage 8'"),
-      "m.yaml");
+  const MeasurementSet set =
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}",
+                                    "args: '--pipeline-model-parallel-size 2 "
+                                    "--num-layers-per-virtual-pipeline-stage 8'"),
+                        "m.yaml");
   EXPECT_EQ(set.runs[0].layout.pp, 2);
   EXPECT_EQ(set.runs[0].layout.vpp, 2);
 }
@@ -157,8 +157,8 @@ TEST(Measurements, RejectsWhatItCannotTrust) {
                      "runs[0].speed: unknown key");
   // Megatron-LM's count is written out here for softmax attention only: GLM-5.2's DSA indexer
   // (and linear attention, an output gate) is refused rather than miscounted.
-  std::string dsa =
-      kHead + run("{value: 400, unit: tflops/s/gpu, flop_convention: megatron_lm}", "layout: tp=1,dp=8");
+  std::string dsa = kHead + run("{value: 400, unit: tflops/s/gpu, flop_convention: megatron_lm}",
+                                "layout: tp=1,dp=8");
   dsa.replace(dsa.find("llama-3.1-8b"), 12, "glm-5.2");
   EXPECT_LADLE_ERROR(read_measurements(dsa, "m.yaml"), input,
                      "runs[0].measured.flop_convention: megatron_lm is counted here for softmax "

@@ -245,9 +245,8 @@ double read_measured(const Reader& r, const YAML::Node& node, const std::string&
                   "unknown convention '{}'{}", convention,
                   util::did_you_mean(convention, conventions));
     }
-    if (convention == "megatron_lm" &&
-        (m.model.count_linear_attention() > 0 || m.model.index_topk > 0 ||
-         m.model.attention_output_gate)) {
+    if (convention == "megatron_lm" && (m.model.count_linear_attention() > 0 ||
+                                        m.model.index_topk > 0 || m.model.attention_output_gate)) {
       throw_input(r.at(node["flop_convention"], path + ".flop_convention"),
                   "megatron_lm is counted here for softmax attention without a DSA indexer or "
                   "output gate; {} has one",
@@ -381,7 +380,8 @@ double megatron_lm_flops_per_token(const ModelCosts& c) {
   double moe_layers = 0;
   for (const int kind : c.layer_kind) moe_layers += c.kinds[static_cast<size_t>(kind)].moe ? 1 : 0;
   double dense_layers = static_cast<double>(c.num_layers) - moe_layers;
-  const bool last_moe = !c.layer_kind.empty() && c.kinds[static_cast<size_t>(c.layer_kind.back())].moe;
+  const bool last_moe =
+      !c.layer_kind.empty() && c.kinds[static_cast<size_t>(c.layer_kind.back())].moe;
   (last_moe ? moe_layers : dense_layers) += mtp;
   const double layers = static_cast<double>(c.num_layers) + mtp;
   constexpr double k = 3.0 * 2.0;  // forward + wgrad + dgrad, 2 FLOPs per multiply-add
@@ -397,8 +397,8 @@ double megatron_lm_flops_per_token(const ModelCosts& c) {
     const double rope = static_cast<double>(c.rope_dim);
     const double v = static_cast<double>(c.v_head_dim);
     const double q_lora = static_cast<double>(c.q_lora_rank);
-    const double q_term = c.q_lora_rank > 0 ? q_lora * (h + heads * (nope + rope) + 1)
-                                            : h * heads * (nope + rope);
+    const double q_term =
+        c.q_lora_rank > 0 ? q_lora * (h + heads * (nope + rope) + 1) : h * heads * (nope + rope);
     attention = k * (q_term + static_cast<double>(c.kv_lora_rank) * (h + heads * (nope + v) + 1) +
                      h * rope + heads * v * h);
     core = k * (heads * (nope + rope) / 2 + heads * v / 2);
