@@ -158,6 +158,16 @@ TEST(Knobs, ReadsOlderSpellings) {
   };
   EXPECT_EQ(read("p --enable-cuda-graph").cuda_graph, CudaGraphImpl::local);
   EXPECT_EQ(read("p --external-cuda-graph").cuda_graph, CudaGraphImpl::transformer_engine);
+  // The deprecated --cuda-graph-scope full_iteration migrates a local (or no) impl to
+  // full_iteration, as Megatron-LM's cuda_graph_config.py does; any other impl is refused.
+  EXPECT_EQ(read("p --cuda-graph-impl local --cuda-graph-scope full_iteration").cuda_graph,
+            CudaGraphImpl::full_iteration);
+  EXPECT_EQ(read("p --cuda-graph-scope full_iteration --cuda-graph-impl local").cuda_graph,
+            CudaGraphImpl::full_iteration);
+  EXPECT_EQ(read("p --cuda-graph-scope full_iteration").cuda_graph, CudaGraphImpl::full_iteration);
+  EXPECT_LADLE_ERROR(
+      read("p --cuda-graph-impl transformer_engine --cuda-graph-scope full_iteration"), input,
+      "full_iteration cannot be combined with cuda_graph_impl=transformer_engine");
   const Layout scope =
       read("p --cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router");
   EXPECT_EQ(scope.graph_modules, bit(GraphModule::attn) | bit(GraphModule::moe_router));

@@ -26,7 +26,7 @@ TEST(ModelCatalog, FindsByNameAliasAndHuggingFaceIdIgnoringCase) {
 
 TEST(ModelCatalog, EveryEmbeddedModelIsListedAndLoads) {
   const std::vector<std::string> names = model_names();
-  EXPECT_EQ(names.size(), 14u);
+  EXPECT_EQ(names.size(), 16u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
     if (name == "qwen3.5-397b-a17b") {
@@ -39,7 +39,7 @@ TEST(ModelCatalog, EveryEmbeddedModelIsListedAndLoads) {
 
 TEST(ModelCatalog, UnknownNameSuggestsTheNearest) {
   EXPECT_LADLE_ERROR(load_model("glm-5.3"), usage, "unknown model 'glm-5.3' (did you mean");
-  EXPECT_LADLE_ERROR(load_model("no-such-model"), usage, "embedded: deepseek-v3, glm-4.7-flash");
+  EXPECT_LADLE_ERROR(load_model("no-such-model"), usage, "embedded: deepseek-v3, deepseek-v3-no-mtp, glm-4.7-flash");
 }
 
 TEST(ModelCatalog, ListsAliases) {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "ladle/model/catalog.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
@@ -67,6 +68,32 @@ TEST(Measurements, ReadsTheFigureInEachUnit) {
               12.0 * 32 * 32 * 128 * 8192, 1.0);
 }
 
+// Megatron-LM's num_floating_point_operations (training.py) written out for two published
+// configs: the figure its "TFLOP/s/GPU" log line divides by, per token.
+TEST(Measurements, MegatronLmFlopConvention) {
+  const MeasurementSet set = read_measurements(
+      kHead + run("{value: 400, unit: tflops/s/gpu, flop_convention: megatron_lm}"), "m.yaml");
+  // Llama 3.1 8B, 8,192-token rows: h 4096, 32 layers, 32 heads of 128, 8 KV heads, SwiGLU 14336,
+  // vocabulary 128256.
+  const double h = 4096, s = 8192, layers = 32, q = 32 * 128, kv = 8 * 128;
+  const double llama = 6 * h * 3 * 14336 * layers + 6 * (h * (q + 2 * kv) + q * h) * layers +
+                       6 * h * 128256 + 6 * s * q * layers;
+  EXPECT_NEAR(400e12 / set.runs[0].measured_tokens_per_s_per_gpu, llama, 1.0);
+  EXPECT_NEAR(flops_per_token(set.runs[0].costs, "megatron_lm"), llama, 1.0);
+  // DeepSeek-V3, 4,096-token rows: 3 dense layers (18432) and 58 MoE layers (top 8 of 2048 plus
+  // one shared 2048), one MTP layer (an MoE layer, its norms and eh projection, its logits);
+  // MLA with q rank 1536, kv rank 512, 128 heads of 128 + 64 rope, v 128; vocabulary 129280.
+  const ModelSpec dsv3 = *model::find_model("deepseek-v3");
+  const ModelCosts c = model_costs(dsv3, 4096);
+  const double H = 7168, S = 4096, n = 128;
+  const double mla = 6 * (1536 * (H + n * (128 + 64) + 1) + 512 * (H + n * (128 + 128) + 1) +
+                          H * 64 + n * 128 * H);
+  const double core = 6 * (n * (128 + 64) / 2 + n * 128 / 2);
+  const double dsv3_flops = 6 * H * (3 * 18432 * 3 + 3 * 2048 * 8 * 59 + 3 * 2048 * 59) + mla * 62 +
+                            6 * (3 * H + 2 * H * H) + 6 * H * 129280 * 2 + S * core * 62;
+  EXPECT_NEAR(flops_per_token(c, "megatron_lm") / dsv3_flops, 1.0, 1e-12);
+}
+
 TEST(Measurements, ReadsPeakMemoryAndLaunchArguments) {
   const MeasurementSet set =
       read_measurements(kHead +
@@ -79,6 +106,17 @@ TEST(Measurements, ReadsPeakMemoryAndLaunchArguments) {
   EXPECT_TRUE(set.runs[0].layout.sp);
   EXPECT_DOUBLE_EQ(set.runs[0].peak_memory_gib, 80.0);
   EXPECT_EQ(set.runs[0].peak_memory_kind, "max reserved");
+}
+
+TEST(Measurements, ResolvesLayersPerVirtualStageFromTheModel) {
+  // Llama 3.1 8B's 32 layers on 2 pipeline ranks of 8-layer virtual stages: 2 chunks per rank.
+  const MeasurementSet set =
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}",
+                                    "args: '--pipeline-model-parallel-size 2 "
+                                    "--num-layers-per-virtual-pipeline-stage 8'"),
+                        "m.yaml");
+  EXPECT_EQ(set.runs[0].layout.pp, 2);
+  EXPECT_EQ(set.runs[0].layout.vpp, 2);
 }
 
 TEST(Measurements, RejectsWhatItCannotTrust) {
@@ -97,7 +135,7 @@ TEST(Measurements, RejectsWhatItCannotTrust) {
   EXPECT_LADLE_ERROR(
       read_measurements(kHead + run("{value: 400, unit: tflops/s/gpu}"), "m.yaml"), input,
       "m.yaml:19:15: error: runs[0].measured.flop_convention: missing; TFLOP/s needs its FLOP "
-      "convention: one of 6n, 6n_plus_attention");
+      "convention: one of 6n, 6n_plus_attention, megatron_lm");
   EXPECT_LADLE_ERROR(
       read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", "layout: tp=1,cq=2"),
                         "m.yaml"),
@@ -117,6 +155,14 @@ TEST(Measurements, RejectsWhatItCannotTrust) {
                      "runs[0].model: unknown model 'llama-9b'");
   EXPECT_LADLE_ERROR(read_measurements(kHead + ok + "    speed: 3\n", "m.yaml"), input,
                      "runs[0].speed: unknown key");
+  // Megatron-LM's count is written out here for softmax attention only: GLM-5.2's DSA indexer
+  // (and linear attention, an output gate) is refused rather than miscounted.
+  std::string dsa = kHead + run("{value: 400, unit: tflops/s/gpu, flop_convention: megatron_lm}",
+                                "layout: tp=1,dp=8");
+  dsa.replace(dsa.find("llama-3.1-8b"), 12, "glm-5.2");
+  EXPECT_LADLE_ERROR(read_measurements(dsa, "m.yaml"), input,
+                     "runs[0].measured.flop_convention: megatron_lm is counted here for softmax "
+                     "attention without a DSA indexer or output gate; glm-5.2 has one");
 }
 
 TEST(Measurements, EmbeddedTrainingSetHasThirtyRunsFromFiveSources) {

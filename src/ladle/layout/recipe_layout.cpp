@@ -378,6 +378,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
   Layout& l = out.layout;
   std::map<const Knob*, SetBy> set_by;
   bool offload_switch = false;
+  const recipe::LaunchArg* deprecated_full_iteration = nullptr;
   auto set = [&](const Knob& knob, const recipe::LaunchArg& arg, const std::string& text) {
     const SetBy here{arg.flag, arg.line, text};
     if (auto it = set_by.find(&knob); it != set_by.end()) {
@@ -423,7 +424,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
       for (const std::string& word : arg.values) {
         if (word == "full") continue;  // --cuda-graph-scope full: whole layers, no region
         if (word == "full_iteration" && knob->key == "graph_modules") {
-          set(*find_knob("cuda_graph"), arg, "full_iteration");
+          deprecated_full_iteration = &arg;  // migrated after the loop, as Megatron-LM does
           continue;
         }
         words.push_back(word);
@@ -446,6 +447,24 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
       }
     }
     set(*knob, arg, text);
+  }
+  // --cuda-graph-scope full_iteration (deprecated) becomes --cuda-graph-impl full_iteration when
+  // the impl is none, local or full_iteration, and is refused with any other impl (Megatron-LM's
+  // megatron/core/transformer/cuda_graph_config.py,
+  // validate_deprecated_cuda_graph_modules_migration_inputs).
+  if (deprecated_full_iteration != nullptr) {
+    const Knob& graph = *find_knob("cuda_graph");
+    if (auto it = set_by.find(&graph); it != set_by.end()) {
+      if (it->second.text != "none" && it->second.text != "local" &&
+          it->second.text != "full_iteration") {
+        throw_input(SourceLocation{file, deprecated_full_iteration->line, 0,
+                                   deprecated_full_iteration->flag},
+                    "contradicts {}: full_iteration cannot be combined with cuda_graph_impl={}",
+                    describe(it->second), it->second.text);
+      }
+      set_by.erase(it);
+    }
+    set(graph, *deprecated_full_iteration, "full_iteration");
   }
   // Knobs no argument set: the engine's default (the spec's behind an opaque expansion).
   for (const Knob& knob : kKnobs) {

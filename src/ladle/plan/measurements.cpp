@@ -245,6 +245,13 @@ double read_measured(const Reader& r, const YAML::Node& node, const std::string&
                   "unknown convention '{}'{}", convention,
                   util::did_you_mean(convention, conventions));
     }
+    if (convention == "megatron_lm" && (m.model.count_linear_attention() > 0 ||
+                                        m.model.index_topk > 0 || m.model.attention_output_gate)) {
+      throw_input(r.at(node["flop_convention"], path + ".flop_convention"),
+                  "megatron_lm is counted here for softmax attention without a DSA indexer or "
+                  "output gate; {} has one",
+                  m.model.name);
+    }
     return value * 1e12 / flops_per_token(m.costs, convention);
   }
   throw_input(r.at(node["unit"], path + ".unit"), "unknown unit '{}'{}", unit,
@@ -318,8 +325,10 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     throw_input(r.at(node, path + ".layout"),
                 "missing; expected a layout spec or the launch arguments (args)");
   }
-  const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(),
-                                      m.workload.row_tokens, m.workload.global_batch};
+  layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
+                                m.workload.global_batch};
+  context.num_layers = m.model.num_layers;  // resolves --num-layers-per-virtual-pipeline-stage
+  context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
   const YAML::Node where = node["layout"] ? node["layout"] : node["args"];
   const std::string where_path = path + (node["layout"] ? ".layout" : ".args");
   try {
@@ -351,11 +360,65 @@ std::vector<std::string> measurement_units() {
   return {"tokens/s/gpu", "tflops/s/gpu", "step_time_s", "gpu_hours_per_trillion_tokens"};
 }
 
-std::vector<std::string> flop_conventions() { return {"6n", "6n_plus_attention"}; }
+std::vector<std::string> flop_conventions() { return {"6n", "6n_plus_attention", "megatron_lm"}; }
+
+namespace {
+
+// Megatron-LM's num_floating_point_operations (megatron/training/training.py, transformer_flops,
+// NVIDIA/Megatron-LM commit 9050d4c5fb13e8933afec149cbcd34a5c29c85e6) for one token of a BSHD
+// row: every GEMM 3 times (forward, wgrad, dgrad) at 2 FLOPs per multiply-add; SwiGLU MLPs (3
+// matrices); top-k routed and shared experts on MoE layers; QKV and output projections (MLA: its
+// low-rank projections, their norms and the rope key); causal core attention (half of the
+// row-length square, QK^T and PV); MTP layers counted as one more decoder layer of the last
+// layer's MLP kind, plus their norms, eh projection and logits. The vocabulary is the config's
+// (Megatron-LM pads it to --make-vocab-size-divisible-by x TP; not counted).
+double megatron_lm_flops_per_token(const ModelCosts& c) {
+  const double h = static_cast<double>(c.hidden);
+  const double s = static_cast<double>(c.row_tokens);
+  const double heads = static_cast<double>(c.heads);
+  const double mtp = static_cast<double>(c.num_mtp_layers);
+  double moe_layers = 0;
+  for (const int kind : c.layer_kind) moe_layers += c.kinds[static_cast<size_t>(kind)].moe ? 1 : 0;
+  double dense_layers = static_cast<double>(c.num_layers) - moe_layers;
+  const bool last_moe =
+      !c.layer_kind.empty() && c.kinds[static_cast<size_t>(c.layer_kind.back())].moe;
+  (last_moe ? moe_layers : dense_layers) += mtp;
+  const double layers = static_cast<double>(c.num_layers) + mtp;
+  constexpr double k = 3.0 * 2.0;  // forward + wgrad + dgrad, 2 FLOPs per multiply-add
+  const double mlp =
+      k * h *
+      (3.0 * static_cast<double>(c.ffn) * dense_layers +
+       3.0 * static_cast<double>(c.moe_ffn) * static_cast<double>(c.top_k) * moe_layers +
+       3.0 * static_cast<double>(c.shared_ffn) * moe_layers);
+  double attention = 0;
+  double core = 0;
+  if (c.mla) {
+    const double nope = static_cast<double>(c.qk_head_dim - c.rope_dim);
+    const double rope = static_cast<double>(c.rope_dim);
+    const double v = static_cast<double>(c.v_head_dim);
+    const double q_lora = static_cast<double>(c.q_lora_rank);
+    const double q_term =
+        c.q_lora_rank > 0 ? q_lora * (h + heads * (nope + rope) + 1) : h * heads * (nope + rope);
+    attention = k * (q_term + static_cast<double>(c.kv_lora_rank) * (h + heads * (nope + v) + 1) +
+                     h * rope + heads * v * h);
+    core = k * (heads * (nope + rope) / 2 + heads * v / 2);
+  } else {
+    const double q = heads * static_cast<double>(c.head_dim);
+    const double kv = static_cast<double>(c.kv_heads * c.head_dim);
+    attention = k * (h * (q + 2 * kv) + q * h);
+    core = k * q;  // causal half of s^2, times QK^T and PV
+  }
+  const double mtp_extra = k * mtp * (3 * h + 2 * h * h);
+  const double logits = k * h * static_cast<double>(c.vocab) * (mtp + 1);
+  return mlp + attention * layers + mtp_extra + logits + s * core * layers;
+}
+
+}  // namespace
 
 double flops_per_token(const ModelCosts& c, std::string_view convention) {
   const double six_n = 6.0 * c.n_params;
   if (convention == "6n") return six_n;
+  if (convention == "megatron_lm") return megatron_lm_flops_per_token(c);
   const double head = c.mla ? 0.5 * static_cast<double>(c.qk_head_dim + c.v_head_dim)
                             : static_cast<double>(c.head_dim);
   return six_n + 12.0 * static_cast<double>(c.num_layers) * static_cast<double>(c.heads) * head *
