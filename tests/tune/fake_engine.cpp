@@ -48,11 +48,14 @@ struct Factor {
   const char* constant;
   double factor;
 };
-// The hidden truth: fitted constants of data/calibration.yaml times these factors.
+// The hidden truth: fitted constants of data/calibration.yaml times these factors, each inside
+// the constant's physical range (hidden_calibration refuses one outside: a fit kept within the
+// range could never reach it).
 constexpr Factor kHiddenFactors[] = {
     {"gemm_efficiency", 0.85},
-    {"attention_efficiency", 1.15},
-    {"moe_layer_sync_s", 1.8},
+    {"attention_efficiency", 0.9},
+    {"moe_layer_sync_s", 0.5},
+    {"moe_layer_sync_flex_s", 2.5},
     {"cpu_adam_params_per_s", 0.6},
 };
 constexpr double kHiddenMemoryFactor = 1.07;
@@ -62,8 +65,14 @@ ladle::plan::Calibration hidden_calibration() {
   ladle::plan::Calibration c = ladle::plan::default_calibration();
   for (const Factor& f : kHiddenFactors) {
     for (const auto& k : ladle::plan::calibration_constants(c)) {
-      if (k.name == f.constant)
-        ladle::plan::set_calibration_constant(c, k.name, k.value * f.factor);
+      if (k.name != f.constant) continue;
+      const double value = k.value * f.factor;
+      if (value < k.min || value > k.max) {
+        throw ladle::Error(ladle::ErrorKind::internal,
+                           fmt::format("hidden {} = {} lies outside its range [{}, {}]", k.name,
+                                       value, k.min, k.max));
+      }
+      ladle::plan::set_calibration_constant(c, k.name, value);
     }
   }
   return c;
