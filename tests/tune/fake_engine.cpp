@@ -13,7 +13,10 @@
 // Environment: FAKE_ENGINE_STATE (folder for flake marks and the run ledger; required),
 // FAKE_ENGINE_TIME_SCALE (real seconds per simulated second, default 0.002), FAKE_ENGINE_MODEL
 // (default glm-4.7-flash), FAKE_ENGINE_GPU (default h200), FAKE_ENGINE_HANG=1 (hang after the
-// first step), LADLE_TUNE_JOB (the job name, written to the ledger).
+// first step), FAKE_ENGINE_HOLD_TRIALS=ID,ID,... with FAKE_ENGINE_HOLD_AFTER=N (those trials' jobs,
+// named ladle-<run>-<ID>, wait FAKE_ENGINE_HOLD_S real seconds, default 60, after their first N
+// steps: a cancel that ladle sends on those steps then always lands before the run ends, however
+// loaded the machine), LADLE_TUNE_JOB (the job name, written to the ledger).
 //
 // `fake_engine --hidden GPUS` prints the hidden optimum on GPUS GPUs and the hidden constants as
 // JSON.
@@ -226,6 +229,17 @@ int main(int argc, char** argv) {
     const bool flake = flake_every > 0 && layout_hash % static_cast<uint64_t>(flake_every) == 0 &&
                        !std::filesystem::exists(flake_mark);
     const bool hang = env_or("FAKE_ENGINE_HANG", "") == "1";
+    const std::string job = env_or("LADLE_TUNE_JOB", "-");
+    // ladle-<run>-<trial>, or ladle-<run>-<trial>-a<attempt> for a retry.
+    std::string trial = job.substr(job.rfind('-') + 1);
+    if (!trial.empty() && trial[0] == 'a') {
+      const std::string head = job.substr(0, job.rfind('-'));
+      trial = head.substr(head.rfind('-') + 1);
+    }
+    const std::string held = "," + env_or("FAKE_ENGINE_HOLD_TRIALS", "") + ",";
+    const int64_t hold_after = held.find("," + trial + ",") != std::string::npos
+                                   ? std::stoll(env_or("FAKE_ENGINE_HOLD_AFTER", "0"))
+                                   : 0;
     for (int64_t step = 0; step < steps; ++step) {
       double t =
           truth.step_time_s * (1 + 0.01 * unit_noise(layout_hash ^ static_cast<uint64_t>(step)));
@@ -266,6 +280,10 @@ int main(int argc, char** argv) {
       }
       if (hang) {
         std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+      if (hold_after > 0 && step + 1 == hold_after) {
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(std::stod(env_or("FAKE_ENGINE_HOLD_S", "60"))));
       }
       if (flake && step == 2) {
         std::ofstream(flake_mark) << spec << "\n";
