@@ -86,15 +86,75 @@ TEST(Base, BadBasesAreRejected) {
 }
 
 TEST(Base, BridgeNeedsALibraryRecipeOfTheModel) {
+  // Megatron-Bridge's run_recipe.py selects a library recipe; GLM-4.7-Flash has none (GLM-4.5's
+  // are another architecture), and its AutoBridge path is Python, not a run_recipe.py selection.
+  const ModelSpec flash = model::load_model("glm-4.7-flash");
+  const Base base = resolve_base("", flash, layout::Engine::bridge, 8192, 128);
+  JobRequest job;
+  job.base = &base;
+  job.model = &flash;
+  job.engine = layout::Engine::bridge;
+  job.gpus = 8;
+  EXPECT_LADLE_ERROR(job_args(job), input,
+                     "Megatron-Bridge has no library recipe listed for model 'glm-4.7-flash'");
+}
+
+TEST(Base, BridgeTakesACompleteRecipeFunctionWholeAndClearsItsPipelineLayout) {
+  // GLM-5.2 has only complete recipe functions in Megatron-Bridge (recipes/glm/h100/glm5.py),
+  // which pin a pipeline layout for their own PP 13.
   const ModelSpec glm = model::load_model("glm-5.2");
   const Base base = resolve_base("", glm, layout::Engine::bridge, 8192, 128);
   JobRequest job;
   job.base = &base;
   job.model = &glm;
   job.engine = layout::Engine::bridge;
+  job.layout.tp = 8;
+  job.layout.pp = 4;
+  job.layout.ep = 32;
+  job.layout.dp = 4;
+  job.gpus = 128;
+  const std::string line = job_args_line(job);
+  EXPECT_EQ(line.rfind("--recipe glm52_pretrain_416gpu_h100_bf16_config --mode pretrain "
+                       "model.pipeline_model_parallel_layout=null ",
+                       0),
+            0u)
+      << line;
+  EXPECT_NE(line.find("model.pipeline_model_parallel_size=4"), std::string::npos) << line;
+  job.layout.pipeline_layout = "Et*3|(tt|)*29m|L";
+  EXPECT_EQ(job_args_line(job).find("=null"), std::string::npos);
+}
+
+TEST(Base, AUsersArgumentsThatSetNoKnobReachTheJobVerbatim) {
+  const ModelSpec flash = model::load_model("glm-4.7-flash");
+  Base base = default_base(flash, layout::Engine::megatron, 8192, 128);
+  const recipe::LaunchArgs user = recipe::parse_launch_args(
+      "torchrun --nproc-per-node 8 pretrain_gpt.py --seed 1234 --lr 3e-4 "
+      "--data-path /data/my_text_document --tensor-model-parallel-size 4 \"${EXTRA[@]}\"",
+      "--args");
+  carry_job_args(base, layout::training_args(user));
+  JobRequest job;
+  job.base = &base;
+  job.model = &flash;
+  job.layout.tp = 2;
+  job.layout.ep = 4;
+  job.layout.dp = 4;
   job.gpus = 8;
-  EXPECT_LADLE_ERROR(job_args(job), input,
-                     "Megatron-Bridge has no library recipe listed for model 'glm-5.2'");
+  const std::vector<JobArg> args = job_args(job);
+  auto values = [&](std::string_view flag) {
+    std::vector<std::vector<std::string>> out;
+    for (const JobArg& a : args) {
+      if (a.flag == flag) out.push_back(a.values);
+    }
+    return out;
+  };
+  using Values = std::vector<std::vector<std::string>>;
+  EXPECT_EQ(values("--seed"), (Values{{"1234"}}));  // appended
+  EXPECT_EQ(values("--lr"), (Values{{"3e-4"}}));    // the base's replaced, not repeated
+  EXPECT_EQ(values("--data-path"), (Values{{"/data/my_text_document"}}));
+  EXPECT_EQ(values("--tensor-model-parallel-size"), (Values{{"2"}}));  // the layout's, not the user's
+  EXPECT_TRUE(values("--nproc-per-node").empty());                      // torchrun's own
+  EXPECT_TRUE(values("${EXTRA[@]}").empty());                           // the user's array
+  EXPECT_NE(job_args_line(job).find("--seed 1234"), std::string::npos);
 }
 
 // data/launch/engines.yaml reads Bridge overrides back as flags; where a knob of the knob table has

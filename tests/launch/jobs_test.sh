@@ -189,6 +189,10 @@ for engine in slime miles megatron bridge; do
     check_job llama-3.1-8b "$engine" 16 bf16 0 "$tool" "$entry"
   fi
 done
+# GLM-5.2 on Bridge: its complete library recipe (--recipe), not a model stem.
+check_job glm-5.2 bridge 128 bf16 1 torchrun run_recipe.py
+grep -q -- '--recipe glm52_pretrain_416gpu_h100_bf16_config' "$work/glm-5.2-bridge-128-bf16-slurm1/job.sh" ||
+  fail "glm-5.2 on bridge: no --recipe selection"
 
 # A CP layout of a DSA model on slime carries --allgather-cp (the planner picks CP 2 for GLM-5.2 on 128).
 family=slime
@@ -235,6 +239,22 @@ done
 grep -q '"configuration": "pass"' "$work/predicted.diff.json" || fail "predict --emit: diff against its recipe does not pass"
 grep -q '"class": "\(math_changing\|unclassified\|precision_changing\)"' "$work/predicted.diff.json" &&
   fail "predict --emit: the recipe's own layout differs from the recipe in more than layout"
+
+# plan/predict --args: the arguments that set no knob reach the job verbatim (each flag once, the
+# base's value replaced); the knobs they set stay the layout's.
+user_args="--seed 1234 --lr 3e-4 --data-path /data/my_text_document --tensor-model-parallel-size 1"
+"$ladle" plan glm-4.7-flash --gpu h200 --gpus 8 --top 1 --engine megatron --args "$user_args" \
+  --emit "$work/args-plan.yaml" >/dev/null || fail "plan --args --emit"
+"$ladle" predict --model glm-4.7-flash --gpu h200 --gpus 8 --engine megatron \
+  --args "$user_args --expert-model-parallel-size 8 --optimizer-cpu-offload --optimizer-offload-fraction 1.0 --use-precision-aware-optimizer --use-distributed-optimizer" --emit "$work/args-predict.yaml" >/dev/null 2>"$work/args-predict.err" ||
+  fail "predict --args --emit: $(cat "$work/args-predict.err")"
+for emitted in "$work/args-plan.yaml" "$work/args-predict.yaml"; do
+  for arg in "--seed 1234" "--lr 3e-4" "--data-path /data/my_text_document"; do
+    [[ $(grep -cE -- '^ +'"$arg"' \\$' "$emitted") == 1 ]] || fail "$(basename "$emitted"): '$arg' is not in the run once"
+  done
+  [[ $(grep -c -- "--lr " "$emitted") == 1 ]] || fail "$(basename "$emitted"): --lr appears twice"
+  "$ladle" check "$emitted" >/dev/null || fail "$(basename "$emitted"): ladle check"
+done
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2

@@ -1,5 +1,6 @@
 #include "ladle/recipe/rules.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -67,6 +68,31 @@ TEST(RecipeRules, ArgumentsHiddenBehindAnArrayExpansionAreNotDemanded) {
   ASSERT_EQ(report.findings.size(), 1u);
   EXPECT_EQ(report.findings[0].rule, "R12");
   EXPECT_NE(report.findings[0].message.find("--moe-token-dispatcher-type"), std::string::npos);
+}
+
+TEST(RecipeRules, TheWindowIsInTheEnginesOwnStepNumbers) {
+  // slime numbers its steps from 0: a window ending at steps_per_run is past the run.
+  LoadedRecipe loaded = find_recipe("glm-4.7-flash/h200/attune-tp1-pp1-ep8");
+  const int64_t steps = loaded.recipe.result->steps_per_run;
+  auto r7 = [](const LoadedRecipe& r) {
+    std::vector<std::string> messages;
+    for (const Finding& f : check_recipe(r).findings) {
+      if (f.rule == "R7") messages.push_back(f.message);
+    }
+    return messages;
+  };
+  loaded.recipe.result->window = {5, steps - 1};
+  EXPECT_TRUE(r7(loaded).empty());
+  loaded.recipe.result->window = {6, steps};
+  EXPECT_EQ(r7(loaded), std::vector<std::string>{fmt::format(
+                            "window [6, {}] is not inside steps 0..{} of the run", steps, steps - 1)});
+  // Megatron-LM (--train-iters) prints iterations 1 .. train_iters: its last step is a record.
+  const std::string flag = "--num-rollout";
+  loaded.recipe.run.replace(loaded.recipe.run.find(flag), flag.size(), "--train-iters");
+  EXPECT_TRUE(r7(loaded).empty());
+  loaded.recipe.result->window = {0, steps - 1};
+  EXPECT_EQ(r7(loaded), std::vector<std::string>{fmt::format(
+                            "window [0, {}] is not inside steps 1..{} of the run", steps - 1, steps)});
 }
 
 }  // namespace

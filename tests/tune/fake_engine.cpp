@@ -13,7 +13,10 @@
 // Environment: FAKE_ENGINE_STATE (folder for flake marks and the run ledger; required),
 // FAKE_ENGINE_TIME_SCALE (real seconds per simulated second, default 0.002), FAKE_ENGINE_MODEL
 // (default glm-4.7-flash), FAKE_ENGINE_GPU (default h200), FAKE_ENGINE_HANG=1 (hang after the
-// first step), LADLE_TUNE_JOB (the job name, written to the ledger).
+// first step), FAKE_ENGINE_HOLD_TRIALS=ID,ID,... with FAKE_ENGINE_HOLD_AFTER=N (those trials' jobs,
+// named ladle-<run>-<ID>, wait FAKE_ENGINE_HOLD_S real seconds, default 60, after their first N
+// steps: a cancel that ladle sends on those steps then always lands before the run ends, however
+// loaded the machine), LADLE_TUNE_JOB (the job name, written to the ledger).
 //
 // `fake_engine --hidden GPUS` prints the hidden optimum on GPUS GPUs and the hidden constants as
 // JSON.
@@ -48,11 +51,14 @@ struct Factor {
   const char* constant;
   double factor;
 };
-// The hidden truth: fitted constants of data/calibration.yaml times these factors.
+// The hidden truth: fitted constants of data/calibration.yaml times these factors, each inside
+// the constant's physical range (hidden_calibration refuses one outside: a fit kept within the
+// range could never reach it).
 constexpr Factor kHiddenFactors[] = {
     {"gemm_efficiency", 0.85},
-    {"attention_efficiency", 1.15},
-    {"moe_layer_sync_s", 1.8},
+    {"attention_efficiency", 0.9},
+    {"moe_layer_sync_s", 0.5},
+    {"moe_layer_sync_flex_s", 2.5},
     {"cpu_adam_params_per_s", 0.6},
 };
 constexpr double kHiddenMemoryFactor = 1.07;
@@ -62,8 +68,14 @@ ladle::plan::Calibration hidden_calibration() {
   ladle::plan::Calibration c = ladle::plan::default_calibration();
   for (const Factor& f : kHiddenFactors) {
     for (const auto& k : ladle::plan::calibration_constants(c)) {
-      if (k.name == f.constant)
-        ladle::plan::set_calibration_constant(c, k.name, k.value * f.factor);
+      if (k.name != f.constant) continue;
+      const double value = k.value * f.factor;
+      if (value < k.min || value > k.max) {
+        throw ladle::Error(ladle::ErrorKind::internal,
+                           fmt::format("hidden {} = {} lies outside its range [{}, {}]", k.name,
+                                       value, k.min, k.max));
+      }
+      ladle::plan::set_calibration_constant(c, k.name, value);
     }
   }
   return c;
@@ -217,6 +229,17 @@ int main(int argc, char** argv) {
     const bool flake = flake_every > 0 && layout_hash % static_cast<uint64_t>(flake_every) == 0 &&
                        !std::filesystem::exists(flake_mark);
     const bool hang = env_or("FAKE_ENGINE_HANG", "") == "1";
+    const std::string job = env_or("LADLE_TUNE_JOB", "-");
+    // ladle-<run>-<trial>, or ladle-<run>-<trial>-a<attempt> for a retry.
+    std::string trial = job.substr(job.rfind('-') + 1);
+    if (!trial.empty() && trial[0] == 'a') {
+      const std::string head = job.substr(0, job.rfind('-'));
+      trial = head.substr(head.rfind('-') + 1);
+    }
+    const std::string held = "," + env_or("FAKE_ENGINE_HOLD_TRIALS", "") + ",";
+    const int64_t hold_after = held.find("," + trial + ",") != std::string::npos
+                                   ? std::stoll(env_or("FAKE_ENGINE_HOLD_AFTER", "0"))
+                                   : 0;
     for (int64_t step = 0; step < steps; ++step) {
       double t =
           truth.step_time_s * (1 + 0.01 * unit_noise(layout_hash ^ static_cast<uint64_t>(step)));
@@ -257,6 +280,10 @@ int main(int argc, char** argv) {
       }
       if (hang) {
         std::this_thread::sleep_for(std::chrono::hours(1));
+      }
+      if (hold_after > 0 && step + 1 == hold_after) {
+        std::this_thread::sleep_for(
+            std::chrono::duration<double>(std::stod(env_or("FAKE_ENGINE_HOLD_S", "60"))));
       }
       if (flake && step == 2) {
         std::ofstream(flake_mark) << spec << "\n";

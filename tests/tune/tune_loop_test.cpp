@@ -142,6 +142,9 @@ TEST(TuneLoop, MegatronLmLaunchScriptsAndLogsRunTheLoop) {
   const nlohmann::json status = tune_status(out);
   EXPECT_FALSE(status["best"].is_null());
   EXPECT_NE(util::read_file(out + "/recipe.yaml").find("    result: pass"), std::string::npos);
+  // Its window is in Megatron-LM's iteration numbers (1 .. train_iters), which R7 accepts.
+  const sched::CommandResult check = ladle_run({"check", out + "/recipe.yaml"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
 }
 
 }  // namespace

@@ -97,13 +97,16 @@ int run_plan(const PlanOptions& o, Io& io) {
                                            o.global_batch.value_or(128));
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
   std::optional<std::vector<std::string>> not_priced;
+  std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
   if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
   if (!o.args.empty() || !o.script.empty()) {
     // The user's own arguments are the fixed part: the knobs they set are not searched.
     const std::string file = o.script.empty() ? "--args" : o.script;
     const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
-    const layout::JobArgs job = layout::read_job_args(recipe::parse_launch_args(text, file), std::nullopt, file);
+    const recipe::LaunchArgs launch = recipe::parse_launch_args(text, file);
+    const layout::JobArgs job = layout::read_job_args(launch, std::nullopt, file);
     layout::check_model_args(job, request.model);
+    carried = layout::training_args(launch);
     if (job.seq_length) request.workload.row_tokens = *job.seq_length;
     if (job.global_batch) request.workload.global_batch = *job.global_batch;
     if (job.fp8) request.workload.precision = plan::Precision::fp8;
@@ -116,6 +119,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (!base.from_recipe) {
     base = launch::default_base(request.model, engine, request.workload.row_tokens, request.workload.global_batch);
   }
+  launch::carry_job_args(base, carried);
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;

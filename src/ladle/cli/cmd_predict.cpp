@@ -79,6 +79,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::Measurement m;
   double measured = 0;
   std::optional<std::vector<std::string>> not_priced;
+  std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
   if (!o.recipe.empty()) {
     if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty() || !o.cluster.empty()) {
       throw_usage("give either --recipe or --model/--gpu/--cluster/--gpus/--layout, not both");
@@ -122,6 +123,7 @@ int run_predict(const PredictOptions& o, Io& io) {
       if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
       const layout::JobArgs job = layout::read_job_args(launch, engine, file);
       layout::check_model_args(job, m.model);
+      carried = layout::training_args(launch);
       apply_job(o, job, m);
       requested = layout::job_layout(job, m.workload.row_tokens, m.model);
       not_priced = job.not_priced;
@@ -148,8 +150,9 @@ int run_predict(const PredictOptions& o, Io& io) {
     const auto& engines = launch::engine_table();
     if (engines.engine(own.engine).family == engines.engine(engine).family) base_name = o.recipe;
   }
-  const launch::Base base =
+  launch::Base base =
       launch::resolve_base(base_name, m.model, engine, m.workload.row_tokens, m.workload.global_batch);
+  launch::carry_job_args(base, carried);
   if (!o.emit.empty() && base.from_recipe &&
       (base.workload.row_tokens != m.workload.row_tokens || base.workload.global_batch != m.workload.global_batch)) {
     throw_usage("the workload ({} x {}) differs from the base's ({} x {}, {}); the emitted recipe keeps the base's",

@@ -202,8 +202,10 @@ int run_tune(const TuneOptions& o, Io& io) {
         settings.run_id, settings.scheduler.backend, trials.size(), settings.steps);
     for (const tune::Trial& t : trials) {
       io.out << fmt::format(
-          "  trial {} {} predicted {:.1f} tokens/s/GPU, expected improvement {:.2f}%\n", t.id,
-          t.layout, t.predicted_tokens_per_s_per_gpu, 100 * t.expected_improvement);
+          "  trial {} {} predicted {:.1f} tokens/s/GPU (log sd {:.1f}%), expected improvement "
+          "{:.2f}%\n",
+          t.id, t.layout, t.predicted_tokens_per_s_per_gpu, 100 * t.predicted_sigma,
+          100 * t.expected_improvement);
     }
     io.out << "\nscript of trial 1 (" << fs::relative(trials.front().script_path).string() << "):\n"
            << tuner.script_for(trials.front());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ladle/launch/engines.hpp"
@@ -94,6 +95,21 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
   }
   for (const recipe::LaunchExport& e : launch.exports) b.env.emplace_back(e.name, e.value);
   return b;
+}
+
+void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args) {
+  for (const recipe::LaunchArg& arg : job_args) {
+    // An array expansion's words are the user's script's, which the job does not have.
+    if (arg.placeholder || is_layout_flag(arg.flag)) continue;
+    const auto same = std::find_if(base.args.begin(), base.args.end(),
+                                   [&](const recipe::LaunchArg& a) { return a.flag == arg.flag; });
+    if (same == base.args.end()) {
+      base.args.push_back(arg);
+    } else {
+      same->values = arg.values;
+      same->unresolved = arg.unresolved;
+    }
+  }
 }
 
 Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens,

@@ -37,6 +37,13 @@ bool is_layout_flag(const std::string& flag);
 /// Error(input) at the recipe's file:line when its run has no launch.
 Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& name);
 
+/// Carries the arguments of a user's own job (the training arguments of plan's and predict's
+/// `--args`/`--script`) that set no layout knob into `base`, verbatim: each replaces the base's
+/// values of the same flag, or is appended after the base's arguments, in the job's order
+/// (`--seed 1234`, `--lr 3e-4`, data paths). The layout's flags stay the plan's; an array expansion
+/// of the user's script ("${EXTRA[@]}") is left out, its words being the script's.
+void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args);
+
 /// ladle's defaults for `engine` (data/launch/engines.yaml), for `model`.
 Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens,
                   int64_t global_batch);

@@ -422,7 +422,14 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     throw_input(SourceLocation{"data/launch/engines.yaml", 0, 0, "models"},
                 "Megatron-Bridge has no library recipe listed for model '{}'", r.model->name);
   }
-  std::vector<JobArg> out = {{"--model", {*stem}}, {"--mode", {"pretrain"}}};
+  // A model stem picks <stem>_pretrain_config; a complete recipe function (a name ending in
+  // _config, run_recipe.py's --recipe) is taken whole, and the pipeline layout it pins for its own
+  // pipeline size is cleared unless the plan sets one (run_recipe.py rebuilds only layouts a
+  // recipe builds, recipe_runner.py sync_model_pipeline_layout).
+  const bool complete = stem->ends_with("_config");
+  std::vector<JobArg> out = {{complete ? "--recipe" : "--model", {*stem}}, {"--mode", {"pretrain"}}};
+  if (complete && r.layout.pipeline_layout.empty())
+    out.push_back({"model.pipeline_model_parallel_layout", {"null"}});
   const bool fp8 = has_flag(args, "--fp8-format");
   out.push_back({"mixed_precision", {fp8 ? table.bridge_fp8 : table.bridge_bf16}});
   for (const JobArg& a : args) {

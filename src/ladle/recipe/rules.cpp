@@ -27,7 +27,7 @@ const std::vector<RuleInfo>& recipe_rules() {
       {"R4", "the expert layout folds into the same GPUs: ep x etp divides tp x cp x dp"},
       {"R5", "layer_split: first + last + (pp - 2) x middle = the model's layers, every stage non-empty"},
       {"R6", "result.window_tokens = (window end - start + 1) x global batch x row tokens"},
-      {"R7", "the measured window lies inside steps_per_run (steps 0 .. steps_per_run - 1)"},
+      {"R7", "the measured window lies inside the run's steps (0 .. steps_per_run - 1; Megatron-LM: 1 .. steps_per_run)"},
       {"R8", "the run's step count (--num-rollout or --train-iters) = result.steps_per_run"},
       {"R9", "result.mfu = 6 x N x tokens/s per GPU / the GPU's dense BF16 peak, to the digits printed"},
       {"R10", "result.active_params.count = N of the model (parameters a token multiplies through)"},
@@ -45,6 +45,15 @@ const std::vector<RuleInfo>& recipe_rules() {
 }
 
 namespace {
+
+// The run-length flag of each engine and the step number its log gives the run's first step:
+// slime and miles print `step 0`, Megatron-LM's training loop `iteration 1/ N` (it counts
+// iterations from 1, megatron/training/training.py).
+struct RunLengthFlag {
+  const char* flag;
+  int64_t first_step;
+};
+constexpr RunLengthFlag kRunLengthFlags[] = {{"--num-rollout", 0}, {"--train-iters", 1}};
 
 // Digits after the decimal point as the number would be printed in the file.
 int printed_decimals(double value) {
@@ -186,6 +195,14 @@ class Checker {
     }
   }
 
+  // The run-length flag the run script sets, if any.
+  const RunLengthFlag* run_length() const {
+    for (const RunLengthFlag& f : kRunLengthFlags) {
+      if (script_.find(f.flag)) return &f;
+    }
+    return nullptr;
+  }
+
   void check_result() {
     if (!r_.result) return;
     const RecipeResult& res = *r_.result;
@@ -196,13 +213,14 @@ class Checker {
         add("R6", "result.window_tokens", "window_tokens is {} but ({} - {} + 1) x {} x {} = {}", res.window_tokens,
             w[1], w[0], r_.workload.global_batch, r_.workload.row_tokens, expected);
       }
-      if (w[0] < 0 || w[0] > w[1] || w[1] >= res.steps_per_run) {
-        add("R7", "result.window", "window [{}, {}] is not inside steps 0..{} of the run", w[0], w[1],
-            res.steps_per_run - 1);
+      // The window is in the log's step numbers, which start where the engine's do.
+      const int64_t first = run_length() ? run_length()->first_step : 0;
+      const int64_t last = first + res.steps_per_run - 1;
+      if (w[0] < first || w[0] > w[1] || w[1] > last) {
+        add("R7", "result.window", "window [{}, {}] is not inside steps {}..{} of the run", w[0], w[1], first, last);
       }
     }
-    const RunArg* steps = script_.find("--num-rollout");
-    if (!steps) steps = script_.find("--train-iters");
+    const RunArg* steps = run_length() ? script_.find(run_length()->flag) : nullptr;
     if (steps && steps->value && *steps->value != std::to_string(res.steps_per_run)) {
       add_at("R8", "result.steps_per_run", script_line(steps),
              fmt::format("{} {} but result.steps_per_run is {}", steps->flag, *steps->value, res.steps_per_run));

@@ -1,53 +1,11 @@
 #include "ladle/tune/proposer.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 #include "ladle/layout/layout_spec.hpp"
+#include "ladle/tune/belief.hpp"
 
 namespace ladle::tune {
-
-double expected_improvement(double mean, double sigma, double best) {
-  if (best <= 0) return 0;
-  const double s = sigma * mean;
-  if (s <= 0) return std::max(0.0, mean - best) / best;
-  const double z = (mean - best) / s;
-  const double pdf = std::exp(-0.5 * z * z) / std::sqrt(2 * M_PI);
-  const double cdf = 0.5 * std::erfc(-z / std::sqrt(2.0));
-  return ((mean - best) * cdf + s * pdf) / best;
-}
-
-double pooled_sigma(double prior_sigma, double prior_weight, const std::vector<double>& residuals) {
-  double sum = prior_weight * prior_sigma * prior_sigma;
-  for (double r : residuals) sum += r * r;
-  return std::sqrt(sum / (prior_weight + static_cast<double>(residuals.size())));
-}
-
-std::map<std::string, double> part_exposure(const std::vector<Prediction>& measured) {
-  std::map<std::string, double> out;
-  for (const Prediction& m : measured) {
-    if (m.step_time_s <= 0) continue;
-    for (const Part& part : m.step_parts) {
-      double& e = out[part.name];
-      e = std::max(e, part.value / m.step_time_s);
-    }
-  }
-  return out;
-}
-
-double unexplored_share(const Prediction& p, const std::map<std::string, double>& exposure) {
-  if (p.step_time_s <= 0) return 0;
-  double share = 0;
-  for (const Part& part : p.step_parts) {
-    const auto it = exposure.find(part.name);
-    share += std::max(0.0, part.value / p.step_time_s - (it == exposure.end() ? 0.0 : it->second));
-  }
-  return std::min(share, 1.0);
-}
-
-double candidate_sigma(double pooled, double prior_sigma, double unexplored) {
-  return std::sqrt(pooled * pooled + prior_sigma * prior_sigma * unexplored);
-}
 
 std::vector<Candidate> propose(const std::vector<Prediction>& predictions,
                                const std::vector<double>& sigmas,

@@ -18,12 +18,14 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/model/params.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/measurements.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/runlog/run_log.hpp"
+#include "ladle/tune/belief.hpp"
 #include "ladle/tune/failure.hpp"
 #include "ladle/tune/proposer.hpp"
 #include "ladle/tune/report.hpp"
@@ -52,6 +54,8 @@ struct Tuner::Problem {
   layout::LayoutContext context;
   layout::Engine engine = layout::Engine::slime;
   plan::Calibration prior;
+  Belief belief;  ///< the prior belief: the fidelity fit's constants, covariance and spread
+  plan::Measurement shape;  ///< the model, costs, cluster and workload of every trial (no layout)
   launch::Base base;     ///< everything of a trial's job that is not layout (launch/base.hpp)
   std::string base_run;  ///< the base recipe's launch script ("" : the planned recipe's)
 };
@@ -100,7 +104,6 @@ std::string settings_to_json(const TuneSettings& s) {
       {"per_round", s.per_round},
       {"threshold", s.threshold},
       {"patience", s.patience},
-      {"prior_sigma", s.prior_sigma},
       {"prior_weight", s.prior_weight},
       {"early_stop_fraction", s.early_stop_fraction},
       {"trial_time_limit_s", s.trial_time_limit_s},
@@ -142,7 +145,6 @@ TuneSettings settings_from_json(const std::string& text, const std::string& path
     s.per_round = j.at("per_round");
     s.threshold = j.at("threshold");
     s.patience = j.at("patience");
-    s.prior_sigma = j.at("prior_sigma");
     s.prior_weight = j.at("prior_weight");
     s.early_stop_fraction = j.at("early_stop_fraction");
     s.trial_time_limit_s = j.at("trial_time_limit_s");
@@ -168,6 +170,11 @@ Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std
                                      settings_.row_tokens, settings_.global_batch};
   p->engine = layout::parse_engine(settings_.engine);
   p->prior = plan::default_calibration();
+  p->belief = prior_belief(p->prior, plan::embedded_measurements().runs);
+  p->shape.model = p->model;
+  p->shape.costs = p->costs;
+  p->shape.cluster = p->cluster;
+  p->shape.workload = p->workload;
   p->base = launch::resolve_base(settings_.base_path, p->model, p->engine, settings_.row_tokens,
                                  settings_.global_batch);
   if (!settings_.base_path.empty())
@@ -179,47 +186,35 @@ void Tuner::say(const std::string& line) const {
   if (progress_) *progress_ << "tune: " << line << std::endl;
 }
 
-namespace {
-
-struct Fit {
-  plan::Calibration calibration;
-  std::vector<double> residuals;
-};
-
-}  // namespace
-
-// The calibration refitted on every measured trial, and each one's log residual under it.
-static Fit refit(const Tuner::Problem& p, const std::vector<Trial>& trials) {
+// The belief refitted on every measured trial (belief.hpp).
+static Belief refit(const Tuner::Problem& p, const std::vector<Trial>& trials, double prior_weight) {
   std::vector<plan::Measurement> ms;
   for (const Trial& t : trials) {
     if (!is_measured(t.state) || !t.measured_tokens_per_s_per_gpu) continue;
-    plan::Measurement m;
+    plan::Measurement m = p.shape;
     m.name = fmt::format("trial {}", t.id);
-    m.model = p.model;
-    m.costs = p.costs;
     m.layout = layout::resolve_layout(layout::parse_layout_spec(t.layout), p.context);
-    m.cluster = p.cluster;
-    m.workload = p.workload;
     m.measured_tokens_per_s_per_gpu = *t.measured_tokens_per_s_per_gpu;
     ms.push_back(std::move(m));
   }
-  Fit fit;
-  // The fit needs at least as many measurements as it has constants; until then the prior stands.
-  if (ms.size() < plan::fitted_constant_count()) {
-    fit.calibration = p.prior;
-    return fit;
+  Belief belief = update_belief(p.belief, ms, prior_weight);
+  if (!ms.empty()) {
+    belief.calibration.source =
+        fmt::format("refitted by ladle tune on {} trial{}", ms.size(), ms.size() == 1 ? "" : "s");
   }
-  const plan::CalibrationFit result = plan::fit_calibration(ms, p.prior);
-  fit.calibration = result.calibration;
-  fit.calibration.source =
-      fmt::format("refitted by ladle tune on {} trial{}", ms.size(), ms.size() == 1 ? "" : "s");
-  // Leave-one-out errors, not in-sample ones: how well the fit predicts a layout it has not seen,
-  // which is what a proposal is.
-  for (const plan::FitRow& row : result.rows) {
-    if (row.leave_one_out > 0 && row.measured > 0)
-      fit.residuals.push_back(std::log(row.leave_one_out / row.measured));
+  return belief;
+}
+
+// Each prediction's predictive spread under `belief`, same order.
+static std::vector<double> sigmas_of(const Tuner::Problem& p, const Belief& belief,
+                                     const std::vector<Prediction>& predictions) {
+  plan::Measurement m = p.shape;
+  std::vector<double> out;
+  for (const Prediction& pr : predictions) {
+    m.layout = pr.layout;
+    out.push_back(predictive_sigma(belief, m));
   }
-  return fit;
+  return out;
 }
 
 // Predicted memory a proposal must stay under: the usable HBM of the search, and below the
@@ -301,40 +296,66 @@ std::string Tuner::script_for(const Trial& t) const {
   return trial_script(in);
 }
 
+// A trial of `layout` with its prediction and predictive spread under `belief`.
+static Trial planned_trial(const Tuner::Problem& p, const Belief& belief, const std::string& spec,
+                           TrialKind kind, int64_t round, int64_t steps) {
+  const Prediction pred = predict_spec(p, spec, belief.calibration);
+  Trial t;
+  t.round = round;
+  t.kind = kind;
+  t.layout = spec;
+  t.steps = steps;
+  t.predicted_tokens_per_s_per_gpu = pred.tokens_per_s_per_gpu;
+  t.predicted_sigma = sigmas_of(p, belief, {pred}).front();
+  t.predicted_memory_gib = pred.memory_gib;
+  return t;
+}
+
+// The exploration trial of a proposal.
+static Trial proposed_trial(const Candidate& c, int64_t round, int64_t steps) {
+  Trial t;
+  t.round = round;
+  t.layout = c.spec;
+  t.steps = steps;
+  t.predicted_tokens_per_s_per_gpu = c.prediction.tokens_per_s_per_gpu;
+  t.predicted_sigma = c.sigma;
+  t.predicted_memory_gib = c.prediction.memory_gib;
+  t.expected_improvement = c.expected_improvement;
+  return t;
+}
+
+// The job name and files of a trial, from its id and attempt.
+static void name_trial(Trial& t, const TuneSettings& settings) {
+  t.job_name = job_name_for(settings.run_id, t.id, t.attempt);
+  const fs::path dir = fs::path(settings.out_dir) / "trials" / std::to_string(t.id);
+  t.script_path = (dir / "job.sh").string();
+  t.log_path = (dir / "job.log").string();
+}
+
+// The fitted constants of `c` as a JSON object (a round's record).
+static std::string fitted_constants_json(const plan::Calibration& c) {
+  json constants = json::object();
+  for (const auto& k : plan::calibration_constants(c)) {
+    if (k.fitted) constants[k.name] = k.value;
+  }
+  return constants.dump();
+}
+
 std::vector<Trial> Tuner::preview_first_round() const {
   const Problem& p = *problem_;
-  const Prediction base = predict_spec(p, settings_.base_layout, p.prior);
-  std::vector<Trial> out;
-  Trial b;
-  b.round = 1;
-  b.layout = settings_.base_layout;
-  b.steps = settings_.steps;
-  b.predicted_tokens_per_s_per_gpu = base.tokens_per_s_per_gpu;
-  b.predicted_sigma = settings_.prior_sigma;
-  b.predicted_memory_gib = base.memory_gib;
-  out.push_back(b);
+  std::vector<Trial> out = {planned_trial(p, p.belief, settings_.base_layout, TrialKind::explore,
+                                          1, settings_.steps)};
   const int64_t count = std::min(settings_.per_round, settings_.budget) - 1;
   const std::vector<Prediction> preds =
       ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
-  const std::vector<double> sigmas(preds.size(), settings_.prior_sigma);
-  for (const Candidate& c :
-       propose(preds, sigmas, {settings_.base_layout}, base.tokens_per_s_per_gpu, count)) {
-    Trial t;
-    t.round = 1;
-    t.layout = c.spec;
-    t.steps = settings_.steps;
-    t.predicted_tokens_per_s_per_gpu = c.prediction.tokens_per_s_per_gpu;
-    t.predicted_sigma = c.sigma;
-    t.predicted_memory_gib = c.prediction.memory_gib;
-    t.expected_improvement = c.expected_improvement;
-    out.push_back(t);
+  // Nothing is measured yet: the base layout's prediction is the bar to beat.
+  for (const Candidate& c : propose(preds, sigmas_of(p, p.belief, preds), {settings_.base_layout},
+                                    out.front().predicted_tokens_per_s_per_gpu, count)) {
+    out.push_back(proposed_trial(c, 1, settings_.steps));
   }
   for (size_t i = 0; i < out.size(); ++i) {
     out[i].id = static_cast<int64_t>(i) + 1;
-    out[i].job_name = job_name_for(settings_.run_id, out[i].id, 1);
-    const fs::path dir = fs::path(settings_.out_dir) / "trials" / std::to_string(out[i].id);
-    out[i].script_path = (dir / "job.sh").string();
-    out[i].log_path = (dir / "job.log").string();
+    name_trial(out[i], settings_);
   }
   return out;
 }
@@ -346,12 +367,8 @@ void Tuner::start() {
   r0.round = 0;
   r0.calibration_yaml =
       plan::write_calibration(problem_->prior, {"the prior: ladle's embedded calibration"});
-  json constants = json::object();
-  for (const auto& c : plan::calibration_constants(problem_->prior)) {
-    if (c.fitted) constants[c.name] = c.value;
-  }
-  r0.constants_json = constants.dump();
-  r0.sigma = settings_.prior_sigma;
+  r0.constants_json = fitted_constants_json(problem_->prior);
+  r0.sigma = problem_->belief.residual_sigma;
   r0.memory_limit_gib = memory_limit(*problem_, {});
   r0.decision = "continue";
   db_.add_trials(first,
@@ -510,8 +527,8 @@ bool Tuner::end_round() {
   std::vector<Trial> trials = db_.trials();
   int64_t round = 0;
   for (const Trial& t : trials) round = std::max(round, t.round);
-  const Fit fit = refit(p, trials);
-  const double sigma = pooled_sigma(settings_.prior_sigma, settings_.prior_weight, fit.residuals);
+  const Belief fit = refit(p, trials, settings_.prior_weight);
+  const double sigma = fit.residual_sigma;
   const Trial* best = nullptr;
   int64_t used = 0;
   double gpu_hours = 0;
@@ -530,19 +547,10 @@ bool Tuner::end_round() {
   const double limit = memory_limit(p, trials);
   const int64_t remaining = std::max<int64_t>(0, settings_.budget - used);
   const std::vector<Prediction> preds = ranked(p, fit.calibration, limit, settings_.objective);
-  std::vector<Prediction> measured;
-  for (const Trial& t : trials) {
-    if (is_measured(t.state)) measured.push_back(predict_spec(p, t.layout, fit.calibration));
-  }
-  const std::map<std::string, double> exposure = part_exposure(measured);
-  std::vector<double> sigmas;
-  for (const Prediction& pr : preds) {
-    sigmas.push_back(candidate_sigma(sigma, settings_.prior_sigma, unexplored_share(pr, exposure)));
-  }
   // At least one candidate is ranked, so the record says what the best remaining one promised
   // even when the budget leaves no room for it.
   std::vector<Candidate> proposals =
-      propose(preds, sigmas, tried, best_value,
+      propose(preds, sigmas_of(p, fit, preds), tried, best_value,
               std::max<int64_t>(1, std::min(settings_.per_round, remaining)));
   const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
   if (remaining == 0) proposals.clear();
@@ -575,11 +583,7 @@ bool Tuner::end_round() {
   record.round = round;
   record.calibration_yaml =
       plan::write_calibration(fit.calibration, {fmt::format("refitted after round {}", round)});
-  json constants = json::object();
-  for (const auto& c : plan::calibration_constants(fit.calibration)) {
-    if (c.fitted) constants[c.name] = c.value;
-  }
-  record.constants_json = constants.dump();
+  record.constants_json = fitted_constants_json(fit.calibration);
   record.best_trial = best ? best->id : 0;
   record.best_tokens_per_s_per_gpu = best_value;
   record.best_expected_improvement = best_ei;
@@ -591,29 +595,12 @@ bool Tuner::end_round() {
       round, best_value, record.best_trial, percent(best_ei), percent(sigma), decision));
   std::vector<Trial> next;
   if (decision == "continue") {
-    for (const Candidate& c : proposals) {
-      Trial t;
-      t.round = round + 1;
-      t.layout = c.spec;
-      t.steps = settings_.steps;
-      t.predicted_tokens_per_s_per_gpu = c.prediction.tokens_per_s_per_gpu;
-      t.predicted_sigma = c.sigma;
-      t.predicted_memory_gib = c.prediction.memory_gib;
-      t.expected_improvement = c.expected_improvement;
-      next.push_back(t);
-    }
+    for (const Candidate& c : proposals) next.push_back(proposed_trial(c, round + 1, settings_.steps));
   } else if (best) {
     for (TrialKind kind : {TrialKind::confirm, TrialKind::reference}) {
-      Trial t;
-      t.round = round + 1;
-      t.kind = kind;
-      t.layout = kind == TrialKind::confirm ? best->layout : settings_.base_layout;
-      t.steps = settings_.confirm_steps;
-      const Prediction pred = predict_spec(p, t.layout, fit.calibration);
-      t.predicted_tokens_per_s_per_gpu = pred.tokens_per_s_per_gpu;
-      t.predicted_sigma = sigma;
-      t.predicted_memory_gib = pred.memory_gib;
-      next.push_back(t);
+      next.push_back(planned_trial(p, fit,
+                                   kind == TrialKind::confirm ? best->layout : settings_.base_layout,
+                                   kind, round + 1, settings_.confirm_steps));
     }
   } else {
     db_.add_round(record);
@@ -624,10 +611,7 @@ bool Tuner::end_round() {
   // step of the same logical change (a trial with an empty job name is named on resume).
   db_.add_trials(next, record);
   for (Trial& t : next) {
-    t.job_name = job_name_for(settings_.run_id, t.id, 1);
-    const fs::path dir = fs::path(settings_.out_dir) / "trials" / std::to_string(t.id);
-    t.script_path = (dir / "job.sh").string();
-    t.log_path = (dir / "job.log").string();
+    name_trial(t, settings_);
     db_.update_trial(t);
     say(fmt::format(
         "round {}: trial {} ({}) {} predicted {:.1f} tokens/s/GPU, expected improvement {}",
@@ -682,10 +666,7 @@ TuneOutcome Tuner::run(const std::atomic<bool>& interrupt) {
     int64_t running = 0;
     for (Trial& t : trials) {
       if (t.job_name.empty()) {  // named after its id (a kill between the two writes of end_round)
-        t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
-        const fs::path dir = fs::path(settings_.out_dir) / "trials" / std::to_string(t.id);
-        t.script_path = (dir / "job.sh").string();
-        t.log_path = (dir / "job.log").string();
+        name_trial(t, settings_);
         db_.update_trial(t);
       }
       if (t.state == TrialState::submitted) {
@@ -731,7 +712,7 @@ void Tuner::finalize() {
     if (t.kind == TrialKind::reference) reference = &t;
   }
   LADLE_ASSERT(confirm && reference, "finalize runs once the confirmation trials exist");
-  const Fit fit = refit(p, trials);
+  const Belief fit = refit(p, trials, settings_.prior_weight);
   const Prediction pred = predict_spec(p, confirm->layout, fit.calibration);
   Recipe r =
       plan::planned_recipe(p.model, p.cluster, p.workload, pred, p.engine, fit.calibration, p.base);

@@ -43,10 +43,8 @@ struct TuneSettings {
   int64_t per_round = 4;       ///< trials proposed per round
   double threshold = 0.03;     ///< stop when the best expected improvement is below this ...
   int64_t patience = 3;  ///< ... (and below 2 x CV), or after this many rounds without improvement
-  /// Relative error of a prediction before any measurement: the leave-one-out errors of
-  /// `ladle calibrate` on the catalog (+14.7%, -13.6%, +14.6%; README "Figures").
-  double prior_sigma = 0.15;
-  double prior_weight = 2;  ///< the prior counts as this many residuals
+  /// The residual spread of the fidelity fit (belief.hpp) counts as this many trial residuals.
+  double prior_weight = 2;
   double early_stop_fraction =
       0.7;                         ///< cancel a trial whose first steps give < this x the incumbent
   int64_t trial_time_limit_s = 0;  ///< 0: none
