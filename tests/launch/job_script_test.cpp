@@ -151,9 +151,10 @@ TEST(Base, AUsersArgumentsThatSetNoKnobReachTheJobVerbatim) {
   EXPECT_EQ(values("--seed"), (Values{{"1234"}}));  // appended
   EXPECT_EQ(values("--lr"), (Values{{"3e-4"}}));    // the base's replaced, not repeated
   EXPECT_EQ(values("--data-path"), (Values{{"/data/my_text_document"}}));
-  EXPECT_EQ(values("--tensor-model-parallel-size"), (Values{{"2"}}));  // the layout's, not the user's
-  EXPECT_TRUE(values("--nproc-per-node").empty());                      // torchrun's own
-  EXPECT_TRUE(values("${EXTRA[@]}").empty());                           // the user's array
+  EXPECT_EQ(values("--tensor-model-parallel-size"),
+            (Values{{"2"}}));                       // the layout's, not the user's
+  EXPECT_TRUE(values("--nproc-per-node").empty());  // torchrun's own
+  EXPECT_TRUE(values("${EXTRA[@]}").empty());       // the user's array
   EXPECT_NE(job_args_line(job).find("--seed 1234"), std::string::npos);
 }
 
