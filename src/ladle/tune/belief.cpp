@@ -19,6 +19,8 @@ constexpr double kLogStep = 1e-3;
 // The smallest residual spread a fit assumes: run-to-run noise of a step-time median is never
 // exactly zero, and a zero would make the fit ignore the prior altogether.
 constexpr double kMinResidualSigma = 1e-3;
+// Added to the prior covariance's diagonal before it is inverted (log space).
+constexpr double kRidge = 1e-9;
 // Passes of the joint fit of the constants and the residual spread.
 constexpr int kSpreadPasses = 3;
 
@@ -201,7 +203,9 @@ Belief update_belief(const Belief& prior, const std::vector<plan::Measurement>& 
   const Range range = log_ranges(prior.names);
   const Matrix prior_cov = to_matrix(prior.covariance);
   const auto n = static_cast<Eigen::Index>(prior.names.size());
-  const Matrix precision = prior_cov.ldlt().solve(Matrix::Identity(n, n));
+  // A tiny ridge keeps the inverse finite where two constants are (nearly) perfectly correlated.
+  const Matrix precision =
+      (prior_cov + kRidge * Matrix::Identity(n, n)).ldlt().solve(Matrix::Identity(n, n));
   std::vector<const plan::Measurement*> rows;
   for (const plan::Measurement& m : measured) rows.push_back(&m);
   // The spread and the constants together: fit at a spread, pool the fit's residuals with the
