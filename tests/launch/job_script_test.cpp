@@ -85,17 +85,22 @@ TEST(Base, BadBasesAreRejected) {
       "recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml:119: error: run: the base drives slime");
 }
 
+// A Megatron-Bridge job of `model` on `gpus` GPUs from `base`.
+JobRequest bridge_job(const Base& base, const ModelSpec& model, int64_t gpus) {
+  JobRequest job;
+  job.base = &base;
+  job.model = &model;
+  job.engine = layout::Engine::bridge;
+  job.gpus = gpus;
+  return job;
+}
+
 TEST(Base, BridgeNeedsALibraryRecipeOfTheModel) {
   // Megatron-Bridge's run_recipe.py selects a library recipe; GLM-4.7-Flash has none (GLM-4.5's
   // are another architecture), and its AutoBridge path is Python, not a run_recipe.py selection.
   const ModelSpec flash = model::load_model("glm-4.7-flash");
   const Base base = resolve_base("", flash, layout::Engine::bridge, 8192, 128);
-  JobRequest job;
-  job.base = &base;
-  job.model = &flash;
-  job.engine = layout::Engine::bridge;
-  job.gpus = 8;
-  EXPECT_LADLE_ERROR(job_args(job), input,
+  EXPECT_LADLE_ERROR(job_args(bridge_job(base, flash, 8)), input,
                      "Megatron-Bridge has no library recipe listed for model 'glm-4.7-flash'");
 }
 
@@ -104,15 +109,11 @@ TEST(Base, BridgeTakesACompleteRecipeFunctionWholeAndClearsItsPipelineLayout) {
   // which pin a pipeline layout for their own PP 13.
   const ModelSpec glm = model::load_model("glm-5.2");
   const Base base = resolve_base("", glm, layout::Engine::bridge, 8192, 128);
-  JobRequest job;
-  job.base = &base;
-  job.model = &glm;
-  job.engine = layout::Engine::bridge;
+  JobRequest job = bridge_job(base, glm, 128);
   job.layout.tp = 8;
   job.layout.pp = 4;
   job.layout.ep = 32;
   job.layout.dp = 4;
-  job.gpus = 128;
   const std::string line = job_args_line(job);
   EXPECT_EQ(line.rfind("--recipe glm52_pretrain_416gpu_h100_bf16_config --mode pretrain "
                        "model.pipeline_model_parallel_layout=null ",
@@ -151,9 +152,10 @@ TEST(Base, AUsersArgumentsThatSetNoKnobReachTheJobVerbatim) {
   EXPECT_EQ(values("--seed"), (Values{{"1234"}}));  // appended
   EXPECT_EQ(values("--lr"), (Values{{"3e-4"}}));    // the base's replaced, not repeated
   EXPECT_EQ(values("--data-path"), (Values{{"/data/my_text_document"}}));
-  EXPECT_EQ(values("--tensor-model-parallel-size"), (Values{{"2"}}));  // the layout's, not the user's
-  EXPECT_TRUE(values("--nproc-per-node").empty());                      // torchrun's own
-  EXPECT_TRUE(values("${EXTRA[@]}").empty());                           // the user's array
+  EXPECT_EQ(values("--tensor-model-parallel-size"),
+            (Values{{"2"}}));                       // the layout's, not the user's
+  EXPECT_TRUE(values("--nproc-per-node").empty());  // torchrun's own
+  EXPECT_TRUE(values("${EXTRA[@]}").empty());       // the user's array
   EXPECT_NE(job_args_line(job).find("--seed 1234"), std::string::npos);
 }
 

@@ -29,8 +29,8 @@ double quadrature_ei(double median, double sigma, double best) {
 }
 
 TEST(Belief, ExpectedImprovementOfALogNormalBelief) {
-  for (const auto& [median, sigma] : {std::pair{100.0, 0.1}, {80.0, 0.3}, {130.0, 0.05},
-                                      {60.0, 0.6}}) {
+  for (const auto& [median, sigma] :
+       {std::pair{100.0, 0.1}, {80.0, 0.3}, {130.0, 0.05}, {60.0, 0.6}}) {
     EXPECT_NEAR(expected_improvement(median, sigma, 100), quadrature_ei(median, sigma, 100), 1e-6)
         << median << " " << sigma;
   }
@@ -76,7 +76,8 @@ double constant(const plan::Calibration& c, const std::string& name) {
 }
 
 TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
-  const Belief prior = prior_belief(plan::default_calibration(), plan::embedded_measurements().runs);
+  const Belief prior =
+      prior_belief(plan::default_calibration(), plan::embedded_measurements().runs);
   ASSERT_EQ(prior.names.size(), plan::fitted_constant_count());
   EXPECT_GT(prior.residual_sigma, 0.05);
   // A stack whose GEMMs and host Adam are slower than the prior says.
@@ -87,8 +88,8 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
   std::vector<plan::Measurement> measured;
   for (const char* spec : kMeasured) {
     plan::Measurement m = flash.at(spec);
-    ASSERT_FALSE(layout::find_layout_violation(m.layout, m.model,
-                                               layout::LayoutContext{8, 8, 8192, 128}))
+    ASSERT_FALSE(
+        layout::find_layout_violation(m.layout, m.model, layout::LayoutContext{8, 8, 8192, 128}))
         << spec;
     m.measured_tokens_per_s_per_gpu = plan::predict_tokens_per_s(m, truth);
     measured.push_back(m);
@@ -97,8 +98,10 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
   const Belief after = update_belief(prior, measured, 2);
   EXPECT_EQ(update_belief(prior, {}, 2), prior);
   for (const char* name : {"gemm_efficiency", "cpu_adam_params_per_s"}) {
-    const double gap = std::fabs(std::log(constant(prior.calibration, name) / constant(truth, name)));
-    const double left = std::fabs(std::log(constant(after.calibration, name) / constant(truth, name)));
+    const double gap =
+        std::fabs(std::log(constant(prior.calibration, name) / constant(truth, name)));
+    const double left =
+        std::fabs(std::log(constant(after.calibration, name) / constant(truth, name)));
     EXPECT_LT(left, 0.75 * gap) << name << ": " << constant(after.calibration, name);
   }
   EXPECT_LT(after.residual_sigma, prior.residual_sigma);
@@ -107,8 +110,10 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
   // spread, which still covers the remaining error.
   const plan::Measurement next = flash.at(kUnmeasured);
   const double actual = plan::predict_tokens_per_s(next, truth);
-  const double before_error = std::fabs(std::log(plan::predict_tokens_per_s(next, prior.calibration) / actual));
-  const double after_error = std::fabs(std::log(plan::predict_tokens_per_s(next, after.calibration) / actual));
+  const double before_error =
+      std::fabs(std::log(plan::predict_tokens_per_s(next, prior.calibration) / actual));
+  const double after_error =
+      std::fabs(std::log(plan::predict_tokens_per_s(next, after.calibration) / actual));
   EXPECT_LT(after_error, 0.5 * before_error);
   EXPECT_LT(predictive_sigma(after, next), predictive_sigma(prior, next));
   EXPECT_GT(predictive_sigma(after, next), after_error);

@@ -55,11 +55,8 @@ struct Factor {
 // the constant's physical range (hidden_calibration refuses one outside: a fit kept within the
 // range could never reach it).
 constexpr Factor kHiddenFactors[] = {
-    {"gemm_efficiency", 0.85},
-    {"attention_efficiency", 0.9},
-    {"moe_layer_sync_s", 0.5},
-    {"moe_layer_sync_flex_s", 2.5},
-    {"cpu_adam_params_per_s", 0.6},
+    {"gemm_efficiency", 0.85},      {"attention_efficiency", 0.9},  {"moe_layer_sync_s", 0.5},
+    {"moe_layer_sync_flex_s", 2.5}, {"cpu_adam_params_per_s", 0.6},
 };
 constexpr double kHiddenMemoryFactor = 1.07;
 constexpr double kHiddenCapGib = 137.0;

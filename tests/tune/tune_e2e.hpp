@@ -174,8 +174,8 @@ inline void expect_tuned_to_the_hidden_optimum(const std::string& dir) {
         << fitted << ", hidden " << hidden;
   };
   expect_closer("gemm_efficiency", rounds[1]);
-  for (const char* name : {"gemm_efficiency", "moe_layer_sync_s", "moe_layer_sync_flex_s",
-                           "cpu_adam_params_per_s"}) {
+  for (const char* name :
+       {"gemm_efficiency", "moe_layer_sync_s", "moe_layer_sync_flex_s", "cpu_adam_params_per_s"}) {
     expect_closer(name, rounds.back());
   }
   const std::string recipe = (std::filesystem::path(dir) / "recipe.yaml").string();

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <ostream>
 #include <string>
+#include <variant>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
@@ -270,43 +271,51 @@ int run_status(const DirOptions& o, Io& io) {
 
 void add_tune_command(CLI::App& command, Io& io) {
   auto o = std::make_shared<TuneOptions>();
-  command.add_option("--model", o->model, "model name or config.json path");
-  command.add_option("--gpu", o->gpu, "GPU name, e.g. h200");
-  command.add_option("--gpus", o->gpus, "number of GPUs");
-  command.add_option("--instance", o->instance,
-                     "instance type (default: the first carrying the GPU)");
-  command.add_option("--engine", o->engine, "slime, miles, megatron or bridge (default slime)");
-  command.add_option("--backend", o->backend, "local, slurm or ray (default local)");
-  command.add_option("--out", o->out, "folder for tune.db, the trials, recipe.yaml and report.md");
-  command.add_option("--base", o->base,
-                     "base recipe: its layout is measured first and its workload kept");
-  command.add_option(
-      "--start", o->start,
-      "layout spec measured first (default: the base recipe's, else the plan's best)");
-  command.add_option("--budget", o->budget, "exploration trials at most (default 12)");
-  command.add_option("--gpu-hours", o->gpu_hours,
-                     "stop once the trials have used this many GPU-hours");
-  command.add_option("--steps", o->steps, "steps per exploration trial (default 10)");
-  command.add_option(
-      "--confirm-steps", o->confirm_steps,
-      "steps of the confirmation and reference runs (default: the base recipe's, else 20)");
-  command.add_option("--per-round", o->per_round, "trials proposed per round (default 4)");
-  command.add_option("--threshold", o->threshold,
-                     "stop below this expected improvement (default 0.03)");
-  command.add_option("--objective", o->objective, "throughput or cost (default throughput)");
-  command.add_option("--row-tokens", o->row_tokens, "tokens per row without --base (default 8192)");
-  command.add_option("--global-batch", o->global_batch,
-                     "rows per step without --base (default 128)");
-  command.add_option("--partition", o->partition, "slurm: --partition of the trial jobs");
-  command.add_option("--account", o->account, "slurm: --account of the trial jobs");
-  command.add_option("--ray-address", o->ray_address, "ray: the dashboard's http://host:port");
-  command.add_option("--time-limit", o->time_limit_s,
-                     "seconds a trial may run before it is cancelled as timeout");
-  command.add_option("--max-running", o->max_running,
-                     "trials running at once (default: local 1, else all)");
-  command.add_option(
-      "--engine-program", o->engine_program,
-      "a program run in place of python3/torchrun in the trial scripts (a stand-in engine)");
+  // The flags of a tuning run, one row each.
+  using Field =
+      std::variant<std::string TuneOptions::*, int64_t TuneOptions::*, double TuneOptions::*>;
+  struct Flag {
+    const char* name;
+    Field field;
+    const char* help;
+  };
+  static const Flag kFlags[] = {
+      {"--model", &TuneOptions::model, "model name or config.json path"},
+      {"--gpu", &TuneOptions::gpu, "GPU name, e.g. h200"},
+      {"--gpus", &TuneOptions::gpus, "number of GPUs"},
+      {"--instance", &TuneOptions::instance, "instance type (default: the first carrying the GPU)"},
+      {"--engine", &TuneOptions::engine, "slime, miles, megatron or bridge (default slime)"},
+      {"--backend", &TuneOptions::backend, "local, slurm or ray (default local)"},
+      {"--out", &TuneOptions::out, "folder for tune.db, the trials, recipe.yaml and report.md"},
+      {"--base", &TuneOptions::base,
+       "base recipe: its layout is measured first and its workload kept"},
+      {"--start", &TuneOptions::start,
+       "layout spec measured first (default: the base recipe's, else the plan's best)"},
+      {"--budget", &TuneOptions::budget, "exploration trials at most (default 12)"},
+      {"--gpu-hours", &TuneOptions::gpu_hours,
+       "stop once the trials have used this many GPU-hours"},
+      {"--steps", &TuneOptions::steps, "steps per exploration trial (default 10)"},
+      {"--confirm-steps", &TuneOptions::confirm_steps,
+       "steps of the confirmation and reference runs (default: the base recipe's, else 20)"},
+      {"--per-round", &TuneOptions::per_round, "trials proposed per round (default 4)"},
+      {"--threshold", &TuneOptions::threshold,
+       "stop below this expected improvement (default 0.03)"},
+      {"--objective", &TuneOptions::objective, "throughput or cost (default throughput)"},
+      {"--row-tokens", &TuneOptions::row_tokens, "tokens per row without --base (default 8192)"},
+      {"--global-batch", &TuneOptions::global_batch, "rows per step without --base (default 128)"},
+      {"--partition", &TuneOptions::partition, "slurm: --partition of the trial jobs"},
+      {"--account", &TuneOptions::account, "slurm: --account of the trial jobs"},
+      {"--ray-address", &TuneOptions::ray_address, "ray: the dashboard's http://host:port"},
+      {"--time-limit", &TuneOptions::time_limit_s,
+       "seconds a trial may run before it is cancelled as timeout"},
+      {"--max-running", &TuneOptions::max_running,
+       "trials running at once (default: local 1, else all)"},
+      {"--engine-program", &TuneOptions::engine_program,
+       "a program run in place of python3/torchrun in the trial scripts (a stand-in engine)"},
+  };
+  for (const Flag& f : kFlags) {
+    std::visit([&](auto field) { command.add_option(f.name, (*o).*field, f.help); }, f.field);
+  }
   command.add_flag("--dry-run", o->dry_run,
                    "print round 1 and its first script; write and submit nothing");
   command.require_subcommand(0, 1);

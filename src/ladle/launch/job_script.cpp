@@ -427,7 +427,8 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   // pipeline size is cleared unless the plan sets one (run_recipe.py rebuilds only layouts a
   // recipe builds, recipe_runner.py sync_model_pipeline_layout).
   const bool complete = stem->ends_with("_config");
-  std::vector<JobArg> out = {{complete ? "--recipe" : "--model", {*stem}}, {"--mode", {"pretrain"}}};
+  std::vector<JobArg> out = {{complete ? "--recipe" : "--model", {*stem}},
+                             {"--mode", {"pretrain"}}};
   if (complete && r.layout.pipeline_layout.empty())
     out.push_back({"model.pipeline_model_parallel_layout", {"null"}});
   const bool fp8 = has_flag(args, "--fp8-format");

@@ -1,10 +1,10 @@
 #include "ladle/tune/belief.hpp"
 
-#include <algorithm>
-#include <cmath>
+#include <nlopt.h>
 
 #include <Eigen/Dense>
-#include <nlopt.h>
+#include <algorithm>
+#include <cmath>
 
 #include "ladle/util/error.hpp"
 
@@ -19,6 +19,8 @@ constexpr double kLogStep = 1e-3;
 // The smallest residual spread a fit assumes: run-to-run noise of a step-time median is never
 // exactly zero, and a zero would make the fit ignore the prior altogether.
 constexpr double kMinResidualSigma = 1e-3;
+// Added to the prior covariance's diagonal before it is inverted (log space).
+constexpr double kRidge = 1e-9;
 // Passes of the joint fit of the constants and the residual spread.
 constexpr int kSpreadPasses = 3;
 
@@ -42,10 +44,12 @@ Range log_ranges(const std::vector<std::string>& names) {
   return r;
 }
 
-plan::Calibration calibration_at(const Belief& b, const Range& range, const std::vector<double>& x) {
+plan::Calibration calibration_at(const Belief& b, const Range& range,
+                                 const std::vector<double>& x) {
   plan::Calibration c = b.calibration;
   for (size_t i = 0; i < x.size(); ++i) {
-    plan::set_calibration_constant(c, b.names[i], std::exp(std::clamp(x[i], range.lo[i], range.hi[i])));
+    plan::set_calibration_constant(c, b.names[i],
+                                   std::exp(std::clamp(x[i], range.lo[i], range.hi[i])));
   }
   return c;
 }
@@ -62,15 +66,18 @@ Matrix to_matrix(const std::vector<std::vector<double>>& v) {
   const auto n = static_cast<Eigen::Index>(v.size());
   Matrix m(n, n);
   for (Eigen::Index a = 0; a < n; ++a) {
-    for (Eigen::Index b = 0; b < n; ++b) m(a, b) = v[static_cast<size_t>(a)][static_cast<size_t>(b)];
+    for (Eigen::Index b = 0; b < n; ++b)
+      m(a, b) = v[static_cast<size_t>(a)][static_cast<size_t>(b)];
   }
   return m;
 }
 
 std::vector<std::vector<double>> to_vectors(const Matrix& m) {
-  std::vector<std::vector<double>> out(static_cast<size_t>(m.rows()), std::vector<double>(static_cast<size_t>(m.cols())));
+  std::vector<std::vector<double>> out(static_cast<size_t>(m.rows()),
+                                       std::vector<double>(static_cast<size_t>(m.cols())));
   for (Eigen::Index a = 0; a < m.rows(); ++a) {
-    for (Eigen::Index b = 0; b < m.cols(); ++b) out[static_cast<size_t>(a)][static_cast<size_t>(b)] = m(a, b);
+    for (Eigen::Index b = 0; b < m.cols(); ++b)
+      out[static_cast<size_t>(a)][static_cast<size_t>(b)] = m(a, b);
   }
   return out;
 }
@@ -120,8 +127,8 @@ double map_objective(unsigned n, const double* x, double* /*gradient*/, void* da
 }
 
 std::vector<double> fit_map(const Belief& prior, const Range& range,
-                            const std::vector<const plan::Measurement*>& rows, const Matrix& precision,
-                            double sigma) {
+                            const std::vector<const plan::Measurement*>& rows,
+                            const Matrix& precision, double sigma) {
   std::vector<double> x = prior.log_values;
   const unsigned n = static_cast<unsigned>(x.size());
   if (n == 0 || rows.empty()) return x;
@@ -156,7 +163,8 @@ double expected_improvement(double median, double sigma, double best) {
   return std::max(0.0, median / best * std::exp(0.5 * sigma * sigma) * phi(d + sigma) - phi(d));
 }
 
-Belief prior_belief(const plan::Calibration& calibration, const std::vector<plan::Measurement>& training) {
+Belief prior_belief(const plan::Calibration& calibration,
+                    const std::vector<plan::Measurement>& training) {
   const plan::CalibrationFit fit = plan::fit_calibration(training, plan::Calibration{}, false);
   Belief b;
   b.calibration = calibration;
@@ -189,12 +197,15 @@ Belief prior_belief(const plan::Calibration& calibration, const std::vector<plan
   return b;
 }
 
-Belief update_belief(const Belief& prior, const std::vector<plan::Measurement>& measured, double prior_weight) {
+Belief update_belief(const Belief& prior, const std::vector<plan::Measurement>& measured,
+                     double prior_weight) {
   if (measured.empty()) return prior;
   const Range range = log_ranges(prior.names);
   const Matrix prior_cov = to_matrix(prior.covariance);
   const auto n = static_cast<Eigen::Index>(prior.names.size());
-  const Matrix precision = prior_cov.ldlt().solve(Matrix::Identity(n, n));
+  // A tiny ridge keeps the inverse finite where two constants are (nearly) perfectly correlated.
+  const Matrix precision =
+      (prior_cov + kRidge * Matrix::Identity(n, n)).ldlt().solve(Matrix::Identity(n, n));
   std::vector<const plan::Measurement*> rows;
   for (const plan::Measurement& m : measured) rows.push_back(&m);
   // The spread and the constants together: fit at a spread, pool the fit's residuals with the
@@ -211,8 +222,8 @@ Belief update_belief(const Belief& prior, const std::vector<plan::Measurement>& 
       b.residuals.push_back(log_ratio(*m, c));
       sum += b.residuals.back() * b.residuals.back();
     }
-    b.residual_sigma = std::max(
-        kMinResidualSigma, std::sqrt(sum / (prior_weight + static_cast<double>(rows.size()))));
+    b.residual_sigma = std::max(kMinResidualSigma,
+                                std::sqrt(sum / (prior_weight + static_cast<double>(rows.size()))));
   }
   b.log_values = x;
   b.calibration = calibration_at(prior, range, x);

@@ -20,7 +20,7 @@ namespace ladle::tune {
 
 /// The constants as estimated, with their uncertainty.
 struct Belief {
-  plan::Calibration calibration;  ///< the estimate
+  plan::Calibration calibration;   ///< the estimate
   std::vector<std::string> names;  ///< the fitted constants (calibration_constants order)
   std::vector<double> log_values;  ///< log of each, in `names` order
   std::vector<std::vector<double>> covariance;  ///< of the log constants

@@ -131,7 +131,7 @@ std::string render_report(const TuneDb& db, const TuneSettings& s, const std::st
       for (const auto& [k, v] : first.items()) names.push_back(k);
     }
   }
-  md += "| round | best | best expected improvement | sigma | memory limit GiB |";
+  md += "| round | best | best expected improvement | residual spread | memory limit GiB |";
   for (const std::string& n : names) md += " " + n + " |";
   md += " decision |\n|";
   for (size_t i = 0; i < names.size() + 6; ++i) md += " --- |";

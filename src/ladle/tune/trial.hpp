@@ -60,7 +60,7 @@ struct Trial {
   TrialState state = TrialState::proposed;
   int64_t steps = 0;  ///< run length in steps
   double predicted_tokens_per_s_per_gpu = 0;
-  double predicted_sigma = 0;  ///< relative standard deviation of the prediction when proposed
+  double predicted_sigma = 0;  ///< standard deviation of log(throughput) when proposed (belief.hpp)
   double predicted_memory_gib = 0;
   double expected_improvement = 0;  ///< relative to the best measured when proposed
   std::optional<double> measured_tokens_per_s_per_gpu;

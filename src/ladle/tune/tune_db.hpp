@@ -25,7 +25,7 @@ struct RoundRecord {
   int64_t best_trial = 0;        ///< 0 when nothing is measured yet
   double best_tokens_per_s_per_gpu = 0;
   double best_expected_improvement = 0;  ///< relative, of the best remaining candidate
-  double sigma = 0;                      ///< relative prediction uncertainty used
+  double sigma = 0;  ///< residual spread of log(measured / predicted) after the refit (belief.hpp)
   double memory_limit_gib = 0;           ///< predicted memory a proposal must stay under
   std::string decision;                  ///< "continue", or why the loop stopped
   bool operator==(const RoundRecord&) const = default;

@@ -56,8 +56,8 @@ struct Tuner::Problem {
   plan::Calibration prior;
   Belief belief;  ///< the prior belief: the fidelity fit's constants, covariance and spread
   plan::Measurement shape;  ///< the model, costs, cluster and workload of every trial (no layout)
-  launch::Base base;     ///< everything of a trial's job that is not layout (launch/base.hpp)
-  std::string base_run;  ///< the base recipe's launch script ("" : the planned recipe's)
+  launch::Base base;        ///< everything of a trial's job that is not layout (launch/base.hpp)
+  std::string base_run;     ///< the base recipe's launch script ("" : the planned recipe's)
 };
 
 namespace {
@@ -187,7 +187,8 @@ void Tuner::say(const std::string& line) const {
 }
 
 // The belief refitted on every measured trial (belief.hpp).
-static Belief refit(const Tuner::Problem& p, const std::vector<Trial>& trials, double prior_weight) {
+static Belief refit(const Tuner::Problem& p, const std::vector<Trial>& trials,
+                    double prior_weight) {
   std::vector<plan::Measurement> ms;
   for (const Trial& t : trials) {
     if (!is_measured(t.state) || !t.measured_tokens_per_s_per_gpu) continue;
@@ -343,8 +344,8 @@ static std::string fitted_constants_json(const plan::Calibration& c) {
 
 std::vector<Trial> Tuner::preview_first_round() const {
   const Problem& p = *problem_;
-  std::vector<Trial> out = {planned_trial(p, p.belief, settings_.base_layout, TrialKind::explore,
-                                          1, settings_.steps)};
+  std::vector<Trial> out = {
+      planned_trial(p, p.belief, settings_.base_layout, TrialKind::explore, 1, settings_.steps)};
   const int64_t count = std::min(settings_.per_round, settings_.budget) - 1;
   const std::vector<Prediction> preds =
       ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
@@ -434,25 +435,11 @@ void Tuner::refresh(Trial& t) {
     finish_trial(t, status, log);
     return;
   }
-  const ScoreShape shape{problem_->cluster.gpus, settings_.row_tokens, settings_.global_batch};
-  const double best = incumbent(db_.trials(), t.round);
-  if (t.kind == TrialKind::explore && best > 0) {
-    const int64_t n = early_records(t.steps);
-    const auto partial = score_trial_log(log, t.log_path, shape, n, 2);
-    if (partial && partial->records == n &&
-        partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
-      scheduler_.cancel(t.job_id);
-      t.state = TrialState::stopped_early;
-      t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
-      t.step_time_s = partial->median_step_time_s;
-      t.step_time_cv_percent = partial->step_time_cv_percent;
-      t.gpu_hours = partial->gpu_hours;
-      t.detail = fmt::format("first {} steps: {:.1f} tokens/s/GPU < {} x the incumbent {:.1f}", n,
-                             partial->tokens_per_s_per_gpu, settings_.early_stop_fraction, best);
-      db_.update_trial(t);
-      say(fmt::format("trial {}: stopped early, {}", t.id, t.detail));
-      return;
-    }
+  if (stop_early(t, log)) {
+    scheduler_.cancel(t.job_id);
+    db_.update_trial(t);
+    say(fmt::format("trial {}: stopped early, {}", t.id, t.detail));
+    return;
   }
   if (settings_.trial_time_limit_s > 0 && t.submitted_at > 0 &&
       now_s() - t.submitted_at > static_cast<double>(settings_.trial_time_limit_s)) {
@@ -465,26 +452,34 @@ void Tuner::refresh(Trial& t) {
   }
 }
 
+bool Tuner::stop_early(Trial& t, const std::string& log) const {
+  const double best = incumbent(db_.trials(), t.round);
+  if (t.kind != TrialKind::explore || best <= 0) return false;
+  const ScoreShape shape{problem_->cluster.gpus, settings_.row_tokens, settings_.global_batch};
+  const int64_t n = early_records(t.steps);
+  const auto partial = score_trial_log(log, t.log_path, shape, n, 2);
+  if (!partial || partial->records != n ||
+      partial->tokens_per_s_per_gpu >= settings_.early_stop_fraction * best) {
+    return false;
+  }
+  t.state = TrialState::stopped_early;
+  t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
+  t.step_time_s = partial->median_step_time_s;
+  t.step_time_cv_percent = partial->step_time_cv_percent;
+  t.gpu_hours = partial->gpu_hours;
+  t.detail = fmt::format("first {} steps: {:.1f} tokens/s/GPU < {} x the incumbent {:.1f}", n,
+                         partial->tokens_per_s_per_gpu, settings_.early_stop_fraction, best);
+  return true;
+}
+
 void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::string& log) {
   const ScoreShape shape{problem_->cluster.gpus, settings_.row_tokens, settings_.global_batch};
   const auto full = score_trial_log(log, t.log_path, shape, std::nullopt, 2);
   if (status.state == sched::JobState::succeeded && full) {
-    const double best = incumbent(db_.trials(), t.round);
-    const int64_t n = early_records(t.steps);
-    const auto partial = t.kind == TrialKind::explore && best > 0
-                             ? score_trial_log(log, t.log_path, shape, n, 2)
-                             : std::nullopt;
     // The early-stop rule judges the first steps alone, whether or not the cancel came in time,
     // so the trials a run makes do not depend on when ladle looked.
-    if (partial && partial->records == n &&
-        partial->tokens_per_s_per_gpu < settings_.early_stop_fraction * best) {
-      t.state = TrialState::stopped_early;
-      t.measured_tokens_per_s_per_gpu = partial->tokens_per_s_per_gpu;
-      t.step_time_s = partial->median_step_time_s;
-      t.step_time_cv_percent = partial->step_time_cv_percent;
+    if (stop_early(t, log)) {
       t.gpu_hours = full->gpu_hours;
-      t.detail = fmt::format("first {} steps: {:.1f} tokens/s/GPU < {} x the incumbent {:.1f}", n,
-                             partial->tokens_per_s_per_gpu, settings_.early_stop_fraction, best);
     } else {
       t.state = TrialState::scored;
       t.measured_tokens_per_s_per_gpu = full->tokens_per_s_per_gpu;
@@ -595,12 +590,13 @@ bool Tuner::end_round() {
       round, best_value, record.best_trial, percent(best_ei), percent(sigma), decision));
   std::vector<Trial> next;
   if (decision == "continue") {
-    for (const Candidate& c : proposals) next.push_back(proposed_trial(c, round + 1, settings_.steps));
+    for (const Candidate& c : proposals)
+      next.push_back(proposed_trial(c, round + 1, settings_.steps));
   } else if (best) {
     for (TrialKind kind : {TrialKind::confirm, TrialKind::reference}) {
-      next.push_back(planned_trial(p, fit,
-                                   kind == TrialKind::confirm ? best->layout : settings_.base_layout,
-                                   kind, round + 1, settings_.confirm_steps));
+      next.push_back(
+          planned_trial(p, fit, kind == TrialKind::confirm ? best->layout : settings_.base_layout,
+                        kind, round + 1, settings_.confirm_steps));
     }
   } else {
     db_.add_round(record);

@@ -93,6 +93,9 @@ class Tuner {
   void say(const std::string& line) const;
   void refresh(Trial& trial);
   void submit(Trial& trial, bool first_of_run);
+  /// Marks an exploration trial stopped early (with its first steps' score) when those steps give
+  /// less than early_stop_fraction x the incumbent; false otherwise (the trial is untouched).
+  bool stop_early(Trial& trial, const std::string& log) const;
   void finish_trial(Trial& trial, const sched::JobStatus& status, const std::string& log);
   bool end_round();
   void finalize();
