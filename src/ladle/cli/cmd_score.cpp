@@ -141,7 +141,7 @@ void add_score_command(CLI::App& command, Io& io) {
   command.add_option("--window", options->window,
                      "steps A:B to measure, inclusive, as the log prints them (default: skip the first quarter)");
   command.add_option("--price", options->price, "dollars per GPU-hour (default: the recipe's instance in the catalog)");
-  command.add_option("--format", options->format, "read the logs as this format (default: detect)");
+  command.add_option("--log-format", options->format, "read the logs as this format (default: detect)");
   command.add_flag("--write", options->write, "write the figures into the recipe's result block");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_score(*options, io); });
