@@ -359,7 +359,8 @@ try {
         '--backend', 'local', '--out', tunedDir, '--budget', '8', '--engine-program', args.engine,
         '--start', 'tp=4,pp=1,cp=1,ep=8,etp=1,dp=2,sp=on,recompute=full:uniform:1,offload=1,overlap=on,' +
         'precision_aware=on,max_tokens=32768,rows_per_mb=4'],
-      { encoding: 'utf8', env: { ...process.env, FAKE_ENGINE_STATE: path.join(work, 'tuned-engine') } });
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, FAKE_ENGINE_STATE: path.join(work, 'tuned-engine') } });
       const tuned = buildSite('site-tuned', ['--recipes', path.join(work, 'tuned-recipes')]);
       check(tuned.report.recipes[0].tune_trials > 0, 'the tuned recipe carries its trials', `${tuned.report.recipes[0].tune_trials}`);
       await testRecipePage(ctx.context, tuned, tuned.report.recipes[0], 'tuned-recipe');
