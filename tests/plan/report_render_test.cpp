@@ -109,3 +109,25 @@ TEST(PredictionText, StaysWithin120ColumnsForADeepPipeline) {
 
 }  // namespace
 }  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+TEST(PlanText, ADenseModelShowsNoMoeKnobs) {
+  PlanRequest r;
+  r.model = model::load_model("llama-3.1-8b");
+  r.cluster = make_cluster("h100", 8);
+  r.calibration = default_calibration();
+  r.top = 3;
+  const PlanReport report = plan_layouts(r);
+  ReportHeader h = header_of(r);
+  h.moe = false;
+  const std::string text = render_plan(report, h, 0.05);
+  for (const char* moe : {" EP1", "ep=", "etp=", "dispatcher="}) EXPECT_EQ(text.find(moe), std::string::npos) << moe;
+  EXPECT_NE(text.find("tp="), std::string::npos);
+  h.moe = true;
+  EXPECT_NE(render_plan(report, h, 0.05).find("ep=1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladle::plan

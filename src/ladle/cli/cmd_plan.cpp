@@ -134,6 +134,7 @@ int run_plan(const PlanOptions& o, Io& io) {
                             util::progress_style(util::stderr_is_terminal(), o.quiet || o.json));
     header.not_priced = not_priced;
     header.wide = o.wide;
+    header.moe = request.model.num_experts > 0;
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(hardware, count);
       const plan::PlanReport report = plan::plan_layouts(request);
@@ -157,6 +158,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   header.engine = o.engine;
   header.not_priced = not_priced;
   header.wide = o.wide;
+  header.moe = request.model.num_experts > 0;
   header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
   // The recipe is built before anything is printed, so that a base that cannot be written stops here.
   std::optional<Recipe> recipe;

@@ -189,14 +189,47 @@ std::string wrapped_words(const std::string& text, const std::string& indent) {
 // Pipeline stages per memory table of a prediction.
 constexpr size_t kStagesPerTable = 8;
 
+// A knob only a MoE model has: one Megatron-LM spells with "moe" or "expert".
+bool moe_only(std::string_view key) {
+  for (const layout::Knob& knob : layout::kKnobs) {
+    if (knob.key != key) continue;
+    for (const layout::KnobArg& arg : knob.args) {
+      if (arg.flag.find("moe") != std::string_view::npos || arg.flag.find("expert") != std::string_view::npos) return true;
+    }
+  }
+  return false;
+}
+
+// The spec a report prints: a dense model's without its MoE knobs (they do not apply to it).
+std::string shown_spec(const Layout& l, const ReportHeader& h) {
+  const std::string spec = layout::format_layout_spec(l);
+  if (h.moe) return spec;
+  std::vector<std::string> kept;
+  for (const std::string& item : spec_items(spec)) {
+    if (!moe_only(item.substr(0, item.find('=')))) kept.push_back(item);
+  }
+  return util::join(kept, ",");
+}
+
+// The label a report prints: a dense model's without EP and ETP.
+std::string shown_label(const Layout& l, const ReportHeader& h) {
+  const std::string label = layout::layout_label(l);
+  if (h.moe) return label;
+  std::vector<std::string> kept;
+  for (const std::string& word : util::split(label, ' ')) {
+    if (!word.starts_with("EP") && !word.starts_with("ETP")) kept.push_back(word);
+  }
+  return util::join(kept, " ");
+}
+
 // One short summary per layout, all different: the label, and where two layouts share a label,
 // the spec items that tell them apart (the label leaves out knobs such as the dispatcher).
-std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts) {
+std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, const ReportHeader& h) {
   std::vector<std::string> labels;
   std::vector<std::vector<std::string>> items;
   for (const Layout& l : layouts) {
-    labels.push_back(layout::layout_label(l));
-    items.push_back(spec_items(layout::format_layout_spec(l)));
+    labels.push_back(shown_label(l, h));
+    items.push_back(spec_items(shown_spec(l, h)));
   }
   std::vector<std::string> out = labels;
   for (size_t i = 0; i < layouts.size(); ++i) {
@@ -255,8 +288,8 @@ std::string breakdown_line(const Prediction& p, size_t parts) {
 
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
-  out += fmt::format("layout: {}\n", layout::layout_label(p.layout));
-  out += wrapped_spec("spec: " + layout::format_layout_spec(p.layout), "");
+  out += fmt::format("layout: {}\n", shown_label(p.layout, h));
+  out += wrapped_spec("spec: " + shown_spec(p.layout, h), "");
   out += fmt::format("calibration: {}\n", h.calibration);
   out += not_priced_line(h);
   out += "\n";
@@ -342,7 +375,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
                      util::format_grouped(static_cast<long long>(r.fitting)), r.usable_gib, 100 * margin);
   std::vector<Layout> layouts;
   for (const Prediction& p : r.top) layouts.push_back(p.layout);
-  const std::vector<std::string> summaries = distinct_summaries(layouts);
+  const std::vector<std::string> summaries = distinct_summaries(layouts, h);
   util::Table table;
   table.header = {"rank", "tok/s/GPU", "80% interval", "step s", "MFU", "$/1M tok", "mem GiB", "layout"};
   for (size_t i = 0; i < r.top.size(); ++i) {
@@ -350,7 +383,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
     table.rows.push_back({std::to_string(i + 1), fmt::format("{:.1f}", p.tokens_per_s_per_gpu), interval(p),
                           fmt::format("{:.2f}", p.step_time_s), percent(p.mfu),
                           fmt::format("{:.2f}", p.usd_per_million_tokens), fmt::format("{:.1f}", p.memory_gib),
-                          h.wide ? layout::format_layout_spec(p.layout) : summaries[i]});
+                          h.wide ? shown_spec(p.layout, h) : summaries[i]});
   }
   out += table.render();
   if (!r.top.empty()) {
@@ -361,8 +394,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
     out += fmt::format("{}. {}\n", i + 1, summaries[i]);
-    out += h.wide ? "   spec: " + layout::format_layout_spec(p.layout) + "\n"
-                  : wrapped_spec("spec: " + layout::format_layout_spec(p.layout), "   ");
+    out += h.wide ? "   spec: " + shown_spec(p.layout, h) + "\n" : wrapped_spec("spec: " + shown_spec(p.layout, h), "   ");
     out += fmt::format("   time: {}\n   memory: {} dominates", breakdown_line(p, 4), p.memory_dominant);
     const int64_t twins = i < r.top_same_speed.size() ? r.top_same_speed[i] : 0;
     if (twins > 0) out += fmt::format(" (+{} predicted as fast, with no less memory)", twins);
@@ -371,18 +403,16 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   if (!r.best_rejected.empty()) {
     out += "\nfaster layouts that do not fit (closest first):\n";
     for (const Rejected& x : r.best_rejected) {
-      out += fmt::format("  {:.1f} tok/s/GPU  {}\n", x.tokens_per_s_per_gpu, layout::layout_label(x.layout));
-      out += h.wide ? "    " + layout::format_layout_spec(x.layout) + "\n"
-                    : wrapped_spec(layout::format_layout_spec(x.layout), "    ");
+      out += fmt::format("  {:.1f} tok/s/GPU  {}\n", x.tokens_per_s_per_gpu, shown_label(x.layout, h));
+      out += h.wide ? "    " + shown_spec(x.layout, h) + "\n" : wrapped_spec(shown_spec(x.layout, h), "    ");
       out += "    " + x.reason + "\n";
     }
   }
   for (const WatchResult& w : r.watched) {
-    out += fmt::format("\nlayout {}: {}", layout::layout_label(w.layout), w.status);
+    out += fmt::format("\nlayout {}: {}", shown_label(w.layout, h), w.status);
     if (w.rank > 0) out += fmt::format(", {:.1f} tok/s/GPU, rank {} of {}", w.tokens_per_s_per_gpu, w.rank, r.fitting);
     out += "\n";
-    out += h.wide ? "  " + layout::format_layout_spec(w.layout) + "\n"
-                  : wrapped_spec(layout::format_layout_spec(w.layout), "  ");
+    out += h.wide ? "  " + shown_spec(w.layout, h) + "\n" : wrapped_spec(shown_spec(w.layout, h), "  ");
   }
   return out;
 }
@@ -448,14 +478,14 @@ std::string render_sweep(const std::vector<SweepPoint>& points, const ReportHead
                           fmt::format("{:.0f}", s.best.tokens_per_s_per_gpu * static_cast<double>(s.gpus)),
                           fmt::format("{:.2f}", s.best.step_time_s), fmt::format("{:.2f}", s.best.usd_per_million_tokens),
                           s.frontier ? "*" : "",
-                          h.wide ? layout::format_layout_spec(s.best.layout) : layout::layout_label(s.best.layout)});
+                          h.wide ? shown_spec(s.best.layout, h) : shown_label(s.best.layout, h)});
   }
   out += table.render();
   out += "frontier (*): no other GPU count gives more tokens/s for less per token\n";
   if (!h.wide) {
     out += "\nbest layout specs:\n";
     for (const SweepPoint& s : points) {
-      out += wrapped_spec(fmt::format("{} GPUs: {}", s.gpus, layout::format_layout_spec(s.best.layout)), "  ");
+      out += wrapped_spec(fmt::format("{} GPUs: {}", s.gpus, shown_spec(s.best.layout, h)), "  ");
     }
   }
   return out;
