@@ -92,7 +92,7 @@ void print_table(const verify::ScoreReport& r, const std::string& recipe_path, I
                           r.step_time_cv_percent ? fmt::format("{:.2f}%", *r.step_time_cv_percent) : "-",
                           "sample standard deviation (n - 1) / mean of the window's step times"});
   figures.rows.push_back(
-      {"MFU", r.mfu ? fmt::format("{:.4f}", *r.mfu) : "-",
+      {"MFU", r.mfu ? fmt::format("{:.2f}%", 100 * *r.mfu) : "-",  // a fraction in JSON and the recipe
        r.mfu ? fmt::format("6 x N x tokens/s per GPU / {} TFLOP/s dense BF16; N = {}", *r.inputs.peak_tflops,
                            util::format_grouped(static_cast<long long>(*r.inputs.active_params)))
              : "needs N and the GPU's peak"});
