@@ -44,7 +44,7 @@ if memory:
 
 
 def knobs(row):
-    return dict(kv.split("=", 1) for kv in row["layout"].split(","))
+    return dict(kv.split("=", 1) for kv in row["layout"]["spec"].split(","))
 
 
 pairs = []

@@ -1,11 +1,14 @@
 // Browser test of `ladle site`: builds the site with the ladle binary, opens it in Debian's headless
 // Chromium through playwright-core (no browser download), and checks what a reader relies on: the
 // index lists every recipe, sorting by tokens/s per GPU reorders the rows, the model filter hides
-// the other models, a recipe page shows its facts and charts, the copy button works, the page reads
+// the other models, a recipe page shows its facts, its prediction with the interval beside the measured
+// figure and its charts (loss, step time, a tuned recipe's trials), a model page plots its recipes
+// against GPU count with memory per stage, chart labels are never cut, the copy button works, the page reads
 // with JavaScript off and on a phone width, hostile recipe text stays text, and no console error
 // appears. Screenshots go to <work>/screenshots.
 //
 // Usage: node site_test.mjs --ladle <ladle binary> --work <scratch folder> [--fixtures <recipes dir>]
+//        [--engine <ladle_fake_engine>]  (the stand-in engine that `ladle tune` runs for the tuned recipe)
 // Exit codes: 0 all passed, 1 a check failed, 77 skipped (no Chromium or no node_modules) unless
 // LADLE_BROWSER_REQUIRED=1, which turns a skip into a failure.
 import { execFileSync } from 'node:child_process';
@@ -94,6 +97,31 @@ async function closeContext({ context, userDataDir }) {
 }
 
 const url = (root, rel) => pathToFileURL(path.join(root, rel)).href;
+
+// Chart labels are never cut: every text of every chart lies inside its SVG's box.
+async function checkChartLabels(page, what) {
+  const cut = await page.$$eval('figure.chart svg', (svgs) => svgs.flatMap((svg) => {
+    const box = svg.getBoundingClientRect();
+    return Array.from(svg.querySelectorAll('text')).filter((t) => {
+      const r = t.getBoundingClientRect();
+      return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5 ||
+                             r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5);
+    }).map((t) => `${svg.closest('figure').id}: ${t.textContent}`);
+  }));
+  check(cut.length === 0, `no chart label is cut on ${what}`, cut.join(' | '));
+}
+
+async function chartIds(page) {
+  return page.$$eval('figure.chart', (fs) => fs.map((f) => f.id));
+}
+
+// No external script, style sheet or image: the site is complete offline.
+async function checkNoExternal(page, what) {
+  const external = await page.$$eval('script[src], link[href], img[src]', (es) => es
+    .map((e) => e.getAttribute('src') || e.getAttribute('href'))
+    .filter((u) => /^(https?:)?\/\//i.test(u)));
+  check(external.length === 0, `${what} loads nothing from another site`, external.join(' '));
+}
 const tokensColumn = 3;  // 0-based: model, GPUs, layout, tokens/s per GPU
 
 async function columnValues(page, column) {
@@ -119,6 +147,7 @@ async function testIndex(context, site) {
     `${rows.length} rows, ${report.recipes.length} recipes`);
   check(report.recipes.every((r) => rows.some((row) => row.page === r.page)), 'every recipe page is linked');
   check(await page.isVisible('#filters'), 'filters are shown with JavaScript on');
+  await checkNoExternal(page, 'index');
 
   const before = await rowOrder(page);
   await page.click('#recipes thead th:nth-child(4) button');
@@ -193,6 +222,33 @@ async function testRecipePage(context, site, recipe, shotName) {
     'recipe page draws titled charts', JSON.stringify(charts));
   if (recipe.loss_chart) check(charts.some((c) => c.id === 'chart-loss'), 'recipe page draws the loss curves');
   if (recipe.step_time_chart) check(charts.some((c) => c.id === 'chart-step-time'), 'recipe page draws the step times');
+  if (recipe.predicted_tokens_per_s_per_gpu !== null) {
+    // Predicted against measured, with the interval, right after the measured figure.
+    const beside = await page.$$eval('dl.facts dd', (dds) => {
+      const i = dds.findIndex((d) => d.getAttribute('data-fact') === 'predicted-tokens-per-s-per-gpu');
+      return i < 0 ? null : { previous: dds[i - 1]?.getAttribute('data-fact'), text: dds[i].textContent };
+    });
+    check(beside && beside.previous === 'tokens-per-s-per-gpu' && /80% interval/.test(beside.text),
+      'predicted tokens/s per GPU and its interval sit beside the measured figure', JSON.stringify(beside));
+    if (recipe.tokens_per_s_per_gpu !== null) {
+      check(/(inside|below|above) the interval/.test(beside?.text || ''), 'the page says where the measurement falls',
+        beside?.text);
+    }
+    check(charts.some((c) => c.id === 'chart-step-breakdown'), 'recipe page draws the predicted step time by part');
+  }
+  if (recipe.tune_trials > 0) {
+    check(charts.some((c) => c.id === 'chart-trials'), 'tuned recipe page draws its trials');
+    const rows = await page.$$eval('#trials-table tbody tr', (trs) => trs.length);
+    check(rows === recipe.tune_trials, 'tuned recipe page lists every trial', `${rows} rows, ${recipe.tune_trials} trials`);
+    const series = await page.$$eval('#chart-trials svg text', (ts) => ts.map((t) => t.textContent));
+    check(['predicted when proposed', 'measured', 'best measured so far'].every((n) => series.includes(n)),
+      'trials chart shows predicted, measured and the best so far', series.join(' | '));
+    const rounds = await page.$$eval('#trials-table tbody tr', (trs) => trs.map((tr) => Number(tr.cells[0].textContent)));
+    check(rounds.every((r, i) => i === 0 || rounds[i - 1] <= r) && new Set(rounds).size > 1,
+      'trials are listed by round', `${rounds}`);
+  }
+  await checkChartLabels(page, `${shotName} at desktop width`);
+  await checkNoExternal(page, shotName);
   const script = await page.textContent('#run-script');
   check(script.length > 0, 'run script is shown');
   await page.click('button.copy');
@@ -205,6 +261,7 @@ async function testRecipePage(context, site, recipe, shotName) {
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'recipe page fits a phone width', `${overflow}px too wide`);
+  await checkChartLabels(page, `${shotName} at phone width`);
   await page.screenshot({ path: path.join(shots, `${shotName}-phone.png`), fullPage: true });
   const levels = await page.$$eval('h1, h2, h3, h4, h5, h6', (hs) => hs.map((h) => Number(h.tagName[1])));
   check(levels[0] === 1 && levels.every((l, i) => i === 0 || l <= levels[i - 1] + 1), 'headings are in order', `${levels}`);
@@ -215,24 +272,29 @@ async function testModelPage(context, site) {
   const page = watch(await context.newPage());
   const model = site.report.models[0];
   await page.goto(url(site.out, model.page));
-  const ids = await page.$$eval('figure.chart', (fs) => fs.map((f) => f.id));
+  const ids = await chartIds(page);
   check(ids.includes('chart-tokens') && ids.includes('chart-usd'), `model page '${model.name}' has both bar charts`);
+  check(ids.includes('chart-tokens-by-gpus') && ids.includes('chart-usd-by-gpus'),
+    'model page plots tokens/s per GPU and $ per 1M against GPU count', ids.join(' '));
+  const counts = [...new Set(site.report.recipes.filter((r) => r.model === model.name).map((r) => r.gpu_count))];
+  const points = await page.$$eval('#chart-tokens-by-gpus table.chart-data tbody tr', (trs) => trs.length);
+  check(points === counts.length, 'one point per GPU count', `${points} points, ${counts.length} GPU counts`);
+  const predicted = site.report.recipes.some((r) => r.model === model.name && r.predicted_tokens_per_s_per_gpu !== null);
+  if (predicted) {
+    check(ids.includes('chart-stage-memory'), 'model page shows predicted memory per pipeline stage');
+    const unit = await page.textContent('#chart-stage-memory svg').catch(() => '');
+    check(/GiB per GPU/.test(unit), 'memory per stage is labelled in GiB');
+  }
+  await checkNoExternal(page, 'model page');
   const bars = await page.$$eval('#chart-tokens .bars rect', (rs) => rs.length);
   const want = site.report.recipes.filter((r) => r.model === model.name && r.tokens_per_s_per_gpu !== null).length;
   check(bars >= want && want > 0, 'one bar per measured layout', `${bars} bars, ${want} layouts`);
   await page.screenshot({ path: path.join(shots, 'model-wide.png'), fullPage: true });
-  // Chart labels are never cut: every text of a chart lies inside its SVG's box.
-  const cut = await page.$$eval('figure.chart svg', (svgs) => svgs.flatMap((svg) => {
-    const box = svg.getBoundingClientRect();
-    return Array.from(svg.querySelectorAll('text')).filter((t) => {
-      const r = t.getBoundingClientRect();
-      return r.width > 0 && (r.left < box.left - 0.5 || r.right > box.right + 0.5);
-    }).map((t) => t.textContent);
-  }));
-  check(cut.length === 0, 'no chart label is cut at desktop width', cut.join(' | '));
+  await checkChartLabels(page, 'the model page at desktop width');
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'model page fits a phone width', `${overflow}px too wide`);
+  await checkChartLabels(page, 'the model page at phone width');
   await page.screenshot({ path: path.join(shots, 'model-phone.png'), fullPage: true });
   await page.close();
 }
@@ -288,6 +350,23 @@ try {
     const planned = buildSite('site-planned', ['--recipes', path.join(work, 'planned-recipes')]);
     check(planned.report.recipes[0].status === 'planned', 'the emitted recipe is planned', planned.report.recipes[0].status);
     await testRecipePage(ctx.context, planned, planned.report.recipes[0], 'planned-recipe');
+    // A tuned recipe, as `ladle tune` writes it (recipe.yaml beside tune.db), on the local back-end with
+    // the stand-in engine of the tune tests.
+    if (args.engine && fs.existsSync(args.engine)) {
+      const tunedDir = path.join(work, 'tuned-recipes', 'glm-4.7-flash', 'h200');
+      fs.mkdirSync(path.dirname(tunedDir), { recursive: true });
+      execFileSync(args.ladle, ['tune', '--model', 'glm-4.7-flash', '--gpu', 'h200', '--gpus', '8', '--engine', 'slime',
+        '--backend', 'local', '--out', tunedDir, '--budget', '8', '--engine-program', args.engine,
+        '--start', 'tp=4,pp=1,cp=1,ep=8,etp=1,dp=2,sp=on,recompute=full:uniform:1,offload=1,overlap=on,' +
+        'precision_aware=on,max_tokens=32768,rows_per_mb=4'],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, FAKE_ENGINE_STATE: path.join(work, 'tuned-engine') } });
+      const tuned = buildSite('site-tuned', ['--recipes', path.join(work, 'tuned-recipes')]);
+      check(tuned.report.recipes[0].tune_trials > 0, 'the tuned recipe carries its trials', `${tuned.report.recipes[0].tune_trials}`);
+      await testRecipePage(ctx.context, tuned, tuned.report.recipes[0], 'tuned-recipe');
+    } else {
+      check(false, 'the stand-in engine for the tuned recipe is there', `${args.engine}`);
+    }
     if (fixtures) {
       const withLogs = fixtures.report.recipes.find((r) => r.loss_chart) || fixtures.report.recipes[0];
       await testRecipePage(ctx.context, fixtures, withLogs, 'fixture-recipe');

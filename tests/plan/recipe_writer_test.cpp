@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/search.hpp"
@@ -64,10 +66,19 @@ TEST(RecipeWriter, PredictedMemoryIsInDecimalGigabytes) {
   const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
   const Recipe planned = planned_recipe(r.model, r.cluster, r.workload, best, layout::Engine::slime, r.calibration, base);
   ASSERT_TRUE(planned.predicted.has_value());
-  EXPECT_NEAR(planned.predicted->memory_gb, best.memory_gib * 1024 * 1024 * 1024 / 1e9, 0.006);
+  EXPECT_NEAR(planned.predicted->memory_gib, best.memory_gib, 0.006);
   double parts = 0;
   for (const PredictedPart& part : planned.predicted->memory_breakdown) parts += part.value;
-  EXPECT_NEAR(parts, planned.predicted->memory_gb, 0.05);
+  EXPECT_NEAR(parts, planned.predicted->memory_gib, 0.05);
+  // One entry per pipeline stage; the worst of them is the block's memory.
+  ASSERT_EQ(planned.predicted->stage_memory.size(), best.stages.size());
+  double worst = 0;
+  for (const PredictedPart& stage : planned.predicted->stage_memory) worst = std::max(worst, stage.value);
+  EXPECT_NEAR(worst, planned.predicted->memory_gib, 0.006);
+  // The interval brackets the prediction.
+  ASSERT_TRUE(planned.predicted->tokens_per_s_per_gpu_low && planned.predicted->tokens_per_s_per_gpu_high);
+  EXPECT_LE(*planned.predicted->tokens_per_s_per_gpu_low, planned.predicted->tokens_per_s_per_gpu);
+  EXPECT_GE(*planned.predicted->tokens_per_s_per_gpu_high, planned.predicted->tokens_per_s_per_gpu);
 }
 
 }  // namespace

@@ -204,14 +204,23 @@ TEST(RecipeIo, WriteIsAtomicAndReadable) {
 TEST(RecipeIo, OptionalBlocksRoundTripWhenPresentOrAbsent) {
   Recipe r = read_recipe(seed_text(), "seed.yaml").recipe;
   r.result.reset();
-  r.predicted = Predicted{"ladle 0.1.0", 6000.5, 21.8, 0.13, 0.37, 120.25,
-                          {{"compute", 15.0}, {"ep_all_to_all", 3.5}}, {{"weights", 7.2}}};
+  r.predicted = Predicted{"ladle 0.1.0", 6000.5, 21.8, 0.13, 0.37, 3437.1, 10474.3, 120.25,
+                          {{"compute", 15.0}, {"ep_all_to_all", 3.5}}, {{"weights", 7.2}},
+                          {{"stage 0", 120.25}, {"stage 1", 98.5}}};
   r.notes = "a note: with a colon\nand a line\n";
   const std::string text = write_recipe(r);
   EXPECT_NE(text.find("\nresult: null\n"), std::string::npos);
   EXPECT_NE(text.find("\npredicted:\n  planner: ladle 0.1.0\n"), std::string::npos);
   EXPECT_NE(text.find("  step_time_breakdown:\n  - name: compute\n    value: 15.0\n"), std::string::npos);
+  EXPECT_NE(text.find("  tokens_per_s_per_gpu_low: 3437.1\n  tokens_per_s_per_gpu_high: 10474.3\n  memory_gib: 120.25\n"),
+            std::string::npos);
   EXPECT_EQ(read_recipe(text, "again.yaml").recipe, r);
+  // A recipe written before the planner gave an interval reads without one.
+  r.predicted->tokens_per_s_per_gpu_low.reset();
+  r.predicted->tokens_per_s_per_gpu_high.reset();
+  const std::string older = write_recipe(r);
+  EXPECT_EQ(older.find("tokens_per_s_per_gpu_low"), std::string::npos);
+  EXPECT_EQ(read_recipe(older, "older.yaml").recipe, r);
 }
 
 }  // namespace

@@ -109,6 +109,49 @@ TEST(RecipePage, ShowsPredictedAgainstMeasuredWithTheBreakdown) {
   EXPECT_NE(html.find("expert all-to-all"), std::string::npos);
 }
 
+TEST(RecipePage, PutsThePredictionAndItsIntervalBesideTheMeasuredFact) {
+  const std::string html = render_recipe_page(two_models(), 1);
+  const size_t measured = html.find("<dd data-fact=\"tokens-per-s-per-gpu\">161.79</dd>");
+  const size_t predicted = html.find("<dt>Predicted tokens/s per GPU</dt><dd data-fact=\"predicted-tokens-per-s-per-gpu\">"
+                                     "170.00 (80% interval 97.30\u2013297.10)");
+  ASSERT_NE(measured, std::string::npos);
+  ASSERT_NE(predicted, std::string::npos);
+  EXPECT_LT(measured, predicted);
+  // 161.79 / 170 - 1 = -4.8%, inside [97.3, 297.1].
+  EXPECT_NE(html.find("measured -4.8% against predicted, inside the interval", predicted), std::string::npos);
+  EXPECT_NE(html.find("<th scope=\"row\">Memory per GPU, worst stage (GiB)</th><td class=\"num\">113.2</td>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-stage-memory\">"), std::string::npos);
+}
+
+TEST(RecipePage, SaysWhereAMeasurementFallsOutsideTheInterval) {
+  Recipe r = test::glm52_tp4();
+  r.result->tokens_per_s_per_gpu = 400;
+  const std::string html = render_recipe_page(make_site_catalog({test::site_recipe(r, "recipes/a/b/c.yaml")}), 0);
+  EXPECT_NE(html.find("measured +135.3% against predicted, above the interval"), std::string::npos);
+}
+
+TEST(RecipePage, ShowsATunedRecipesTrialsByRound) {
+  SiteRecipe item = test::site_recipe(test::glm47_flash(), "recipes/a/b/c.yaml");
+  item.trials = {{1, 1, "explore", "TP4 PP1 EP8 DP2", "scored", 2667.2, 2466.6},
+                 {2, 1, "explore", "TP1 PP2 EP4 DP4", "oom", 5100.0, std::nullopt},
+                 {3, 2, "explore", "TP1 PP4 CP2 EP1 DP1", "scored", 5160.8, 6050.3},
+                 {4, 2, "explore", "TP2 PP1 EP8 DP4", "scored", 5300.0, 4000.0},
+                 {5, 3, "confirm", "TP1 PP4 CP2 EP1 DP1", "scored", 6040.0, 6049.7}};
+  const std::string html = render_recipe_page(make_site_catalog({item}), 0);
+  expect_well_formed(html, "tuned");
+  EXPECT_NE(html.find("<h2 id=\"trials\">Tuning trials</h2>"), std::string::npos);
+  EXPECT_NE(html.find("ran 5 trials in 3 rounds"), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-trials\">"), std::string::npos);
+  EXPECT_NE(html.find("<tr><td class=\"num\">1</td><td class=\"num\">2</td><td>TP1 PP2 EP4 DP4</td><td>explore</td>"
+                      "<td>oom</td><td class=\"num\">5,100.00</td><td class=\"num\">\u2014</td></tr>"),
+            std::string::npos);
+  // The best so far never falls: after trial 4 (4,000) it is still trial 3's 6,050.3.
+  EXPECT_NE(html.find("<th scope=\"row\">4</th><td>5,300.0</td><td>4,000.0</td><td>6,050.3</td></tr>"),
+            std::string::npos);
+  EXPECT_EQ(render_recipe_page(two_models(), 0).find("id=\"trials\""), std::string::npos);
+}
+
 TEST(RecipePage, DrawsLossAndStepTimeWhenTheLogsAreRead) {
   std::vector<SiteRecipe> recipes{test::site_recipe(test::glm47_flash(), "recipes/a/b/c.yaml")};
   recipes[0].reference_loss = {{1, 2.0}, {2, 1.9}};
@@ -144,6 +187,32 @@ TEST(ModelPage, ComparesItsLayoutsInBarCharts) {
   EXPECT_EQ(count(html, "<tr><td><a href=\"../recipes/"), 2u);
   EXPECT_EQ(html.find("GLM-4.7-Flash"), std::string::npos);
   EXPECT_NE(html.find(">predicted</text>"), std::string::npos);  // one of its recipes has a prediction
+  // Against GPU count: both layouts run on 128 GPUs, so one point, the faster (161.79 over 131.12).
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-tokens-by-gpus\">"), std::string::npos);
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-usd-by-gpus\">"), std::string::npos);
+  // Memory per stage of the recipe with a prediction: four stages.
+  EXPECT_NE(html.find("<figure class=\"chart\" id=\"chart-stage-memory\">"), std::string::npos);
+  EXPECT_NE(html.find("TP4 PP4 EP32 DP8 \u00b7 stage 3"), std::string::npos);
+}
+
+TEST(ModelPage, PlotsTheBestOfEachGpuCount) {
+  Recipe small = test::glm52_tp4();
+  small.gpu.count = 64;
+  small.layout.label = "TP4 PP4 EP16 DP4";
+  small.result->tokens_per_s_per_gpu = 150.5;
+  Recipe slow = test::glm52_tp4();
+  slow.layout.label = "TP8 PP4 EP32 DP4";
+  slow.result->tokens_per_s_per_gpu = 120.25;
+  const SiteCatalog catalog = make_site_catalog({test::site_recipe(test::glm52_tp4(), "recipes/m/h200/a.yaml"),
+                                                 test::site_recipe(small, "recipes/m/h200/b.yaml"),
+                                                 test::site_recipe(slow, "recipes/m/h200/c.yaml")});
+  const std::string html = render_model_page(catalog, "GLM-5.2-744B-A40B");
+  const size_t chart = html.find("id=\"chart-tokens-by-gpus\"");
+  ASSERT_NE(chart, std::string::npos);
+  const std::string figure = html.substr(chart, html.find("</figure>", chart) - chart);
+  EXPECT_NE(figure.find("<th scope=\"row\">64</th><td>150.50</td>"), std::string::npos) << figure;
+  EXPECT_NE(figure.find("<th scope=\"row\">128</th><td>161.79</td>"), std::string::npos) << figure;
+  EXPECT_EQ(figure.find("120.25"), std::string::npos);
 }
 
 TEST(Escaping, HostileRecipeRendersAsTextOnEveryPage) {

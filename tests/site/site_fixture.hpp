@@ -103,7 +103,10 @@ inline Recipe glm52_tp4() {
   p.step_time_s = 48.2;
   p.mfu = 0.042;
   p.usd_per_million_tokens = 12.9;
-  p.memory_gb = 121.5;
+  p.memory_gib = 113.2;
+  p.tokens_per_s_per_gpu_low = 97.3;
+  p.tokens_per_s_per_gpu_high = 297.1;
+  p.stage_memory = {{"stage 0", 113.2}, {"stage 1", 101.4}, {"stage 2", 99.0}, {"stage 3", 108.7}};
   p.step_time_breakdown = {{"compute", 30.0}, {"expert all-to-all", 12.2}, {"pipeline bubble", 6.0}};
   p.memory_breakdown = {{"weights", 40.0}, {"optimizer", 20.5}, {"activations", 61.0}};
   r.predicted = p;
@@ -131,6 +134,7 @@ inline SiteRecipe site_recipe(Recipe r, std::string source_path = "") {
   s.recipe = std::move(r);
   s.source_path = std::move(source_path);
   s.yaml = "model: " + s.recipe.model + "\n";
+  s.prediction = s.recipe.predicted;  // as load_site_recipes keeps a recipe's own prediction
   return s;
 }
 

@@ -120,7 +120,7 @@ void add_converge_command(CLI::App& command, Io& io) {
   command.add_option("--reference", options->reference, "log of the reference run")->required();
   command.add_option("--candidate", options->candidate, "log of the candidate run")->required();
   command.add_option("--steps", options->steps, "compare the reference's first N steps (default: all, same lengths)");
-  command.add_option("--format", options->format, "read both logs as this format (default: detect)");
+  command.add_option("--log-format", options->format, "read both logs as this format (default: detect)");
   command.add_option("--write", options->write, "write the result into this recipe's correctness.convergence");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_converge(*options, io); });

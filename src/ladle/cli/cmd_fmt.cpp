@@ -1,5 +1,6 @@
 // cmd_fmt.cpp: `ladle fmt`, rewrites recipes in ladle's canonical YAML form.
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "ladle/cli/commands.hpp"
@@ -14,6 +15,7 @@ namespace {
 struct FmtOptions {
   std::vector<std::string> files;
   bool check = false;
+  bool json = false;
 };
 
 int run_fmt(const FmtOptions& opt, Io& io) {
@@ -23,21 +25,30 @@ int run_fmt(const FmtOptions& opt, Io& io) {
   }
   // Every file is parsed before any is written, so a bad file leaves all of them untouched.
   std::vector<std::pair<std::string, std::string>> rewrites;
+  nlohmann::ordered_json report = nlohmann::ordered_json::array();
   int changed = 0;
   for (const std::string& file : files) {
     const std::string text = util::read_file(file);
     const std::string canonical = recipe::write_recipe(recipe::read_recipe(text, file).recipe);
-    if (canonical == text) continue;
+    const bool canonical_already = canonical == text;
+    report.push_back({{"file", file},
+                      {"canonical", canonical_already},
+                      {"rewritten", !canonical_already && !opt.check}});
+    if (canonical_already) continue;
     ++changed;
     if (opt.check) {
-      io.out << file << ": not in canonical form\n";
+      if (!opt.json) io.out << file << ": not in canonical form\n";
     } else {
       rewrites.emplace_back(file, canonical);
     }
   }
   for (const auto& [file, canonical] : rewrites) {
     util::write_file_atomic(file, canonical);
-    io.out << file << ": rewritten\n";
+    if (!opt.json) io.out << file << ": rewritten\n";
+  }
+  if (opt.json) {
+    io.out << nlohmann::ordered_json{{"check", opt.check}, {"not_canonical", changed}, {"files", report}}.dump(2)
+           << "\n";
   }
   return opt.check && changed ? kExitNo : kExitOk;
 }
@@ -47,6 +58,7 @@ void add_fmt_command(CLI::App& command, Io& io) {
   auto opt = std::make_shared<FmtOptions>();
   command.add_option("files", opt->files, "recipe files or folders")->required();
   command.add_flag("--check", opt->check, "only report files that are not in canonical form (exit 1)");
+  add_json_flag(command, opt->json);
   command.callback([opt, &io] { io.exit_code = run_fmt(*opt, io); });
 }
 

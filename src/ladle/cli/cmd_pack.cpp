@@ -141,7 +141,7 @@ void add_pack_command(CLI::App& command, Io& io) {
   command.add_option("--rows", opt->rows, "rows to build")->required();
   command.add_option("--seed", opt->seed, "seed of the conversation permutation (0 to 2^63 - 1)")
       ->capture_default_str()
-      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)));
+      ->check(CLI::Range(uint64_t{0}, static_cast<uint64_t>(INT64_MAX)).description(""));  // the help says the range
   command.add_option("--out", opt->out, "output folder (replaced whole when complete)")->required();
   command.add_option("--name", opt->name, "the row set's name (default: the output folder's name)");
   command.add_option("--threads", opt->threads,

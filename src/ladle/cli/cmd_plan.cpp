@@ -51,6 +51,7 @@ struct PlanOptions {
   std::string args;    ///< the fixed part of the search, as training arguments
   std::string script;  ///< the same, from a launch script
   bool json = false;
+  bool wide = false;  ///< the full spec in the table rows
   bool quiet = false;  // no progress over a sweep
 };
 
@@ -136,6 +137,8 @@ int run_plan(const PlanOptions& o, Io& io) {
     util::Progress progress(io.err, "plan", "GPU counts", static_cast<int64_t>(counts.size()),
                             util::progress_style(util::stderr_is_terminal(), o.quiet || o.json));
     header.not_priced = not_priced;
+    header.wide = o.wide;
+    header.moe = request.model.num_experts > 0;
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(hardware, count);
       const plan::PlanReport report = plan::plan_layouts(request);
@@ -158,6 +161,8 @@ int run_plan(const PlanOptions& o, Io& io) {
                             request.calibration.source};
   header.engine = o.engine;
   header.not_priced = not_priced;
+  header.wide = o.wide;
+  header.moe = request.model.num_experts > 0;
   header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
   // The recipe is built before anything is printed, so that a base that cannot be written stops here.
   std::optional<Recipe> recipe;
@@ -212,6 +217,8 @@ void add_plan_command(CLI::App& command, Io& io) {
                      "catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
   command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
   add_json_flag(command, options->json);
+  command.add_flag("--wide", options->wide,
+                   "give each layout's full spec in the table rows (wider than 120 columns)");
   add_quiet_flag(command, options->quiet);
   command.callback([options, &io] { io.exit_code = run_plan(*options, io); });
 }

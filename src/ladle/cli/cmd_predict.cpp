@@ -162,6 +162,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, calibration.source};
   header.engine = layout::to_string(engine);
   header.not_priced = not_priced;
+  header.moe = m.model.num_experts > 0;
   header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
   std::optional<Recipe> recipe;
   if (!o.emit.empty()) {

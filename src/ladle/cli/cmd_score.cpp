@@ -92,7 +92,7 @@ void print_table(const verify::ScoreReport& r, const std::string& recipe_path, I
                           r.step_time_cv_percent ? fmt::format("{:.2f}%", *r.step_time_cv_percent) : "-",
                           "sample standard deviation (n - 1) / mean of the window's step times"});
   figures.rows.push_back(
-      {"MFU", r.mfu ? fmt::format("{:.4f}", *r.mfu) : "-",
+      {"MFU", r.mfu ? fmt::format("{:.2f}%", 100 * *r.mfu) : "-",  // a fraction in JSON and the recipe
        r.mfu ? fmt::format("6 x N x tokens/s per GPU / {} TFLOP/s dense BF16; N = {}", *r.inputs.peak_tflops,
                            util::format_grouped(static_cast<long long>(*r.inputs.active_params)))
              : "needs N and the GPU's peak"});
@@ -141,7 +141,7 @@ void add_score_command(CLI::App& command, Io& io) {
   command.add_option("--window", options->window,
                      "steps A:B to measure, inclusive, as the log prints them (default: skip the first quarter)");
   command.add_option("--price", options->price, "dollars per GPU-hour (default: the recipe's instance in the catalog)");
-  command.add_option("--format", options->format, "read the logs as this format (default: detect)");
+  command.add_option("--log-format", options->format, "read the logs as this format (default: detect)");
   command.add_flag("--write", options->write, "write the figures into the recipe's result block");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_score(*options, io); });

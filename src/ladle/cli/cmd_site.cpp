@@ -9,7 +9,9 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/site/site.hpp"
+#include "ladle/layout/layout_spec.hpp"
 #include "ladle/site/site_loader.hpp"
+#include "ladle/tune/tune_db.hpp"
 
 namespace ladle::cli {
 namespace {
@@ -39,6 +41,10 @@ std::string render_site_json(const site::SiteCatalog& catalog, const std::vector
     item["model_page"] = catalog.paths[i].model_page;
     item["loss_chart"] = !catalog.recipes[i].reference_loss.empty() && !catalog.recipes[i].candidate_loss.empty();
     item["step_time_chart"] = !catalog.recipes[i].step_time_s.empty();
+    item["predicted_tokens_per_s_per_gpu"] = catalog.recipes[i].prediction
+                                                 ? nlohmann::ordered_json(catalog.recipes[i].prediction->tokens_per_s_per_gpu)
+                                                 : nullptr;
+    item["tune_trials"] = catalog.recipes[i].trials.size();
     j["recipes"].push_back(std::move(item));
   }
   j["models"] = nlohmann::ordered_json::array();
@@ -50,12 +56,22 @@ std::string render_site_json(const site::SiteCatalog& catalog, const std::vector
   return j.dump(2) + "\n";
 }
 
+// The trials of a tuning run, from its database, as a tuned recipe's page shows them.
+std::vector<site::SiteTrial> read_tune_trials(const std::string& db_path) {
+  std::vector<site::SiteTrial> out;
+  for (const tune::Trial& t : tune::TuneDb::open(db_path).trials()) {
+    out.push_back({t.id, t.round, tune::to_string(t.kind), layout::layout_label(layout::parse_layout_spec(t.layout)),
+                   tune::to_string(t.state), t.predicted_tokens_per_s_per_gpu, t.measured_tokens_per_s_per_gpu});
+  }
+  return out;
+}
+
 int run_site(const SiteOptions& opt, Io& io) {
   const bool embedded = opt.recipes_dir.empty();
   const std::vector<recipe::LoadedRecipe> loaded =
       embedded ? recipe::load_embedded_catalog() : recipe::load_catalog_dir(opt.recipes_dir);
   const site::SiteCatalog catalog =
-      site::make_site_catalog(site::load_site_recipes(loaded, {embedded, opt.recipes_dir}));
+      site::make_site_catalog(site::load_site_recipes(loaded, {embedded, opt.recipes_dir}, read_tune_trials));
   const std::vector<site::SiteFile> files = site::build_site(catalog);
   site::write_site(files, opt.out_dir);
   if (opt.json) {

@@ -158,7 +158,7 @@ void add_steps_command(CLI::App& command, Io& io) {
   auto options = std::make_shared<StepsOptions>();
   command.add_option("logs", options->logs, "training logs (Megatron-LM, Megatron-Bridge, slime, miles, NeMo 2.0, ladle JSONL)")
       ->required();
-  command.add_option("--format", options->format,
+  command.add_option("--log-format", options->format,
                      "read every log as this format: megatron, megatron_bridge, slime, miles, nemo, jsonl");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_steps(*options, io); });

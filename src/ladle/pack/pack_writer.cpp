@@ -195,8 +195,9 @@ std::string render_manifest_json(const PackManifest& m) {
   b["supervised_token_ratio"] = std::stod(ratio_text(m.build.supervised_token_ratio));
   b["builder"] = m.build.builder;
   j["build"] = b;
-  nlohmann::ordered_json files = nlohmann::ordered_json::object();
-  for (const OutputFile& f : m.files) files[f.name] = {{"sha256", f.sha256}, {"bytes", f.bytes}};
+  // A list, not a map keyed by file name: JSON keys are snake_case names, never data.
+  nlohmann::ordered_json files = nlohmann::ordered_json::array();
+  for (const OutputFile& f : m.files) files.push_back({{"name", f.name}, {"sha256", f.sha256}, {"bytes", f.bytes}});
   j["files"] = files;
   j["stats"] = {{"source_conversations", m.stats.source_conversations},
                 {"conversations_used", m.stats.conversations_used},

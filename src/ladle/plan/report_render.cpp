@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -43,9 +45,23 @@ Json header_json(const ReportHeader& h) {
   return j;
 }
 
+// A part's name as a JSON key: "EP all-to-all" -> "ep_all_to_all", "optimizer (GPU)" -> "optimizer_gpu".
+std::string snake_key(const std::string& name) {
+  std::string out;
+  for (const char c : name) {
+    if (std::isalnum(static_cast<unsigned char>(c))) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!out.empty() && out.back() != '_') {
+      out += '_';
+    }
+  }
+  while (!out.empty() && out.back() == '_') out.pop_back();
+  return out;
+}
+
 Json parts_json(const std::vector<Part>& parts, int decimals) {
   Json j = Json::object();
-  for (const Part& p : parts) j[p.name] = round_to(p.value, decimals);
+  for (const Part& p : parts) j[snake_key(p.name)] = round_to(p.value, decimals);
   return j;
 }
 
@@ -117,6 +133,123 @@ Json prediction_object(const Prediction& p, const ReportHeader& h) {
 }
 
 // "not priced: --lr, --seed" for a job given as its own arguments.
+// Text reports stay within this many columns; `--wide` lifts it for the plan tables.
+constexpr size_t kReportWidth = 120;
+
+// A spec's "key=value" items: split at the commas that start another key (a pipeline layout
+// string or a list value may hold commas of its own).
+std::vector<std::string> spec_items(const std::string& spec) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t i = 0; i <= spec.size(); ++i) {
+    if (i < spec.size() && spec[i] != ',') continue;
+    if (i < spec.size()) {
+      size_t j = i + 1;
+      while (j < spec.size() && (std::islower(static_cast<unsigned char>(spec[j])) || spec[j] == '_')) ++j;
+      if (j == i + 1 || j >= spec.size() || spec[j] != '=') continue;  // a comma inside a value
+    }
+    out.push_back(spec.substr(start, i - start));
+    start = i + 1;
+  }
+  return out;
+}
+
+// The spec on lines of at most kReportWidth columns, each after `indent`, broken after a comma.
+std::string wrapped_spec(const std::string& spec, const std::string& indent) {
+  std::string out;
+  std::string line = indent;
+  const std::vector<std::string> items = spec_items(spec);
+  for (size_t i = 0; i < items.size(); ++i) {
+    const std::string item = items[i] + (i + 1 < items.size() ? "," : "");
+    if (line.size() > indent.size() && line.size() + item.size() > kReportWidth) {
+      out += line + "\n";
+      line = indent;
+    }
+    line += item;
+  }
+  return out + line + "\n";
+}
+
+// Prose on lines of at most kReportWidth columns, broken at spaces; later lines after `indent`.
+std::string wrapped_words(const std::string& text, const std::string& indent) {
+  std::string out;
+  std::string line;
+  for (const std::string& word : util::split(text, ' ')) {
+    if (!line.empty() && line.size() + 1 + word.size() > kReportWidth) {
+      out += line + "\n";
+      line = indent;
+    } else if (!line.empty() && line != indent) {
+      line += " ";
+    }
+    line += word;
+  }
+  return out + line + "\n";
+}
+
+// Pipeline stages per memory table of a prediction.
+constexpr size_t kStagesPerTable = 8;
+
+// A knob only a MoE model has: one Megatron-LM spells with "moe" or "expert".
+bool moe_only(std::string_view key) {
+  for (const layout::Knob& knob : layout::kKnobs) {
+    if (knob.key != key) continue;
+    for (const layout::KnobArg& arg : knob.args) {
+      if (arg.flag.find("moe") != std::string_view::npos || arg.flag.find("expert") != std::string_view::npos) return true;
+    }
+  }
+  return false;
+}
+
+// The spec a report prints: a dense model's without its MoE knobs (they do not apply to it).
+std::string shown_spec(const Layout& l, const ReportHeader& h) {
+  const std::string spec = layout::format_layout_spec(l);
+  if (h.moe) return spec;
+  std::vector<std::string> kept;
+  for (const std::string& item : spec_items(spec)) {
+    if (!moe_only(item.substr(0, item.find('=')))) kept.push_back(item);
+  }
+  return util::join(kept, ",");
+}
+
+// The label a report prints: a dense model's without EP and ETP.
+std::string shown_label(const Layout& l, const ReportHeader& h) {
+  const std::string label = layout::layout_label(l);
+  if (h.moe) return label;
+  std::vector<std::string> kept;
+  for (const std::string& word : util::split(label, ' ')) {
+    if (!word.starts_with("EP") && !word.starts_with("ETP")) kept.push_back(word);
+  }
+  return util::join(kept, " ");
+}
+
+// One short summary per layout, all different: the label, and where two layouts share a label,
+// the spec items that tell them apart (the label leaves out knobs such as the dispatcher).
+std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, const ReportHeader& h) {
+  std::vector<std::string> labels;
+  std::vector<std::vector<std::string>> items;
+  for (const Layout& l : layouts) {
+    labels.push_back(shown_label(l, h));
+    items.push_back(spec_items(shown_spec(l, h)));
+  }
+  std::vector<std::string> out = labels;
+  for (size_t i = 0; i < layouts.size(); ++i) {
+    std::vector<size_t> group;
+    for (size_t j = 0; j < layouts.size(); ++j) {
+      if (labels[j] == labels[i]) group.push_back(j);
+    }
+    if (group.size() < 2) continue;
+    std::string extra;
+    for (const std::string& item : items[i]) {
+      const bool shared = std::all_of(group.begin(), group.end(), [&](size_t j) {
+        return std::find(items[j].begin(), items[j].end(), item) != items[j].end();
+      });
+      if (!shared) extra += " " + item;
+    }
+    out[i] = labels[i] + extra;
+  }
+  return out;
+}
+
 std::string not_priced_line(const ReportHeader& h) {
   if (!h.not_priced) return {};
   if (h.not_priced->empty()) return "not priced: none (every argument is priced)\n";
@@ -155,7 +288,8 @@ std::string breakdown_line(const Prediction& p, size_t parts) {
 
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
-  out += fmt::format("layout: {} ({})\n", layout::layout_label(p.layout), layout::format_layout_spec(p.layout));
+  out += fmt::format("layout: {}\n", shown_label(p.layout, h));
+  out += wrapped_spec("spec: " + shown_spec(p.layout, h), "");
   out += fmt::format("calibration: {}\n", h.calibration);
   out += not_priced_line(h);
   out += "\n";
@@ -173,8 +307,10 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   summary.rows.push_back({"USD per 1M tokens", fmt::format("{:.2f}", p.usd_per_million_tokens),
                           fmt::format("{:.3f} $ per GPU-hour", h.cluster.instance.usd_per_gpu_hour())});
   out += summary.render();
-  out += fmt::format("the interval holds 80% of the training set's runs under leave-one-source-out{}\n\n",
-                     unmeasured_note(p));
+  out += wrapped_words(fmt::format("the interval holds 80% of the training set's runs under leave-one-source-out{}",
+                                   unmeasured_note(p)),
+                       "  ") +
+         "\n";
 
   out += fmt::format("memory per GPU, GiB: worst stage {} of {} uses {:.1f} of {:.1f}: {} ({} dominates)\n",
                      p.worst_stage, p.stages.size(), p.memory_gib, p.capacity_gib, p.fits ? "fits" : "DOES NOT FIT",
@@ -183,18 +319,27 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
     out += fmt::format("host memory per node for offloaded optimizer states: {:.0f} of {:.0f} GiB usable\n",
                        p.host_memory_gib, p.host_capacity_gib);
   }
-  util::Table memory;
-  memory.header = {"part"};
-  for (const StageMemory& s : p.stages) memory.header.push_back(fmt::format("stage {} ({} layers)", s.stage, s.layers));
-  for (size_t i = 0; !p.stages.empty() && i < p.stages.front().parts.size(); ++i) {
-    std::vector<std::string> row = {p.stages.front().parts[i].name};
-    for (const StageMemory& s : p.stages) row.push_back(fmt::format("{:.2f}", s.parts[i].value));
-    memory.rows.push_back(row);
+  // Stages side by side, a few at a time, so that a deep pipeline stays within the report width.
+  for (size_t first = 0; first < p.stages.size(); first += kStagesPerTable) {
+    const size_t last = std::min(p.stages.size(), first + kStagesPerTable);
+    util::Table memory;
+    memory.header = {"part"};
+    std::vector<std::string> layers = {"layers"};
+    for (size_t k = first; k < last; ++k) {
+      memory.header.push_back(fmt::format("stage {}", p.stages[k].stage));
+      layers.push_back(std::to_string(p.stages[k].layers));
+    }
+    memory.rows.push_back(layers);
+    for (size_t i = 0; i < p.stages.front().parts.size(); ++i) {
+      std::vector<std::string> row = {p.stages.front().parts[i].name};
+      for (size_t k = first; k < last; ++k) row.push_back(fmt::format("{:.2f}", p.stages[k].parts[i].value));
+      memory.rows.push_back(row);
+    }
+    std::vector<std::string> total = {"total"};
+    for (size_t k = first; k < last; ++k) total.push_back(fmt::format("{:.2f}", p.stages[k].total_gib));
+    memory.rows.push_back(total);
+    out += memory.render() + "\n";
   }
-  std::vector<std::string> total = {"total"};
-  for (const StageMemory& s : p.stages) total.push_back(fmt::format("{:.2f}", s.total_gib));
-  memory.rows.push_back(total);
-  out += memory.render() + "\n";
 
   double largest = 0;
   for (const Part& part : p.step_parts) largest = std::max(largest, part.value);
@@ -228,6 +373,9 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
                      util::format_grouped(static_cast<long long>(r.enumerated)),
                      util::format_grouped(static_cast<long long>(r.valid)),
                      util::format_grouped(static_cast<long long>(r.fitting)), r.usable_gib, 100 * margin);
+  std::vector<Layout> layouts;
+  for (const Prediction& p : r.top) layouts.push_back(p.layout);
+  const std::vector<std::string> summaries = distinct_summaries(layouts, h);
   util::Table table;
   table.header = {"rank", "tok/s/GPU", "80% interval", "step s", "MFU", "$/1M tok", "mem GiB", "layout"};
   for (size_t i = 0; i < r.top.size(); ++i) {
@@ -235,15 +383,19 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
     table.rows.push_back({std::to_string(i + 1), fmt::format("{:.1f}", p.tokens_per_s_per_gpu), interval(p),
                           fmt::format("{:.2f}", p.step_time_s), percent(p.mfu),
                           fmt::format("{:.2f}", p.usd_per_million_tokens), fmt::format("{:.1f}", p.memory_gib),
-                          layout::format_layout_spec(p.layout)});
+                          h.wide ? shown_spec(p.layout, h) : summaries[i]});
   }
   out += table.render();
-  if (!r.top.empty()) out += fmt::format("intervals hold 80% of the training set's runs{}\n", unmeasured_note(r.top.front()));
+  if (!r.top.empty()) {
+    out += wrapped_words(fmt::format("intervals hold 80% of the training set's runs{}", unmeasured_note(r.top.front())),
+                         "  ");
+  }
   out += "\n";
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
-    out += fmt::format("{}. {}: {}; memory {} dominates", i + 1, layout::layout_label(p.layout),
-                       breakdown_line(p, 4), p.memory_dominant);
+    out += fmt::format("{}. {}\n", i + 1, summaries[i]);
+    out += h.wide ? "   spec: " + shown_spec(p.layout, h) + "\n" : wrapped_spec("spec: " + shown_spec(p.layout, h), "   ");
+    out += fmt::format("   time: {}\n   memory: {} dominates", breakdown_line(p, 4), p.memory_dominant);
     const int64_t twins = i < r.top_same_speed.size() ? r.top_same_speed[i] : 0;
     if (twins > 0) out += fmt::format(" (+{} predicted as fast, with no less memory)", twins);
     out += "\n";
@@ -251,14 +403,16 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   if (!r.best_rejected.empty()) {
     out += "\nfaster layouts that do not fit (closest first):\n";
     for (const Rejected& x : r.best_rejected) {
-      out += fmt::format("  {:.1f} tok/s/GPU  {}\n    {}\n", x.tokens_per_s_per_gpu, layout::format_layout_spec(x.layout),
-                         x.reason);
+      out += fmt::format("  {:.1f} tok/s/GPU  {}\n", x.tokens_per_s_per_gpu, shown_label(x.layout, h));
+      out += h.wide ? "    " + shown_spec(x.layout, h) + "\n" : wrapped_spec(shown_spec(x.layout, h), "    ");
+      out += "    " + x.reason + "\n";
     }
   }
   for (const WatchResult& w : r.watched) {
-    out += fmt::format("\nlayout {}: {}", layout::format_layout_spec(w.layout), w.status);
+    out += fmt::format("\nlayout {}: {}", shown_label(w.layout, h), w.status);
     if (w.rank > 0) out += fmt::format(", {:.1f} tok/s/GPU, rank {} of {}", w.tokens_per_s_per_gpu, w.rank, r.fitting);
     out += "\n";
+    out += h.wide ? "  " + shown_spec(w.layout, h) + "\n" : wrapped_spec(shown_spec(w.layout, h), "  ");
   }
   return out;
 }
@@ -323,10 +477,17 @@ std::string render_sweep(const std::vector<SweepPoint>& points, const ReportHead
     table.rows.push_back({std::to_string(s.gpus), fmt::format("{:.1f}", s.best.tokens_per_s_per_gpu),
                           fmt::format("{:.0f}", s.best.tokens_per_s_per_gpu * static_cast<double>(s.gpus)),
                           fmt::format("{:.2f}", s.best.step_time_s), fmt::format("{:.2f}", s.best.usd_per_million_tokens),
-                          s.frontier ? "*" : "", layout::format_layout_spec(s.best.layout)});
+                          s.frontier ? "*" : "",
+                          h.wide ? shown_spec(s.best.layout, h) : shown_label(s.best.layout, h)});
   }
   out += table.render();
   out += "frontier (*): no other GPU count gives more tokens/s for less per token\n";
+  if (!h.wide) {
+    out += "\nbest layout specs:\n";
+    for (const SweepPoint& s : points) {
+      out += wrapped_spec(fmt::format("{} GPUs: {}", s.gpus, shown_spec(s.best.layout, h)), "  ");
+    }
+  }
   return out;
 }
 
@@ -347,18 +508,18 @@ std::string sweep_json(const std::vector<SweepPoint>& points, const ReportHeader
 
 std::string render_fit(const CalibrationFit& fit) {
   util::Table table;
-  table.header = {"run", "source", "measured", "fitted", "error", "leave-one-source-out", "error", "memory GiB", "fits"};
+  table.header = {"run", "source", "measured", "fitted", "error", "LOSO", "error", "mem GiB (measured)", "fits"};
   for (const FitRow& r : fit.rows) {
     table.rows.push_back({r.name, r.source, fmt::format("{:.2f}", r.measured), fmt::format("{:.2f}", r.in_sample),
                           fmt::format("{:+.1f}%", 100 * r.in_sample_error()),
                           fmt::format("{:.2f}", r.leave_one_source_out),
                           fmt::format("{:+.1f}%", 100 * r.leave_one_source_out_error()),
-                          r.peak_memory_gib > 0 ? fmt::format("{:.1f} (measured {:.1f})", r.predicted_memory_gib,
+                          r.peak_memory_gib > 0 ? fmt::format("{:.1f} ({:.1f})", r.predicted_memory_gib,
                                                               r.peak_memory_gib)
                                                 : fmt::format("{:.1f}", r.predicted_memory_gib),
                           r.fits ? "yes" : "no"});
   }
-  std::string out = "calibration fit (tokens/s per GPU)\n" + table.render();
+  std::string out = "calibration fit (tokens/s per GPU; LOSO: fitted leaving the run's source out)\n" + table.render();
   int64_t fitting = 0;
   for (const FitRow& r : fit.rows) fitting += r.fits ? 1 : 0;
   out += fmt::format("\nmedian absolute error: in-sample {:.1f}%", 100 * fit.in_sample_median_abs_error);
@@ -399,7 +560,7 @@ std::string fit_json(const CalibrationFit& fit) {
     rj["source"] = r.source;
     rj["model"] = r.model;
     rj["gpus"] = r.gpus;
-    rj["layout"] = r.layout;
+    rj["layout"] = Json{{"spec", r.layout}};  // an object, as every layout in JSON is
     rj["unmodelled"] = r.unmodelled;
     rj["measured"] = r.measured;
     rj["predicted"] = round_to(r.in_sample, 2);

@@ -28,6 +28,12 @@ struct ReportHeader {
   std::function<std::string(const Layout&)> launch_args;
   /// Arguments of the user's job ladle does not price (--args/--script); absent otherwise.
   std::optional<std::vector<std::string>> not_priced;
+  /// Text tables give each layout's full spec in the row (`--wide`) instead of its summary, with the
+  /// spec below, so that a default report stays within 120 columns.
+  bool wide = false;
+  /// The model has experts; text reports of a dense model leave out the MoE knobs (EP, ETP, the
+  /// dispatcher, ...), which do not apply to it.
+  bool moe = true;
 };
 
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0

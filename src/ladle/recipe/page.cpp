@@ -93,9 +93,14 @@ RecipePage build_page(const Recipe& r) {
   if (r.predicted) {
     const Predicted& p = *r.predicted;
     add("predicted", "Predicted",
-        fmt::format("{} tokens/s per GPU, step {:.2f} s, MFU {}, {} / 1M tokens, {:.1f} GB per GPU ({})",
-                    format_tokens_per_s(p.tokens_per_s_per_gpu), p.step_time_s, format_mfu(p.mfu),
-                    format_usd(p.usd_per_million_tokens), p.memory_gb, p.planner));
+        fmt::format("{} tokens/s per GPU{}, step {:.2f} s, MFU {}, {} / 1M tokens, {:.1f} GiB per GPU ({})",
+                    format_tokens_per_s(p.tokens_per_s_per_gpu),
+                    p.tokens_per_s_per_gpu_low && p.tokens_per_s_per_gpu_high
+                        ? fmt::format(" (80% interval {}-{})", format_tokens_per_s(*p.tokens_per_s_per_gpu_low),
+                                      format_tokens_per_s(*p.tokens_per_s_per_gpu_high))
+                        : "",
+                    p.step_time_s, format_mfu(p.mfu), format_usd(p.usd_per_million_tokens), p.memory_gib,
+                    p.planner));
   }
   const RecipeDataset& d = r.workload.dataset;
   std::string rows = d.build ? d.build->name : d.name;

@@ -233,9 +233,14 @@ struct Predicted {
   double step_time_s = 0;
   double mfu = 0;
   double usd_per_million_tokens = 0;
-  double memory_gb = 0;  ///< worst stage, per GPU
+  /// The 80% interval of tokens_per_s_per_gpu (the calibration's leave-one-source-out spread);
+  /// absent in a recipe written before the planner gave one.
+  std::optional<double> tokens_per_s_per_gpu_low;
+  std::optional<double> tokens_per_s_per_gpu_high;
+  double memory_gib = 0;  ///< worst stage, per GPU, GiB (2^30 bytes)
   std::vector<PredictedPart> step_time_breakdown;  ///< seconds per part
-  std::vector<PredictedPart> memory_breakdown;     ///< GB per part, worst stage
+  std::vector<PredictedPart> memory_breakdown;     ///< GiB per part, worst stage
+  std::vector<PredictedPart> stage_memory;         ///< GiB per GPU of each pipeline stage, in order
   bool operator==(const Predicted&) const = default;
 };
 

@@ -250,9 +250,12 @@ void visit_fields(V& v, Predicted& x) {
   v.field("step_time_s", x.step_time_s, {});
   v.field("mfu", x.mfu, {});
   v.field("usd_per_million_tokens", x.usd_per_million_tokens, {});
-  v.field("memory_gb", x.memory_gb, {});
+  v.field("tokens_per_s_per_gpu_low", x.tokens_per_s_per_gpu_low, {.omit_if_null = true});
+  v.field("tokens_per_s_per_gpu_high", x.tokens_per_s_per_gpu_high, {.omit_if_null = true});
+  v.field("memory_gib", x.memory_gib, {});
   v.list("step_time_breakdown", x.step_time_breakdown);
   v.list("memory_breakdown", x.memory_breakdown);
+  v.list("stage_memory", x.stage_memory);
 }
 
 template <class V>

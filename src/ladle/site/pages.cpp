@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <string_view>
 #include <optional>
 
@@ -124,9 +125,9 @@ BarChart model_bar_chart(const SiteCatalog& catalog, const std::vector<size_t>& 
     } else {
       measured.values.push_back(std::nullopt);
     }
-    if (r.predicted) {
+    if (const auto& p = catalog.recipes[i].prediction) {
       any_predicted = true;
-      predicted.values.push_back(usd ? r.predicted->usd_per_million_tokens : r.predicted->tokens_per_s_per_gpu);
+      predicted.values.push_back(usd ? p->usd_per_million_tokens : p->tokens_per_s_per_gpu);
     } else {
       predicted.values.push_back(std::nullopt);
     }
@@ -136,9 +137,44 @@ BarChart model_bar_chart(const SiteCatalog& catalog, const std::vector<size_t>& 
   return chart;
 }
 
+// "6,853.27 (80% interval 3,926.12–11,963.55)".
+std::string predicted_tokens_text(const Predicted& p) {
+  std::string out = format_tokens_per_s(p.tokens_per_s_per_gpu);
+  if (p.tokens_per_s_per_gpu_low && p.tokens_per_s_per_gpu_high) {
+    out += " (80% interval " + format_tokens_per_s(*p.tokens_per_s_per_gpu_low) + "\u2013" +
+           format_tokens_per_s(*p.tokens_per_s_per_gpu_high) + ")";
+  }
+  return out;
+}
+
+// The fact beside the measured tokens/s: the prediction, its interval and where the measurement
+// falls in it.
+std::string predicted_fact_html(const SiteRecipe& item) {
+  const Predicted& p = *item.prediction;
+  std::string html = escape_html(predicted_tokens_text(p));
+  const Recipe& r = item.recipe;
+  if (r.result && p.tokens_per_s_per_gpu > 0) {
+    const double measured = r.result->tokens_per_s_per_gpu;
+    std::string where;
+    if (p.tokens_per_s_per_gpu_low && p.tokens_per_s_per_gpu_high) {
+      where = measured < *p.tokens_per_s_per_gpu_low    ? ", below the interval"
+              : measured > *p.tokens_per_s_per_gpu_high ? ", above the interval"
+                                                        : ", inside the interval";
+    }
+    html += "<br><span class=\"note\">" +
+            escape_html(fmt::format("measured {:+.1f}% against predicted{}", (measured / p.tokens_per_s_per_gpu - 1) * 100,
+                                    where)) +
+            "</span>";
+  }
+  if (item.prediction_recomputed) {
+    html += "<br><span class=\"note\">" + escape_html("predicted by " + p.planner + " for this layout") + "</span>";
+  }
+  return html;
+}
+
 std::string predicted_section(const SiteRecipe& item) {
   const Recipe& r = item.recipe;
-  const Predicted& p = *r.predicted;
+  const Predicted& p = *item.prediction;
   const std::optional<double> measured_step = measured_step_time_s(r);
   auto row = [](const std::string& what, const std::string& predicted, const std::string& measured,
                 std::optional<double> ratio) {
@@ -152,13 +188,14 @@ std::string predicted_section(const SiteRecipe& item) {
   };
   const RecipeResult* m = r.result ? &*r.result : nullptr;
   std::string out = "<h2 id=\"predicted\">Predicted and measured</h2>\n<p>Predicted by " + escape_html(p.planner) +
+                    (item.prediction_recomputed ? " when this site was built (the recipe keeps no prediction)" : "") +
                     (m ? ". Measured step time is derived from the measured tokens/s per GPU, the GPU count and "
                          "the tokens of one optimizer step."
                        : "; not measured yet.") +
                     "</p>\n<div class=\"table-wrap\"><table class=\"predicted\"><thead><tr><th scope=\"col\">"
                     "</th><th scope=\"col\" class=\"num\">predicted</th><th scope=\"col\" class=\"num\">measured</th>"
                     "<th scope=\"col\" class=\"num\">measured \u00f7 predicted</th></tr></thead><tbody>\n";
-  out += row("Tokens/s per GPU", format_tokens_per_s(p.tokens_per_s_per_gpu),
+  out += row("Tokens/s per GPU", predicted_tokens_text(p),
              m ? format_tokens_per_s(m->tokens_per_s_per_gpu) : "\u2014",
              ratio(m ? std::optional(m->tokens_per_s_per_gpu) : std::nullopt, p.tokens_per_s_per_gpu));
   out += row("Step time (s)", fmt::format("{:.3f}", p.step_time_s),
@@ -167,7 +204,7 @@ std::string predicted_section(const SiteRecipe& item) {
              ratio(m ? std::optional(m->mfu) : std::nullopt, p.mfu));
   out += row("$ / 1M tokens", format_usd(p.usd_per_million_tokens), m ? format_usd(m->usd_per_million_tokens) : "\u2014",
              ratio(m ? std::optional(m->usd_per_million_tokens) : std::nullopt, p.usd_per_million_tokens));
-  out += row("Memory per GPU, worst stage (GB)", fmt::format("{:.1f}", p.memory_gb), "\u2014", std::nullopt);
+  out += row("Memory per GPU, worst stage (GiB)", fmt::format("{:.1f}", p.memory_gib), "\u2014", std::nullopt);
   out += "</tbody></table></div>\n<div class=\"charts\">\n";
 
   if (!p.step_time_breakdown.empty()) {
@@ -196,7 +233,7 @@ std::string predicted_section(const SiteRecipe& item) {
     chart.id = "chart-memory-breakdown";
     chart.title = "Memory per GPU by part, predicted";
     chart.description = "The planner's memory per GPU on the worst pipeline stage, split into its parts.";
-    chart.value_label = "GB per GPU";
+    chart.value_label = "GiB per GPU";
     chart.decimals = 1;
     BarSeries predicted{"predicted", {}};
     for (const PredictedPart& part : p.memory_breakdown) {
@@ -204,7 +241,22 @@ std::string predicted_section(const SiteRecipe& item) {
       predicted.values.push_back(part.value);
     }
     chart.categories.push_back("total");
-    predicted.values.push_back(p.memory_gb);
+    predicted.values.push_back(p.memory_gib);
+    chart.series.push_back(std::move(predicted));
+    out += render_bar_chart(chart);
+  }
+  if (p.stage_memory.size() > 1) {
+    BarChart chart;
+    chart.id = "chart-stage-memory";
+    chart.title = "Memory per GPU by pipeline stage, predicted";
+    chart.description = "The planner's peak memory per GPU on each pipeline stage, first to last.";
+    chart.value_label = "GiB per GPU";
+    chart.decimals = 1;
+    BarSeries predicted{"predicted", {}};
+    for (const PredictedPart& stage : p.stage_memory) {
+      chart.categories.push_back(stage.name);
+      predicted.values.push_back(stage.value);
+    }
     chart.series.push_back(std::move(predicted));
     out += render_bar_chart(chart);
   }
@@ -298,6 +350,115 @@ std::string text_or_link(const std::string& value) {
   return safe_link_url(value) ? render_link(value, value) : escape_html(value);
 }
 
+// The trials of the tuning run that wrote the recipe: each trial's predicted (when proposed) and
+// measured tokens/s per GPU by trial number, the best measured so far, and the table by round.
+std::string trials_section(const SiteRecipe& item) {
+  LineSeries predicted{"predicted when proposed", {}};
+  LineSeries measured{"measured", {}};
+  LineSeries best{"best measured so far", {}};
+  double best_so_far = 0;
+  int64_t rounds = 0;
+  for (const SiteTrial& t : item.trials) {
+    rounds = std::max(rounds, t.round);
+    const double x = static_cast<double>(t.id);
+    predicted.points.push_back({x, t.predicted_tokens_per_s_per_gpu});
+    if (t.measured_tokens_per_s_per_gpu) {
+      measured.points.push_back({x, *t.measured_tokens_per_s_per_gpu});
+      if (t.kind == "explore") best_so_far = std::max(best_so_far, *t.measured_tokens_per_s_per_gpu);
+    }
+    if (best_so_far > 0 && t.kind == "explore") best.points.push_back({x, best_so_far});
+  }
+  std::string out = "<h2 id=\"trials\">Tuning trials</h2>\n<p>" +
+                    escape_html(fmt::format("`ladle tune` ran {} trial{} in {} round{} to choose this layout; the "
+                                            "confirmation and reference runs come last.",
+                                            item.trials.size(), item.trials.size() == 1 ? "" : "s", rounds,
+                                            rounds == 1 ? "" : "s")) +
+                    "</p>\n<div class=\"charts\">\n";
+  LineChart chart;
+  chart.id = "chart-trials";
+  chart.title = "Tuning trials: predicted and measured tokens/s per GPU";
+  chart.description = "For each trial of the tuning run, in the order they were proposed: the planner's prediction "
+                      "when it proposed the trial, the measured figure, and the best measured so far.";
+  chart.x_label = "trial";
+  chart.y_label = "tokens/s per GPU";
+  chart.y_decimals = 1;
+  chart.series.push_back(std::move(predicted));
+  if (!measured.points.empty()) chart.series.push_back(std::move(measured));
+  if (!best.points.empty()) chart.series.push_back(std::move(best));
+  out += render_line_chart(chart);
+  out += "</div>\n<div class=\"table-wrap\"><table id=\"trials-table\"><thead><tr><th scope=\"col\" class=\"num\">Round"
+         "</th><th scope=\"col\" class=\"num\">Trial</th><th scope=\"col\">Layout</th><th scope=\"col\">Kind</th>"
+         "<th scope=\"col\">State</th><th scope=\"col\" class=\"num\">Predicted</th><th scope=\"col\" class=\"num\">"
+         "Measured</th></tr></thead><tbody>\n";
+  for (const SiteTrial& t : item.trials) {
+    out += fmt::format(
+        "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"num\">"
+        "{}</td><td class=\"num\">{}</td></tr>\n",
+        t.round, t.id, escape_html(t.layout), escape_html(t.kind), escape_html(t.state),
+        escape_html(format_tokens_per_s(t.predicted_tokens_per_s_per_gpu)),
+        t.measured_tokens_per_s_per_gpu ? escape_html(format_tokens_per_s(*t.measured_tokens_per_s_per_gpu))
+                                        : std::string("\u2014"));
+  }
+  return out + "</tbody></table></div>\n";
+}
+
+// A model's figure against its GPU count: at each count the best measured and the best predicted
+// of its recipes (the highest tokens/s, the lowest $ per 1M).
+LineChart gpu_count_chart(const SiteCatalog& catalog, const std::vector<size_t>& members, bool usd) {
+  std::map<int64_t, double> measured;
+  std::map<int64_t, double> predicted;
+  auto keep = [usd](std::map<int64_t, double>& at, int64_t count, double v) {
+    const auto [it, fresh] = at.emplace(count, v);
+    if (!fresh) it->second = usd ? std::min(it->second, v) : std::max(it->second, v);
+  };
+  for (const size_t i : members) {
+    const Recipe& r = catalog.recipes[i].recipe;
+    if (r.result) keep(measured, r.gpu.count, usd ? r.result->usd_per_million_tokens : r.result->tokens_per_s_per_gpu);
+    if (const auto& p = catalog.recipes[i].prediction) {
+      keep(predicted, r.gpu.count, usd ? p->usd_per_million_tokens : p->tokens_per_s_per_gpu);
+    }
+  }
+  const std::string& model = catalog.recipes[members.front()].recipe.model;
+  LineChart chart;
+  chart.id = usd ? "chart-usd-by-gpus" : "chart-tokens-by-gpus";
+  chart.title = usd ? "$ per 1M tokens by GPU count" : "Tokens/s per GPU by GPU count";
+  chart.description = (usd ? "The cheapest of " : "The fastest of ") + model +
+                      "'s recipes at each GPU count, measured and predicted.";
+  chart.x_label = "GPUs";
+  chart.y_label = usd ? "US dollars per 1M tokens" : "tokens/s per GPU";
+  chart.y_decimals = 2;
+  for (const auto& [name, values] : {std::pair{"measured", &measured}, std::pair{"predicted", &predicted}}) {
+    if (values->empty()) continue;
+    LineSeries series{name, {}};
+    for (const auto& [count, v] : *values) series.points.push_back({static_cast<double>(count), v});
+    chart.series.push_back(std::move(series));
+  }
+  return chart;
+}
+
+// Predicted memory per GPU of each pipeline stage of each recipe of a model.
+BarChart stage_memory_chart(const SiteCatalog& catalog, const std::vector<size_t>& members) {
+  BarChart chart;
+  chart.id = "chart-stage-memory";
+  chart.title = "Memory per GPU by pipeline stage, predicted";
+  chart.description = "The planner's peak memory per GPU on each pipeline stage of each recipe of " +
+                      catalog.recipes[members.front()].recipe.model + ".";
+  chart.value_label = "GiB per GPU";
+  chart.decimals = 1;
+  BarSeries predicted{"predicted", {}};
+  for (const size_t i : members) {
+    const auto& p = catalog.recipes[i].prediction;
+    if (!p) continue;
+    const Recipe& r = catalog.recipes[i].recipe;
+    for (const PredictedPart& stage : p->stage_memory) {
+      chart.categories.push_back(layout_name(r) + " \u00b7 " + stage.name);
+      predicted.values.push_back(stage.value);
+    }
+  }
+  chart.series.push_back(std::move(predicted));
+  return chart;
+}
+
 }  // namespace
 
 std::string render_index(const SiteCatalog& catalog) {
@@ -362,8 +523,12 @@ std::string render_model_page(const SiteCatalog& catalog, const std::string& mod
   }
   body += "</tbody></table></div>\n<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
   if (!members.empty()) {
+    body += render_line_chart(gpu_count_chart(catalog, members, false));
+    body += render_line_chart(gpu_count_chart(catalog, members, true));
     body += render_bar_chart(model_bar_chart(catalog, members, false, std::nullopt, "chart-tokens"));
     body += render_bar_chart(model_bar_chart(catalog, members, true, std::nullopt, "chart-usd"));
+    const BarChart stages = stage_memory_chart(catalog, members);
+    if (!stages.categories.empty()) body += render_bar_chart(stages);
   }
   body += "</div>\n";
   return page(root, model + " recipes", "<a href=\"../index.html#models\">Models</a>", body, catalog.recipes.size());
@@ -383,6 +548,10 @@ std::string render_recipe_page(const SiteCatalog& catalog, size_t index) {
   body += "<h2 id=\"facts\">Facts</h2>\n<dl class=\"facts\">\n";
   for (const Fact& f : recipe_facts(r)) {
     body += "<dt>" + escape_html(f.label) + "</dt><dd data-fact=\"" + f.key + "\">" + f.html + "</dd>\n";
+    if (f.key == "tokens-per-s-per-gpu" && item.prediction) {
+      body += "<dt>Predicted tokens/s per GPU</dt><dd data-fact=\"predicted-tokens-per-s-per-gpu\">" +
+              predicted_fact_html(item) + "</dd>\n";
+    }
   }
   body += "</dl>\n";
 
@@ -433,7 +602,8 @@ std::string render_recipe_page(const SiteCatalog& catalog, size_t index) {
     body += "</p>\n";
   }
 
-  if (r.predicted) body += predicted_section(item);
+  if (item.prediction) body += predicted_section(item);
+  if (!item.trials.empty()) body += trials_section(item);
 
   if (r.correctness) {
     const Correctness& c = *r.correctness;

@@ -3,6 +3,10 @@
 #include <filesystem>
 #include <optional>
 
+#include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/plan/recipe_writer.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/site/html.hpp"
 #include "ladle/util/embedded.hpp"
@@ -73,10 +77,24 @@ std::vector<LinePoint> step_time_series(const runlog::RunLog& log) {
   return out;
 }
 
+// What the planner predicts for a measured recipe's layout today; none when it cannot price it
+// (a model or GPU the catalog does not know, a layout it rejects): the page then shows no
+// prediction rather than failing the site.
+std::optional<Predicted> recompute_prediction(const recipe::LoadedRecipe& item) {
+  try {
+    const plan::Calibration& calibration = plan::default_calibration();
+    const plan::Measurement m = plan::measurement_from_recipe(item);
+    const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
+    return plan::predicted_block(p, calibration);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::vector<SiteRecipe> load_site_recipes(const std::vector<recipe::LoadedRecipe>& loaded,
-                                          const CatalogSource& source) {
+                                          const CatalogSource& source, const TrialReader& read_trials) {
   std::vector<SiteRecipe> out;
   for (const recipe::LoadedRecipe& item : loaded) {
     SiteRecipe site;
@@ -104,6 +122,16 @@ std::vector<SiteRecipe> load_site_recipes(const std::vector<recipe::LoadedRecipe
         site.candidate_loss = loss_series(*candidate);
         site.step_time_s = step_time_series(*candidate);
       }
+    }
+    site.prediction = item.recipe.predicted;
+    if (!site.prediction && item.recipe.result) {
+      site.prediction = recompute_prediction(item);
+      site.prediction_recomputed = site.prediction.has_value();
+    }
+    if (read_trials && !source.embedded && !item.path.empty()) {
+      const fs::path db = fs::path(item.path).parent_path() / kTuneDbName;
+      std::error_code ec;
+      if (fs::is_regular_file(db, ec)) site.trials = read_trials(db.string());
     }
     out.push_back(std::move(site));
   }

@@ -271,6 +271,11 @@ std::string render_line_chart(const LineChart& chart) {
     x_min = std::min(x_min, chart.band->from);
     x_max = std::max(x_max, chart.band->to);
   }
+  // One x value (a model measured at one GPU count) sits in the middle, not on the axis.
+  if (any && x_min == x_max) {
+    x_min -= 1;
+    x_max += 1;
+  }
   // Steps are whole numbers: never tick or label them at halves.
   bool x_integral = true;
   for (const LineSeries& s : chart.series) {
