@@ -204,6 +204,10 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
   m.measured_tokens_per_s_per_gpu = r.result->tokens_per_s_per_gpu;
+  if (r.result->peak_memory_gib) {  // `ladle score --write` records the logs' max reserved
+    m.peak_memory_gib = *r.result->peak_memory_gib;
+    m.peak_memory_kind = to_string(PeakMemoryKind::max_reserved);
+  }
   if (!(m.measured_tokens_per_s_per_gpu > 0) || !std::isfinite(m.measured_tokens_per_s_per_gpu)) {
     throw_input(loaded.where.at("result.tokens_per_s_per_gpu"),
                 "{} is not a measured throughput to calibrate on (expected a positive, finite number)",
