@@ -258,5 +258,33 @@ TEST(MemoryModel, InterleavedRanksHoldTheirOwnChunkCounts) {
   EXPECT_NEAR(stages[0][acts] / stages[1][acts], 11.0 / 9.0, 1e-9);
 }
 
+TEST(MemoryModel, RecomputedModulesKeepOnlyWhatTheyDoNotRerun) {
+  // glm-4.7-flash: MLA attention and routed experts. moe_act drops each routed copy's activation
+  // output (moe_ffn per copy); moe keeps only the MoE layer's input; mla_up_proj drops q, k, v.
+  const std::string base = "tp=1,ep=8,recompute=selective";
+  const Case core = setup("glm-4.7-flash", 8, base);
+  const Case act = setup("glm-4.7-flash", 8, base + ",recompute_modules=moe_act");
+  const Case moe = setup("glm-4.7-flash", 8, base + ",recompute_modules=moe");
+  const Case up = setup("glm-4.7-flash", 8, base + ",recompute_modules=mla_up_proj");
+  const double a_core = part(estimate(core, core.layout), MemoryPart::activations);
+  const double a_act = part(estimate(act, act.layout), MemoryPart::activations);
+  const double a_moe = part(estimate(moe, moe.layout), MemoryPart::activations);
+  const double a_up = part(estimate(up, up.layout), MemoryPart::activations);
+  EXPECT_LT(a_act, a_core);
+  EXPECT_LT(a_moe, a_act);
+  EXPECT_LT(a_up, a_core);
+  const ModelCosts& c = core.costs;
+  int64_t moe_layers = 0;
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    if (c.kinds[k].moe) moe_layers += c.count(k, 0, c.num_layers);
+  }
+  // Imbalance 1.25 (the prior) on top-k copies of 8,192 tokens, 2 bytes per element.
+  const double dropped = 2.0 * 8192 * static_cast<double>(c.top_k) * 1.25 * static_cast<double>(c.moe_ffn) *
+                         static_cast<double>(moe_layers + c.num_mtp_layers);
+  EXPECT_NEAR(a_core - a_act, dropped, 1e-6 * dropped);
+  const double qkv = static_cast<double>(c.heads) * static_cast<double>(2 * c.qk_head_dim + c.v_head_dim);
+  EXPECT_NEAR(a_core - a_up, 2.0 * 8192 * qkv * static_cast<double>(c.num_layers + c.num_mtp_layers), 1.0);
+}
+
 }  // namespace
 }  // namespace ladle::plan

@@ -70,22 +70,29 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const double h = static_cast<double>(c.hidden);
   const double heads = static_cast<double>(c.heads);
   const double lin = st.linear_input / kBf16;  // a linear input's bytes in BF16 elements
+  // --recompute-granularity selective --recompute-modules (transformer_config.py): each module
+  // named is rerun in backward, so what only it needs is not kept. core_attn saves nothing more
+  // under flash attention, which keeps no score matrix.
+  const bool selective = l.recompute == RecomputeGranularity::selective;
+  const auto recomputed = [&](RecomputeModule m) { return selective && has(l.recompute_modules, m); };
+  const double norm_out = recomputed(RecomputeModule::layernorm) ? 0.0 : 1.0;  // the norms' outputs
+  const double up_proj = recomputed(RecomputeModule::mla_up_proj) ? 0.0 : 1.0;  // MLA q, k, v
   double elements = 2 * h / sp_div;  // the two norms' inputs (the residual stream)
   if (c.mla) {
     // multi_latent_attention.py: the down-projections are replicated linears that run on the
     // s/TP tokens of the sequence-parallel region, so their input, outputs and the latent norms'
     // outputs are all s/TP under SP; the up-projections' inputs are gathered again in backward.
-    elements += lin * h / sp_div;                                                             // down-projection input
+    elements += norm_out * lin * h / sp_div;                                                  // down-projection input
     elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim) / sp_div;  // down outputs
     elements += lin * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;         // normed latents
-    elements += heads * static_cast<double>(c.qk_head_dim) / tp;                            // q
-    elements += heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;             // k, v
+    elements += up_proj * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
+    elements += up_proj * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
     elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
     if (st.fp8) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;           // its FP8 copy
   } else {
     const double d = static_cast<double>(c.head_dim);
     const double kv = static_cast<double>(c.kv_heads);
-    elements += lin * h / gathered_div;              // qkv input
+    elements += norm_out * lin * h / gathered_div;   // qkv input
     elements += (heads + 2 * kv) * d / tp;           // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
     elements += heads * d / tp;                      // attention output (the projection's input)
@@ -94,12 +101,17 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   double bytes = elements * kBf16;
   const double ffn = static_cast<double>(c.ffn);
+  const double mlp_input = norm_out * st.linear_input * h / gathered_div;  // fc1's input, the norm's output
   if (!kind.moe) {
     // Dense SwiGLU MLP: fc1 input, fc1 output (gate and up, 2 x ffn) and the activation's
-    // output (fc2's input: FP8 under TE's FP8, which frees the BF16 one).
-    bytes += st.linear_input * h / gathered_div + kBf16 * 2 * ffn / tp + st.linear_input * ffn / tp;
+    // output (fc2's input: FP8 under TE's FP8, which frees the BF16 one); --recompute-modules mlp
+    // keeps only the MLP's input.
+    if (recomputed(RecomputeModule::mlp)) return bytes + kBf16 * h / sp_div;
+    bytes += mlp_input + kBf16 * 2 * ffn / tp + st.linear_input * ffn / tp;
     return bytes;
   }
+  // --recompute-modules moe reruns the whole MoE layer: only its input is kept.
+  if (recomputed(RecomputeModule::moe)) return bytes + kBf16 * h / sp_div;
   const double etp = static_cast<double>(l.etp);
   bytes += kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;  // router input, logits
   // Routed copies held per GPU for each token of the microbatch: top-k spread over the TP ranks'
@@ -110,13 +122,15 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // output (2 x ffn, gate and up) and the activation's output (ffn); the router probabilities are
   // applied inside the activation (bias_swiglu / weighted_squared_relu), so no second h-sized
   // tensor per copy. --recompute-modules moe_act drops the activation's output (recomputed from
-  // fc1's output), moe_act keeps fc1's; TE's FP8 stores fc1's and fc2's inputs quantized.
+  // fc1's output, which stays); TE's FP8 stores fc1's and fc2's inputs quantized.
   const double moe_ffn = static_cast<double>(c.moe_ffn) / etp;
-  const bool moe_act = has(l.recompute_modules, RecomputeModule::moe_act) && l.recompute == RecomputeGranularity::selective;
+  const bool moe_act = recomputed(RecomputeModule::moe_act);
   bytes += copies * (st.linear_input * h + kBf16 * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
   if (c.shared_ffn > 0) {
+    // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input.
     const double shared = static_cast<double>(c.shared_ffn);
-    bytes += st.linear_input * h / gathered_div + kBf16 * 2 * shared / tp + st.linear_input * shared / tp;
+    bytes += mlp_input;
+    if (!recomputed(RecomputeModule::shared_experts)) bytes += kBf16 * 2 * shared / tp + st.linear_input * shared / tp;
   }
   return bytes;
 }
@@ -239,6 +253,8 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   for (size_t k = 0; k < c.kinds.size() && k < 16; ++k) {
     kind_full[k] = layer_activation_bytes(c, c.kinds[k], l, st, imbalance) * tokens;
     kind_bytes[k] = kind_full[k];
+    // torchtitan's op-level rule is written for its dense GQA layers; MoE and MLA layers under it
+    // keep Megatron-LM's count (more than the rule would keep).
     if (torch_selective && !c.kinds[k].moe && !c.mla) kind_bytes[k] = torch_selective_bytes(c, l) * tokens;
     largest_layer = std::max(largest_layer, kind_full[k]);
   }
