@@ -38,7 +38,7 @@ print(f"80% interval covers {pct(summary['interval_coverage_leave_one_source_out
 memory = [(r["id"], r["predicted_memory_gib"], r["measured_memory_gib"]) for r in rows if "measured_memory_gib" in r]
 if memory:
     errors = [p / m - 1 for _, p, m in memory]
-    print(f"memory (predicted worst stage vs published peak, {len(memory)} runs): median |error| "
+    print(f"memory (predicted share the published peak measures vs that peak, {len(memory)} runs): median |error| "
           f"{pct(statistics.median(abs(e) for e in errors))}, worst {pct(max(abs(e) for e in errors))}, "
           f"median signed {pct(statistics.median(errors))}")
 

@@ -147,6 +147,15 @@ TEST(Measurements, RejectsWhatItCannotTrust) {
       read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", "args: '--tp \"2'"),
                         "m.yaml"),
       input, "runs[0].args:");
+  // A peak memory must say what it counts: max reserved, max allocated or device used.
+  EXPECT_LADLE_ERROR(read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}") +
+                                           "    peak_memory: {value: 80, unit: GiB, kind: peak}\n",
+                                       "m.yaml"),
+                     input, "runs[0].peak_memory.kind: expected max reserved, max allocated or device used, got 'peak'");
+  EXPECT_LADLE_ERROR(read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}") +
+                                           "    peak_memory: {value: 80, unit: GiB}\n",
+                                       "m.yaml"),
+                     input, "runs[0].peak_memory.kind: missing; expected max reserved, max allocated or device used");
   EXPECT_LADLE_ERROR(read_measurements(kHead + ok + ok, "m.yaml"), input,
                      "runs[1].id: run id 'r1' repeats");
   std::string bad_model = kHead + ok;

@@ -5,6 +5,7 @@
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/memory_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "support/test_support.hpp"
 
@@ -134,6 +135,155 @@ TEST(MemoryModel, FirstPipelineStageHoldsMostMicrobatches) {
   EXPECT_NEAR(stages[1][acts] / stages[2][acts], 3.0 / 2.0, 0.01);
   EXPECT_EQ(m.worst_stage, 0);
   EXPECT_GT(stages[3][static_cast<size_t>(MemoryPart::logits)], 0);
+}
+
+
+MemoryEstimate estimate(const Case& s, const Layout& layout) {
+  return estimate_memory(s.costs, layout, s.stages, s.microbatches, s.cluster, Calibration{});
+}
+
+TEST(MemoryModel, GradientBufferTakesTheReduceDtype) {
+  // --grad-reduce-in-bf16: param_and_grad_buffer.py allocates the buffer in BF16, half of FP32.
+  const Case fp32 = setup("llama-3.1-8b", 8, "tp=1");
+  const Case bf16 = setup("llama-3.1-8b", 8, "tp=1,grad_reduce=bf16");
+  EXPECT_NEAR(part(estimate(bf16, bf16.layout), MemoryPart::gradients) /
+                  part(estimate(fp32, fp32.layout), MemoryPart::gradients),
+              0.5, 1e-12);
+}
+
+TEST(MemoryModel, DistributedOptimizerInstancesShardWithinEachInstance) {
+  // Two instances over DP 8: each shards its states over 4 ranks, twice the states per GPU.
+  const Case one = setup("llama-3.1-8b", 8, "tp=1");
+  const Case two = setup("llama-3.1-8b", 8, "tp=1,dist_opt_instances=2");
+  EXPECT_NEAR(part(estimate(two, two.layout), MemoryPart::optimizer_states) /
+                  part(estimate(one, one.layout), MemoryPart::optimizer_states),
+              2.0, 1e-12);
+}
+
+TEST(MemoryModel, TransformerEngineFp8StoresLinearInputsInOneByte) {
+  // TE keeps an FP8 copy of each linear input for the weight gradient: qkv's and fc1's inputs
+  // (h each) and fc2's (ffn) drop from 2 bytes to 1; the projection keeps an FP8 copy of the
+  // attention output beside flash attention's BF16 one (+1 byte x heads x head_dim).
+  const Case bf16 = setup("llama-3.1-8b", 8, "tp=1,recompute=selective");
+  const Case fp8 = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp8=hybrid");
+  const ModelSpec& m = bf16.model;
+  const double per_token_layer = static_cast<double>(2 * m.hidden_size + m.intermediate_size) -
+                                 static_cast<double>(m.num_heads * m.head_dim);
+  const double saved = per_token_layer * 8192.0 * static_cast<double>(m.num_layers);
+  EXPECT_NEAR(part(estimate(bf16, bf16.layout), MemoryPart::activations) -
+                  part(estimate(fp8, fp8.layout), MemoryPart::activations),
+              saved, 1.0);
+}
+
+TEST(MemoryModel, TransformerEngineCachesFp8WeightAndTranspose) {
+  // Delayed / tensorwise FP8 on Hopper: an FP8 row-wise and column-wise copy of every decoder
+  // weight (2 bytes per parameter); with --fp8-param-gather the weight itself is FP8 and only the
+  // transpose is extra.
+  const Case bf16 = setup("llama-3.1-8b", 8, "tp=1");
+  const Case fp8 = setup("llama-3.1-8b", 8, "tp=1,fp8=hybrid");
+  const Case gather = setup("llama-3.1-8b", 8, "tp=1,fp8=hybrid,fp8_param_gather=on");
+  const double decoder = bf16.costs.kinds[0].tp_params * bf16.costs.num_layers +
+                         bf16.costs.kinds[0].replicated_params * bf16.costs.num_layers + bf16.costs.final_norm_params;
+  const double w16 = part(estimate(bf16, bf16.layout), MemoryPart::weights);
+  EXPECT_NEAR(part(estimate(fp8, fp8.layout), MemoryPart::weights) - w16, 2 * decoder, 1.0);
+  EXPECT_NEAR(part(estimate(gather, gather.layout), MemoryPart::weights), w16 / 2 + decoder, 1.0);
+}
+
+TEST(MemoryModel, TorchtitanSelectiveCheckpointKeepsEverySecondMatmul) {
+  // torchtitan's per-op checkpointing of a Llama layer keeps the block input and the outputs of
+  // wq, wv, w1 and w2 (every second matmul) and of flash attention: 4 h + kv_heads x head_dim + ffn.
+  const Case s = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fsdp=torch,dist_opt=off,rows_per_mb=2", 8192, 16);
+  const ModelSpec& m = s.model;
+  const double per_token = 2.0 * static_cast<double>(4 * m.hidden_size + m.num_kv_heads * m.head_dim + m.intermediate_size);
+  EXPECT_NEAR(part(estimate(s, s.layout), MemoryPart::activations), per_token * 16384 * m.num_layers, 1.0);
+}
+
+TEST(MemoryModel, TorchFsdpKeepsFp32ShardsAndGathersBf16) {
+  // FSDP2 with torchtitan's mixed precision over DP 8: FP32 sharded parameters (the master) plus
+  // two gathered BF16 layers (current and prefetched) and the gathered output layer; FP32 sharded
+  // gradients plus the output layer's BF16 gradient and its FP32 cast; FP32 sharded moments.
+  const Case s = setup("llama-3.1-8b", 8, "tp=1,fsdp=torch,dist_opt=off,recompute=full");
+  const MemoryEstimate e = estimate(s, s.layout);
+  const double total = s.costs.total_params;
+  const double layer = s.costs.kinds[0].tp_params + s.costs.kinds[0].replicated_params;
+  const double head = s.costs.head_params;
+  EXPECT_NEAR(part(e, MemoryPart::weights), 4 * total / 8 + 2 * (2 * layer + head), 1e-3 * total);
+  EXPECT_NEAR(part(e, MemoryPart::gradients), 4 * total / 8 + 6 * std::max(layer, head), 1e-3 * total);
+  EXPECT_NEAR(part(e, MemoryPart::optimizer_states), 8 * total / 8, 1e-3 * total);
+  // The loss holds the BF16 logits, their FP32 copy and log_softmax's FP32 output: 10 bytes.
+  EXPECT_NEAR(part(e, MemoryPart::logits), 10.0 * 8192 * static_cast<double>(s.model.vocab_size), 1.0);
+}
+
+TEST(MemoryModel, AllocatorShareLeavesOutContextNcclAndDeepEp) {
+  const Case dense = setup("llama-3.1-8b", 8, "tp=2,sp=on");
+  const MemoryEstimate d = estimate(dense, dense.layout);
+  EXPECT_GT(part(d, MemoryPart::cuda_context), 0);
+  EXPECT_GT(part(d, MemoryPart::nccl_buffers), 0);
+  EXPECT_NEAR(d.allocator_bytes,
+              d.worst_bytes - part(d, MemoryPart::cuda_context) - part(d, MemoryPart::nccl_buffers), 1.0);
+  const Case flex = setup("glm-4.7-flash", 8, "tp=1,ep=8,dispatcher=flex");
+  const MemoryEstimate f = estimate(flex, flex.layout);
+  EXPECT_GT(part(f, MemoryPart::dispatch_buffers), 0);
+  EXPECT_NEAR(f.allocator_bytes,
+              f.worst_bytes - part(f, MemoryPart::cuda_context) - part(f, MemoryPart::nccl_buffers) -
+                  part(f, MemoryPart::dispatch_buffers),
+              1.0);
+}
+
+TEST(MemoryModel, DeepEpBufferFollowsDeepEpsSizeRule) {
+  // EP 64 at hidden 7,168 in BF16: 10 channels x 8 NVLink ranks x 288 tokens of (14,336 hidden
+  // + 8 meta + 128 x 8 top-k indices + 128 x 4 weights + 128 x 4 scales) bytes plus counters, and
+  // 10 channels x 8 RDMA ranks x 128 tokens x 2 halves of the same record + 16 bytes, plus counters.
+  const DeepEpFacts& f = memory_facts().deepep;
+  const double record = 14336 + 8 + 1024 + 512 + 512;
+  const double nvl = 10 * 8 * (2 * 8 + 3) * 4 + 10 * 8 * 288 * record;
+  const double rdma = 10 * 8 * (8 * 2 + 2) * 2 * 4 + 10 * 8 * 128 * 2 * (record + 16);
+  EXPECT_DOUBLE_EQ(deepep_buffer_bytes(f, 64, 7168 * 2), nvl + rdma);
+  // Within one NVLink domain there is no RDMA buffer; a group size DeepEP lists no config for
+  // takes the next larger one's token counts.
+  EXPECT_DOUBLE_EQ(deepep_buffer_bytes(f, 8, 2048 * 2), 10 * 8 * 5 * 4 + 10 * 8 * 256 * (4096 + 8 + 1024 + 512 + 512.0));
+  EXPECT_GT(deepep_buffer_bytes(f, 12, 2048 * 2), deepep_buffer_bytes(f, 8, 2048 * 2));
+  EXPECT_LT(deepep_buffer_bytes(f, 12, 2048 * 2), deepep_buffer_bytes(f, 16, 2048 * 2));
+  EXPECT_EQ(deepep_buffer_bytes(f, 1, 2048 * 2), 0);
+}
+
+TEST(MemoryModel, InterleavedRanksHoldTheirOwnChunkCounts) {
+  // Interleaved 1F1B, pp 4, vpp 2, 8 microbatches: rank r warms up 2 (pp - r - 1) + (v - 1) pp + 1
+  // chunks: 11, 9, 7, 5 chunks of half a stage each.
+  const Case s = setup("llama-3.1-8b", 32, "tp=2,sp=on,pp=4,vpp=2,recompute=selective", 8192, 32);
+  std::vector<std::array<double, kMemoryParts>> stages;
+  estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{}, &stages);
+  const size_t acts = static_cast<size_t>(MemoryPart::activations);
+  EXPECT_NEAR(stages[1][acts] / stages[2][acts], 9.0 / 7.0, 1e-9);
+  EXPECT_NEAR(stages[0][acts] / stages[1][acts], 11.0 / 9.0, 1e-9);
+}
+
+TEST(MemoryModel, RecomputedModulesKeepOnlyWhatTheyDoNotRerun) {
+  // glm-4.7-flash: MLA attention and routed experts. moe_act drops each routed copy's activation
+  // output (moe_ffn per copy); moe keeps only the MoE layer's input; mla_up_proj drops q, k, v.
+  const std::string base = "tp=1,ep=8,recompute=selective";
+  const Case core = setup("glm-4.7-flash", 8, base);
+  const Case act = setup("glm-4.7-flash", 8, base + ",recompute_modules=moe_act");
+  const Case moe = setup("glm-4.7-flash", 8, base + ",recompute_modules=moe");
+  const Case up = setup("glm-4.7-flash", 8, base + ",recompute_modules=mla_up_proj");
+  const double a_core = part(estimate(core, core.layout), MemoryPart::activations);
+  const double a_act = part(estimate(act, act.layout), MemoryPart::activations);
+  const double a_moe = part(estimate(moe, moe.layout), MemoryPart::activations);
+  const double a_up = part(estimate(up, up.layout), MemoryPart::activations);
+  EXPECT_LT(a_act, a_core);
+  EXPECT_LT(a_moe, a_act);
+  EXPECT_LT(a_up, a_core);
+  const ModelCosts& c = core.costs;
+  int64_t moe_layers = 0;
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    if (c.kinds[k].moe) moe_layers += c.count(k, 0, c.num_layers);
+  }
+  // Imbalance 1.25 (the prior) on top-k copies of 8,192 tokens, 2 bytes per element.
+  const double dropped = 2.0 * 8192 * static_cast<double>(c.top_k) * 1.25 * static_cast<double>(c.moe_ffn) *
+                         static_cast<double>(moe_layers + c.num_mtp_layers);
+  EXPECT_NEAR(a_core - a_act, dropped, 1e-6 * dropped);
+  const double qkv = static_cast<double>(c.heads) * static_cast<double>(2 * c.qk_head_dim + c.v_head_dim);
+  EXPECT_NEAR(a_core - a_up, 2.0 * 8192 * qkv * static_cast<double>(c.num_layers + c.num_mtp_layers), 1.0);
 }
 
 }  // namespace

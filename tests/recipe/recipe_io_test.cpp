@@ -223,5 +223,20 @@ TEST(RecipeIo, OptionalBlocksRoundTripWhenPresentOrAbsent) {
   EXPECT_EQ(read_recipe(older, "older.yaml").recipe, r);
 }
 
+TEST(RecipeIo, MeasuredPeakMemoryIsOptionalPositiveAndRoundTrips) {
+  Recipe r = read_recipe(seed_text(), "seed.yaml").recipe;
+  ASSERT_TRUE(r.result.has_value());
+  EXPECT_FALSE(r.result->peak_memory_gib.has_value());  // the seeds record none, and keep no key
+  EXPECT_EQ(write_recipe(r).find("peak_memory_gib"), std::string::npos);
+  r.result->peak_memory_gib = 101.25;
+  const std::string text = write_recipe(r);
+  EXPECT_NE(text.find("\n  peak_memory_gib: 101.25\n"), std::string::npos);
+  EXPECT_EQ(read_recipe(text, "again.yaml").recipe, r);
+  const std::string zero = replace_once(text, "  peak_memory_gib: 101.25\n", "  peak_memory_gib: 0\n");
+  EXPECT_LADLE_ERROR(read_recipe(zero, "x.yaml"), input, "result.peak_memory_gib: expected a number greater than 0, got '0'");
+  const std::string word = replace_once(text, "  peak_memory_gib: 101.25\n", "  peak_memory_gib: lots\n");
+  EXPECT_LADLE_ERROR(read_recipe(word, "x.yaml"), input, "result.peak_memory_gib: expected a number, got 'lots'");
+}
+
 }  // namespace
 }  // namespace ladle::recipe

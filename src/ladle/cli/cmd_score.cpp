@@ -48,6 +48,7 @@ void print_json(const verify::ScoreReport& r, const std::string& recipe_path, Io
   out["active_params"] = r.inputs.active_params ? nlohmann::ordered_json(*r.inputs.active_params) : nullptr;
   out["peak_tflops"] = optional_json(r.inputs.peak_tflops);
   out["usd_per_million_tokens"] = optional_json(r.usd_per_million_tokens);
+  out["peak_memory_gib"] = optional_json(r.peak_memory_gib);
   out["usd_per_gpu_hour"] = optional_json(r.inputs.usd_per_gpu_hour);
   out["price_source"] = r.inputs.price_source;
   out["gpu_hours"] = optional_json(r.gpu_hours);
@@ -103,6 +104,8 @@ void print_table(const verify::ScoreReport& r, const std::string& recipe_path, I
   figures.rows.push_back({"GPU-hours", r.gpu_hours ? fmt::format("{:.3g}", *r.gpu_hours) : "-",
                           "GPUs x first to last timestamp of each log"});
   figures.rows.push_back({"window tokens", util::format_grouped(r.window_tokens), r.tokens_source});
+  figures.rows.push_back({"peak memory GiB", r.peak_memory_gib ? fmt::format("{:.2f}", *r.peak_memory_gib) : "-",
+                          r.peak_memory_gib ? "max reserved over every rank's memory lines" : "the logs print no memory lines"});
   io.out << figures.render();
   for (const std::string& note : r.notes) io.out << "note: " << note << "\n";
 }

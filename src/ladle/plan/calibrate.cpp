@@ -13,6 +13,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/util/error.hpp"
 
@@ -203,6 +204,10 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
   m.measured_tokens_per_s_per_gpu = r.result->tokens_per_s_per_gpu;
+  if (r.result->peak_memory_gib) {  // `ladle score --write` records the logs' max reserved
+    m.peak_memory_gib = *r.result->peak_memory_gib;
+    m.peak_memory_kind = to_string(PeakMemoryKind::max_reserved);
+  }
   if (!(m.measured_tokens_per_s_per_gpu > 0) || !std::isfinite(m.measured_tokens_per_s_per_gpu)) {
     throw_input(loaded.where.at("result.tokens_per_s_per_gpu"),
                 "{} is not a measured throughput to calibrate on (expected a positive, finite number)",
@@ -236,6 +241,11 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   fit.cross_validated = cross_validate;
   const std::vector<double> x = minimise(all, prior, f);
   fit.calibration = with(prior, f, x);
+  if (const std::optional<MemoryFit> memory = fit_allocator_slack(measurements, fit.calibration)) {
+    fit.calibration.allocator_slack = memory->allocator_slack;
+    fit.memory_constants.push_back(FittedConstant{"allocator_slack", memory->allocator_slack, memory->low,
+                                                  memory->high, memory->min, memory->max, "fraction"});
+  }
   fit.calibration.fitted_on.clear();
   fit.covariance = covariance(all, prior, f, x);
   for (size_t i = 0; i < f.names.size(); ++i) {
@@ -287,7 +297,10 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     }
     const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, fit.calibration);
     row.fits = p.fits;
-    row.predicted_memory_gib = p.memory_gib;
+    // Against a measured peak, the share of the prediction that peak measures (max reserved: the
+    // allocator's); else the whole.
+    const std::optional<PeakMemoryKind> kind = parse_peak_memory_kind(m.peak_memory_kind);
+    row.predicted_memory_gib = m.peak_memory_gib > 0 && kind ? predicted_peak_gib(p, *kind) : p.memory_gib;
     row.peak_memory_gib = m.peak_memory_gib;
     in_abs.push_back(std::fabs(row.in_sample_error()));
     loo_abs.push_back(std::fabs(row.leave_one_out_error()));

@@ -51,7 +51,7 @@ struct FitRow {
   double leave_one_out = 0;         ///< predicted with the constants fitted on the other runs
   double leave_one_source_out = 0;  ///< predicted with the constants fitted on the other sources' runs
   bool fits = false;                ///< predicted to fit in memory (every run of a set ran)
-  double predicted_memory_gib = 0;  ///< worst stage, in-sample
+  double predicted_memory_gib = 0;  ///< worst stage, in-sample (what a measured peak measures)
   double peak_memory_gib = 0;       ///< measured, 0 when not published
   double in_sample_error() const { return in_sample / measured - 1; }
   double leave_one_out_error() const { return leave_one_out / measured - 1; }
@@ -83,6 +83,8 @@ struct CalibrationFit {
   std::vector<FitRow> rows;
   std::vector<FittedConstant> constants;
   std::vector<std::vector<double>> covariance;  ///< of the log constants, in `constants` order
+  /// Memory constants fitted to the measured peaks (calibrate_memory.hpp), with their intervals.
+  std::vector<FittedConstant> memory_constants;
   std::vector<SourceFit> sources;
   double in_sample_median_abs_error = 0;
   double leave_one_out_median_abs_error = 0;

@@ -26,6 +26,7 @@ struct ConstantDef {
   double max;
   const char* unit;
   const char* meaning;
+  bool fitted_to_peaks = false;  // fitted by calibrate_memory.cpp to measured peak memory
 };
 
 const ConstantDef kConstants[] = {
@@ -59,14 +60,12 @@ const ConstantDef kConstants[] = {
      "latency of one collective step (NCCL over NVLink and EFA: ~10-30 us)"},
     {"host_link_gb_per_s", &Calibration::host_link_gb_per_s, false, 1, 1000, "GB/s",
      "device-host copy bandwidth per GPU (PCIe Gen5 x16: 64 GB/s raw, ~50 achieved)"},
-    {"framework_memory_gib", &Calibration::framework_memory_gib, false, 0, 64, "GiB",
-     "CUDA context, NCCL communicators and cuBLAS / TE workspaces per GPU"},
-    {"fragmentation", &Calibration::fragmentation, false, 0, 1, "fraction",
-     "PyTorch allocator slack over activation memory"},
+    {"allocator_slack", &Calibration::allocator_slack, false, 0, 0.5, "fraction",
+     "PyTorch allocator slack (expandable segments) over the memory each step allocates and frees, fitted to "
+     "the measured max-reserved peaks",
+     true},
     {"moe_memory_imbalance", &Calibration::moe_memory_imbalance, false, 1, 8, "ratio",
      "routed tokens on the busiest expert rank over the mean (aux-loss-free routing, early training)"},
-    {"deepep_buffer_gib", &Calibration::deepep_buffer_gib, false, 0, 64, "GiB",
-     "DeepEP's NVLink and RDMA buffers per GPU (flex dispatcher)"},
     {"host_memory_usable", &Calibration::host_memory_usable, false, 0.1, 1, "fraction",
      "fraction of a node's host memory the offloaded optimizer may take"},
     {"interval_log_halfwidth", &Calibration::interval_log_halfwidth, false, 0, 2, "log ratio",
@@ -78,7 +77,7 @@ const ConstantDef kConstants[] = {
 std::vector<CalibrationConstant> calibration_constants(const Calibration& c) {
   std::vector<CalibrationConstant> out;
   for (const ConstantDef& d : kConstants) {
-    out.push_back(CalibrationConstant{d.name, c.*d.field, d.fitted, d.min, d.max, d.unit, d.meaning});
+    out.push_back(CalibrationConstant{d.name, c.*d.field, d.fitted, d.min, d.max, d.unit, d.meaning, d.fitted_to_peaks});
   }
   return out;
 }
@@ -158,7 +157,7 @@ std::string write_calibration(const Calibration& c, const std::vector<std::strin
   for (const std::string& line : header_lines) out += line.empty() ? "#\n" : "# " + line + "\n";
   out += "constants:\n";
   for (const CalibrationConstant& k : calibration_constants(c)) {
-    out += fmt::format("  {}: {:.6g}  # {}: {} ({})\n", k.name, k.value, k.fitted ? "fitted" : "fixed",
+    out += fmt::format("  {}: {:.6g}  # {}: {} ({})\n", k.name, k.value, k.fitted ? "fitted" : k.fitted_to_peaks ? "fitted to peaks" : "fixed",
                        k.meaning, k.unit);
   }
   if (!c.fitted_on.empty()) {

@@ -18,6 +18,7 @@ struct CalibrationConstant {
   double max = 0;
   std::string unit;
   std::string meaning;  ///< one line: what it is and where a fixed value comes from
+  bool fitted_to_peaks = false;  ///< fitted by `ladle calibrate` to measured peak memory, not throughput
   bool operator==(const CalibrationConstant&) const = default;
 };
 
@@ -51,10 +52,11 @@ struct Calibration {
   double kernel_overhead_s = 5e-6;     ///< fixed cost of one kernel (launch and tail)
   double link_latency_s = 2e-5;        ///< latency of one collective step
   double host_link_gb_per_s = 50;      ///< device-host copy bandwidth per GPU (PCIe Gen5 x16)
-  double framework_memory_gib = 6;     ///< CUDA context, NCCL and cuBLAS workspaces per GPU
-  double fragmentation = 0.10;         ///< allocator slack over dynamic (activation) memory
+  /// Allocator slack: PyTorch's caching allocator with expandable segments
+  /// reserves this fraction more than each step's transient tensors (activations, logits, the
+  /// working set); fitted to measured max-reserved peaks by `ladle calibrate`.
+  double allocator_slack = 0.10;
   double moe_memory_imbalance = 1.25;  ///< peak over mean routed tokens per expert rank
-  double deepep_buffer_gib = 3;        ///< DeepEP's NVLink and RDMA buffers (flex dispatcher)
   double host_memory_usable = 0.85;    ///< fraction of a node's host memory the optimizer may use
   /// Half-width of the printed throughput interval in log space (80%: predicted x exp(+-w)), set
   /// by `ladle calibrate` from the leave-one-source-out residuals.

@@ -13,6 +13,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/util/embedded.hpp"
@@ -208,7 +209,10 @@ double read_peak_memory(const Reader& r, const YAML::Node& node, const std::stri
   const double value =
       r.number(r.required(node, "value", path, "a number"), path + ".value", 1e-3, 1e7);
   const std::string unit = r.text(node, "unit", path, "GiB, GB, MiB or MB");
-  kind = r.text_or(node, "kind", path);
+  kind = r.text(node, "kind", path, peak_memory_kind_names());
+  if (!parse_peak_memory_kind(kind)) {
+    throw_input(r.at(node["kind"], path + ".kind"), "expected {}, got '{}'", peak_memory_kind_names(), kind);
+  }
   if (unit == "GiB") return value;
   if (unit == "GB") return value * 1e9 / kGiB;
   if (unit == "MiB") return value / 1024.0;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/memory_facts.hpp"
 #include "ladle/util/embedded.hpp"
 
 namespace ladle::plan {
@@ -16,6 +17,7 @@ namespace {
 constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
 
 double dtype_bytes(StateDtype dtype) {
   switch (dtype) {
@@ -27,41 +29,89 @@ double dtype_bytes(StateDtype dtype) {
   return 4;
 }
 
+// How a layer's tensors are stored for backward: Megatron-LM with Transformer Engine, or the
+// PyTorch-native stack of torchtitan and NeMo AutoModel (FSDP2, DTensor TP, PyTorch's autograd).
+struct Storage {
+  bool torch = false;  ///< fsdp=torch: torchtitan's activation checkpointing and loss
+  /// Bytes per element of a linear layer's saved input: BF16, or under Transformer Engine's FP8
+  /// recipes the quantized copy TE keeps for the weight gradient (1 byte, plus one FP32 scale per
+  /// 1x128 tile for blockwise and one E8M0 scale per 32 elements for MXFP8).
+  double linear_input = kBf16;
+  bool fp8 = false;  ///< TE FP8: the projection keeps an FP8 copy beside flash attention's BF16 output
+};
+
+Storage storage_of(const Layout& l) {
+  Storage s;
+  s.torch = l.fsdp == Fsdp::torch;
+  // torchao's Float8Linear (torchtitan's FP8) saves its high-precision input; only TE quantizes it.
+  if (l.fp8 != Fp8Format::none && !s.torch) {
+    s.fp8 = true;
+    switch (l.fp8_recipe) {
+      case Fp8Recipe::delayed:
+      case Fp8Recipe::tensorwise: s.linear_input = 1.0; break;
+      case Fp8Recipe::blockwise: s.linear_input = 1.0 + kFp32 / 128.0; break;
+      case Fp8Recipe::mxfp8: s.linear_input = 1.0 + 1.0 / 32.0; break;
+    }
+  }
+  return s;
+}
+
 // Activation bytes one layer of `kind` keeps per token of the microbatch (per CP rank), term by
 // term as Megatron-LM's layers save them for backward (megatron/core/transformer/*; the counts
 // follow Korthikanti et al. 2022, arXiv 2205.05198, section 4, without dropout masks: every
 // recipe ladle writes trains without dropout).
-double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const Layout& l, double imbalance) {
+double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Storage& st,
+                              double imbalance) {
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
+  // PyTorch's DTensor TP saves each column-parallel matmul's all-gathered input (the whole
+  // sequence); Transformer Engine keeps the s/TP shard and gathers it again in backward.
+  const double gathered_div = st.torch ? 1.0 : sp_div;
   const double h = static_cast<double>(c.hidden);
   const double heads = static_cast<double>(c.heads);
+  const double lin = st.linear_input / kBf16;  // a linear input's bytes in BF16 elements
+  // --recompute-granularity selective --recompute-modules (transformer_config.py): each module
+  // named is rerun in backward, so what only it needs is not kept. core_attn saves nothing more
+  // under flash attention, which keeps no score matrix.
+  const bool selective = l.recompute == RecomputeGranularity::selective;
+  const auto recomputed = [&](RecomputeModule m) { return selective && has(l.recompute_modules, m); };
+  const double norm_out = recomputed(RecomputeModule::layernorm) ? 0.0 : 1.0;  // the norms' outputs
+  const double up_proj = recomputed(RecomputeModule::mla_up_proj) ? 0.0 : 1.0;  // MLA q, k, v
   double elements = 2 * h / sp_div;  // the two norms' inputs (the residual stream)
   if (c.mla) {
     // multi_latent_attention.py: the down-projections are replicated linears that run on the
     // s/TP tokens of the sequence-parallel region, so their input, outputs and the latent norms'
     // outputs are all s/TP under SP; the up-projections' inputs are gathered again in backward.
-    elements += h / sp_div;                                                                   // down-projection input
+    elements += norm_out * lin * h / sp_div;                                                  // down-projection input
     elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim) / sp_div;  // down outputs
-    elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;               // normed latents
-    elements += heads * static_cast<double>(c.qk_head_dim) / tp;                            // q
-    elements += heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;             // k, v
+    elements += lin * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;         // normed latents
+    elements += up_proj * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
+    elements += up_proj * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
     elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
+    if (st.fp8) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;           // its FP8 copy
   } else {
     const double d = static_cast<double>(c.head_dim);
     const double kv = static_cast<double>(c.kv_heads);
-    elements += h / sp_div;                          // qkv input
+    elements += norm_out * lin * h / gathered_div;   // qkv input
     elements += (heads + 2 * kv) * d / tp;           // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
     elements += heads * d / tp;                      // attention output (the projection's input)
+    if (st.fp8) elements += lin * heads * d / tp;    // the projection's FP8 copy of it
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   double bytes = elements * kBf16;
+  const double ffn = static_cast<double>(c.ffn);
+  const double mlp_input = norm_out * st.linear_input * h / gathered_div;  // fc1's input, the norm's output
   if (!kind.moe) {
-    // Dense SwiGLU MLP: fc1 input, fc1 output (gate and up, 2 x ffn) and the activation's output.
-    bytes += kBf16 * (h / sp_div + 3 * static_cast<double>(c.ffn) / tp);
+    // Dense SwiGLU MLP: fc1 input, fc1 output (gate and up, 2 x ffn) and the activation's
+    // output (fc2's input: FP8 under TE's FP8, which frees the BF16 one); --recompute-modules mlp
+    // keeps only the MLP's input.
+    if (recomputed(RecomputeModule::mlp)) return bytes + kBf16 * h / sp_div;
+    bytes += mlp_input + kBf16 * 2 * ffn / tp + st.linear_input * ffn / tp;
     return bytes;
   }
+  // --recompute-modules moe reruns the whole MoE layer: only its input is kept.
+  if (recomputed(RecomputeModule::moe)) return bytes + kBf16 * h / sp_div;
   const double etp = static_cast<double>(l.etp);
   bytes += kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;  // router input, logits
   // Routed copies held per GPU for each token of the microbatch: top-k spread over the TP ranks'
@@ -71,10 +121,51 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // moe/experts.py TEGroupedMLP.forward: per copy the backward keeps fc1's input (h), fc1's
   // output (2 x ffn, gate and up) and the activation's output (ffn); the router probabilities are
   // applied inside the activation (bias_swiglu / weighted_squared_relu), so no second h-sized
-  // tensor per copy.
-  bytes += copies * kBf16 * (h + 3 * static_cast<double>(c.moe_ffn) / etp);
-  if (c.shared_ffn > 0) bytes += kBf16 * (h / sp_div + 3 * static_cast<double>(c.shared_ffn) / tp);
+  // tensor per copy. --recompute-modules moe_act drops the activation's output (recomputed from
+  // fc1's output, which stays); TE's FP8 stores fc1's and fc2's inputs quantized.
+  const double moe_ffn = static_cast<double>(c.moe_ffn) / etp;
+  const bool moe_act = recomputed(RecomputeModule::moe_act);
+  bytes += copies * (st.linear_input * h + kBf16 * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
+  if (c.shared_ffn > 0) {
+    // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input.
+    const double shared = static_cast<double>(c.shared_ffn);
+    bytes += mlp_input;
+    if (!recomputed(RecomputeModule::shared_experts)) bytes += kBf16 * 2 * shared / tp + st.linear_input * shared / tp;
+  }
   return bytes;
+}
+
+// What torchtitan's per-op selective activation checkpointing keeps of a dense layer, per token
+// (torchtitan/models/llama3/infra/parallelize.py, _apply_ac_to_transformer_block, op mode): the
+// block's input, and the outputs of the ops in its save list, with every second matmul
+// recomputed. The layer's matmuls run wq, wk, wv, wo, w1, w3, w2, so wq's, wv's, w1's and w2's
+// outputs are kept (w2's before its TP reduce-scatter: the whole sequence), the flash attention
+// output, and under TP the reduce-scatter outputs of wo and w2 (reduce_scatter_tensor is in
+// the list). Everything else is recomputed in backward.
+double torch_selective_bytes(const ModelCosts& c, const Layout& l) {
+  const double tp = static_cast<double>(l.tp);
+  const double sp_div = l.sp ? tp : 1.0;
+  const double h = static_cast<double>(c.hidden);
+  const double q = static_cast<double>(c.heads * c.head_dim);
+  const double kv = static_cast<double>(c.kv_heads * c.head_dim);
+  double elements = h / sp_div + q / tp + kv / tp + q / tp + static_cast<double>(c.ffn) / tp + h;
+  if (l.tp > 1) elements += 2 * h / sp_div;
+  return kBf16 * elements;
+}
+
+// Distinct NCCL communicators a rank runs collectives or p2p on (PyTorch creates each lazily on
+// first use): TP, CP, the data-parallel gradient group (DP x CP), pipeline p2p, the expert
+// group and the expert data-parallel group.
+double nccl_communicators(const ModelCosts& c, const Layout& l) {
+  double n = 0;
+  if (l.tp > 1) n += 1;
+  if (l.cp > 1) n += 1;
+  if (l.dp * l.cp > 1) n += 1;
+  if (l.dist_opt_instances > 1) n += 1;
+  if (l.pp > 1) n += 1;
+  if (c.experts > 0 && l.ep * l.etp > 1) n += 1;
+  if (c.experts > 0 && l.edp() > 1 && l.edp() != l.dp * l.cp) n += 1;
+  return n;
 }
 
 }  // namespace
@@ -106,15 +197,21 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
                                int64_t microbatches, const Cluster& cluster, const Calibration& cal,
                                std::vector<std::array<double, kMemoryParts>>* stage_memory) {
   MemoryEstimate out;
+  const MemoryFacts& facts = memory_facts();
+  const Storage st = storage_of(l);
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
   const double expert_div = static_cast<double>(l.ep * l.etp);
   // Optimizer states are sharded over the data-parallel ranks by the distributed optimizer or
-  // FSDP (dense over DP x CP, experts over EDP), and held whole on every rank otherwise.
+  // FSDP (dense over DP x CP, experts over EDP; theoretical_memory_usage.py's 6 + 12 / d), each
+  // of --num-distributed-optimizer-instances sharding within its own part of the DP group
+  // (distributed/distributed_data_parallel.py, intra-instance groups); held whole otherwise.
   const bool fsdp = l.fsdp != Fsdp::none;
   const bool shard_states = l.dist_opt || fsdp;
-  const double dense_shards = shard_states ? static_cast<double>(l.dp * l.cp) : 1.0;
-  const double expert_shards = shard_states ? static_cast<double>(std::max<int64_t>(1, l.edp())) : 1.0;
+  const double instances = fsdp ? 1.0 : static_cast<double>(std::max<int64_t>(1, l.dist_opt_instances));
+  const double dense_shards = shard_states ? std::max(1.0, static_cast<double>(l.dp * l.cp) / instances) : 1.0;
+  const double expert_shards =
+      shard_states ? std::max(1.0, static_cast<double>(std::max<int64_t>(1, l.edp())) / instances) : 1.0;
   // Master weights and the two Adam moments in the dtypes the knobs give (--main-params-dtype,
   // --exp-avg-dtype, --exp-avg-sq-dtype; theoretical_memory_usage.py counts 12 bytes for FP32).
   const double state_bytes = dtype_bytes(l.main_params) + dtype_bytes(l.moments) + dtype_bytes(l.moments_sq);
@@ -127,27 +224,53 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
                                     l.fsdp_sharding == FsdpSharding::optim_grads_params);
   const bool shard_weights =
       fsdp && (l.fsdp == Fsdp::torch || l.fsdp_sharding == FsdpSharding::optim_grads_params);
-  // Weights: BF16, or FP8 with --fp8-param-gather; other FP8 recipes keep an FP8 copy and its
-  // transpose beside the BF16 weights (Transformer Engine's cached FP8 weights).
+  // Weights: BF16, or FP8 with --fp8-param-gather. Transformer Engine caches each weight's FP8
+  // copy across microbatches (extensions/transformer_engine.py passes is_first_microbatch unless
+  // --disable-parameter-transpose-cache): the row-wise data and the column-wise (transposed) data
+  // Hopper's FP8 GEMMs need for dgrad, plus blockwise's FP32 scale per 128x128 block or MXFP8's
+  // E8M0 scale per 32 elements of each. With --fp8-param-gather the weight is that FP8 tensor
+  // and only the transpose is extra. torchao's Float8Linear (torch path) casts per GEMM and keeps
+  // no copy; its FP8 all-gather (fp8_param_gather) gathers FP8 instead of BF16.
   const bool fp8 = l.fp8 != Fp8Format::none;
-  const double weight_bytes = l.fp8_param_gather ? 1.0 : kBf16;
-  const double fp8_weight_copies = fp8 && !l.fp8_param_gather ? 2.0 : 0.0;
+  const double weight_bytes = l.fp8_param_gather && !st.torch ? 1.0 : kBf16;
+  double fp8_copy_bytes = 0;
+  if (fp8 && !st.torch) {
+    const double scale = l.fp8_recipe == Fp8Recipe::mxfp8       ? 1.0 / 32.0
+                         : l.fp8_recipe == Fp8Recipe::blockwise ? kFp32 / (128.0 * 128.0)
+                                                                : 0.0;
+    fp8_copy_bytes = (l.fp8_param_gather ? 1.0 : 2.0) * (1.0 + scale);
+  }
   const double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double h = static_cast<double>(c.hidden);
   const int64_t pp = l.pp;
   const double vpp = static_cast<double>(l.vpp);
+  const bool torch_selective = st.torch && l.recompute == RecomputeGranularity::selective;
 
   double kind_bytes[16] = {};
+  double kind_full[16] = {};  // without checkpointing: what one layer's forward or recompute holds
   double largest_layer = 0;
   for (size_t k = 0; k < c.kinds.size() && k < 16; ++k) {
-    kind_bytes[k] = layer_activation_bytes(c, c.kinds[k], l, imbalance) * tokens;
-    largest_layer = std::max(largest_layer, kind_bytes[k]);
+    kind_full[k] = layer_activation_bytes(c, c.kinds[k], l, st, imbalance) * tokens;
+    kind_bytes[k] = kind_full[k];
+    // torchtitan's op-level rule is written for its dense GQA layers; MoE and MLA layers under it
+    // keep Megatron-LM's count (more than the rule would keep).
+    if (torch_selective && !c.kinds[k].moe && !c.mla) kind_bytes[k] = torch_selective_bytes(c, l) * tokens;
+    largest_layer = std::max(largest_layer, kind_full[k]);
   }
   const double layer_input = kBf16 * h / sp_div * tokens;
   // An MTP layer under full recompute keeps its two inputs: the hidden state and the embedding.
-  double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, imbalance) * tokens : 0.0;
+  double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, st, imbalance) * tokens : 0.0;
   if (l.recompute == RecomputeGranularity::full && c.num_mtp_layers > 0) mtp_bytes = 2 * layer_input;
+  const double largest_layer_params = [&] {
+    double p = 0;
+    for (const LayerKind& kind : c.kinds) {
+      p = std::max(p, kind.tp_params / tp + kind.replicated_params + kind.expert_params / expert_div);
+    }
+    return p;
+  }();
+  const double nccl_bytes = nccl_communicators(c, l) * static_cast<double>(facts.nccl_channels) *
+                            static_cast<double>(facts.nccl_peers_per_channel) * facts.nccl_buffsize_mib * kMiB;
 
   if (stage_memory) stage_memory->assign(static_cast<size_t>(pp), {});
   int64_t begin = 0;
@@ -168,8 +291,9 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       acts_one_mb += count * kind_bytes[k];
     }
     if (first) dense += c.embedding_params / tp;
+    const double head = last ? c.head_params / tp : 0.0;
     if (last) {
-      dense += c.head_params / tp + c.final_norm_params;
+      dense += head + c.final_norm_params;
       const double mtp_n = static_cast<double>(c.num_mtp_layers);
       dense += mtp_n * (c.mtp.tp_params / tp + c.mtp.replicated_params);
       expert += mtp_n * c.mtp.expert_params / expert_div;
@@ -199,66 +323,115 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     if (pp == 1) in_flight = 1;
 
     std::array<double, kMemoryParts> part{};
+    auto at = [&part](MemoryPart p) -> double& { return part[static_cast<size_t>(p)]; };
     const double params = dense + expert;
     const double shard = dense / dense_shards + expert / expert_shards;
-    // FSDP gathers one layer's weights (and the prefetched next one) and holds one layer's
-    // unsharded gradients before its reduce-scatter.
-    const double layer_params = n > 0 ? params / static_cast<double>(n) : 0.0;
-    const double fp8_copies = fp8_weight_copies * (dense - (first ? c.embedding_params / tp : 0.0) -
-                                                   (last ? c.head_params / tp : 0.0)) +
-                              fp8_weight_copies * expert;
-    if (shard_weights) {
-      const double master = l.fsdp == Fsdp::torch ? kFp32 : weight_bytes;
-      part[static_cast<size_t>(MemoryPart::weights)] =
-          master * shard + 2 * weight_bytes * layer_params + fp8_copies / std::max(1.0, dense_shards);
+    const double fp8_copies =
+        fp8_copy_bytes * (dense - (first ? c.embedding_params / tp : 0.0) - head) + fp8_copy_bytes * expert;
+    if (st.torch) {
+      // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard, MixedPrecisionPolicy(param_dtype=
+      // bf16, reduce_dtype=fp32) as torchtitan sets it): the sharded parameter is the FP32
+      // master; one layer is gathered in BF16 (FP8 with torchao's FP8 all-gather) while the next
+      // is prefetched, and the output layer's group stays gathered from its forward to its
+      // backward (torchtitan does not reshard the last group after forward). Its gradient is
+      // produced unsharded in BF16 and cast to FP32 for the reduce-scatter, at the start of
+      // backward while every activation is still held.
+      const double gathered = l.fp8_param_gather ? 1.0 : kBf16;
+      at(MemoryPart::weights) = kFp32 * shard + gathered * (2 * largest_layer_params + head);
+      at(MemoryPart::gradients) = kFp32 * shard + (kBf16 + kFp32) * std::max(largest_layer_params, head);
+      at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * (dtype_bytes(l.moments) + dtype_bytes(l.moments_sq));
+    } else if (shard_weights) {
+      // Megatron-FSDP: one layer's weights gathered (and the next prefetched), one layer's
+      // gradients unsharded before its reduce-scatter.
+      const double layer_params = n > 0 ? params / static_cast<double>(n) : 0.0;
+      at(MemoryPart::weights) =
+          weight_bytes * shard + 2 * weight_bytes * layer_params + fp8_copies / std::max(1.0, dense_shards);
+      at(MemoryPart::gradients) = grad_bytes * shard + grad_bytes * layer_params;
+      at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
     } else {
-      part[static_cast<size_t>(MemoryPart::weights)] = weight_bytes * params + fp8_copies;
+      at(MemoryPart::weights) = weight_bytes * params + fp8_copies;
+      const double layer_params = n > 0 ? params / static_cast<double>(n) : 0.0;
+      at(MemoryPart::gradients) =
+          shard_grads ? grad_bytes * shard + grad_bytes * layer_params : grad_bytes * params;
+      at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
     }
-    part[static_cast<size_t>(MemoryPart::gradients)] =
-        shard_grads ? (l.fsdp == Fsdp::torch ? kFp32 : grad_bytes) * shard + grad_bytes * layer_params
-                    : grad_bytes * params;
-    // FSDP2 keeps the FP32 master in the sharded parameter itself: only the moments remain.
-    const double states = l.fsdp == Fsdp::torch ? dtype_bytes(l.moments) + dtype_bytes(l.moments_sq) : state_bytes;
-    part[static_cast<size_t>(MemoryPart::optimizer_states)] = (1.0 - l.offload) * shard * states;
     double acts = acts_one_mb * in_flight;
+    // One layer's recompute (or, without checkpointing, the largest layer's backward scratch).
     double working = l.recompute == RecomputeGranularity::full
                          ? largest_layer * static_cast<double>(l.recompute_layers)
                          : largest_layer;
     if (last) {
       acts += static_cast<double>(c.num_mtp_layers) * mtp_bytes;
-      // Logits: BF16 for the head and each MTP head, plus the FP32 copy the unfused loss works on
-      // (tensor_parallel/cross_entropy.py); Transformer Engine's fused loss (--cross-entropy-loss-fusion
-      // --cross-entropy-fusion-impl te) computes in place and keeps none.
+      // Logits per token and vocabulary entry (over TP). Megatron-LM: BF16 for the head and each
+      // MTP head, plus the FP32 copy the unfused loss works on (tensor_parallel/cross_entropy.py);
+      // Transformer Engine's fused loss (--cross-entropy-loss-fusion --cross-entropy-fusion-impl
+      // te) computes in place and keeps none. torchtitan (components/loss.py): the BF16 logits,
+      // their FP32 copy (.float()) and log_softmax's FP32 output are all alive as the loss runs.
       const bool te_loss = l.ce_fusion && l.ce_impl == CrossEntropyImpl::te;
-      part[static_cast<size_t>(MemoryPart::logits)] =
-          tokens * static_cast<double>(c.vocab) / tp *
-          (kBf16 * static_cast<double>(1 + c.num_mtp_layers) + (te_loss ? 0.0 : kFp32));
+      const double per_entry = st.torch ? kBf16 + 2 * kFp32
+                                        : kBf16 * static_cast<double>(1 + c.num_mtp_layers) + (te_loss ? 0.0 : kFp32);
+      at(MemoryPart::logits) = tokens * static_cast<double>(c.vocab) / tp * per_entry;
+      // The loss's tensors are freed before the first layer's backward recomputes: the working
+      // set counts only what a layer needs beyond them.
+      working = std::max(0.0, working - at(MemoryPart::logits));
     }
-    part[static_cast<size_t>(MemoryPart::activations)] = acts;
-    part[static_cast<size_t>(MemoryPart::working_set)] = working;
+    at(MemoryPart::activations) = acts;
+    at(MemoryPart::working_set) = working;
     if (c.experts > 0) {
-      part[static_cast<size_t>(MemoryPart::dispatch_buffers)] =
+      // The flex dispatcher's DeepEP buffers (outside the allocator), sized by DeepEP's rule for
+      // the TP x EP group Megatron-LM's MoEFlexTokenDispatcher hands it and the hidden bytes;
+      // the all-to-all dispatcher's permuted send and receive copies otherwise.
+      at(MemoryPart::dispatch_buffers) =
           l.dispatcher == MoeDispatcher::flex
-              ? cal.deepep_buffer_gib * kGiB
+              ? deepep_buffer_bytes(facts.deepep, l.ep * l.etp, h * kBf16)
               : 2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
     }
-    part[static_cast<size_t>(MemoryPart::framework)] = cal.framework_memory_gib * kGiB;
-    part[static_cast<size_t>(MemoryPart::fragmentation)] =
-        cal.fragmentation * (acts + working + part[static_cast<size_t>(MemoryPart::logits)]);
+    if (l.tp_overlap && l.tp > 1 && !st.torch) {
+      at(MemoryPart::tp_overlap_buffers) =
+          static_cast<double>(facts.tp_overlap_buffers) * tokens * h * (st.fp8 ? 1.0 : kBf16);
+    }
+    if (l.cuda_graph != CudaGraphImpl::none) {
+      // Captured graphs share one private pool in schedule order (Transformer Engine's
+      // make_graphed_callables with Megatron-LM's _order), so their activations are the ones
+      // counted above; each captured layer and microbatch adds its static input and output.
+      at(MemoryPart::cuda_graphs) = 2 * layer_input * static_cast<double>(n) * std::max(1.0, in_flight);
+    }
+    at(MemoryPart::workspaces) = facts.workspaces_mib * kMiB;
+    // Allocator slack with expandable segments: a fraction of what is allocated and freed within
+    // each step (activations, logits, the working set, graph buffers).
+    at(MemoryPart::allocator_slack) =
+        cal.allocator_slack * (acts + working + at(MemoryPart::logits) + at(MemoryPart::cuda_graphs));
+    at(MemoryPart::nccl_buffers) = nccl_bytes;
+    at(MemoryPart::cuda_context) = facts.cuda_context_mib * kMiB;
     double total = 0;
-    for (double v : part) total += v;
+    double allocator = 0;
+    for (size_t i = 0; i < kMemoryParts; ++i) {
+      total += part[i];
+      if (counted_by_allocator(static_cast<MemoryPart>(i), l)) allocator += part[i];
+    }
     if (stage_memory) (*stage_memory)[static_cast<size_t>(s)] = part;
     if (total > out.worst_bytes) {
       out.worst_bytes = total;
       out.worst = part;
       out.worst_stage = s;
     }
+    out.allocator_bytes = std::max(out.allocator_bytes, allocator);
     // Host: FP32 master and moments of the offloaded fraction, plus its FP32 gradient copy.
     const double host = l.offload * shard * (state_bytes + kFp32) * static_cast<double>(cluster.gpus_per_node());
     out.host_bytes_per_node = std::max(out.host_bytes_per_node, host);
     begin = end;
   }
   return out;
+}
+
+bool counted_by_allocator(MemoryPart part, const Layout& layout) {
+  switch (part) {
+    case MemoryPart::nccl_buffers:
+    case MemoryPart::cuda_context:
+    case MemoryPart::tp_overlap_buffers: return false;
+    case MemoryPart::dispatch_buffers: return layout.dispatcher != MoeDispatcher::flex;
+    default: return true;
+  }
 }
 
 }  // namespace ladle::plan

@@ -34,6 +34,9 @@ struct Prediction {
   std::vector<StageMemory> stages;
   int64_t worst_stage = 0;         ///< index into stages
   double memory_gib = 0;           ///< worst stage, per GPU
+  /// The largest stage's share PyTorch's allocator holds (what max reserved measures), GiB.
+  double allocator_memory_gib = 0;
+  double allocator_slack_gib = 0;  ///< of the worst stage, GiB (max allocated leaves it out)
   double capacity_gib = 0;         ///< usable HBM per GPU
   bool fits = false;               ///< memory_gib <= capacity_gib and the host holds the offload
   double host_memory_gib = 0;      ///< optimizer states on one node's host

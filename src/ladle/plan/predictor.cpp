@@ -21,8 +21,12 @@ const char* to_string(MemoryPart part) {
     case MemoryPart::logits: return "logits";
     case MemoryPart::working_set: return "working set";
     case MemoryPart::dispatch_buffers: return "dispatch buffers";
-    case MemoryPart::framework: return "framework";
-    case MemoryPart::fragmentation: return "fragmentation";
+    case MemoryPart::tp_overlap_buffers: return "TP overlap buffers";
+    case MemoryPart::cuda_graphs: return "CUDA graph buffers";
+    case MemoryPart::workspaces: return "workspaces";
+    case MemoryPart::allocator_slack: return "allocator slack";
+    case MemoryPart::nccl_buffers: return "NCCL buffers";
+    case MemoryPart::cuda_context: return "CUDA context";
     case MemoryPart::count: break;
   }
   return "?";
@@ -76,6 +80,8 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   }
   p.worst_stage = memory.worst_stage;
   p.memory_gib = memory.worst_bytes / kGiB;
+  p.allocator_memory_gib = memory.allocator_bytes / kGiB;
+  p.allocator_slack_gib = memory.worst[static_cast<size_t>(MemoryPart::allocator_slack)] / kGiB;
   p.capacity_gib = hbm_capacity_gib(cluster.gpu);
   p.host_memory_gib = memory.host_bytes_per_node / kGiB;
   p.host_capacity_gib = cluster.instance.host_memory_gib * calibration.host_memory_usable;

@@ -11,8 +11,10 @@
 // GQA attention, dense MLP, routed and shared experts, with TP / SP / CP / ETP splits and
 // full recompute keeping only layer inputs), times the microbatches in flight on the stage (1F1B:
 // pp - stage; interleaved: Megatron-LM's 1 + (pp-1)/(pp*vpp) penalty); logits and the MTP layer
-// on the last stage; one layer's working set; MoE dispatch buffers; framework memory; allocator
-// slack. Selective recompute (core attention) saves nothing with flash attention, which already
+// on the last stage; one layer's working set; MoE dispatch buffers (DeepEP's by its size rule);
+// TP-overlap userbuffers; CUDA-graph static buffers; cuBLAS / TE workspaces; allocator slack;
+// NCCL's communicator buffers and the CUDA context (memory_model.cpp cites each term's source;
+// data/hw/memory_facts.yaml holds the figures). Selective recompute (core attention) saves nothing with flash attention, which already
 // keeps no score matrix.
 //
 // Time (per step): each GEMM as roofline-additive compute + HBM traffic + a kernel's fixed cost;
@@ -39,7 +41,7 @@ namespace ladle::plan {
 /// Memory parts, in report order.
 enum class MemoryPart {
   weights, gradients, optimizer_states, activations, logits, working_set, dispatch_buffers,
-  framework, fragmentation, count
+  tp_overlap_buffers, cuda_graphs, workspaces, allocator_slack, nccl_buffers, cuda_context, count
 };
 /// Step-time parts, in report order.
 enum class TimePart {
@@ -59,6 +61,9 @@ struct MemoryEstimate {
   std::array<double, kMemoryParts> worst{};  ///< parts of the worst stage
   double worst_bytes = 0;
   int64_t worst_stage = 0;
+  /// The largest stage's share that PyTorch's caching allocator holds (what max reserved
+  /// measures): everything but the CUDA context, NCCL's buffers, TE's userbuffers and DeepEP's.
+  double allocator_bytes = 0;
   double host_bytes_per_node = 0;  ///< offloaded optimizer states of one node
 };
 
@@ -80,6 +85,11 @@ MemoryEstimate estimate_memory(const ModelCosts& costs, const Layout& layout,
                                const std::vector<int64_t>& stages, int64_t microbatches,
                                const Cluster& cluster, const Calibration& calibration,
                                std::vector<std::array<double, kMemoryParts>>* stage_memory = nullptr);
+
+/// Whether PyTorch's caching allocator holds `part` (torch.cuda.max_memory_reserved sees it) for
+/// `layout`: false for the CUDA context, NCCL's buffers, TE's TP-overlap userbuffers and the flex
+/// dispatcher's DeepEP buffers, which are allocated beside it.
+bool counted_by_allocator(MemoryPart part, const Layout& layout);
 
 /// Step time of `layout` (resolved and valid).
 TimeEstimate estimate_time(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,

@@ -331,6 +331,10 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
     }
     memory.rows.push_back(layers);
     for (size_t i = 0; i < p.stages.front().parts.size(); ++i) {
+      // A part no stage holds (no TP overlap, no CUDA graphs) is left out of the table; JSON keeps it.
+      bool held = false;
+      for (const StageMemory& s : p.stages) held = held || s.parts[i].value > 0;
+      if (!held) continue;
       std::vector<std::string> row = {p.stages.front().parts[i].name};
       for (size_t k = first; k < last; ++k) row.push_back(fmt::format("{:.2f}", p.stages[k].parts[i].value));
       memory.rows.push_back(row);
@@ -542,11 +546,15 @@ std::string render_fit(const CalibrationFit& fit) {
   constants.header = {"constant", "value", "95% interval", "range", "unit", "kind"};
   for (const CalibrationConstant& k : calibration_constants(fit.calibration)) {
     std::string interval = "";
+    std::string kind = k.fitted ? "fitted" : k.fitted_to_peaks ? "fitted to peaks" : "fixed";
     for (const FittedConstant& c : fit.constants) {
       if (c.name == k.name) interval = fmt::format("{:.4g}-{:.4g}", c.low, c.high);
     }
+    for (const FittedConstant& c : fit.memory_constants) {
+      if (c.name == k.name) interval = fmt::format("{:.4g}-{:.4g}", c.low, c.high);
+    }
     constants.rows.push_back({k.name, fmt::format("{:.4g}", k.value), interval, fmt::format("{:.4g}-{:.4g}", k.min, k.max),
-                              k.unit, k.fitted ? "fitted" : "fixed"});
+                              k.unit, kind});
   }
   return out + constants.render();
 }
@@ -591,9 +599,13 @@ std::string fit_json(const CalibrationFit& fit) {
     Json kj;
     kj["value"] = k.value;
     kj["fitted"] = k.fitted;
+    if (k.fitted_to_peaks) kj["fitted_to"] = "peak memory";
     kj["unit"] = k.unit;
     kj["range"] = Json::array({k.min, k.max});
     for (const FittedConstant& c : fit.constants) {
+      if (c.name == k.name) kj["interval"] = Json::array({c.low, c.high});
+    }
+    for (const FittedConstant& c : fit.memory_constants) {
       if (c.name == k.name) kj["interval"] = Json::array({c.low, c.high});
     }
     constants[k.name] = kj;

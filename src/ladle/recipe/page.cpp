@@ -89,6 +89,10 @@ RecipePage build_page(const Recipe& r) {
     if (res.runs > 1) measured += fmt::format(" ({} runs)", res.runs);
     add("measured", "Measured", measured);
     add("gpu-hours", "GPU-hours", shortest(res.gpu_hours)).note = res.gpu_hours_note;
+    if (res.peak_memory_gib) {
+      add("peak-memory", "Peak memory", fmt::format("{:.1f} GiB per GPU", *res.peak_memory_gib)).note =
+          "max reserved over every rank, from the logs' memory lines";
+    }
   }
   if (r.predicted) {
     const Predicted& p = *r.predicted;

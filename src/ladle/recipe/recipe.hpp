@@ -181,6 +181,9 @@ struct RecipeResult {
   bool profiler = false;
   double gpu_hours = 0;
   std::optional<std::string> gpu_hours_note;
+  /// Measured peak memory per GPU, GiB: the largest max-reserved figure of the logs' memory lines
+  /// over every rank (`ladle score --write`); absent when the logs print none.
+  std::optional<double> peak_memory_gib;
   bool operator==(const RecipeResult&) const = default;
 };
 

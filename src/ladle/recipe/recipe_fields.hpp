@@ -21,6 +21,7 @@ struct FieldOptions {
   bool omit_if_null = false;   ///< an absent optional is left out instead of written as null
   bool omit_if_empty = false;  ///< an optional key of a string: absent reads as "", "" is not written
   bool pair = false;           ///< a list of exactly two integers
+  bool positive = false;       ///< a number that must be greater than zero
 };
 
 inline constexpr std::string_view kStatuses[] = {"planned", "measured", "verified"};
@@ -201,6 +202,7 @@ void visit_fields(V& v, RecipeResult& x) {
   v.field("profiler", x.profiler, {});
   v.field("gpu_hours", x.gpu_hours, {});
   v.field("gpu_hours_note", x.gpu_hours_note, {});
+  v.field("peak_memory_gib", x.peak_memory_gib, {.omit_if_null = true, .positive = true});
 }
 
 template <class V>

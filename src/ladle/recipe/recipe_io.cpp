@@ -78,13 +78,16 @@ void read_value(const ReadContext& ctx, const YAML::Node& node, const std::strin
 }
 
 void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
-                double& out, const FieldOptions&) {
+                double& out, const FieldOptions& opt) {
   const std::string text = scalar_text(ctx, node, path, "a number");
   double value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (is_quoted(node) || ec != std::errc() || end != text.data() + text.size() ||
       !std::isfinite(value)) {
     fail(ctx, node, path, fmt::format("expected a number, got '{}'", text));
+  }
+  if (opt.positive && !(value > 0)) {
+    fail(ctx, node, path, fmt::format("expected a number greater than 0, got '{}'", text));
   }
   out = value;
 }

@@ -226,7 +226,11 @@ RunLog finish_log(LogScan& scan, const std::string& path, std::optional<LogForma
   log.steps = std::move(read.steps);
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
-  if (format == LogFormat::megatron || format == LogFormat::megatron_bridge) log.memory = read_memory_reports(scan.memory, path);
+  // slime and miles train with Megatron-LM: their actors print the same lines behind a Ray prefix.
+  if (format == LogFormat::megatron || format == LogFormat::megatron_bridge || format == LogFormat::slime ||
+      format == LogFormat::miles) {
+    log.memory = read_memory_reports(scan.memory, path);
+  }
   if (format == LogFormat::jsonl) {
     for (const Step& step : log.steps) {
       if (!step.timestamp) continue;

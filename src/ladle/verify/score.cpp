@@ -216,6 +216,9 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
   if (tokens_from_rows) sources.emplace_back("rows printed in the log x the recipe's row_tokens");
   if (tokens_from_batch) sources.emplace_back("the recipe's global_batch x row_tokens per step");
   report.tokens_source = util::join(sources, "; ");
+  double peak = 0;
+  for (const runlog::RunLog& log : runs) peak = std::max(peak, runlog::peak_reserved_gib(log.memory));
+  if (peak > 0) report.peak_memory_gib = peak;
   return report;
 }
 
@@ -235,6 +238,7 @@ RecipeResult update_result(const std::optional<RecipeResult>& result, const Scor
     out.gpu_hours = round_significant(*report.gpu_hours, 3);
     if (!out.gpu_hours_note) out.gpu_hours_note = "GPUs x (first to last timestamp of the log)";
   }
+  if (report.peak_memory_gib) out.peak_memory_gib = round_to(*report.peak_memory_gib, 2);
   return out;
 }
 

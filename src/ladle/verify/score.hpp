@@ -59,6 +59,9 @@ struct ScoreReport {
   std::optional<double> mfu;                     ///< 6 N tokens/s per GPU / peak
   std::optional<double> usd_per_million_tokens;  ///< price / (tokens/s per GPU x 3600) x 1e6
   std::optional<double> gpu_hours;               ///< GPUs x sum of the runs' spans / 3600
+  /// The largest max-reserved figure of the logs' memory lines over every rank and run, GiB
+  /// (Megatron-LM / Megatron-Bridge report_memory); absent when no log prints one.
+  std::optional<double> peak_memory_gib;
   std::string tokens_source;  ///< how window tokens were counted
   std::vector<std::string> notes;
   bool operator==(const ScoreReport&) const = default;
