@@ -38,6 +38,10 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& recipe);
 /// Predicted tokens/s per GPU of a measurement under `calibration`.
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration);
 
+/// Half-width (log space) of the 80% throughput interval `calibration` gives a measurement's
+/// layout (interval_log_halfwidth in predictor.hpp).
+double throughput_log_halfwidth(const Measurement& m, const Calibration& calibration);
+
 /// One run's figures in a fit.
 struct FitRow {
   std::string name;

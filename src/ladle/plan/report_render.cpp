@@ -238,7 +238,18 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
                           layout::format_layout_spec(p.layout)});
   }
   out += table.render();
-  if (!r.top.empty()) out += fmt::format("intervals hold 80% of the training set's runs{}\n", unmeasured_note(r.top.front()));
+  if (!r.top.empty()) {
+    // What lies outside the measured runs for any of the layouts shown, each reason once.
+    Prediction outside;
+    for (const Prediction& p : r.top) {
+      for (const std::string& why : p.unmeasured) {
+        if (std::find(outside.unmeasured.begin(), outside.unmeasured.end(), why) == outside.unmeasured.end())
+          outside.unmeasured.push_back(why);
+      }
+    }
+    out += fmt::format("intervals hold 80% of the training set's runs{}\n", unmeasured_note(outside));
+  }
+  if (r.rank == Rank::p10) out += "ranked by the interval's lower end, the 10th percentile (--rank p10)\n";
   out += "\n";
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
@@ -270,6 +281,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   j["enumerated"] = r.enumerated;
   j["valid"] = r.valid;
   j["fitting"] = r.fitting;
+  j["rank"] = to_string(r.rank);
   Json top = Json::array();
   for (size_t i = 0; i < r.top.size(); ++i) {
     Json entry = prediction_object(r.top[i], h);
