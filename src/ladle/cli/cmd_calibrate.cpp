@@ -63,6 +63,7 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   m.workload.row_tokens = job.seq_length ? *job.seq_length : o.row_tokens;
   m.workload.global_batch = job.global_batch ? *job.global_batch : o.global_batch;
   if (job.fp8) m.workload.precision = plan::Precision::fp8;
+  m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
   layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
                                 m.workload.global_batch};
   context.num_layers = m.model.num_layers;

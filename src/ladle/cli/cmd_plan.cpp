@@ -13,6 +13,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/recipe_writer.hpp"
@@ -103,8 +104,10 @@ int run_plan(const PlanOptions& o, Io& io) {
     // The user's own arguments are the fixed part: the knobs they set are not searched.
     const std::string file = o.script.empty() ? "--args" : o.script;
     const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
-    const layout::JobArgs job = layout::read_job_args(recipe::parse_launch_args(text, file), std::nullopt, file);
+    const recipe::LaunchArgs launch = recipe::parse_launch_args(text, file);
+    const layout::JobArgs job = layout::read_job_args(launch, std::nullopt, file);
     layout::check_model_args(job, request.model);
+    request.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
     if (job.seq_length) request.workload.row_tokens = *job.seq_length;
     if (job.global_batch) request.workload.global_batch = *job.global_batch;
     if (job.fp8) request.workload.precision = plan::Precision::fp8;

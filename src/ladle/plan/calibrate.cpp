@@ -212,6 +212,13 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
     throw_input(loaded.where.at("layout"), "{}", *violation);
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
+  if (!r.run.empty()) {
+    try {
+      m.workload.flash_attention_2 = selects_flash_attention_backend(recipe::parse_launch_args(r.run, loaded.path));
+    } catch (const Error&) {
+      // A run script ladle cannot read prices the default attention backend; `ladle check` reports it.
+    }
+  }
   m.measured_tokens_per_s_per_gpu = r.result->tokens_per_s_per_gpu;
   if (!(m.measured_tokens_per_s_per_gpu > 0) || !std::isfinite(m.measured_tokens_per_s_per_gpu)) {
     throw_input(loaded.where.at("result.tokens_per_s_per_gpu"),
@@ -219,6 +226,13 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
                 m.measured_tokens_per_s_per_gpu);
   }
   return m;
+}
+
+bool selects_flash_attention_backend(const recipe::LaunchArgs& launch) {
+  for (const recipe::LaunchArg& a : launch.args) {
+    if (a.flag == "--attention-backend" && !a.values.empty() && a.values.front() == "flash") return true;
+  }
+  return false;
 }
 
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration) {

@@ -56,6 +56,10 @@ struct Workload {
   Precision precision = Precision::bf16;
   Stack stack = Stack::megatron;
   bool compiled = false;  ///< torch.compile (torchtitan): its elementwise ops fused as Megatron's are
+  /// Megatron-LM's --attention-backend flash: Transformer Engine's FlashAttention backend runs the
+  /// flash-attn package (FlashAttention-2 unless FlashAttention-3 is installed), not cuDNN's
+  /// fused attention that the default (auto) picks on Hopper.
+  bool flash_attention_2 = false;
 };
 
 /// The cluster for `gpu_name` (hw::require_gpu) and `gpus`, on the first catalog instance that

@@ -227,7 +227,8 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   const double peak = (fp8_gemm ? cluster.gpu.fp8_dense_tflops : cluster.gpu.bf16_dense_tflops) * 1e12;
   r.gemm_flops = peak * gemm_mamf_fraction(cluster.gpu.name, fp8_gemm) * cal.gemm_efficiency;
   const KernelFacts& kernels = kernel_facts();
-  const double attention_kernel = w.stack == Stack::torchtitan ? kernels.attention_fa2 : kernels.attention_fa3;
+  const double attention_kernel =
+      w.stack == Stack::torchtitan || w.flash_attention_2 ? kernels.attention_fa2 : kernels.attention_fa3;
   r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * attention_kernel * cal.attention_efficiency;
   r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
   r.kernel = cal.kernel_overhead_s;
