@@ -303,6 +303,9 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     row.gpus = m.cluster.gpus;
     row.layout = fmt::format("{},row_tokens={},global_batch={},precision={}", layout::format_layout_spec(m.layout),
                              m.workload.row_tokens, m.workload.global_batch, to_string(m.workload.precision));
+    // What the stack runs that the layout does not say (time_model.cpp prices it).
+    if (m.workload.stack == Stack::torchtitan) row.layout += m.workload.compiled ? ",stack=torchtitan,compile=on" : ",stack=torchtitan,compile=off";
+    if (m.workload.flash_attention_2) row.layout += ",attention_backend=flash";
     row.unmodelled = m.unmodelled;
     row.measured = m.measured_tokens_per_s_per_gpu;
     row.in_sample = predict_tokens_per_s(m, fit.calibration);
