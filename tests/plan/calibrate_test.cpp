@@ -132,7 +132,7 @@ TEST(Calibrate, ReadsAndRejectsCalibrationFiles) {
   EXPECT_LADLE_ERROR(read_calibration("constants:\n  gemm_eficiency: 0.5\n", "c.yaml"), input,
                      "c.yaml:2:3: error: constants.gemm_eficiency: unknown constant (did you mean 'gemm_efficiency'?)");
   EXPECT_LADLE_ERROR(read_calibration("constants:\n  gemm_efficiency: 2\n", "c.yaml"), input,
-                     "c.yaml:2:20: error: constants.gemm_efficiency: 2 is outside 0.3..0.9 fraction");
+                     "c.yaml:2:20: error: constants.gemm_efficiency: 2 is outside 0.4..1 fraction");
   EXPECT_LADLE_ERROR(read_calibration("constants:\n  gemm_efficiency: fast\n", "c.yaml"), input,
                      "expected a number, got 'fast'");
   EXPECT_LADLE_ERROR(read_calibration("gemm_efficiency: 0.5\n", "c.yaml"), input, "expected a 'constants:' map");

@@ -70,13 +70,21 @@ TEST(Cluster, ExpertParallel64OnNvl72NeverCrossesTheFabric) {
 }
 
 TEST(Cluster, EightGpuNodesKeepTheirPredictions) {
-  // The domain of an 8-GPU node is the node: the AWS and SuperPOD H100 rows differ only in the
-  // fabric's make-up (32 x 100 vs 8 x 400 Gbit/s, the same 3200), so every part is equal.
+  // The domain of an 8-GPU node is the node: two nodes of the same fabric and the same 3200
+  // Gbit/s, made of 32 x 100 or 8 x 400 Gbit/s NICs, are priced alike in every part.
   const std::string spec = "tp=2,pp=2,ep=16,recompute=full";
-  const TimeEstimate aws = time_on(make_cluster("h100", 64), "qwen3-30b-a3b", spec);
-  const TimeEstimate pod =
-      time_on(make_cluster("h100", 64, "superpod-h100"), "qwen3-30b-a3b", spec);
-  for (size_t i = 0; i < kTimeParts; ++i) EXPECT_DOUBLE_EQ(aws.parts[i], pod.parts[i]) << i;
+  const Cluster aws = make_cluster("h100", 64);
+  Cluster wide_nics = aws;
+  wide_nics.instance.nics = 8;
+  wide_nics.instance.nic_gbps = 400;
+  const TimeEstimate a = time_on(aws, "qwen3-30b-a3b", spec);
+  const TimeEstimate b = time_on(wide_nics, "qwen3-30b-a3b", spec);
+  for (size_t i = 0; i < kTimeParts; ++i) EXPECT_DOUBLE_EQ(a.parts[i], b.parts[i]) << i;
+  // Another fabric of the same bandwidth is priced from its own published sweeps: the
+  // cross-node all-to-all differs, what stays inside a node does not.
+  const TimeEstimate pod = time_on(make_cluster("h100", 64, "superpod-h100"), "qwen3-30b-a3b", spec);
+  EXPECT_NE(a.parts[static_cast<size_t>(TimePart::ep_comm)], pod.parts[static_cast<size_t>(TimePart::ep_comm)]);
+  EXPECT_DOUBLE_EQ(a.parts[static_cast<size_t>(TimePart::dense_gemm)], pod.parts[static_cast<size_t>(TimePart::dense_gemm)]);
 }
 
 TEST(Cluster, PriceOverrideSetsThePerGpuHour) {

@@ -30,9 +30,11 @@ JobPrediction predict_job(const std::string& model_name, const std::string& gpu,
   JobPrediction out;
   const ModelSpec model = model::load_model(model_name);
   const Cluster cluster = make_cluster(gpu, gpus);
-  out.job = layout::read_job_args(recipe::parse_launch_args(script, file), std::nullopt, file);
+  const recipe::LaunchArgs launch = recipe::parse_launch_args(script, file);
+  out.job = layout::read_job_args(launch, std::nullopt, file);
   layout::check_model_args(out.job, model);
   Workload workload;
+  workload.flash_attention_2 = selects_flash_attention_backend(launch);
   if (out.job.seq_length) workload.row_tokens = *out.job.seq_length;
   if (out.job.global_batch) workload.global_batch = *out.job.global_batch;
   if (out.job.fp8) workload.precision = Precision::fp8;

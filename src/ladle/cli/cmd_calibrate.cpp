@@ -5,7 +5,15 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/layout/job_args.hpp"
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/model_costs.hpp"
+#include "ladle/recipe/launch_args.hpp"
+#include "ladle/runlog/run_log.hpp"
+#include "ladle/verify/score.hpp"
 #include "ladle/plan/measurements.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/recipe/catalog.hpp"
@@ -21,13 +29,74 @@ struct CalibrateOptions {
   std::string out;
   std::string prior;
   bool json = false;
+  // The user's own runs: --log LOG --script SCRIPT pairs (in order) on one cluster.
+  std::vector<std::string> logs;
+  std::vector<std::string> scripts;
+  std::string model;
+  std::string gpu;
+  int64_t gpus = 0;
+  std::string instance;
+  std::string cluster;
+  std::string engine;
+  int64_t row_tokens = 8192;  ///< when a script gives no --seq-length (as predict takes it)
+  int64_t global_batch = 0;   ///< when a script gives no --global-batch-size
+  bool own_only = false;
 };
+
+// One of the user's runs: the launch script read as `ladle predict --script` reads it, the log
+// scored as `ladle score` scores it (the default window: the first quarter is warm-up).
+plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path, const std::string& script) {
+  plan::Measurement m;
+  m.name = log_path;
+  m.source = "own runs";
+  m.model = model::load_model(o.model);
+  m.cluster = plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, std::nullopt}, o.gpus);
+  const recipe::LaunchArgs launch = recipe::parse_launch_args(util::read_file(script), script);
+  std::optional<layout::Engine> engine;
+  if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
+  const layout::JobArgs job = layout::read_job_args(launch, engine, script);
+  layout::check_model_args(job, m.model);
+  if (!job.global_batch && o.global_batch < 1) {
+    throw Error(ErrorKind::input, "expected --global-batch-size in the launch arguments (or give --global-batch)",
+                SourceLocation{script, 0, 0, "args"});
+  }
+  m.workload.row_tokens = job.seq_length ? *job.seq_length : o.row_tokens;
+  m.workload.global_batch = job.global_batch ? *job.global_batch : o.global_batch;
+  if (job.fp8) m.workload.precision = plan::Precision::fp8;
+  m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
+  layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
+                                m.workload.global_batch};
+  context.num_layers = m.model.num_layers;
+  context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
+  m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
+  if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
+    throw Error(ErrorKind::input, *violation, SourceLocation{script, 0, 0, "layout"});
+  }
+  m.costs = plan::model_costs(m.model, m.workload.row_tokens);
+  verify::ScoreInputs inputs;
+  inputs.gpus = m.cluster.gpus;
+  inputs.row_tokens = m.workload.row_tokens;
+  inputs.global_batch = m.workload.global_batch;
+  inputs.gpu_name = m.cluster.gpu.name;
+  const std::vector<runlog::RunLog> logs{runlog::read_log_file(log_path)};
+  m.measured_tokens_per_s_per_gpu = verify::score_runs(logs, inputs, std::nullopt).tokens_per_s_per_gpu;
+  return m;
+}
 
 int run_calibrate(const CalibrateOptions& o, Io& io) {
   // With no arguments: the embedded public training set (data/measurements/, the catalog's
   // measured recipes included); otherwise the recipes and measurement files given.
+  if (o.logs.size() != o.scripts.size()) {
+    throw_usage("give one --script per --log (got {} logs and {} scripts)", o.logs.size(), o.scripts.size());
+  }
+  if (!o.logs.empty() && (o.model.empty() || (o.gpu.empty() && o.cluster.empty()) || o.gpus < 1)) {
+    throw_usage("--log/--script need --model, --gpu (or --cluster) and --gpus: what the runs ran on");
+  }
+  if (o.own_only && o.logs.empty()) throw_usage("--own-only needs --log/--script pairs");
   std::vector<plan::Measurement> measurements;
-  if (o.recipes.empty() && o.measurements.empty()) {
+  if (o.own_only) {
+    // Only the user's own runs.
+  } else if (o.recipes.empty() && o.measurements.empty()) {
     measurements = plan::embedded_measurements().runs;
   } else {
     for (const std::string& name : o.recipes) {
@@ -37,6 +106,7 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
     for (const std::string& path : o.measurements) plan::merge_measurements(set, plan::read_measurements_path(path));
     for (plan::Measurement& m : set.runs) measurements.push_back(std::move(m));
   }
+  for (size_t i = 0; i < o.logs.size(); ++i) measurements.push_back(own_run(o, o.logs[i], o.scripts[i]));
   // Fit from the built-in priors (not from a previous fit), so that refitting is reproducible.
   const plan::Calibration prior = o.prior.empty() ? plan::Calibration{} : plan::read_calibration_file(o.prior);
   plan::CalibrationFit fit = plan::fit_calibration(measurements, prior);
@@ -68,6 +138,17 @@ void add_calibrate_command(CLI::App& command, Io& io) {
                      "measurement files or folders (data/measurements format) to fit on");
   command.add_option("--out", options->out, "write the fitted calibration YAML here");
   command.add_option("--prior", options->prior, "calibration YAML to start from (default: built-in priors)");
+  command.add_option("--log", options->logs, "a log of one of your own runs (with --script; repeatable)");
+  command.add_option("--script", options->scripts, "the launch script of that run (one per --log, in order)");
+  command.add_option("--model", options->model, "the model your runs trained (with --log)");
+  command.add_option("--gpu", options->gpu, "the GPU your runs ran on (with --log)");
+  command.add_option("--gpus", options->gpus, "the GPUs of each of your runs (with --log)");
+  command.add_option("--instance", options->instance, "the instance type of your runs");
+  command.add_option("--cluster", options->cluster, "an on-prem cluster file your runs ran on");
+  command.add_option("--engine", options->engine, "slime, miles, megatron or bridge: whose defaults the scripts take");
+  command.add_option("--row-tokens", options->row_tokens, "tokens per row where a script has no --seq-length (default 8192)");
+  command.add_option("--global-batch", options->global_batch, "rows per step where a script has no --global-batch-size");
+  command.add_flag("--own-only", options->own_only, "fit on your own runs alone (default: with the training set)");
   add_json_flag(command, options->json);
   command.callback([options, &io] { io.exit_code = run_calibrate(*options, io); });
 }

@@ -13,6 +13,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/recipe_writer.hpp"
@@ -40,6 +41,7 @@ struct PlanOptions {
   std::optional<int64_t> global_batch;  // default: the base's, else 128
   int64_t top = 5;
   std::string objective = "throughput";
+  std::string rank = "median";
   std::optional<std::string> precision;  // default: the base's, else bf16
   double margin = 0.05;
   std::string calibration;
@@ -108,6 +110,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     const layout::JobArgs job = layout::read_job_args(launch, std::nullopt, file);
     layout::check_model_args(job, request.model);
     carried = layout::training_args(launch);
+    request.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
     if (job.seq_length) request.workload.row_tokens = *job.seq_length;
     if (job.global_batch) request.workload.global_batch = *job.global_batch;
     if (job.fp8) request.workload.precision = plan::Precision::fp8;
@@ -125,6 +128,7 @@ int run_plan(const PlanOptions& o, Io& io) {
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;
   request.objective = plan::parse_objective(o.objective);
+  request.rank = plan::parse_rank(o.rank);
   request.memory_margin = o.margin;
   const plan::ModelCosts costs = plan::model_costs(request.model, request.workload.row_tokens);
 
@@ -200,6 +204,8 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)");
   command.add_option("--top", options->top, "layouts to print (default 5)");
   command.add_option("--objective", options->objective, "throughput or cost (default throughput)");
+  command.add_option("--rank", options->rank,
+                     "median (the predicted value, default) or p10 (the lower end of its 80% interval: safe picks)");
   command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)");
   command.add_option("--margin", options->margin, "fraction of HBM a layout must leave free (default 0.05)");
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");

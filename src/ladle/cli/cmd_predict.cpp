@@ -125,6 +125,7 @@ int run_predict(const PredictOptions& o, Io& io) {
       layout::check_model_args(job, m.model);
       carried = layout::training_args(launch);
       apply_job(o, job, m);
+      m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
       requested = layout::job_layout(job, m.workload.row_tokens, m.model);
       not_priced = job.not_priced;
     } else {

@@ -168,9 +168,19 @@ std::vector<std::vector<double>> covariance(const std::vector<const Measurement*
   }
   const Eigen::MatrixXd cov = information.ldlt().solve(Eigen::MatrixXd::Identity(static_cast<Eigen::Index>(n),
                                                                                   static_cast<Eigen::Index>(n)));
+  // A constant the data barely sees can be no more uncertain than its physical range: its
+  // variance is capped at that of a uniform spread over the range in log space ((hi - lo)^2 / 12),
+  // its correlations kept.
+  std::vector<double> scale(n, 1.0);
+  for (size_t j = 0; j < n; ++j) {
+    const double cap = (f.hi[j] - f.lo[j]) * (f.hi[j] - f.lo[j]) / 12.0;
+    const double var = cov(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(j));
+    if (var > cap) scale[j] = std::sqrt(cap / var);
+  }
   std::vector<std::vector<double>> out(n, std::vector<double>(n));
   for (size_t a = 0; a < n; ++a) {
-    for (size_t b = 0; b < n; ++b) out[a][b] = cov(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
+    for (size_t b = 0; b < n; ++b)
+      out[a][b] = scale[a] * scale[b] * cov(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
   }
   return out;
 }
@@ -203,6 +213,13 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
     throw_input(loaded.where.at("layout"), "{}", *violation);
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
+  if (!r.run.empty()) {
+    try {
+      m.workload.flash_attention_2 = selects_flash_attention_backend(recipe::parse_launch_args(r.run, loaded.path));
+    } catch (const Error&) {
+      // A run script ladle cannot read prices the default attention backend; `ladle check` reports it.
+    }
+  }
   m.measured_tokens_per_s_per_gpu = r.result->tokens_per_s_per_gpu;
   if (r.result->peak_memory_gib) {  // `ladle score --write` records the logs' max reserved
     m.peak_memory_gib = *r.result->peak_memory_gib;
@@ -216,6 +233,13 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
   return m;
 }
 
+bool selects_flash_attention_backend(const recipe::LaunchArgs& launch) {
+  for (const recipe::LaunchArg& a : launch.args) {
+    if (a.flag == "--attention-backend" && !a.values.empty() && a.values.front() == "flash") return true;
+  }
+  return false;
+}
+
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration) {
   const std::vector<int64_t> stages = layout::stage_layers(m.layout, m.costs.num_layers);
   const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
@@ -224,6 +248,13 @@ double predict_tokens_per_s(const Measurement& m, const Calibration& calibration
   const TimeEstimate t = estimate_time(m.costs, m.layout, stages, microbatches, m.cluster, m.workload, calibration);
   return static_cast<double>(m.workload.global_batch * m.workload.row_tokens) / t.step_s /
          static_cast<double>(m.cluster.gpus);
+}
+
+double throughput_log_halfwidth(const Measurement& m, const Calibration& calibration) {
+  const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
+                                      m.workload.global_batch};
+  return interval_log_halfwidth(m.costs, m.layout, layout::stage_layers(m.layout, m.costs.num_layers),
+                                layout::microbatches_per_step(m.layout, context), m.cluster, m.workload, calibration);
 }
 
 size_t fitted_constant_count() { return fitted_constants(Calibration{}).names.size(); }
@@ -248,6 +279,8 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   }
   fit.calibration.fitted_on.clear();
   fit.covariance = covariance(all, prior, f, x);
+  fit.calibration.covariance_names = f.names;
+  fit.calibration.covariance = fit.covariance;
   for (size_t i = 0; i < f.names.size(); ++i) {
     const double sd = std::sqrt(std::max(0.0, fit.covariance[i][i]));
     fit.constants.push_back(FittedConstant{f.names[i], std::exp(x[i]),
@@ -280,6 +313,9 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     row.gpus = m.cluster.gpus;
     row.layout = fmt::format("{},row_tokens={},global_batch={},precision={}", layout::format_layout_spec(m.layout),
                              m.workload.row_tokens, m.workload.global_batch, to_string(m.workload.precision));
+    // What the stack runs that the layout does not say (time_model.cpp prices it).
+    if (m.workload.stack == Stack::torchtitan) row.layout += m.workload.compiled ? ",stack=torchtitan,compile=on" : ",stack=torchtitan,compile=off";
+    if (m.workload.flash_attention_2) row.layout += ",attention_backend=flash";
     row.unmodelled = m.unmodelled;
     row.measured = m.measured_tokens_per_s_per_gpu;
     row.in_sample = predict_tokens_per_s(m, fit.calibration);
@@ -312,13 +348,17 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   fit.leave_one_out_median_abs_error = median(loo_abs);
   fit.leave_one_source_out_median_abs_error = median(loso_abs);
   fit.leave_one_source_out_worst_abs_error = *std::max_element(loso_abs.begin(), loso_abs.end());
-  // The printed interval: the leave-one-source-out log residuals' RMS, as an 80% normal interval.
+  // The printed interval: the leave-one-source-out log residuals' RMS, as an 80% normal interval,
+  // widened per layout by the spread the fitted constants' covariance gives it (predictor.cpp).
   double sum = 0;
   for (double e : loso_log) sum += e * e;
   const double sigma = std::sqrt(sum / static_cast<double>(loso_log.size()));
   fit.calibration.interval_log_halfwidth = std::clamp(kInterval80 * sigma, 0.0, 2.0);
   int64_t covered = 0;
-  for (double e : loso_log) covered += std::fabs(e) <= fit.calibration.interval_log_halfwidth ? 1 : 0;
+  for (size_t i = 0; i < measurements.size(); ++i) {
+    const double halfwidth = throughput_log_halfwidth(measurements[i], fit.calibration);
+    covered += std::fabs(loso_log[i]) <= halfwidth ? 1 : 0;
+  }
   fit.interval_coverage = static_cast<double>(covered) / static_cast<double>(loso_log.size());
   for (const std::string& s : sources) {
     SourceFit sf;

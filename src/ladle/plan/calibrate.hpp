@@ -10,6 +10,7 @@
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/model_costs.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 
 namespace ladle::plan {
@@ -35,8 +36,15 @@ struct Measurement {
 /// when it has no result, names an unknown model, GPU or instance, or its layout is invalid.
 Measurement measurement_from_recipe(const recipe::LoadedRecipe& recipe);
 
+/// Whether a launch selects Transformer Engine's FlashAttention backend (--attention-backend flash).
+bool selects_flash_attention_backend(const recipe::LaunchArgs& launch);
+
 /// Predicted tokens/s per GPU of a measurement under `calibration`.
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration);
+
+/// Half-width (log space) of the 80% throughput interval `calibration` gives a measurement's
+/// layout (interval_log_halfwidth in predictor.hpp).
+double throughput_log_halfwidth(const Measurement& m, const Calibration& calibration);
 
 /// One run's figures in a fit.
 struct FitRow {

@@ -1,6 +1,9 @@
 #include "ladle/plan/calibration.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
 #include <yaml-cpp/yaml.h>
 
 #include "ladle/util/embedded.hpp"
@@ -30,34 +33,26 @@ struct ConstantDef {
 };
 
 const ConstantDef kConstants[] = {
-    {"gemm_efficiency", &Calibration::gemm_efficiency, true, 0.3, 0.9, "fraction",
-     "achieved fraction of the dense tensor peak on large GEMMs"},
-    {"attention_efficiency", &Calibration::attention_efficiency, true, 0.2, 0.8, "fraction",
-     "achieved fraction of the BF16 peak in flash attention (FlashAttention-2/3 reach 35-75% on H100)"},
-    {"network_efficiency", &Calibration::network_efficiency, true, 0.1, 0.95, "fraction",
-     "achieved fraction of a node's network bandwidth in the MoE all-to-all"},
+    {"gemm_efficiency", &Calibration::gemm_efficiency, true, 0.4, 1.0, "fraction",
+     "achieved fraction of the GPU's published MAMF (data/hw/kernels.yaml) in the stack's GEMMs"},
+    {"attention_efficiency", &Calibration::attention_efficiency, true, 0.4, 1.0, "fraction",
+     "achieved fraction of the published efficiency of the stack's flash-attention kernel (FA3 75%, FA2 35% of BF16 peak)"},
     {"cpu_adam_params_per_s", &Calibration::cpu_adam_params_per_s, true, 1e8, 1e11, "params/s",
      "host Adam updates per second per node, all ranks together"},
     {"moe_layer_sync_s", &Calibration::moe_layer_sync_s, true, 1e-5, 5e-3, "s",
      "GPU time lost per MoE layer pass to the all-to-all dispatcher's host sync on token counts and relaunch"},
     {"moe_layer_sync_flex_s", &Calibration::moe_layer_sync_flex_s, true, 1e-5, 5e-3, "s",
      "the same host overhead per MoE layer pass with the flex dispatcher (DeepEP / HybridEP)"},
+    {"cuda_graph_sync_fraction", &Calibration::cuda_graph_sync_fraction, true, 0.02, 1, "fraction",
+     "share of that per-layer host overhead left with CUDA graphs"},
     {"dp_overlap_hidden_fraction", &Calibration::dp_overlap_hidden_fraction, true, 0.05, 1, "fraction",
      "share of the compute window an overlapped data-parallel reduce-scatter / all-gather hides"},
     {"tp_overlap_hidden_fraction", &Calibration::tp_overlap_hidden_fraction, true, 0.05, 1, "fraction",
      "share of the TP collectives --tp-comm-overlap (async TP) hides"},
-    {"network_a2a_latency_s", &Calibration::network_a2a_latency_s, false, 1e-6, 1e-3, "s",
-     "per-call latency of an all-to-all across nodes (NCCL and DeepEP: tens of microseconds)"},
-    {"nvlink_efficiency", &Calibration::nvlink_efficiency, false, 0.3, 0.95, "fraction",
-     "NCCL bus bandwidth over the one-way NVLink bandwidth (nccl-tests reach ~0.8 on H100/H200)"},
-    {"network_ring_efficiency", &Calibration::network_ring_efficiency, false, 0.1, 0.95, "fraction",
-     "achieved fraction of a GPU's network share in ring all-gather / reduce-scatter"},
     {"hbm_efficiency", &Calibration::hbm_efficiency, false, 0.3, 0.95, "fraction",
      "achieved fraction of HBM bandwidth in memory-bound kernels (STREAM-like copies reach ~0.8-0.9)"},
     {"kernel_overhead_s", &Calibration::kernel_overhead_s, false, 0, 1e-3, "s",
      "fixed cost of one kernel: launch and tail (a few microseconds on Hopper)"},
-    {"link_latency_s", &Calibration::link_latency_s, false, 0, 1e-3, "s",
-     "latency of one collective step (NCCL over NVLink and EFA: ~10-30 us)"},
     {"host_link_gb_per_s", &Calibration::host_link_gb_per_s, false, 1, 1000, "GB/s",
      "device-host copy bandwidth per GPU (PCIe Gen5 x16: 64 GB/s raw, ~50 achieved)"},
     {"allocator_slack", &Calibration::allocator_slack, false, 0, 0.5, "fraction",
@@ -134,6 +129,36 @@ Calibration read_calibration(std::string_view yaml, const std::string& file) {
     for (const auto& line : root["fitted_on"]) c.fitted_on.push_back(line.as<std::string>());
   }
   if (root["note"]) c.fitted_note = root["note"].as<std::string>();
+  if (const YAML::Node cov = root["covariance"]) {
+    // covariance: {names: [..], rows: [[..], ..]}, the log constants' covariance from the fit.
+    const YAML::Node names = cov["names"];
+    const YAML::Node rows = cov["rows"];
+    if (!names.IsSequence() || !rows.IsSequence() || rows.size() != names.size()) {
+      throw_input(at(cov, "covariance"), "expected names: [constant, ...] and rows: a square matrix of that size");
+    }
+    for (const auto& n : names) {
+      const std::string name = n.as<std::string>();
+      bool known = false;
+      for (const ConstantDef& d : kConstants) known = known || (name == d.name && d.fitted);
+      if (!known) throw_input(at(n, "covariance.names"), "'{}' is not a fitted constant", name);
+      c.covariance_names.push_back(name);
+    }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const YAML::Node row = rows[i];
+      if (!row.IsSequence() || row.size() != names.size()) {
+        throw_input(at(row, "covariance.rows"), "expected {} numbers", names.size());
+      }
+      std::vector<double> values;
+      for (const auto& v : row) {
+        double x = 0;
+        if (!YAML::convert<double>::decode(v, x) || !std::isfinite(x)) {
+          throw_input(at(v, "covariance.rows"), "expected a number, got '{}'", v.Scalar());
+        }
+        values.push_back(x);
+      }
+      c.covariance.push_back(std::move(values));
+    }
+  }
   return c;
 }
 
@@ -165,6 +190,15 @@ std::string write_calibration(const Calibration& c, const std::vector<std::strin
     for (const std::string& line : c.fitted_on) out += fmt::format("  - {}\n", single_quoted(line));
   }
   if (!c.fitted_note.empty()) out += fmt::format("note: {}\n", single_quoted(c.fitted_note));
+  if (!c.covariance_names.empty()) {
+    out += "# covariance of the log fitted constants (the printed intervals use it)\n";
+    out += "covariance:\n  names: [" + fmt::format("{}", fmt::join(c.covariance_names, ", ")) + "]\n  rows:\n";
+    for (const std::vector<double>& row : c.covariance) {
+      std::vector<std::string> cells;
+      for (double v : row) cells.push_back(fmt::format("{:.6g}", v));
+      out += "    - [" + fmt::format("{}", fmt::join(cells, ", ")) + "]\n";
+    }
+  }
   return out;
 }
 

@@ -43,11 +43,23 @@ const char* to_string(Precision precision);
 /// Parses "bf16" / "fp8"; throws Error(usage).
 Precision parse_precision(std::string_view name);
 
+/// The training stack that runs a layout, where the time model prices it differently.
+enum class Stack {
+  megatron,    ///< Megatron-LM / Megatron-Bridge with Transformer Engine (fused kernels, cuDNN attention)
+  torchtitan,  ///< PyTorch FSDP2 (torchtitan): SDPA's FlashAttention-2, per-op selective checkpointing
+};
+
 /// What is trained per step.
 struct Workload {
   int64_t row_tokens = 8192;   ///< tokens per fixed-length row
   int64_t global_batch = 128;  ///< rows per optimizer step
   Precision precision = Precision::bf16;
+  Stack stack = Stack::megatron;
+  bool compiled = false;  ///< torch.compile (torchtitan): its elementwise ops fused as Megatron's are
+  /// Megatron-LM's --attention-backend flash: Transformer Engine's FlashAttention backend runs the
+  /// flash-attn package (FlashAttention-2 unless FlashAttention-3 is installed), not cuDNN's
+  /// fused attention that the default (auto) picks on Hopper.
+  bool flash_attention_2 = false;
 };
 
 /// The cluster for `gpu_name` (hw::require_gpu) and `gpus`, on the first catalog instance that

@@ -1,5 +1,7 @@
 #include "ladle/plan/measurements.hpp"
 
+#include "ladle/plan/hw_facts.hpp"
+
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
@@ -152,7 +154,7 @@ System read_system(const Reader& r, const YAML::Node& root) {
   const YAML::Node node = r.required(
       root, "system", "", "a system map (instance, or gpu + gpus_per_node + network_gbps)");
   r.keys(node, "system",
-         {"name", "instance", "gpu", "gpus_per_node", "network_gbps", "host_memory_gib",
+         {"name", "instance", "gpu", "gpus_per_node", "network_gbps", "fabric", "host_memory_gib",
           "gpu_overrides"});
   System s;
   if (node["instance"]) {
@@ -194,6 +196,9 @@ System read_system(const Reader& r, const YAML::Node& root) {
   s.node.gpu_count =
       static_cast<int>(r.integer(r.required(node, "gpus_per_node", "system", "GPUs per node"),
                                  "system.gpus_per_node", 1, 576));
+  // The fabric's kind as the instance catalog names it ("InfiniBand NDR", "RoCE", "EFAv2"): it
+  // picks the published collective sweeps (data/hw/collectives.yaml); unnamed takes EFA's.
+  if (node["fabric"]) s.node.fabric = r.text(node, "fabric", "system", "the fabric's kind");
   s.node.network_gbps =
       r.number(r.required(node, "network_gbps", "system", "the node's network, Gbit/s"),
                "system.network_gbps", 1, 1e6);
@@ -344,10 +349,19 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     throw_input(r.at(where, where_path), "{}", *violation);
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
+  // The stack that ran: torchtitan prices its attention kernel, checkpointing and (without
+  // torch.compile) its unfused elementwise work differently (time_model.cpp).
+  if (source.engine.rfind("torchtitan", 0) == 0) m.workload.stack = Stack::torchtitan;
   if (const YAML::Node knobs = node["knobs"]) {
     if (!knobs.IsSequence())
       throw_input(r.at(knobs, path + ".knobs"), "expected a list of published settings");
-    for (const auto& k : knobs) m.unmodelled.push_back(k.Scalar());
+    for (const auto& k : knobs) {
+      if (k.Scalar() == "torch.compile" && m.workload.stack == Stack::torchtitan) {
+        m.workload.compiled = true;  // modelled: no longer an unmodelled setting
+        continue;
+      }
+      m.unmodelled.push_back(k.Scalar());
+    }
   }
   m.measured_tokens_per_s_per_gpu =
       read_measured(r, r.required(node, "measured", path, "the figure as published (value, unit)"),
@@ -470,7 +484,8 @@ std::vector<std::string> outside_measured(const ModelCosts& costs, const Layout&
   int64_t high = low;
   for (const Measurement& m : set.runs) {
     gpu = gpu || m.cluster.gpu.name == cluster.gpu.name;
-    network = network || m.cluster.instance.network_gbps == cluster.instance.network_gbps;
+    network = network || (fabric_for(m.cluster.instance.fabric).name == fabric_for(cluster.instance.fabric).name &&
+                          m.cluster.instance.network_gbps == cluster.instance.network_gbps);
     dispatcher = dispatcher || (m.costs.experts > 0 && m.layout.ep * m.layout.etp > 1 &&
                                 m.layout.dispatcher == layout.dispatcher);
     fp8 = fp8 || m.workload.precision == Precision::fp8;
@@ -478,8 +493,11 @@ std::vector<std::string> outside_measured(const ModelCosts& costs, const Layout&
     high = std::max(high, m.cluster.gpus);
   }
   if (!gpu) out.push_back(fmt::format("GPU {}", cluster.gpu.name));
-  if (!network)
-    out.push_back(fmt::format("a {:g} Gbit/s node network", cluster.instance.network_gbps));
+  // The fabric across nodes matters only when the layout leaves a node.
+  if (!network && cluster.gpus > cluster.gpus_per_node()) {
+    out.push_back(fmt::format("a {:g} Gbit/s {} node network", cluster.instance.network_gbps,
+                              cluster.instance.fabric.empty() ? "unnamed" : cluster.instance.fabric));
+  }
   if (costs.experts > 0 && layout.ep * layout.etp > 1 && !dispatcher) {
     out.push_back(fmt::format("the {} dispatcher", to_string(layout.dispatcher)));
   }

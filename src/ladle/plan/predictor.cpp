@@ -102,12 +102,44 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   p.step_time_s = time.step_s;
   const double tokens = static_cast<double>(workload.global_batch * workload.row_tokens);
   p.tokens_per_s_per_gpu = tokens / time.step_s / static_cast<double>(cluster.gpus);
-  p.tokens_per_s_low = p.tokens_per_s_per_gpu * std::exp(-calibration.interval_log_halfwidth);
-  p.tokens_per_s_high = p.tokens_per_s_per_gpu * std::exp(calibration.interval_log_halfwidth);
+  const double halfwidth = interval_log_halfwidth(costs, layout, stages, microbatches, cluster, workload, calibration);
+  p.tokens_per_s_low = p.tokens_per_s_per_gpu * std::exp(-halfwidth);
+  p.tokens_per_s_high = p.tokens_per_s_per_gpu * std::exp(halfwidth);
   p.unmeasured = outside_measured(costs, layout, cluster, workload, embedded_measurements());
   p.mfu = 6.0 * costs.n_params * p.tokens_per_s_per_gpu / (cluster.gpu.bf16_dense_tflops * 1e12);
   p.usd_per_million_tokens = cluster.instance.usd_per_gpu_hour() / (p.tokens_per_s_per_gpu * 3600.0) * 1e6;
   return p;
+}
+
+double interval_log_halfwidth(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,
+                              int64_t microbatches, const Cluster& cluster, const Workload& workload,
+                              const Calibration& calibration) {
+  // The 80% normal quantile: the residual half-width is an 80% interval, so its variance is
+  // (w / z)^2; the constants add g' C g, g the step time's sensitivity to each log constant.
+  constexpr double kZ80 = 1.2816;
+  constexpr double kStep = 1e-3;
+  const double w = calibration.interval_log_halfwidth;
+  const size_t n = calibration.covariance_names.size();
+  if (n == 0 || calibration.covariance.size() != n) return w;
+  const double base = estimate_time(costs, layout, stages, microbatches, cluster, workload, calibration).step_s;
+  std::vector<double> g(n, 0.0);
+  for (size_t i = 0; i < n; ++i) {
+    double value = 0;
+    for (const CalibrationConstant& k : calibration_constants(calibration)) {
+      if (k.name == calibration.covariance_names[i]) value = k.value;
+    }
+    if (!(value > 0)) continue;
+    Calibration up = calibration;
+    set_calibration_constant(up, calibration.covariance_names[i], value * std::exp(kStep));
+    const double t = estimate_time(costs, layout, stages, microbatches, cluster, workload, up).step_s;
+    g[i] = std::log(t / base) / kStep;
+  }
+  double variance = 0;
+  for (size_t a = 0; a < n; ++a) {
+    for (size_t b = 0; b < n; ++b) variance += g[a] * calibration.covariance[a][b] * g[b];
+  }
+  const double residual = w / kZ80;
+  return kZ80 * std::sqrt(residual * residual + std::max(0.0, variance));
 }
 
 }  // namespace ladle::plan

@@ -105,4 +105,12 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
 /// = 140.4 GiB; H100 81,559 MiB = 79.6 GiB); the marketed decimal GB in GiB for a GPU not listed.
 double hbm_capacity_gib(const GpuSpec& gpu);
 
+/// Half-width (log space) of a layout's 80% throughput interval: the calibration's residual
+/// half-width (leave-one-source-out) combined with the spread the fitted constants' covariance
+/// gives this layout (delta method on the step time); the residual half-width alone when the
+/// calibration carries no covariance.
+double interval_log_halfwidth(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,
+                              int64_t microbatches, const Cluster& cluster, const Workload& workload,
+                              const Calibration& calibration);
+
 }  // namespace ladle::plan

@@ -391,9 +391,18 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   }
   out += table.render();
   if (!r.top.empty()) {
-    out += wrapped_words(fmt::format("intervals hold 80% of the training set's runs{}", unmeasured_note(r.top.front())),
+    // What lies outside the measured runs for any of the layouts shown, each reason once.
+    Prediction outside;
+    for (const Prediction& p : r.top) {
+      for (const std::string& why : p.unmeasured) {
+        if (std::find(outside.unmeasured.begin(), outside.unmeasured.end(), why) == outside.unmeasured.end())
+          outside.unmeasured.push_back(why);
+      }
+    }
+    out += wrapped_words(fmt::format("intervals hold 80% of the training set's runs{}", unmeasured_note(outside)),
                          "  ");
   }
+  if (r.rank == Rank::p10) out += "ranked by the interval's lower end, the 10th percentile (--rank p10)\n";
   out += "\n";
   for (size_t i = 0; i < r.top.size(); ++i) {
     const Prediction& p = r.top[i];
@@ -428,6 +437,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   j["enumerated"] = r.enumerated;
   j["valid"] = r.valid;
   j["fitting"] = r.fitting;
+  j["rank"] = to_string(r.rank);
   Json top = Json::array();
   for (size_t i = 0; i < r.top.size(); ++i) {
     Json entry = prediction_object(r.top[i], h);

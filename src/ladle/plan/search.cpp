@@ -89,6 +89,14 @@ void keep_best(std::vector<Scored>& best, Scored candidate, size_t keep) {
 
 const char* to_string(Objective objective) { return objective == Objective::cost ? "cost" : "throughput"; }
 
+const char* to_string(Rank rank) { return rank == Rank::p10 ? "p10" : "median"; }
+
+Rank parse_rank(std::string_view name) {
+  if (name == "median") return Rank::median;
+  if (name == "p10") return Rank::p10;
+  throw_usage("unknown rank '{}'; expected median or p10", name);
+}
+
 Objective parse_objective(std::string_view name) {
   if (name == "throughput") return Objective::throughput;
   if (name == "cost") return Objective::cost;
@@ -145,7 +153,11 @@ PlanReport plan_layouts(const PlanRequest& req) {
   std::vector<std::array<double, kMemoryParts>> stage_memory;
   constexpr size_t kStates = static_cast<size_t>(MemoryPart::optimizer_states);
   constexpr double kOffloads[] = {0.0, 0.5, 1.0};
-  const size_t keep = static_cast<size_t>(std::max<int64_t>(1, req.top));
+  // Ranking by the 10th percentile: the search keeps a wider pool by median (a layout's lower
+  // bound never exceeds its median, and interval widths differ by tens of percent, not by
+  // factors), then reranks the pool by the lower bound.
+  const size_t shown = static_cast<size_t>(std::max<int64_t>(1, req.top));
+  const size_t keep = req.rank == Rank::p10 ? std::max<size_t>(shown * 8, 64) : shown;
   // Host bytes per byte of GPU optimizer states moved off: FP32 master and moments plus an FP32
   // gradient copy, for every GPU of a node (see estimate_memory).
   const double host_factor = (12.0 + 4.0) / 12.0 * static_cast<double>(gpn);
@@ -335,9 +347,19 @@ PlanReport plan_layouts(const PlanRequest& req) {
                 "(try more GPUs or a GPU with more memory)",
                 model.name, gpus, cluster.gpu.name, smallest_memory / kGiB, report.usable_gib);
   }
-  for (const Scored& s : best) {
-    report.top.push_back(predict(costs, model, s.layout, cluster, w, req.calibration));
-    report.top_same_speed.push_back(s.same_speed);
+  report.rank = req.rank;
+  std::vector<std::pair<Prediction, int64_t>> pool;
+  for (const Scored& s : best) pool.emplace_back(predict(costs, model, s.layout, cluster, w, req.calibration), s.same_speed);
+  if (req.rank == Rank::p10) {
+    // On one cluster the cost per token is price over speed, so both objectives rank by it alike.
+    std::stable_sort(pool.begin(), pool.end(), [](const auto& a, const auto& b) {
+      return a.first.tokens_per_s_low > b.first.tokens_per_s_low;
+    });
+    if (pool.size() > shown) pool.resize(shown);
+  }
+  for (auto& [prediction, same] : pool) {
+    report.top.push_back(std::move(prediction));
+    report.top_same_speed.push_back(same);
   }
   for (Rejected& r : rejected) {
     if (r.tokens_per_s_per_gpu > best_speed && report.best_rejected.size() < kRejectedShown) {

@@ -23,6 +23,14 @@ const char* to_string(Objective objective);
 /// Parses an objective; throws Error(usage).
 Objective parse_objective(std::string_view name);
 
+/// What ranks the candidates: the predicted throughput (its median), or the lower end of its
+/// 80% interval (the 10th percentile: safe picks).
+enum class Rank { median, p10 };
+/// "median" / "p10".
+const char* to_string(Rank rank);
+/// Parses a rank; throws Error(usage).
+Rank parse_rank(std::string_view name);
+
 /// One search.
 struct PlanRequest {
   ModelSpec model;
@@ -31,6 +39,7 @@ struct PlanRequest {
   Calibration calibration;
   int64_t top = 5;                    ///< candidates to report in full
   Objective objective = Objective::throughput;
+  Rank rank = Rank::median;
   double memory_margin = 0.05;        ///< fraction of HBM left free by a fitting layout
   std::vector<Layout> watch;          ///< layouts (resolved) whose rank to report
   /// The fixed part of the search (a user's own --args/--script): every candidate starts from
@@ -71,6 +80,7 @@ struct PlanReport {
   std::vector<Rejected> best_rejected;
   std::vector<WatchResult> watched;
   double usable_gib = 0;  ///< HBM per GPU a fitting layout may use
+  Rank rank = Rank::median;  ///< what ordered `top`
 };
 
 /// Runs the search. Throws Error(usage) naming the constraint when no layout is valid, Error(no)

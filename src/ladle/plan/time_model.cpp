@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ladle/plan/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 
 namespace ladle::plan {
@@ -16,13 +17,43 @@ struct Rates {
   double attention_flops = 0;  // achieved flash-attention FLOP/s
   double hbm = 0;              // achieved HBM bytes/s
   double kernel = 0;           // fixed seconds per kernel
-  double nvlink = 0;           // achieved NVLink bytes/s per GPU, one way
-  double net_a2a = 0;          // achieved network bytes/s per node in all-to-all
-  double net_ring = 0;         // achieved network bytes/s per GPU in ring collectives
-  double latency = 0;
+  double nvlink = 0;           // NVLink bytes/s per GPU, one way (the link; collectives.yaml gives the fraction)
+  double node_net = 0;         // scale-out bytes/s of one NVLink domain (its nodes' NICs together)
+  double domain = 8;           // GPUs of one NVLink domain
+  const FabricFacts* nvl = nullptr;  // collectives inside the domain
+  const FabricFacts* net = nullptr;  // collectives across domains
   double moe_sync = 0;         // seconds per MoE layer pass with experts over several GPUs
-  double net_a2a_latency = 0;  // fixed seconds per all-to-all that crosses nodes
 };
+
+// A ring-like collective (all-gather, reduce-scatter; an all-reduce is both) of `bytes` (the
+// whole buffer) over `ranks` ranks, `per_domain` of them in each NVLink domain: the part inside a
+// domain on NVLink, the part across domains on the NICs the group's share of its domain owns,
+// each at the link fraction the published sweep gives for that size and node count, plus the
+// fabric's per-call latency.
+double collective_time(const Rates& r, Collective c, double bytes, double ranks, double per_domain) {
+  if (ranks <= 1 || bytes <= 0) return 0;
+  per_domain = std::clamp(per_domain, 1.0, ranks);
+  const double domains = ranks / per_domain;
+  const double phases = c == Collective::all_reduce ? 2.0 : 1.0;
+  double intra = 0;
+  if (per_domain > 1) {
+    const double fraction = link_fraction(*r.nvl, c, bytes, 1);
+    intra = phases * bytes * (per_domain - 1) / per_domain / (fraction * r.nvlink) + r.nvl->latency_s;
+  }
+  if (domains <= 1) return intra;
+  // The group's share of its domain's NICs: per_domain of the domain's GPUs.
+  const double share = r.node_net * per_domain / r.domain;
+  const double fraction = link_fraction(*r.net, c, bytes, domains);
+  const double inter = phases * bytes * (domains - 1) / domains / (fraction * share) + r.net->latency_s;
+  return std::max(intra, inter);
+}
+
+// Point-to-point transfer of `bytes` inside the domain or across it.
+double send_time(const Rates& r, double bytes, bool across) {
+  if (!across) return bytes / (link_fraction(*r.nvl, Collective::send_recv, bytes, 1) * r.nvlink) + r.nvl->latency_s;
+  const double per_gpu = r.node_net / r.domain;
+  return bytes / (link_fraction(*r.net, Collective::send_recv, bytes, 2) * per_gpu) + r.net->latency_s;
+}
 
 // Roofline-additive GEMM: compute at the achieved rate plus the HBM traffic of A, B and C. The
 // sum (not the max) stands for the efficiency a GEMM loses as it gets smaller (tile quantisation,
@@ -30,12 +61,6 @@ struct Rates {
 // shrink, as in published cuBLAS sweeps.
 double gemm_time(const Rates& r, double m, double k, double n) {
   return 2 * m * k * n / r.gemm_flops + kBf16 * (m * k + k * n + m * n) / r.hbm + r.kernel;
-}
-
-// Ring all-gather or reduce-scatter of `bytes` (the full, gathered size) over `ranks` ranks.
-double ring_time(double bytes, double ranks, double bandwidth, double latency) {
-  if (ranks <= 1) return 0;
-  return bytes * (ranks - 1) / ranks / bandwidth + (ranks - 1) * latency;
 }
 
 // Bytes Transformer Engine's FP8 GEMMs move outside the GEMM for one m x k by k x n product,
@@ -52,28 +77,50 @@ struct KindTime {
   double total() const { return dense_gemm + expert_gemm + attention + elementwise + recompute + tp + ep + cp; }
 };
 
-// One all-to-all of `bytes_per_gpu` (what each GPU sends) over a group of `group` contiguous GPUs.
-double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, double gpus_per_node,
-                       MoeDispatcher dispatcher, double top_k) {
+// One all-to-all of `bytes_per_gpu` (what each GPU sends) over a group of `group` contiguous GPUs:
+// inside an NVLink domain at the published NVLink all-to-all fraction (DeepEP's intranode
+// figure), across domains at the fabric's published all-to-all fraction for that size and node
+// count (nccl-tests on EFA, DeepEP's internode kernels on InfiniBand), plus the per-call latency.
+double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, MoeDispatcher dispatcher, double top_k) {
   if (group <= 1) return 0;
   // All-gather: every GPU receives the (group - 1) other GPUs' tokens once, not top-k copies of its
   // own; scaled so that the (group - 1) / group below leaves (group - 1) x tokens x hidden.
   if (dispatcher == MoeDispatcher::allgather) bytes_per_gpu *= group / std::max(1.0, top_k);
-  if (group <= gpus_per_node) return bytes_per_gpu * (group - 1) / group / r.nvlink + r.latency;
-  const double nodes = std::ceil(group / gpus_per_node);
-  double remote_fraction = 1.0 - gpus_per_node / group;
+  const double nvl_fraction = link_fraction(*r.nvl, Collective::all_to_all, bytes_per_gpu, 1);
+  const double gpn = r.domain;
+  if (group <= gpn) return bytes_per_gpu * (group - 1) / group / (nvl_fraction * r.nvlink) + r.nvl->latency_s;
+  const double nodes = std::ceil(group / gpn);
+  double remote_fraction = 1.0 - gpn / group;
   if (dispatcher == MoeDispatcher::flex) {
     // DeepEP sends each token once per destination node and forwards inside the node over NVLink.
     const double distinct_remote = (nodes - 1) * (1.0 - std::pow(1.0 - 1.0 / nodes, top_k));
     remote_fraction = std::min(remote_fraction, distinct_remote / top_k);
   }
-  const double inter = gpus_per_node * bytes_per_gpu * remote_fraction / r.net_a2a;
-  const double intra = bytes_per_gpu * (gpus_per_node - 1) / group / r.nvlink;
-  return std::max(inter, intra) + r.net_a2a_latency;
+  const double net_fraction = link_fraction(*r.net, Collective::all_to_all, bytes_per_gpu, nodes);
+  const double inter = gpn * bytes_per_gpu * remote_fraction / (net_fraction * r.node_net);
+  const double intra = bytes_per_gpu * (gpn - 1) / group / (nvl_fraction * r.nvlink);
+  return std::max(inter, intra) + r.net->latency_s;
+}
+
+// Bytes per token the memory-bound work of one layer moves in the forward pass (norms, residual
+// adds, rotary, activation), in BF16. Fused (Megatron-LM's Transformer Engine and apex kernels,
+// or torch.compile): each tensor read and written once, 16 hidden-size tensors. Eager PyTorch
+// (torchtitan without torch.compile) runs torchtitan's model code op by op: RMSNorm in FP32
+// (cast, square, mean, scale, cast back, weight: ~16 bytes per element where fused moves 4),
+// rotary through FP32 complex numbers (~10 bytes per q/k element where fused moves 4), SwiGLU in
+// three kernels (silu, multiply: 10 bytes per FFN element where fused moves 6).
+double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
+  const double h = static_cast<double>(c.hidden);
+  const double fused = kBf16 * 16.0 * h;
+  if (w.stack != Stack::torchtitan || w.compiled) return fused;
+  const double qk = static_cast<double>(c.heads * c.head_dim + c.kv_heads * c.head_dim);
+  const double ffn = static_cast<double>(c.ffn);
+  return fused + 2 * (16 - 4) * h + (10 - 4) * qk + (10 - 6) * ffn;
 }
 
 KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Rates& r,
-                   double gpus_per_node, double tokens, bool fp8) {
+                   const Workload& w, double tokens) {
+  const bool fp8 = w.precision == Precision::fp8;
   KindTime t;
   const double tp = static_cast<double>(l.tp);
   const double etp = static_cast<double>(l.etp);
@@ -109,7 +156,7 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   const double attention_flops = tokens * (kind.attention_flops / tp + kind.indexer_flops);
   const double attention = attention_flops / r.attention_flops + 2 * r.kernel;
   // Memory-bound work: norms, residual adds, rotary, activation, router, permutation.
-  const double stream_bytes = kBf16 * tokens / sp_div * h * 16.0;
+  const double stream_bytes = tokens / sp_div * stream_bytes_per_token(c, w);
   const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * static_cast<double>(c.moe_ffn) / etp);
   const double elementwise =
       (stream_bytes + routed_bytes + (fp8 ? cast_bytes / 3.0 : 0.0)) / r.hbm + 20 * r.kernel;
@@ -119,14 +166,14 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   double tp_fwd = 0;
   if (l.tp > 1) {
     const double collectives = (!kind.moe || c.shared_ffn > 0) ? 4 : 2;
-    const double one = ring_time(kBf16 * tokens * h, tp, r.nvlink, r.latency);
+    const double one = collective_time(r, Collective::all_gather, kBf16 * tokens * h, tp, std::min(tp, r.domain));
     // An all-reduce costs a reduce-scatter plus an all-gather, so both cases move the same bytes.
     tp_fwd = collectives * one;
   }
   double ep_fwd = 0;
   if (kind.moe && l.ep * l.etp > 1) {
     const double sent = kBf16 * tokens / tp * static_cast<double>(c.top_k) * h;
-    ep_fwd = 2 * all_to_all_time(r, sent, static_cast<double>(l.ep * l.etp), gpus_per_node, l.dispatcher,
+    ep_fwd = 2 * all_to_all_time(r, sent, static_cast<double>(l.ep * l.etp), l.dispatcher,
                                  static_cast<double>(c.top_k));
   }
   double cp_fwd = 0;
@@ -134,8 +181,9 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     const double kv_per_token = c.mla ? static_cast<double>(c.heads * (c.qk_head_dim + c.v_head_dim))
                                       : static_cast<double>(2 * c.kv_heads * c.head_dim);
     const double bytes = kBf16 * tokens * static_cast<double>(l.cp) * kv_per_token / tp;
-    const double bw = static_cast<double>(l.tp * l.cp) <= gpus_per_node ? r.nvlink : r.net_ring;
-    cp_fwd = std::max(0.0, ring_time(bytes, static_cast<double>(l.cp), bw, r.latency) - attention);
+    const double cp = static_cast<double>(l.cp);
+    const double per_domain = std::max(1.0, std::min(cp, r.domain / tp));
+    cp_fwd = std::max(0.0, collective_time(r, Collective::all_gather, bytes, cp, per_domain) - attention);
   }
   // Backward: dgrad + wgrad (2x), flash backward 2.5x, the same collectives once more.
   t.dense_gemm = 3 * gemm;
@@ -153,7 +201,15 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     t.ep += ep_fwd + sync;
     t.cp += cp_fwd;
   } else if (l.recompute == RecomputeGranularity::selective) {
-    t.recompute = attention;
+    if (w.stack == Stack::torchtitan) {
+      // torchtitan's per-op selective checkpointing saves every compute op's output except every
+      // second matmul (torchtitan/distributed/activation_checkpoint.py, `_save_list` and the
+      // "every second mm" rule), and saves attention: half the matmuls and the memory-bound
+      // work are recomputed.
+      t.recompute = 0.5 * (gemm + expert) + elementwise;
+    } else {
+      t.recompute = attention;  // Megatron-LM's selective recompute: core attention
+    }
   }
   return t;
 }
@@ -167,22 +223,23 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
                            const Calibration& cal) {
   TimeEstimate out;
   Rates r;
-  const double peak = (w.precision == Precision::fp8 && cluster.gpu.fp8_dense_tflops > 0
-                           ? cluster.gpu.fp8_dense_tflops
-                           : cluster.gpu.bf16_dense_tflops) * 1e12;
-  r.gemm_flops = peak * cal.gemm_efficiency;
-  r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * cal.attention_efficiency;
+  const bool fp8_gemm = w.precision == Precision::fp8 && cluster.gpu.fp8_dense_tflops > 0;
+  const double peak = (fp8_gemm ? cluster.gpu.fp8_dense_tflops : cluster.gpu.bf16_dense_tflops) * 1e12;
+  r.gemm_flops = peak * gemm_mamf_fraction(cluster.gpu.name, fp8_gemm) * cal.gemm_efficiency;
+  const KernelFacts& kernels = kernel_facts();
+  const double attention_kernel =
+      w.stack == Stack::torchtitan || w.flash_attention_2 ? kernels.attention_fa2 : kernels.attention_fa3;
+  r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * attention_kernel * cal.attention_efficiency;
   r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
   r.kernel = cal.kernel_overhead_s;
-  r.nvlink = cluster.gpu.intra_node_gb_per_s * 1e9 * cal.nvlink_efficiency;
-  r.net_a2a = cluster.domain_network_bytes_per_s() * cal.network_efficiency;  // per NVLink domain
-  const double gpn = static_cast<double>(cluster.gpus_per_node());
-  const double domain =
-      static_cast<double>(cluster.nvlink_domain());  // groups within it stay on NVLink
-  r.net_ring = cluster.network_bytes_per_s() / gpn * cal.network_ring_efficiency;
-  r.latency = cal.link_latency_s;
+  r.nvlink = cluster.gpu.intra_node_gb_per_s * 1e9;
+  r.node_net = cluster.domain_network_bytes_per_s();  // per NVLink domain
+  const double domain = static_cast<double>(cluster.nvlink_domain());  // groups within it stay on NVLink
+  r.domain = domain;
+  r.nvl = &nvlink_facts();
+  r.net = &fabric_for(cluster.instance.fabric);
   r.moe_sync = l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
-  r.net_a2a_latency = cal.network_a2a_latency_s;
+  if (l.cuda_graph != CudaGraphImpl::none) r.moe_sync *= cal.cuda_graph_sync_fraction;
 
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
@@ -192,19 +249,15 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   const double vpp = static_cast<double>(l.vpp);
 
   std::array<KindTime, kMaxKinds> kinds{};
-  const bool fp8 = w.precision == Precision::fp8;
-  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k)
-    kinds[k] = kind_time(c, c.kinds[k], l, r, domain, tokens, fp8);
-  const KindTime mtp =
-      c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, domain, tokens, fp8) : KindTime{};
+  for (size_t k = 0; k < c.kinds.size() && k < kMaxKinds; ++k) kinds[k] = kind_time(c, c.kinds[k], l, r, w, tokens);
+  const KindTime mtp = c.num_mtp_layers > 0 ? kind_time(c, c.mtp, l, r, w, tokens) : KindTime{};
 
   // Pipeline point-to-point: the stage boundary leaves the node when a stage fills one.
   double p2p = 0;
   if (l.pp > 1) {
     const double bytes = kBf16 * tokens * h / sp_div;
     const double stage_gpus = static_cast<double>(l.tp * l.cp * l.dp);
-    const double bw = stage_gpus >= domain ? r.net_ring : r.nvlink;
-    p2p = 2 * (bytes / bw + r.latency) * vpp;
+    p2p = 2 * send_time(r, bytes, stage_gpus >= domain) * vpp;
   }
   // Output head and loss on the last stage (and once more per MTP layer).
   const double head_gemm = 3 * gemm_time(r, tokens, h, static_cast<double>(c.vocab) / tp);
@@ -273,14 +326,29 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   // (resharding after forward) and reduce-scatters the gradients once, after the last microbatch.
   const double dense_group = static_cast<double>(l.dp * l.cp);
   const double edp = static_cast<double>(std::max<int64_t>(1, l.edp()));
-  const bool spans_nodes = static_cast<double>(l.tp * l.cp * l.dp) > domain;
-  const double dp_bw = spans_nodes ? r.net_ring : r.nvlink;
   const double grad_bytes = l.grad_reduce == StateDtype::bf16 ? kBf16 : kFp32;
   const double param_bytes = l.fp8_param_gather ? 1.0 : kBf16;
   const bool fsdp = l.fsdp != Fsdp::none;
-  const double dp_bytes = fsdp ? grad_bytes + m * 2 * param_bytes : grad_bytes + param_bytes;
-  const double dp_comm = ring_time(dp_bytes * worst_dense, dense_group, dp_bw, r.latency) +
-                         ring_time(dp_bytes * worst_expert, edp, dp_bw, r.latency);
+  // The members of a data-parallel group that share an NVLink domain: the group strides over
+  // the TP (and, for the expert group, the ETP x EP) ranks laid out before it.
+  const double dense_per_domain = std::max(1.0, domain / tp);
+  const double expert_per_domain = std::max(1.0, domain / static_cast<double>(l.etp * l.ep));
+  // Message sizes: Megatron-LM reduces and gathers in buckets (--ddp-bucket-size, default
+  // max(40M, 1M x DP) parameters: megatron/core/distributed/distributed_data_parallel_config.py);
+  // FSDP2 gathers and reduces one layer (one fully_shard unit) at a time.
+  const double layers_here = std::max(1.0, static_cast<double>(c.num_layers) / static_cast<double>(l.pp));
+  auto dp_time = [&](double params, double group, double per_domain, double bytes_per) {
+    if (group <= 1 || params <= 0) return 0.0;
+    const double bucket = fsdp ? params / layers_here : std::max(40e6, 1e6 * group);
+    const double message = std::min(params, bucket) * bytes_per;
+    return params * bytes_per / message *
+           collective_time(r, Collective::reduce_scatter, message, group, std::min(per_domain, group));
+  };
+  double dp_comm = dp_time(worst_dense, dense_group, dense_per_domain, grad_bytes) +
+                   dp_time(worst_expert, edp, expert_per_domain, grad_bytes);
+  const double gathers = fsdp ? m * 2 : 1;
+  dp_comm += gathers * (dp_time(worst_dense, dense_group, dense_per_domain, param_bytes) +
+                        dp_time(worst_expert, edp, expert_per_domain, param_bytes));
   // Overlap: --overlap-grad-reduce hides the reduce-scatter behind the last microbatch's backward
   // and --overlap-param-gather the all-gather behind the first one's forward; FSDP prefetches
   // behind every microbatch. `dp_overlap_hidden_fraction` is the fraction of that compute window

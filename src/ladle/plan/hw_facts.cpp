@@ -1,0 +1,283 @@
+#include "ladle/plan/hw_facts.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "ladle/util/embedded.hpp"
+#include "ladle/util/error.hpp"
+
+namespace ladle::plan {
+
+namespace {
+
+constexpr const char* kCollectivesFile = "data/hw/collectives.yaml";
+constexpr const char* kKernelsFile = "data/hw/kernels.yaml";
+
+YAML::Node load(const char* file) {
+  const std::optional<std::string_view> text = util::find_embedded(file);
+  LADLE_ASSERT(text.has_value(), "an embedded hardware table is missing");
+  try {
+    return YAML::Load(std::string(*text));
+  } catch (const YAML::Exception& e) {
+    throw_input(SourceLocation{file, e.mark.line + 1, e.mark.column + 1, ""}, "{}", e.msg);
+  }
+}
+
+[[noreturn]] void bad(const char* file, const YAML::Node& node, const std::string& path, const std::string& what) {
+  throw_input(SourceLocation{file, node.Mark().line + 1, node.Mark().column + 1, path}, "{}", what);
+}
+
+double number(const char* file, const YAML::Node& node, const std::string& path) {
+  double v = 0;
+  if (!node || !node.IsScalar() || !YAML::convert<double>::decode(node, v) || !(v > 0) || !std::isfinite(v))
+    bad(file, node, path, "expected a positive number");
+  return v;
+}
+
+Collective parse_collective(const char* file, const YAML::Node& node, const std::string& path) {
+  const std::string name = node ? node.Scalar() : "";
+  for (Collective c : {Collective::all_reduce, Collective::all_gather, Collective::reduce_scatter,
+                       Collective::all_to_all, Collective::send_recv}) {
+    if (name == to_string(c)) return c;
+  }
+  bad(file, node, path, "expected all_reduce, all_gather, reduce_scatter, all_to_all or send_recv");
+}
+
+// Bytes each node puts on the wire per byte of nccl-tests' busbw-normalised traffic: busbw is
+// defined so that busbw x time is the traffic of one rank's link in a ring (nccl-tests
+// doc/PERFORMANCE.md); on a network with g GPUs per node sharing the NICs, the node moves g
+// ranks' worth, but the hierarchical algorithms keep the intra-node part on NVLink, leaving the
+// node's NICs (n-1)/n of the buffer per phase. The fraction is taken as node wire bytes per
+// second over the node's NIC bandwidth.
+double network_fraction(Collective c, double busbw, double nodes, double gpus_per_node, double link) {
+  const double ranks = nodes * gpus_per_node;
+  switch (c) {
+    case Collective::all_reduce: {
+      const double algbw = busbw * ranks / (2 * (ranks - 1));
+      return algbw * 2 * (nodes - 1) / nodes / link;
+    }
+    case Collective::all_gather:
+    case Collective::reduce_scatter: {
+      const double algbw = busbw * ranks / (ranks - 1);
+      return algbw * (nodes - 1) / nodes / link;
+    }
+    case Collective::all_to_all: {
+      const double algbw = busbw * ranks / (ranks - 1);  // per rank: what it sends over the time
+      return algbw * gpus_per_node * (nodes - 1) / nodes / link;
+    }
+    case Collective::send_recv:
+      return busbw * gpus_per_node / link;
+  }
+  return 0;
+}
+
+void add_sweep(FabricFacts& f, Collective c, double nodes, const YAML::Node& points, const std::string& path,
+               double gpn, double link, bool wire_per_gpu, const std::string& source) {
+  if (!points.IsSequence() || points.size() == 0) bad(kCollectivesFile, points, path, "expected [[bytes, busbw], ...]");
+  CollectiveSweep s;
+  s.collective = c;
+  s.nodes = nodes;
+  s.source = source;
+  for (size_t i = 0; i < points.size(); ++i) {
+    const YAML::Node p = points[i];
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!p.IsSequence() || p.size() != 2) bad(kCollectivesFile, p, at, "expected [bytes, busbw GB/s]");
+    const double bytes = number(kCollectivesFile, p[0], at);
+    const double busbw = number(kCollectivesFile, p[1], at) * 1e9;
+    const double lb = std::log(bytes);
+    if (!s.log_bytes.empty() && !(lb > s.log_bytes.back())) bad(kCollectivesFile, p, at, "expected ascending sizes");
+    s.log_bytes.push_back(lb);
+    double fraction = 0;
+    if (f.name == "nvlink") {
+      fraction = busbw / link;
+    } else if (wire_per_gpu) {
+      fraction = busbw * gpn / link;
+    } else {
+      fraction = network_fraction(c, busbw, nodes, gpn, link);
+    }
+    s.fraction.push_back(fraction);
+  }
+  f.sweeps.push_back(std::move(s));
+}
+
+std::vector<FabricFacts> read_fabrics() {
+  const YAML::Node root = load(kCollectivesFile);
+  std::vector<FabricFacts> out;
+  const YAML::Node fabrics = root["fabrics"];
+  if (!fabrics.IsSequence()) bad(kCollectivesFile, root, "fabrics", "expected a list of fabrics");
+  for (size_t i = 0; i < fabrics.size(); ++i) {
+    const YAML::Node n = fabrics[i];
+    const std::string path = "fabrics[" + std::to_string(i) + "]";
+    FabricFacts f;
+    f.name = n["name"].Scalar();
+    if (n["match"]) {
+      for (const auto& m : n["match"]) f.match.push_back(m.Scalar());
+    }
+    f.latency_s = number(kCollectivesFile, n["latency_us"], path + ".latency_us") * 1e-6;
+    if (n["like"]) f.like = n["like"].Scalar();
+    if (!n["tables"].IsSequence()) bad(kCollectivesFile, n, path + ".tables", "expected a list of tables");
+    for (size_t t = 0; t < n["tables"].size(); ++t) {
+      const YAML::Node table = n["tables"][t];
+      const std::string tp = path + ".tables[" + std::to_string(t) + "]";
+      const Collective c = parse_collective(kCollectivesFile, table["collective"], tp + ".collective");
+      const double gpn = number(kCollectivesFile, table["gpus_per_node"], tp + ".gpus_per_node");
+      const double link = number(kCollectivesFile, table["link_gb_per_s"], tp + ".link_gb_per_s") * 1e9;
+      if (!table["source"]) bad(kCollectivesFile, table, tp + ".source", "missing; expected where the sweep was published");
+      const std::string source = table["source"].Scalar();
+      const bool wire = table["figure"] && table["figure"].Scalar() == "wire_per_gpu";
+      if (table["points"]) {
+        add_sweep(f, c, table["nodes"] ? number(kCollectivesFile, table["nodes"], tp + ".nodes") : 1,
+                  table["points"], tp + ".points", gpn, link, wire, source);
+      } else if (table["by_nodes"] && table["by_nodes"].IsMap()) {
+        for (const auto& item : table["by_nodes"]) {
+          const double nodes = number(kCollectivesFile, item.first, tp + ".by_nodes");
+          add_sweep(f, c, nodes, item.second, tp + ".by_nodes." + item.first.Scalar(), gpn, link, wire, source);
+        }
+      } else {
+        bad(kCollectivesFile, table, tp, "expected points or by_nodes");
+      }
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
+}
+
+KernelFacts read_kernels() {
+  const YAML::Node root = load(kKernelsFile);
+  KernelFacts k;
+  std::map<std::string, std::string> like;
+  for (size_t i = 0; i < root["gemm"].size(); ++i) {
+    const YAML::Node g = root["gemm"][i];
+    const std::string path = "gemm[" + std::to_string(i) + "]";
+    if (g["like"]) {
+      like[g["gpu"].Scalar()] = g["like"].Scalar();
+      continue;
+    }
+    if (!g["source"]) bad(kKernelsFile, g, path + ".source", "missing; expected where the figure was published");
+    KernelFacts::Gemm row;
+    row.gpu = g["gpu"].Scalar();
+    row.bf16 = number(kKernelsFile, g["bf16"], path + ".bf16");
+    if (g["fp8"]) row.fp8 = number(kKernelsFile, g["fp8"], path + ".fp8");
+    k.gemm.push_back(row);
+  }
+  for (const auto& [gpu, other] : like) {
+    const auto it = std::find_if(k.gemm.begin(), k.gemm.end(), [&](const KernelFacts::Gemm& g) { return g.gpu == other; });
+    LADLE_ASSERT(it != k.gemm.end(), "kernels.yaml: a `like` names a GPU with no row");
+    KernelFacts::Gemm row = *it;
+    row.gpu = gpu;
+    k.gemm.push_back(row);
+  }
+  k.fp8_default = number(kKernelsFile, root["fp8_default"], "fp8_default");
+  for (const auto& a : root["attention"]) {
+    const std::string kernel = a["kernel"].Scalar();
+    const double v = number(kKernelsFile, a["fraction"], "attention.fraction");
+    if (kernel == "fa3") k.attention_fa3 = v;
+    if (kernel == "fa2") k.attention_fa2 = v;
+  }
+  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0, "kernels.yaml needs fa2 and fa3 attention rows");
+  return k;
+}
+
+// Linear interpolation in x, held at the ends.
+double interpolate(const std::vector<double>& x, const std::vector<double>& y, double at) {
+  if (at <= x.front()) return y.front();
+  if (at >= x.back()) return y.back();
+  const size_t i = static_cast<size_t>(std::upper_bound(x.begin(), x.end(), at) - x.begin());
+  const double t = (at - x[i - 1]) / (x[i] - x[i - 1]);
+  return y[i - 1] + t * (y[i] - y[i - 1]);
+}
+
+const FabricFacts* find_fabric(std::string_view name) {
+  for (const FabricFacts& f : fabric_facts()) {
+    if (f.name == name) return &f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* to_string(Collective c) {
+  switch (c) {
+    case Collective::all_reduce: return "all_reduce";
+    case Collective::all_gather: return "all_gather";
+    case Collective::reduce_scatter: return "reduce_scatter";
+    case Collective::all_to_all: return "all_to_all";
+    case Collective::send_recv: return "send_recv";
+  }
+  return "?";
+}
+
+const std::vector<FabricFacts>& fabric_facts() {
+  static const std::vector<FabricFacts> facts = read_fabrics();
+  return facts;
+}
+
+const KernelFacts& kernel_facts() {
+  static const KernelFacts facts = read_kernels();
+  return facts;
+}
+
+const FabricFacts& nvlink_facts() {
+  const FabricFacts* f = find_fabric("nvlink");
+  LADLE_ASSERT(f != nullptr, "collectives.yaml has no nvlink fabric");
+  return *f;
+}
+
+const FabricFacts& fabric_for(std::string_view fabric) {
+  for (const FabricFacts& f : fabric_facts()) {
+    for (const std::string& m : f.match) {
+      if (!m.empty() && fabric.find(m) != std::string_view::npos) return f;
+    }
+  }
+  const FabricFacts* efa = find_fabric("efa");
+  LADLE_ASSERT(efa != nullptr, "collectives.yaml has no efa fabric");
+  return *efa;
+}
+
+double link_fraction(const FabricFacts& f, Collective collective, double bytes, double nodes) {
+  // The sweeps of this collective, else (send/recv) all-to-all's -- NCCL's all-to-all is a group
+  // of sends and receives -- else all_reduce's; each on this fabric, else the one it is `like`.
+  std::vector<const CollectiveSweep*> sweeps;
+  for (Collective c : {collective, collective == Collective::send_recv ? Collective::all_to_all : collective,
+                       Collective::all_reduce}) {
+    for (const FabricFacts* from : {&f, f.like.empty() ? nullptr : find_fabric(f.like)}) {
+      if (from == nullptr || !sweeps.empty()) continue;
+      for (const CollectiveSweep& s : from->sweeps) {
+        if (s.collective == c) sweeps.push_back(&s);
+      }
+    }
+    if (!sweeps.empty()) break;
+  }
+  LADLE_ASSERT(!sweeps.empty(), "a fabric has no collective sweep");
+  std::sort(sweeps.begin(), sweeps.end(), [](const CollectiveSweep* a, const CollectiveSweep* b) { return a->nodes < b->nodes; });
+  const double lb = std::log(std::max(bytes, 1.0));
+  std::vector<double> log_nodes;
+  std::vector<double> fractions;
+  for (const CollectiveSweep* s : sweeps) {
+    log_nodes.push_back(std::log(s->nodes));
+    fractions.push_back(interpolate(s->log_bytes, s->fraction, lb));
+  }
+  if (sweeps.size() == 1) return fractions.front();
+  return interpolate(log_nodes, fractions, std::log(std::max(nodes, 1.0)));
+}
+
+double gemm_mamf_fraction(std::string_view gpu, bool fp8) {
+  const KernelFacts& k = kernel_facts();
+  const KernelFacts::Gemm* row = nullptr;
+  for (const KernelFacts::Gemm& g : k.gemm) {
+    if (g.gpu == gpu) row = &g;
+  }
+  if (row == nullptr) {
+    // A GPU with no published MAMF: the lowest published fraction (the cautious figure).
+    double low = 1;
+    for (const KernelFacts::Gemm& g : k.gemm) low = std::min(low, fp8 ? (g.fp8 > 0 ? g.fp8 : k.fp8_default) : g.bf16);
+    return low;
+  }
+  if (!fp8) return row->bf16;
+  return row->fp8 > 0 ? row->fp8 : k.fp8_default;
+}
+
+}  // namespace ladle::plan

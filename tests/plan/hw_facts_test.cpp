@@ -1,0 +1,103 @@
+#include "ladle/plan/hw_facts.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/plan/search.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::plan {
+namespace {
+
+TEST(HwFacts, FabricsAreMatchedByTheInstancesFabricName) {
+  EXPECT_EQ(fabric_for("EFAv3").name, "efa");
+  EXPECT_EQ(fabric_for("InfiniBand NDR").name, "infiniband");
+  EXPECT_EQ(fabric_for("RoCE v2").name, "ethernet");
+  EXPECT_EQ(nvlink_facts().name, "nvlink");
+  // Per-call latencies are tens of microseconds to a little over a hundred, never milliseconds.
+  for (const FabricFacts& f : fabric_facts()) {
+    EXPECT_GE(f.latency_s, 5e-6) << f.name;
+    EXPECT_LE(f.latency_s, 2e-4) << f.name;
+  }
+}
+
+TEST(HwFacts, LinkFractionFollowsThePublishedSweep) {
+  const FabricFacts& efa = fabric_for("EFAv2");
+  // 2-node all-reduce of 8 GiB on p5: busbw 477.71 GB/s over 16 ranks is an algbw of
+  // 477.71 x 16 / 30 = 254.78 GB/s; the node moves 2 x 1/2 of the buffer: 254.78 / 400 GB/s.
+  EXPECT_NEAR(link_fraction(efa, Collective::all_reduce, 8589934592.0, 2), 477.71 * 16 / 30 / 400, 1e-9);
+  // Held at the ends: larger than published is the largest point, smaller the smallest.
+  EXPECT_DOUBLE_EQ(link_fraction(efa, Collective::all_reduce, 1e12, 2),
+                   link_fraction(efa, Collective::all_reduce, 8589934592.0, 2));
+  // Between sizes, log-linear: halfway (in log size) between 32 MiB and 128 MiB.
+  const double low = link_fraction(efa, Collective::all_reduce, 33554432.0, 2);
+  const double high = link_fraction(efa, Collective::all_reduce, 134217728.0, 2);
+  EXPECT_NEAR(link_fraction(efa, Collective::all_reduce, 67108864.0, 2), 0.5 * (low + high), 1e-12);
+  // Larger messages move a larger fraction; more nodes a smaller one at 8 GiB (published).
+  EXPECT_LT(low, high);
+  EXPECT_GT(link_fraction(efa, Collective::all_to_all, 2147483648.0, 2),
+            link_fraction(efa, Collective::all_to_all, 2147483648.0, 32));
+  // All-gather has no table on EFA: it takes all-reduce's (busbw compares across collectives).
+  EXPECT_GT(link_fraction(efa, Collective::all_gather, 1e9, 4), 0);
+  // InfiniBand's ring collectives stand in from EFA's (`like`), its all-to-all is DeepEP's:
+  // 43 GB/s of RDMA per GPU at EP16, 8 GPUs per node, over 8 x 50 GB/s.
+  const FabricFacts& ib = fabric_for("InfiniBand NDR");
+  EXPECT_NEAR(link_fraction(ib, Collective::all_to_all, 234881024.0, 2), 43.0 * 8 / 400, 1e-9);
+  EXPECT_DOUBLE_EQ(link_fraction(ib, Collective::all_reduce, 1e9, 4), link_fraction(efa, Collective::all_reduce, 1e9, 4));
+}
+
+TEST(HwFacts, GemmCeilingsArePublishedFractions) {
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", false), 0.801);
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h200", true), 0.734);
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("gb200", false), gemm_mamf_fraction("b200", false));  // `like`
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", true), kernel_facts().fp8_default);
+  EXPECT_GT(kernel_facts().attention_fa3, kernel_facts().attention_fa2);
+}
+
+TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {
+  const Calibration& cal = default_calibration();
+  ASSERT_FALSE(cal.covariance_names.empty());
+  // The written calibration reads back with its covariance.
+  const Calibration back = read_calibration(write_calibration(cal, {"header"}), "c.yaml");
+  EXPECT_EQ(back.covariance_names, cal.covariance_names);
+  ASSERT_EQ(back.covariance.size(), cal.covariance.size());
+  // Without a covariance the interval is the residual half-width; with it, never narrower.
+  Calibration plain = cal;
+  plain.covariance_names.clear();
+  plain.covariance.clear();
+  const ModelSpec model = model::load_model("glm-4.7-flash");
+  const ModelCosts costs = model_costs(model, 8192);
+  const Cluster cluster = make_cluster("h200", 8);
+  Workload w;
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=1,ep=8,recompute=full,rows_per_mb=2"),
+                                          layout::LayoutContext{8, 8, 8192, 128});
+  const std::vector<int64_t> stages = layout::stage_layers(l, costs.num_layers);
+  const int64_t m = layout::microbatches_per_step(l, layout::LayoutContext{8, 8, 8192, 128});
+  EXPECT_DOUBLE_EQ(interval_log_halfwidth(costs, l, stages, m, cluster, w, plain), plain.interval_log_halfwidth);
+  EXPECT_GE(interval_log_halfwidth(costs, l, stages, m, cluster, w, cal), cal.interval_log_halfwidth);
+}
+
+TEST(HwFacts, RankP10OrdersByTheIntervalsLowerEnd) {
+  PlanRequest r;
+  r.model = model::load_model("glm-4.7-flash");
+  r.cluster = make_cluster("h200", 8);
+  r.calibration = default_calibration();
+  r.top = 4;
+  r.rank = Rank::p10;
+  const PlanReport report = plan_layouts(r);
+  ASSERT_EQ(report.top.size(), 4u);
+  EXPECT_EQ(report.rank, Rank::p10);
+  for (size_t i = 1; i < report.top.size(); ++i) {
+    EXPECT_GE(report.top[i - 1].tokens_per_s_low, report.top[i].tokens_per_s_low);
+  }
+  EXPECT_LADLE_ERROR(parse_rank("p5"), usage, "unknown rank 'p5'; expected median or p10");
+}
+
+}  // namespace
+}  // namespace ladle::plan
