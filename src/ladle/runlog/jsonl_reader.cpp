@@ -97,7 +97,7 @@ void JsonlReader::add(LogLine line) {
                     util::did_you_mean(key, kKeys), util::join(kKeys, ", "));
       }
     }
-    result_.steps.push_back(std::move(step));
+    push_record(result_, std::move(step));
   }
 }
 

@@ -230,7 +230,7 @@ size_t MegatronReader::read_front(const std::deque<LogLine>& lines) {
     if (!step.step_time_s) step.step_time_s = pending_bridge_time_;
     pending_bridge_time_.reset();
   }
-  result_.steps.push_back(std::move(step));
+  push_record(result_, std::move(step));
   return used;
 }
 

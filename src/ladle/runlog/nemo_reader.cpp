@@ -90,7 +90,7 @@ void NemoReader::add(LogLine line) {
     step.step_time_s = number("train_step_timing in s");
     step.learning_rate = number("lr");
     if (const auto gbs = number("global_batch_size")) step.samples = sample_count(*gbs, "global_batch_size", path, line.line);
-    result_.steps.push_back(std::move(step));
+    push_record(result_, std::move(step));
   }
 }
 

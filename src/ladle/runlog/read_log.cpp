@@ -84,6 +84,12 @@ class Census {
     if (detail::is_lightning_progress(line.text)) ++counts.lightning;
   }
 
+  /// Frees what only the census needed (the slime ids), before the records are read.
+  void done() {
+    slime_ids_ = {};
+    other_slime_ids_ = {};
+  }
+
   Counts counts;
   int lines = 0;
   size_t jsonl_lines = 0;
@@ -253,6 +259,7 @@ template <typename Lines>
 RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogFormat> forced) {
   Census scan;
   lines([&](std::string_view raw, int number) { scan.add(raw, number); });
+  scan.done();
   const Counts& census = scan.counts;
   const std::optional<LogFormat> detected = format_of(census);
   if (!forced && !detected) no_format(census, path);

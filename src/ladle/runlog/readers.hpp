@@ -19,7 +19,12 @@ struct ReadResult {
   std::vector<Step> steps;
   int64_t log_interval = 1;
   std::vector<std::string> notes;
+  size_t folded = 0;  ///< identical copies push_record folded as they arrived
 };
+
+/// Appends a record, or folds it into the record before when the two are the same (a log printed
+/// twice, miles' echo), so that a log whose every record is printed twice holds each once.
+void push_record(ReadResult& result, Step step);
 
 /// Where a Megatron-LM "iteration N/ M |" record starts in `s`, or npos.
 size_t find_megatron_record(std::string_view s);

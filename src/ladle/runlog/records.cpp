@@ -55,6 +55,14 @@ void WindowReader::consume() {
   window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(used));
 }
 
+void push_record(ReadResult& result, Step step) {
+  if (!result.steps.empty() && same_record(result.steps.back(), step)) {
+    ++result.folded;
+    return;
+  }
+  result.steps.push_back(std::move(step));
+}
+
 void finish_records(ReadResult& result, const std::string& path, bool interval_records,
                     const std::string& duplicate_note) {
   fold_records(result, path, true, duplicate_note);
@@ -69,7 +77,7 @@ void fold_records(ReadResult& result, const std::string& path, bool compare_coun
   // only for a log that is not.
   if (!std::is_sorted(steps.begin(), steps.end(), by_step)) std::stable_sort(steps.begin(), steps.end(), by_step);
   size_t kept = 0;
-  size_t duplicates = 0;
+  size_t duplicates = result.folded;
   for (size_t k = 0; k < steps.size(); ++k) {
     if (kept > 0 && steps[kept - 1].step == steps[k].step) {
       const Step& first = steps[kept - 1];

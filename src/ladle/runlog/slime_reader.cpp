@@ -159,7 +159,7 @@ size_t SlimeReader::read_front(const std::deque<LogLine>& lines) {
       if (const auto gbs = number_of(*dict, "train/global_batch_size", path, line.line)) {
         step.samples = sample_count(*gbs, "train/global_batch_size", path, line.line);
       }
-      result_.steps.push_back(std::move(step));
+      push_record(result_, std::move(step));
     } else {
       std::optional<double> seconds = number_of(*dict, "perf/step_time", path, line.line);
       if (!seconds) {
