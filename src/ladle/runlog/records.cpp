@@ -142,20 +142,29 @@ void set_iterations(ReadResult& result, bool interval_records,
     }
     if (on_record) on_record(k, held);
   }
+  // The note names the first kMaxListedGaps gaps and counts the others, so that a log with a gap
+  // at every record (NeMo logging every 10th step) holds one short note, not one per record.
+  constexpr size_t kMaxListedGaps = 100;
   std::vector<std::string> gaps;
   size_t missing = 0;
+  size_t unlisted = 0;
   for (size_t k = 1; k < steps.size(); ++k) {
     const int64_t gap = steps[k].step - steps[k - 1].step;
     if (gap > interval) {
       const int64_t first = steps[k - 1].step + interval;
       const int64_t last = steps[k].step - interval;
       missing += static_cast<size_t>((last - first) / interval + 1);
+      if (gaps.size() == kMaxListedGaps) {
+        ++unlisted;
+        continue;
+      }
       gaps.push_back(first == last ? fmt::format("{}", first) : fmt::format("{}-{}", first, last));
     }
   }
   if (!gaps.empty()) {
-    result.notes.push_back(fmt::format("{} record{} missing: step{} {}", missing, missing == 1 ? " is" : "s are",
-                                       gaps.size() == 1 && missing == 1 ? "" : "s", fmt::join(gaps, ", ")));
+    result.notes.push_back(fmt::format("{} record{} missing: step{} {}{}", missing, missing == 1 ? " is" : "s are",
+                                       gaps.size() == 1 && missing == 1 ? "" : "s", fmt::join(gaps, ", "),
+                                       unlisted > 0 ? fmt::format(" and {} more gaps", unlisted) : ""));
   }
 }
 
