@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS_PER_HARNESS] [BUILD_DIR]: builds the libFuzzer harnesses of every input reader
 # (tests/fuzz/, clang with AddressSanitizer and UBSan, CMake option LADLE_FUZZ) and runs each for
-# SECONDS (default 15), two at a time, from a seed corpus of the repo's test data. Fails on any
-# crash, sanitizer report, leak, uncaught exception, timeout (10 s per input) or input that takes
-# more than 2 GB. Findings are left as crash-*/leak-*/timeout-*/oom-* files in BUILD_DIR/findings/.
+# SECONDS (default 15), FUZZ_JOBS at a time (default 2), from a seed corpus of the repo's test
+# data. Fails on any crash, sanitizer report, leak, uncaught exception, timeout or input that
+# takes more than 2 GB. Findings are left as crash-*/leak-*/timeout-*/oom-* files in
+# BUILD_DIR/findings/. FUZZ_TIMEOUT (seconds, default 10) is the limit per input; it is wall time,
+# so on a machine busy with other work raise it, or it measures the machine's load.
+# FUZZ_HARNESSES (names separated by blanks) runs only those; FUZZ_BUILD=0 runs the harnesses
+# already built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-15}
@@ -16,7 +20,8 @@ fi
 harnesses=(recipe model_config tokenizer conversation launch_script layout_spec
            log_detect log_megatron log_megatron_bridge log_slime log_miles log_nemo log_jsonl)
 [[ -f src/ladle/layout/job_args.hpp ]] && harnesses+=(job_args)  # `--args` and job scripts
-cmake --build "$build" --target "${harnesses[@]/#/ladle_fuzz_}"
+if [[ -n ${FUZZ_HARNESSES:-} ]]; then read -r -a harnesses <<<"$FUZZ_HARNESSES"; fi
+[[ ${FUZZ_BUILD:-1} == 0 ]] || cmake --build "$build" --target "${harnesses[@]/#/ladle_fuzz_}"
 
 # seeds HARNESS: the repo's test data that harness reads.
 seeds() {
@@ -43,7 +48,7 @@ run_one() {
     [[ -f $f && $(stat -c %s "$f") -le 1048576 ]] && cp "$f" "$corpus/$(sha1sum "$f" | cut -c1-16)"
   done
   local log=$build/findings/$name.log
-  if "$build/ladle_fuzz_$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+  if "$build/ladle_fuzz_$name" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
       -malloc_limit_mb=2048 -max_len=1048576 -print_final_stats=1 -artifact_prefix="$build/findings/$name-" \
       "$corpus" >"$log" 2>&1; then
     echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$') executions, no finding"
@@ -54,6 +59,6 @@ run_one() {
   fi
 }
 export -f run_one seeds
-export build seconds
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-  printf '%s\n' "${harnesses[@]}" | xargs -P 2 -I{} bash -c 'run_one {}'
+# The sanitizers' options reach the harnesses through the environment (xargs, then bash).
+export build seconds FUZZ_TIMEOUT ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+printf '%s\n' "${harnesses[@]}" | xargs -P "${FUZZ_JOBS:-2}" -I{} bash -c 'run_one {}'

@@ -270,5 +270,27 @@ TEST(ReadLog, LogsThatAreNotRegularFilesAreRefused) {
   EXPECT_LADLE_ERROR(read_log_file(test::source_path("tests/data/runlog")), io, "is a folder");
 }
 
+// A log with a gap after every record holds one short note: the first 100 gaps, and a count.
+TEST(ReadLog, ManyGapsAreCountedNotAllListed) {
+  std::string text;
+  for (int i = 0; i < 151; ++i) text += fmt::format("{{\"step\": {}, \"loss\": 1.0}}\n", 3 * i);
+  const RunLog log = read_log(text, "gaps.jsonl");
+  ASSERT_EQ(log.steps.size(), 151u);
+  ASSERT_EQ(log.notes.size(), 1u);
+  const std::string& note = log.notes[0];
+  EXPECT_EQ(note.find("300 records are missing: steps 1-2, 4-5, "), 0u) << note;
+  EXPECT_NE(note.find(", 298-299 and 50 more gaps"), std::string::npos) << note;
+  EXPECT_EQ(note.find("301-302"), std::string::npos) << note;
+}
+
+// A record printed twice in a row is folded as it arrives, counted in the note like any copy.
+TEST(ReadLog, ConsecutiveCopiesAreFoldedAndCounted) {
+  const std::string line = "{\"step\": 0, \"loss\": 1.5}\n";
+  const RunLog log = read_log(line + line + line + "{\"step\": 1, \"loss\": 1.25}\n", "copies.jsonl");
+  ASSERT_EQ(log.steps.size(), 2u);
+  ASSERT_EQ(log.notes.size(), 1u);
+  EXPECT_EQ(log.notes[0], "2 records printed more than once with identical values were kept once");
+}
+
 }  // namespace
 }  // namespace ladle::runlog

@@ -10,6 +10,7 @@
 
 #include "ladle/layout/knob_names.hpp"
 #include "ladle/recipe/recipe.hpp"
+#include "ladle/util/limits.hpp"
 
 namespace ladle::recipe::detail {
 
@@ -22,6 +23,9 @@ struct FieldOptions {
   bool omit_if_empty = false;  ///< an optional key of a string: absent reads as "", "" is not written
   bool pair = false;           ///< a list of exactly two integers
   bool positive = false;       ///< a number that must be greater than zero
+  /// The values an integer field (or each integer of a list) may take, with the reason; every
+  /// integer field names one (limits.hpp), so no size a recipe holds is unbounded.
+  const limits::IntegerRange* range = nullptr;
 };
 
 inline constexpr std::string_view kStatuses[] = {"planned", "measured", "verified"};
@@ -35,9 +39,9 @@ inline constexpr std::string_view kPassFailPending[] = {"pass", "fail", "pending
 template <class V>
 void visit_fields(V& v, RecipeGpu& x) {
   v.field("type", x.type, {});
-  v.field("memory_gb", x.memory_gb, {});
-  v.field("count", x.count, {});
-  v.field("per_node", x.per_node, {});
+  v.field("memory_gb", x.memory_gb, {.range = &limits::kGpuMemoryRange});
+  v.field("count", x.count, {.range = &limits::kGpuCountRange});
+  v.field("per_node", x.per_node, {.range = &limits::kGpuCountRange});
   v.field("instance", x.instance, {});
 }
 
@@ -66,14 +70,14 @@ void visit_fields(V& v, DatasetBuild& x) {
   v.field("name", x.name, {});
   v.field("tokenizer", x.tokenizer, {});
   v.field("loss_mask", x.loss_mask, {});
-  v.field("rows", x.rows, {});
-  v.field("row_tokens", x.row_tokens, {});
-  v.field("padding_tokens", x.padding_tokens, {});
-  v.field("seed", x.seed, {});
+  v.field("rows", x.rows, {.range = &limits::kDatasetCountRange});
+  v.field("row_tokens", x.row_tokens, {.range = &limits::kRowTokensRange});
+  v.field("padding_tokens", x.padding_tokens, {.range = &limits::kDatasetCountRange});
+  v.field("seed", x.seed, {.range = &limits::kSeedRange});
   v.field("packing", x.packing, {});
   v.field("supervised_token_ratio", x.supervised_token_ratio, {});
   v.field("parquet_sha256", x.parquet_sha256, {});
-  v.field("parquet_bytes", x.parquet_bytes, {});
+  v.field("parquet_bytes", x.parquet_bytes, {.range = &limits::kByteCountRange});
   v.field("builder", x.builder, {});
 }
 
@@ -89,24 +93,24 @@ void visit_fields(V& v, RecipeDataset& x) {
 
 template <class V>
 void visit_fields(V& v, Workload& x) {
-  v.field("row_tokens", x.row_tokens, {});
+  v.field("row_tokens", x.row_tokens, {.range = &limits::kRowTokensRange});
   v.field("rows", x.rows, {});
-  v.field("global_batch", x.global_batch, {});
+  v.field("global_batch", x.global_batch, {.range = &limits::kBatchRowsRange});
   v.field("precision", x.precision, {.allowed = kPrecisions});
   v.object("dataset", x.dataset);
 }
 
 template <class V>
 void visit_fields(V& v, LayerSplit& x) {
-  v.field("first", x.first, {});
-  v.field("last", x.last, {});
+  v.field("first", x.first, {.range = &limits::kLayerCountRange});
+  v.field("last", x.last, {.range = &limits::kLayerCountRange});
 }
 
 template <class V>
 void visit_fields(V& v, Recompute& x) {
   v.field("granularity", x.granularity, {.allowed = kGranularities});
   v.field("method", x.method, {.allowed = kRecomputeMethods});
-  v.field("num_layers", x.num_layers, {});
+  v.field("num_layers", x.num_layers, {.range = &limits::kLayerCountRange});
   v.field("modules", x.modules, {.allowed = layout::kRecomputeModuleNames, .omit_if_null = true});
 }
 
@@ -121,17 +125,17 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("label", x.label, {});
   v.field("summary", x.summary, {});
   v.field("highlights", x.highlights, {});
-  v.field("tp", x.tp, {});
-  v.field("pp", x.pp, {});
-  v.field("vpp", x.vpp, {});
-  v.field("cp", x.cp, {});
-  v.field("ep", x.ep, {});
-  v.field("etp", x.etp, {});
-  v.field("dp", x.dp, {});
+  v.field("tp", x.tp, {.range = &limits::kParallelRange});
+  v.field("pp", x.pp, {.range = &limits::kParallelRange});
+  v.field("vpp", x.vpp, {.range = &limits::kParallelRange});
+  v.field("cp", x.cp, {.range = &limits::kParallelRange});
+  v.field("ep", x.ep, {.range = &limits::kParallelRange});
+  v.field("etp", x.etp, {.range = &limits::kParallelRange});
+  v.field("dp", x.dp, {.range = &limits::kParallelRange});
   v.field("sequence_parallel", x.sequence_parallel, {});
   v.object("layer_split", x.layer_split);
-  v.field("max_tokens_per_gpu", x.max_tokens_per_gpu, {});
-  v.field("rows_per_microbatch", x.rows_per_microbatch, {});
+  v.field("max_tokens_per_gpu", x.max_tokens_per_gpu, {.range = &limits::kTokensPerGpuRange});
+  v.field("rows_per_microbatch", x.rows_per_microbatch, {.range = &limits::kBatchRowsRange});
   v.object("recompute", x.recompute);
   v.object("offload", x.offload);
   v.field("dispatcher", x.dispatcher, {.allowed = kDispatchers});
@@ -142,8 +146,8 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("main_params_dtype", x.main_params_dtype, {.allowed = layout::kMainParamsNames, .omit_if_null = true});
   v.field("grad_reduce_dtype", x.grad_reduce_dtype, {.allowed = layout::kMainGradsNames, .omit_if_null = true});
   v.field("distributed_optimizer", x.distributed_optimizer, {.omit_if_null = true});
-  v.field("distributed_optimizer_instances", x.distributed_optimizer_instances, {.omit_if_null = true});
-  v.field("layers_per_virtual_stage", x.layers_per_virtual_stage, {.omit_if_null = true});
+  v.field("distributed_optimizer_instances", x.distributed_optimizer_instances, {.omit_if_null = true, .range = &limits::kParallelRange});
+  v.field("layers_per_virtual_stage", x.layers_per_virtual_stage, {.omit_if_null = true, .range = &limits::kLayerCountRange});
   v.field("account_for_embedding", x.account_for_embedding, {.omit_if_null = true});
   v.field("account_for_loss", x.account_for_loss, {.omit_if_null = true});
   v.field("pipeline_layout", x.pipeline_layout, {.omit_if_null = true});
@@ -160,8 +164,8 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("fp8_recipe", x.fp8_recipe, {.allowed = layout::kFp8RecipeNames, .omit_if_null = true});
   v.field("fp8_param_gather", x.fp8_param_gather, {.omit_if_null = true});
   v.field("fp8_first_last_bf16", x.fp8_first_last_bf16, {.omit_if_null = true});
-  v.field("fp8_bf16_first_layers", x.fp8_bf16_first_layers, {.omit_if_null = true});
-  v.field("fp8_bf16_last_layers", x.fp8_bf16_last_layers, {.omit_if_null = true});
+  v.field("fp8_bf16_first_layers", x.fp8_bf16_first_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
+  v.field("fp8_bf16_last_layers", x.fp8_bf16_last_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
   v.field("fp8_reuse_grad_buffer", x.fp8_reuse_grad_buffer, {.omit_if_null = true});
   v.field("cuda_graph", x.cuda_graph, {.allowed = layout::kCudaGraphNames, .omit_if_null = true});
   v.field("cuda_graph_modules", x.cuda_graph_modules, {.allowed = layout::kGraphModuleNames, .omit_if_null = true});
@@ -176,12 +180,12 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("activation_offload_modules", x.activation_offload_modules, {.allowed = layout::kOffloadModuleNames, .omit_if_null = true});
   v.field("activation_offload_fraction", x.activation_offload_fraction, {.omit_if_null = true});
   v.field("cp_comm_type", x.cp_comm_type, {.allowed = layout::kCpCommNames, .omit_if_null = true});
-  v.field("cp_a2a_size", x.cp_a2a_size, {.omit_if_null = true});
+  v.field("cp_a2a_size", x.cp_a2a_size, {.omit_if_null = true, .range = &limits::kParallelRange});
 }
 
 template <class V>
 void visit_fields(V& v, ActiveParams& x) {
-  v.field("count", x.count, {});
+  v.field("count", x.count, {.range = &limits::kParameterCountRange});
   v.field("source", x.source, {});
   v.field("revision", x.revision, {});
 }
@@ -195,10 +199,10 @@ void visit_fields(V& v, RecipeResult& x) {
   v.field("mfu_note", x.mfu_note, {});
   v.object("active_params", x.active_params);
   v.field("measured", x.measured, {.date = true});
-  v.field("steps_per_run", x.steps_per_run, {});
-  v.field("window", x.window, {.pair = true});
-  v.field("window_tokens", x.window_tokens, {});
-  v.field("runs", x.runs, {});
+  v.field("steps_per_run", x.steps_per_run, {.range = &limits::kStepCountRange});
+  v.field("window", x.window, {.pair = true, .range = &limits::kStepIndexRange});
+  v.field("window_tokens", x.window_tokens, {.range = &limits::kDatasetCountRange});
+  v.field("runs", x.runs, {.range = &limits::kRunCountRange});
   v.field("profiler", x.profiler, {});
   v.field("gpu_hours", x.gpu_hours, {});
   v.field("gpu_hours_note", x.gpu_hours_note, {});
@@ -218,11 +222,11 @@ void visit_fields(V& v, ComponentTest& x) {
 
 template <class V>
 void visit_fields(V& v, Convergence& x) {
-  v.field("steps", x.steps, {});
+  v.field("steps", x.steps, {.range = &limits::kStepCountRange});
   v.field("result", x.result, {.allowed = kPassFail});
   v.field("correlation", x.correlation, {});
   v.field("final_loss_difference", x.final_loss_difference, {});
-  v.field("pointwise_failures", x.pointwise_failures, {});
+  v.field("pointwise_failures", x.pointwise_failures, {.range = &limits::kFailureCountRange});
   v.field("note", x.note, {});
   v.field("reference_log", x.reference_log, {.omit_if_null = true});
   v.field("candidate_log", x.candidate_log, {.omit_if_null = true});
@@ -262,7 +266,7 @@ void visit_fields(V& v, Predicted& x) {
 
 template <class V>
 void visit_fields(V& v, Recipe& x) {
-  v.field("schema_version", x.schema_version, {});
+  v.field("schema_version", x.schema_version, {.range = &limits::kSchemaVersionRange});
   v.field("model", x.model, {});
   v.object("gpu", x.gpu);
   v.object("author", x.author);

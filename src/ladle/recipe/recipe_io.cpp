@@ -67,12 +67,19 @@ std::string scalar_text(const ReadContext& ctx, const YAML::Node& node, const st
 }
 
 void read_value(const ReadContext& ctx, const YAML::Node& node, const std::string& path,
-                int64_t& out, const FieldOptions&) {
+                int64_t& out, const FieldOptions& opt) {
+  LADLE_ASSERT(opt.range != nullptr, "every integer field of a recipe names its range (recipe_fields.hpp)");
+  const limits::IntegerRange& range = *opt.range;
   const std::string text = scalar_text(ctx, node, path, "an integer");
   int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (is_quoted(node) || ec != std::errc() || end != text.data() + text.size()) {
+  if (is_quoted(node) || (ec != std::errc() && ec != std::errc::result_out_of_range) ||
+      end != text.data() + text.size()) {
     fail(ctx, node, path, fmt::format("expected an integer, got '{}'", text));
+  }
+  if (ec == std::errc::result_out_of_range || value < range.min || value > range.max) {
+    fail(ctx, node, path,
+         fmt::format("expected an integer from {} to {} ({}), got '{}'", range.min, range.max, range.reason, text));
   }
   out = value;
 }

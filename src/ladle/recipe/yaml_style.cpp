@@ -11,12 +11,28 @@ constexpr size_t kBestWidth = 120;  // lines end by column 120 where a word boun
 
 bool is_break(char c) { return c == '\n' || c == '\r'; }
 
-bool needs_double_quotes(std::string_view text) {
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if ((u < 0x20 && c != '\n') || u == 0x7f) return true;
+// The bytes at text[i] of a character that only a double-quoted scalar can hold, as an escape:
+// one YAML's printable set lacks (C0 controls but tab and LF, DEL, C1 controls U+0080-U+009F)
+// or one YAML reads as a line break (CR, NEL U+0085, U+2028, U+2029), which a plain, quoted or
+// literal scalar would not give back as written. 0 when text[i] starts no such character.
+size_t unprintable_at(std::string_view text, size_t i) {
+  const auto u = static_cast<unsigned char>(text[i]);
+  if ((u < 0x20 && u != '\n' && u != '\t') || u == 0x7f) return 1;
+  const auto next = [&](size_t k) { return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0; };
+  if (u == 0xc2 && next(1) >= 0x80 && next(1) <= 0x9f) return 2;
+  if (u == 0xe2 && next(1) == 0x80 && (next(2) == 0xa8 || next(2) == 0xa9)) return 3;
+  return 0;
+}
+
+bool has_unprintable(std::string_view text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (unprintable_at(text, i) > 0) return true;
   }
-  return text.find('\n') != std::string_view::npos;
+  return false;
+}
+
+bool needs_double_quotes(std::string_view text) {
+  return has_unprintable(text) || text.find_first_of("\n\t") != std::string_view::npos;
 }
 }  // namespace
 
@@ -111,7 +127,19 @@ std::string single_quoted(std::string_view text) {
 
 void append_double_quoted(std::string& out, std::string_view text) {
   out += " \"";
-  for (const char c : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const size_t special = unprintable_at(text, i);
+    if (special == 2) {  // C1: UTF-8 C2 80..C2 9F is U+0080..U+009F
+      out += fmt::format("\\u{:04X}", static_cast<unsigned char>(text[i + 1]));
+      ++i;
+      continue;
+    }
+    if (special == 3) {  // U+2028, U+2029
+      out += static_cast<unsigned char>(text[i + 2]) == 0xa8 ? "\\u2028" : "\\u2029";
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '"': out += "\\\""; break;
       case '\\': out += "\\\\"; break;
@@ -142,6 +170,14 @@ void append_scalar(std::string& out, std::string_view text, size_t column, size_
 }
 
 void append_literal(std::string& out, std::string_view text, size_t indent) {
+  // A literal block holds its text as written: a character it cannot hold is escaped instead, and
+  // so is a line that starts with a tab, which the reader takes for a tab in indentation.
+  const bool leading_tab = text.starts_with('\t') || text.find("\n\t") != std::string_view::npos;
+  if (has_unprintable(text) || leading_tab) {
+    append_double_quoted(out, text);
+    out += '\n';
+    return;
+  }
   size_t trailing = 0;
   while (trailing < text.size() && is_break(text[text.size() - 1 - trailing])) ++trailing;
   out += " |";

@@ -42,12 +42,28 @@ int64_t whole(const nlohmann::json& value, const std::string& key, const std::st
 
 }  // namespace
 
-ReadResult read_jsonl(const std::vector<LogLine>& lines, const std::string& path) {
-  ReadResult result;
-  for (const LogLine& line : lines) {
+namespace {
+
+class JsonlReader final : public RecordReader {
+ public:
+  JsonlReader(const std::string& path, size_t expected) : path_(path) { result_.steps.reserve(expected); }
+  void add(LogLine line) override;
+  ReadResult finish() override {
+    finish_records(result_, path_, false, "");
+    return std::move(result_);
+  }
+
+ private:
+  const std::string& path_;
+  ReadResult result_;
+};
+
+void JsonlReader::add(LogLine line) {
+  const std::string& path = path_;
+  {
     const std::string_view raw = util::trim(line.text);
     const int number = line.line;
-    if (raw.empty() || raw[0] == '#') continue;
+    if (raw.empty() || raw[0] == '#') return;
     const nlohmann::json object = util::parse_json(raw, SourceLocation{path, number, 0, ""}, "not a JSON object");
     if (!object.is_object()) throw_input(SourceLocation{path, number, 1, ""}, "expected a JSON object per line");
     if (!object.contains("step")) throw_input(SourceLocation{path, number, 1, "step"}, "missing (required)");
@@ -81,10 +97,14 @@ ReadResult read_jsonl(const std::vector<LogLine>& lines, const std::string& path
                     util::did_you_mean(key, kKeys), util::join(kKeys, ", "));
       }
     }
-    result.steps.push_back(std::move(step));
+    push_record(result_, std::move(step));
   }
-  finish_records(result, path, false, "");
-  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<RecordReader> jsonl_reader(const std::string& path, size_t expected) {
+  return std::make_unique<JsonlReader>(path, expected);
 }
 
 }  // namespace ladle::runlog::detail

@@ -23,10 +23,12 @@
 // Validation lines ("validation loss at iteration N | lm loss value: ...") and timer lines
 // ("time (ms) | forward-compute: ...") carry no "N/ M" and are not records.
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "ladle/runlog/readers.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::runlog::detail {
@@ -114,146 +116,176 @@ bool is_bridge_step_time(std::string_view s) {
   return s.find("Step Time :") != std::string_view::npos;
 }
 
-ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& path, bool bridge) {
-  ReadResult result;
-  std::optional<double> pending_bridge_time;  // "Step Time" printed before its iteration line
-  size_t bridge_lines = 0;
-  size_t bridge_mismatches = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const LogLine& line = lines[i];
-    if (is_bridge_step_time(line.text)) {
-      const size_t at = line.text.find("Step Time :") + 11;
-      const size_t end = line.text.find('s', at);
-      const auto value = parse_number(std::string_view(line.text).substr(at, end == std::string::npos ? end : end - at));
-      if (!value) {
-        throw_input(SourceLocation{path, line.line, line.column(at), ""},
-                    "'Step Time' is not followed by a number of seconds");
-      }
-      pending_bridge_time = *value;
-      ++bridge_lines;
-      continue;
-    }
-    const size_t start = find_megatron_record(line.text);
-    if (start == std::string::npos) continue;
-    std::string record = line.text.substr(start);
-    // A record hard-wrapped over several physical lines ends at the first line ending with '|'.
-    int joined = 0;
-    while (util::trim(record).empty() || util::trim(record).back() != '|') {
-      const size_t next = i + 1 + static_cast<size_t>(joined);
-      if (joined == kMaxContinuationLines || next >= lines.size() ||
-          find_megatron_record(lines[next].text) != std::string::npos || lines[next].text.empty()) {
-        throw_input(SourceLocation{path, line.line, line.column(start), ""},
-                    "the record of '{}' is cut off (no closing '|'): the log looks truncated",
-                    util::trim(std::string_view(record).substr(0, record.find('|'))));
-      }
-      record = std::string(util::trim(record)) + " " + std::string(util::trim(lines[next].text));
-      ++joined;
-    }
-    i += static_cast<size_t>(joined);
+namespace {
 
-    // Fields: "iteration N/ M", then "key: value" separated by '|'.
-    std::map<std::string, Field> fields;
-    Step step;
-    step.line = line.line;
-    step.timestamp = line.timestamp;
-    size_t field_start = 0;
-    bool first = true;
-    while (field_start < record.size()) {
-      size_t bar = record.find('|', field_start);
-      if (bar == std::string::npos) bar = record.size();
-      const std::string_view field = std::string_view(record).substr(field_start, bar - field_start);
-      const int col = joined == 0 ? line.column(start + field_start) : 0;
-      if (first) {
-        const size_t slash = field.find('/');
-        const auto number = parse_integer(field.substr(9, slash - 9));
-        if (!number) bad_value(path, line.line, col, "iteration", field, "N/ M");
-        step.step = *number;
-        first = false;
-      } else {
-        const size_t colon = field.rfind(':');
-        if (colon != std::string_view::npos) {
-          fields[normalise_key(field.substr(0, colon))] =
-              Field{std::string(util::trim(field.substr(colon + 1))), col};
-        }
-      }
-      field_start = bar + 1;
-    }
-    const bool has_ms = fields.count("elapsed time per iteration (ms)") > 0;
-    const bool has_s = fields.count("elapsed time per iteration (s)") > 0;
-    if (!has_ms && !has_s && fields.count("consumed samples") == 0) continue;  // not a training record
-    if (has_ms) {
-      // Read "3741.2" ms as 3741.2e-3, the double nearest 3.7412 s, not 3741.2 / 1000 rounded twice.
-      const std::string key = "elapsed time per iteration (ms)";
-      const Field& f = fields.at(key);
-      const bool plain = f.value.find_first_of("eE") == std::string::npos;
-      const auto seconds = plain ? parse_number(f.value + "e-3") : std::nullopt;
-      step.step_time_s = seconds ? *seconds : number_field(fields, key, path, line.line) / 1000.0;
-    }
-    if (has_s) step.step_time_s = number_field(fields, "elapsed time per iteration (s)", path, line.line);
-    if (fields.count("lm loss")) step.loss = number_field(fields, "lm loss", path, line.line);
-    if (fields.count("grad norm")) step.grad_norm = number_field(fields, "grad norm", path, line.line);
-    if (fields.count("learning rate")) step.learning_rate = number_field(fields, "learning rate", path, line.line);
-    if (fields.count("number of skipped iterations")) {
-      step.skipped_iterations = integer_field(fields, "number of skipped iterations", path, line.line);
-    }
-    // Totals, turned into per-record amounts by finish_records' neighbours below.
-    if (fields.count("consumed samples")) step.samples = integer_field(fields, "consumed samples", path, line.line);
-    if (fields.count("consumed tokens")) step.tokens = integer_field(fields, "consumed tokens", path, line.line);
-    if (fields.count("global batch size")) {
-      // Kept in `iterations` temporarily: finish_records overwrites it with the record's span.
-      step.iterations = -integer_field(fields, "global batch size", path, line.line);
-    }
-    if (bridge && pending_bridge_time) {
-      if (step.step_time_s && std::fabs(*step.step_time_s - *pending_bridge_time) > 0.0051) ++bridge_mismatches;
-      if (!step.step_time_s) step.step_time_s = pending_bridge_time;
-      pending_bridge_time.reset();
-    }
-    result.steps.push_back(std::move(step));
+class MegatronReader final : public WindowReader {
+ public:
+  MegatronReader(const std::string& path, bool bridge, size_t expected) : path_(path), bridge_(bridge) {
+    result_.steps.reserve(expected);
   }
-  if (bridge && bridge_lines == 0) {
-    throw_input(SourceLocation{path, 0, 0, ""},
+
+ private:
+  size_t read_front(const std::deque<LogLine>& lines) override;
+  ReadResult done() override;
+
+  const std::string& path_;
+  bool bridge_ = false;
+  ReadResult result_;
+  std::optional<double> pending_bridge_time_;  // "Step Time" printed before its iteration line
+  size_t bridge_lines_ = 0;
+  size_t bridge_mismatches_ = 0;
+};
+
+size_t MegatronReader::read_front(const std::deque<LogLine>& lines) {
+  const std::string& path = path_;
+  const LogLine& line = lines[0];
+  if (is_bridge_step_time(line.text)) {
+    const size_t at = line.text.find("Step Time :") + 11;
+    const size_t end = line.text.find('s', at);
+    const auto value = parse_number(std::string_view(line.text).substr(at, end == std::string::npos ? end : end - at));
+    if (!value) {
+      throw_input(SourceLocation{path, line.line, line.column(at), ""},
+                  "'Step Time' is not followed by a number of seconds");
+    }
+    pending_bridge_time_ = *value;
+    ++bridge_lines_;
+    return 1;
+  }
+  const size_t start = find_megatron_record(line.text);
+  if (start == std::string::npos) return 1;
+  std::string record = line.text.substr(start);
+  // A record hard-wrapped over several physical lines ends at the first line ending with '|'.
+  int joined = 0;
+  while (util::trim(record).empty() || util::trim(record).back() != '|') {
+    const size_t next = 1 + static_cast<size_t>(joined);
+    if (joined == kMaxContinuationLines || next >= lines.size() ||
+        find_megatron_record(lines[next].text) != std::string::npos || lines[next].text.empty()) {
+      throw_input(SourceLocation{path, line.line, line.column(start), ""},
+                  "the record of '{}' is cut off (no closing '|'): the log looks truncated",
+                  util::trim(std::string_view(record).substr(0, record.find('|'))));
+    }
+    record = std::string(util::trim(record)) + " " + std::string(util::trim(lines[next].text));
+    ++joined;
+  }
+  const size_t used = 1 + static_cast<size_t>(joined);
+
+  // Fields: "iteration N/ M", then "key: value" separated by '|'.
+  std::map<std::string, Field> fields;
+  Step step;
+  step.line = line.line;
+  step.timestamp = line.timestamp;
+  size_t field_start = 0;
+  bool first = true;
+  while (field_start < record.size()) {
+    size_t bar = record.find('|', field_start);
+    if (bar == std::string::npos) bar = record.size();
+    const std::string_view field = std::string_view(record).substr(field_start, bar - field_start);
+    const int col = joined == 0 ? line.column(start + field_start) : 0;
+    if (first) {
+      const size_t slash = field.find('/');
+      const auto number = parse_integer(field.substr(9, slash - 9));
+      if (!number) bad_value(path, line.line, col, "iteration", field, "N/ M");
+      step.step = *number;
+      first = false;
+    } else {
+      const size_t colon = field.rfind(':');
+      if (colon != std::string_view::npos) {
+        fields[normalise_key(field.substr(0, colon))] = Field{std::string(util::trim(field.substr(colon + 1))), col};
+      }
+    }
+    field_start = bar + 1;
+  }
+  const bool has_ms = fields.count("elapsed time per iteration (ms)") > 0;
+  const bool has_s = fields.count("elapsed time per iteration (s)") > 0;
+  if (!has_ms && !has_s && fields.count("consumed samples") == 0) return used;  // not a training record
+  if (has_ms) {
+    // Read "3741.2" ms as 3741.2e-3, the double nearest 3.7412 s, not 3741.2 / 1000 rounded twice.
+    const std::string key = "elapsed time per iteration (ms)";
+    const Field& f = fields.at(key);
+    const bool plain = f.value.find_first_of("eE") == std::string::npos;
+    const auto seconds = plain ? parse_number(f.value + "e-3") : std::nullopt;
+    step.step_time_s = seconds ? *seconds : number_field(fields, key, path, line.line) / 1000.0;
+  }
+  if (has_s) step.step_time_s = number_field(fields, "elapsed time per iteration (s)", path, line.line);
+  if (fields.count("lm loss")) step.loss = number_field(fields, "lm loss", path, line.line);
+  if (fields.count("grad norm")) step.grad_norm = number_field(fields, "grad norm", path, line.line);
+  if (fields.count("learning rate")) step.learning_rate = number_field(fields, "learning rate", path, line.line);
+  if (fields.count("number of skipped iterations")) {
+    const long long skipped = integer_field(fields, "number of skipped iterations", path, line.line);
+    if (skipped > std::numeric_limits<int32_t>::max()) {
+      const Field& f = fields.at("number of skipped iterations");
+      bad_value(path, line.line, f.col, "number of skipped iterations", f.value, "a whole number below 2^31");
+    }
+    step.skipped_iterations = static_cast<int32_t>(skipped);
+  }
+  // Running totals, turned into per-record amounts in done() from each record's neighbour.
+  if (fields.count("consumed samples")) step.samples = integer_field(fields, "consumed samples", path, line.line);
+  if (fields.count("consumed tokens")) step.tokens = integer_field(fields, "consumed tokens", path, line.line);
+  if (fields.count("global batch size")) {
+    // Kept in `iterations` temporarily: done() overwrites it with the record's span.
+    step.iterations = -integer_field(fields, "global batch size", path, line.line);
+  }
+  if (bridge_ && pending_bridge_time_) {
+    if (step.step_time_s && std::fabs(*step.step_time_s - *pending_bridge_time_) > 0.0051) ++bridge_mismatches_;
+    if (!step.step_time_s) step.step_time_s = pending_bridge_time_;
+    pending_bridge_time_.reset();
+  }
+  push_record(result_, std::move(step));
+  return used;
+}
+
+ReadResult MegatronReader::done() {
+  ReadResult& result = result_;
+  if (bridge_ && bridge_lines_ == 0) {
+    throw_input(SourceLocation{path_, 0, 0, ""},
                 "no 'Step Time :' lines: this is not a Megatron-Bridge log (try --format megatron)");
   }
-  if (bridge_mismatches > 0) {
+  if (bridge_mismatches_ > 0) {
     result.notes.push_back(fmt::format(
         "{} 'Step Time' lines differ from their iteration line's elapsed time by more than rounding; "
         "the iteration line's milliseconds are used",
-        bridge_mismatches));
+        bridge_mismatches_));
   }
-  if (result.steps.empty()) return result;
+  if (result.steps.empty()) return std::move(result);
 
-  // Per-record samples and tokens from the running totals printed on each line, keyed by the
-  // record's line (unique); the global batch size waited in `iterations` as a negative number.
-  struct Totals {
-    std::optional<int64_t> samples;
-    std::optional<int64_t> tokens;
-    long long global_batch = 0;
-  };
-  std::map<int, Totals> totals;
-  for (Step& step : result.steps) {
-    totals[step.line] = Totals{step.samples, step.tokens, step.iterations < 0 ? -step.iterations : 0};
-    step.iterations = 1;
+  // Per-record samples and tokens from the running totals printed on each record, once the records
+  // are in order: each record holds its totals (and its global batch size, as a negative
+  // `iterations`) until set_iterations reaches it, from the last record to the first, so that the
+  // record before still holds its totals.
+  fold_records(result, path_, false, "");
+  std::vector<Step>& steps = result.steps;
+  set_iterations(result, true, [&](size_t k, int64_t held) {
+    Step& step = steps[k];
+    const int64_t global_batch = held < 0 ? -held : 0;
+    const MaybeNumber<int64_t> samples = step.samples;
+    const MaybeNumber<int64_t> tokens = step.tokens;
     step.samples.reset();
     step.tokens.reset();
-  }
-  finish_records(result, path, true, "");
-  for (size_t k = 0; k < result.steps.size(); ++k) {
-    Step& step = result.steps[k];
-    const Totals& now = totals[step.line];
-    const bool consecutive = k > 0 && step.step - result.steps[k - 1].step == step.iterations;
-    const Totals* before = consecutive ? &totals[result.steps[k - 1].line] : nullptr;
-    if (before && now.samples && before->samples && *now.samples >= *before->samples) {
-      step.samples = *now.samples - *before->samples;
-    } else if (now.global_batch > 0) {
-      step.samples = now.global_batch * step.iterations;
+    const bool consecutive = k > 0 && step.step - steps[k - 1].step == step.iterations;
+    const Step* before = consecutive ? &steps[k - 1] : nullptr;
+    if (before && samples && before->samples && *samples >= *before->samples) {
+      step.samples = *samples - *before->samples;
+    } else if (global_batch > 0) {
+      const auto total = util::checked_mul(global_batch, step.iterations);
+      if (!total) {
+        throw_input(SourceLocation{path_, step.line, 0, ""},
+                    "global batch size {} x {} iterations does not fit in 64 bits", global_batch, step.iterations);
+      }
+      step.samples = *total;
     }
-    if (before && now.tokens && before->tokens && *now.tokens >= *before->tokens) {
-      step.tokens = *now.tokens - *before->tokens;
-    } else if (k == 0 && now.tokens && step.step == step.iterations) {
-      step.tokens = now.tokens;  // the first record of a run that starts at 0
+    if (before && tokens && before->tokens && *tokens >= *before->tokens) {
+      step.tokens = *tokens - *before->tokens;
+    } else if (k == 0 && tokens && step.step == step.iterations) {
+      step.tokens = tokens;  // the first record of a run that starts at 0
     }
-  }
-  return result;
+  });
+  return std::move(result);
+}
+
+}  // namespace
+
+std::unique_ptr<RecordReader> megatron_reader(const std::string& path, bool bridge, size_t expected) {
+  return std::make_unique<MegatronReader>(path, bridge, expected);
 }
 
 }  // namespace ladle::runlog::detail

@@ -28,11 +28,27 @@ bool is_lightning_progress(std::string_view s) {
   return s.find("it/s") != std::string_view::npos && s.find("global_step=") != std::string_view::npos;
 }
 
-ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path) {
-  ReadResult result;
-  for (const LogLine& line : lines) {
+namespace {
+
+class NemoReader final : public RecordReader {
+ public:
+  NemoReader(const std::string& path, size_t expected) : path_(path) { result_.steps.reserve(expected); }
+  void add(LogLine line) override;
+  ReadResult finish() override {
+    finish_records(result_, path_, false, "");
+    return std::move(result_);
+  }
+
+ private:
+  const std::string& path_;
+  ReadResult result_;
+};
+
+void NemoReader::add(LogLine line) {
+  const std::string& path = path_;
+  {
     const size_t at = find_nemo_record(line.text);
-    if (at == std::string::npos) continue;
+    if (at == std::string::npos) return;
     std::map<std::string, std::pair<std::string, int>> fields;
     size_t start = line.text.find('|', at);
     while (start != std::string::npos && start < line.text.size()) {
@@ -74,10 +90,14 @@ ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path)
     step.step_time_s = number("train_step_timing in s");
     step.learning_rate = number("lr");
     if (const auto gbs = number("global_batch_size")) step.samples = sample_count(*gbs, "global_batch_size", path, line.line);
-    result.steps.push_back(std::move(step));
+    push_record(result_, std::move(step));
   }
-  finish_records(result, path, false, "");
-  return result;
+}
+
+}  // namespace
+
+std::unique_ptr<RecordReader> nemo_reader(const std::string& path, size_t expected) {
+  return std::make_unique<NemoReader>(path, expected);
 }
 
 }  // namespace ladle::runlog::detail

@@ -1,7 +1,9 @@
 // read_log.cpp: format detection, dispatch to the readers, and what every format shares.
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <memory>
 #include <optional>
-#include <map>
 #include <set>
 
 #include "ladle/runlog/log_lines.hpp"
@@ -17,7 +19,7 @@ namespace ladle::runlog {
 
 namespace {
 
-struct Census {
+struct Counts {
   size_t megatron = 0;
   size_t bridge = 0;
   size_t slime_steps = 0;
@@ -47,54 +49,122 @@ int open_brackets(std::string_view text) {
   return depth;
 }
 
-// A log seen one line at a time: the census that picks the format, the first and last timestamps,
-// and the lines the readers need (record lines and their continuation lines; every line of JSONL).
-class LogScan {
+// Pass 1 over a log: the census that picks the format, the first and last timestamps, and how
+// many lines it has.
+class Census {
  public:
-  explicit LogScan(std::optional<LogFormat> forced) : forced_jsonl_(forced == LogFormat::jsonl) {}
-
   void add(std::string_view raw, int number) {
+    lines = number;
     LogLine line = clean_line(raw, number);
     const bool blank = util::trim(line.text).empty();
-    if (!blank) census.empty = false;
+    if (!blank) counts.empty = false;
     if (!blank && first_meaningful_ && line.text[0] != '#') {
       first_meaningful_ = false;
-      census.jsonl = line.text[0] == '{' && line.text.find("\"step\"") != std::string::npos;
+      counts.jsonl = line.text[0] == '{' && line.text.find("\"step\"") != std::string::npos;
+      if (counts.jsonl) jsonl_from = number;
     }
     if (line.any_timestamp) {
       if (!first_timestamp) first_timestamp = line.any_timestamp;
       last_timestamp = std::move(line.any_timestamp);
-      line.any_timestamp.reset();
     }
-    if (census.jsonl || forced_jsonl_) {
+    const std::string_view text = util::trim(raw);
+    if (!text.empty() && text[0] != '#') ++jsonl_lines;
+    if (blank) return;
+    if (detail::find_nemo_record(line.text) != std::string::npos) {
+      ++counts.nemo;
+    } else if (detail::find_megatron_record(line.text) != std::string::npos) {
+      ++counts.megatron;
+    }
+    if (detail::is_bridge_step_time(line.text)) ++counts.bridge;
+    const size_t at = detail::find_slime_record(line.text, "step");
+    if (at != std::string::npos) {
+      ++counts.slime_steps;
+      if (!counts.slime_repeats) note_slime_id(std::string_view(line.text).substr(at + 5, line.text.find(':', at) - at - 5));
+    }
+    if (detail::is_lightning_progress(line.text)) ++counts.lightning;
+  }
+
+  /// Frees what only the census needed (the slime ids), before the records are read.
+  void done() {
+    slime_ids_ = {};
+    other_slime_ids_ = {};
+  }
+
+  Counts counts;
+  int lines = 0;
+  size_t jsonl_lines = 0;
+  int jsonl_from = 0;  ///< the first meaningful line, when it makes the log JSONL
+  std::optional<std::string> first_timestamp;
+  std::optional<std::string> last_timestamp;
+
+ private:
+  // Whether a slime step id was seen before (miles prints every step twice): ids that fit in an
+  // int64 in a sorted vector (8 bytes each; appended, as ids grow), others in a set; both are
+  // dropped at the first repeat, which settles the question.
+  void note_slime_id(std::string_view id) {
+    const auto number = parse_integer(id);
+    bool repeat = false;
+    if (number && id.find('.') == std::string_view::npos) {
+      if (slime_ids_.empty() || slime_ids_.back() < *number) {
+        slime_ids_.push_back(*number);
+      } else {
+        const auto it = std::lower_bound(slime_ids_.begin(), slime_ids_.end(), *number);
+        repeat = it != slime_ids_.end() && *it == *number;
+        if (!repeat) slime_ids_.insert(it, *number);
+      }
+    } else {
+      repeat = !other_slime_ids_.insert(std::string(id)).second;
+    }
+    if (repeat) {
+      counts.slime_repeats = true;
+      slime_ids_ = {};
+      other_slime_ids_ = {};
+    }
+  }
+
+  bool first_meaningful_ = true;
+  std::vector<long long> slime_ids_;
+  std::set<std::string> other_slime_ids_;
+};
+
+// Pass 2: hands the reader of the log's format the lines it reads, one at a time (record lines
+// and their continuation lines; every line of JSONL), and keeps Megatron-LM's memory lines.
+class Feed {
+ public:
+  /// `jsonl_from`: 0 for a log that is not JSONL, else its first line of JSON (1 when forced).
+  /// `keep_memory`: read Megatron-LM's memory lines (reported at `path`).
+  Feed(detail::RecordReader& reader, int jsonl_from, bool keep_memory, const std::string& path)
+      : reader_(reader), jsonl_from_(jsonl_from), keep_memory_(keep_memory), path_(path) {}
+
+  void add(std::string_view raw, int number) {
+    if (jsonl_from_ > 0) {
+      if (number < jsonl_from_) return;
       const std::string_view text = util::trim(raw);
-      if (!text.empty() && text[0] != '#') jsonl.push_back(LogLine{std::string(text), std::nullopt, std::nullopt, number, 0});
+      if (!text.empty() && text[0] != '#') reader_.add(LogLine{std::string(text), std::nullopt, std::nullopt, number, 0});
+      return;
     }
+    LogLine line = clean_line(raw, number);
+    line.any_timestamp.reset();
+    const bool blank = util::trim(line.text).empty();
     if (blank) {
       if (follow_ > 0) keep(std::move(line));
       return;
     }
-    if (detail::find_nemo_record(line.text) != std::string::npos) {
-      ++census.nemo;
-    } else if (detail::find_megatron_record(line.text) != std::string::npos) {
-      ++census.megatron;
+    // Megatron-LM's memory lines are read apart, for the measured peak (memory_report.hpp); the
+    // first bad one is reported once the records are read, as if they were read first.
+    if (keep_memory_ && is_memory_report(line.text) && !memory_error) {
+      try {
+        for (MemoryReport& report : read_memory_reports({line}, path_)) memory.push_back(report);
+      } catch (const Error&) {
+        memory_error = std::current_exception();
+      }
     }
-    if (detail::is_bridge_step_time(line.text)) ++census.bridge;
-    const size_t at = detail::find_slime_record(line.text, "step");
-    if (at != std::string::npos) {
-      ++census.slime_steps;
-      std::string id = line.text.substr(at + 5, line.text.find(':', at) - at - 5);
-      if (!slime_ids_.insert(std::move(id)).second) census.slime_repeats = true;
-    }
-    if (detail::is_lightning_progress(line.text)) ++census.lightning;
-    // Megatron-LM's memory lines are kept apart, for the measured peak (memory_report.hpp).
-    if (is_memory_report(line.text)) memory.push_back(line);
     if (starts_record(line.text)) {
       const std::string_view t = util::trim(line.text);
       depth_ = open_brackets(t);
       const bool open_megatron = detail::find_megatron_record(t) != std::string::npos && t.back() != '|';
       follow_ = depth_ > 0 || open_megatron ? detail::kMaxRecordLines : 0;
-      kept.push_back(std::move(line));
+      reader_.add(std::move(line));
       return;
     }
     if (follow_ > 0) {
@@ -106,27 +176,24 @@ class LogScan {
     }
   }
 
-  Census census;
-  std::vector<LogLine> kept;   ///< record lines and their continuation lines, cleaned
-  std::vector<LogLine> memory;  ///< Megatron-LM memory lines, cleaned
-  std::vector<LogLine> jsonl;  ///< raw non-blank, non-comment lines when the log is JSONL
-  std::optional<std::string> first_timestamp;
-  std::optional<std::string> last_timestamp;
+  std::vector<MemoryReport> memory;  ///< Megatron-LM memory lines, read
+  std::exception_ptr memory_error;   ///< the error of the first memory line that is not one
 
  private:
   void keep(LogLine line) {
-    kept.push_back(std::move(line));
+    reader_.add(std::move(line));
     --follow_;
   }
 
-  bool forced_jsonl_ = false;
-  bool first_meaningful_ = true;
+  detail::RecordReader& reader_;
+  int jsonl_from_ = 0;
+  bool keep_memory_ = false;
+  const std::string& path_;
   int follow_ = 0;
   int depth_ = 0;
-  std::set<std::string> slime_ids_;
 };
 
-std::optional<LogFormat> format_of(const Census& census) {
+std::optional<LogFormat> format_of(const Counts& census) {
   if (census.jsonl) return LogFormat::jsonl;
   if (census.nemo > 0) return LogFormat::nemo;
   if (census.megatron > 0) return census.bridge > 0 ? LogFormat::megatron_bridge : LogFormat::megatron;
@@ -134,7 +201,7 @@ std::optional<LogFormat> format_of(const Census& census) {
   return std::nullopt;
 }
 
-[[noreturn]] void no_format(const Census& census, const std::string& path) {
+[[noreturn]] void no_format(const Counts& census, const std::string& path) {
   const SourceLocation where{path, 0, 0, ""};
   if (census.empty) throw_input(where, "the log is empty");
   if (census.lightning > 0) {
@@ -185,33 +252,67 @@ void for_each_line(std::string_view text, Sink&& sink) {
   }
 }
 
-RunLog finish_log(LogScan& scan, const std::string& path, std::optional<LogFormat> forced) {
-  const Census& census = scan.census;
+// Reads a log in two passes over its lines: `lines(sink)` calls sink(raw, number) for each line,
+// the same lines each time (the second pass stops at the first pass's last line, should the file
+// grow in between).
+template <typename Lines>
+RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogFormat> forced) {
+  Census scan;
+  lines([&](std::string_view raw, int number) { scan.add(raw, number); });
+  scan.done();
+  const Counts& census = scan.counts;
   const std::optional<LogFormat> detected = format_of(census);
   if (!forced && !detected) no_format(census, path);
   const LogFormat format = forced ? *forced : *detected;
 
-  detail::ReadResult read;
+  size_t expected = 0;
+  std::unique_ptr<detail::RecordReader> reader;
   switch (format) {
     case LogFormat::megatron:
-      read = detail::read_megatron(scan.kept, path, false);
-      break;
     case LogFormat::megatron_bridge:
-      read = detail::read_megatron(scan.kept, path, true);
+      expected = census.megatron;
       break;
     case LogFormat::slime:
-      read = detail::read_slime(scan.kept, path, false);
-      break;
     case LogFormat::miles:
-      read = detail::read_slime(scan.kept, path, true);
+      expected = census.slime_steps;
       break;
     case LogFormat::nemo:
-      read = detail::read_nemo(scan.kept, path);
+      expected = census.nemo;
       break;
     case LogFormat::jsonl:
-      read = detail::read_jsonl(scan.jsonl, path);
+      expected = scan.jsonl_lines;
       break;
   }
+  if (expected > static_cast<size_t>(limits::kMaxLogRecords)) {
+    throw_input(SourceLocation{path, 0, 0, ""}, "{} record lines: a log holds at most {} records ({})", expected,
+                limits::kMaxLogRecords, limits::kMaxLogRecordsReason);
+  }
+  switch (format) {
+    case LogFormat::megatron:
+    case LogFormat::megatron_bridge:
+      reader = detail::megatron_reader(path, format == LogFormat::megatron_bridge, expected);
+      break;
+    case LogFormat::slime:
+    case LogFormat::miles:
+      reader = detail::slime_reader(path, format == LogFormat::miles, expected);
+      break;
+    case LogFormat::nemo:
+      reader = detail::nemo_reader(path, expected);
+      break;
+    case LogFormat::jsonl:
+      reader = detail::jsonl_reader(path, expected);
+      break;
+  }
+  // slime and miles train with Megatron-LM: their actors print the same memory lines behind a Ray
+  // prefix.
+  const bool megatron = format == LogFormat::megatron || format == LogFormat::megatron_bridge ||
+                        format == LogFormat::slime || format == LogFormat::miles;
+  Feed feed(*reader, format != LogFormat::jsonl ? 0 : forced ? 1 : scan.jsonl_from, megatron, path);
+  lines([&](std::string_view raw, int number) {
+    if (number <= scan.lines) feed.add(raw, number);
+  });
+  detail::ReadResult read = reader->finish();
+  reader.reset();
   if (read.steps.empty()) {
     if (census.empty) throw_input(SourceLocation{path, 0, 0, ""}, "the log is empty");
     std::string hint;
@@ -226,16 +327,15 @@ RunLog finish_log(LogScan& scan, const std::string& path, std::optional<LogForma
   log.steps = std::move(read.steps);
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
-  // slime and miles train with Megatron-LM: their actors print the same lines behind a Ray prefix.
-  if (format == LogFormat::megatron || format == LogFormat::megatron_bridge || format == LogFormat::slime ||
-      format == LogFormat::miles) {
-    log.memory = read_memory_reports(scan.memory, path);
+  if (megatron) {
+    if (feed.memory_error) std::rethrow_exception(feed.memory_error);
+    log.memory = std::move(feed.memory);
   }
   if (format == LogFormat::jsonl) {
     for (const Step& step : log.steps) {
       if (!step.timestamp) continue;
-      if (!log.first_timestamp) log.first_timestamp = step.timestamp;
-      log.last_timestamp = step.timestamp;
+      if (!log.first_timestamp) log.first_timestamp = *step.timestamp;
+      log.last_timestamp = *step.timestamp;
     }
   } else {
     log.first_timestamp = scan.first_timestamp;
@@ -269,24 +369,24 @@ std::optional<double> parse_timestamp_s(std::string_view timestamp) {
 }
 
 LogFormat detect_log_format(std::string_view text, const std::string& path) {
-  LogScan scan(std::nullopt);
+  Census scan;
   for_each_line(text, [&](std::string_view raw, int number) { scan.add(raw, number); });
-  if (const auto format = format_of(scan.census)) return *format;
-  no_format(scan.census, path);
+  if (const auto format = format_of(scan.counts)) return *format;
+  no_format(scan.counts, path);
 }
 
 RunLog read_log(std::string_view text, const std::string& path, std::optional<LogFormat> forced) {
-  LogScan scan(forced);
-  for_each_line(text, [&](std::string_view raw, int number) { scan.add(raw, number); });
-  return finish_log(scan, path, forced);
+  return read_lines([&](auto&& sink) { for_each_line(text, sink); }, path, forced);
 }
 
 RunLog read_log_file(const std::string& path, std::optional<LogFormat> forced) {
-  util::LineReader reader(path);
-  LogScan scan(forced);
-  std::string_view raw;
-  while (reader.next(raw)) scan.add(raw, reader.line_number());
-  return finish_log(scan, path, forced);
+  return read_lines(
+      [&](auto&& sink) {
+        util::LineReader reader(path);
+        std::string_view raw;
+        while (reader.next(raw)) sink(raw, reader.line_number());
+      },
+      path, forced);
 }
 
 }  // namespace ladle::runlog

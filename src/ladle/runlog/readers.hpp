@@ -1,6 +1,9 @@
 #pragma once
 // readers.hpp: one reader per format (internal to runlog; read_log.cpp detects and dispatches).
 
+#include <deque>
+#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +19,12 @@ struct ReadResult {
   std::vector<Step> steps;
   int64_t log_interval = 1;
   std::vector<std::string> notes;
+  size_t folded = 0;  ///< identical copies push_record folded as they arrived
 };
+
+/// Appends a record, or folds it into the record before when the two are the same (a log printed
+/// twice, miles' echo), so that a log whose every record is printed twice holds each once.
+void push_record(ReadResult& result, Step step);
 
 /// Where a Megatron-LM "iteration N/ M |" record starts in `s`, or npos.
 size_t find_megatron_record(std::string_view s);
@@ -29,24 +37,68 @@ size_t find_nemo_record(std::string_view s);
 /// Whether `s` is a PyTorch Lightning progress-bar line ("... it/s, ... global_step=...").
 bool is_lightning_progress(std::string_view s);
 
-ReadResult read_megatron(const std::vector<LogLine>& lines, const std::string& path, bool bridge);
-ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path, bool miles);
-ReadResult read_nemo(const std::vector<LogLine>& lines, const std::string& path);
-/// `lines`: the log's non-blank lines that do not start with '#', uncleaned (text = the raw line).
-ReadResult read_jsonl(const std::vector<LogLine>& lines, const std::string& path);
+/// The most physical lines one record may span (slime's hard-wrapped dicts); read_log hands a
+/// reader every record line with up to this many continuation lines after it, and no other line.
+inline constexpr int kMaxRecordLines = 50;
+
+/// A reader of one format, fed one line at a time, so that reading a log holds its records (a
+/// Step each), never its text: read_log streams the log and calls add() with each line it keeps
+/// for the reader, in log order, then finish() once.
+class RecordReader {
+ public:
+  virtual ~RecordReader() = default;
+  virtual void add(LogLine line) = 0;
+  virtual ReadResult finish() = 0;
+};
+
+/// A reader whose records may continue on the lines after them: it holds the last
+/// kMaxRecordLines + 1 lines, and reads the record at the front of that window when the window is
+/// full (or at the end), with every line a record may need after it.
+class WindowReader : public RecordReader {
+ public:
+  void add(LogLine line) final;
+  ReadResult finish() final;
+
+ protected:
+  /// Reads what starts at lines[0] (a record, or a line that is none), with lines[1..] the lines
+  /// after it; returns how many lines it used (>= 1).
+  virtual size_t read_front(const std::deque<LogLine>& lines) = 0;
+  /// The result once every line was read.
+  virtual ReadResult done() = 0;
+
+ private:
+  void consume();
+  std::deque<LogLine> window_;
+};
+
+/// The readers. `expected`: how many records the log holds at most (the census of its record
+/// lines), so the records are stored without reallocating; `lines` of JSONL: the log's non-blank
+/// lines that do not start with '#', uncleaned (text = the raw line).
+std::unique_ptr<RecordReader> megatron_reader(const std::string& path, bool bridge, size_t expected);
+std::unique_ptr<RecordReader> slime_reader(const std::string& path, bool miles, size_t expected);
+std::unique_ptr<RecordReader> nemo_reader(const std::string& path, size_t expected);
+std::unique_ptr<RecordReader> jsonl_reader(const std::string& path, size_t expected);
 
 /// A count of samples printed as a number: a whole number >= 0 within int64, else Error(input)
 /// at path:line naming `key` (NaN, infinities and fractions such as 128.7 are refused).
 int64_t sample_count(double value, std::string_view key, const std::string& path, int line);
-
-/// The most physical lines one record may span (slime's hard-wrapped dicts); read_log hands a
-/// reader every record line with up to this many continuation lines after it, and no other line.
-inline constexpr int kMaxRecordLines = 50;
 
 /// Sorts records by step, resolves duplicates (identical ones collapse, with `duplicate_note`
 /// when given; differing ones throw Error(input) naming both lines), infers the log interval from
 /// the step gaps, sets each record's `iterations`, and notes gaps in the series.
 void finish_records(ReadResult& result, const std::string& path, bool interval_records,
                     const std::string& duplicate_note);
+
+/// finish_records in two parts. fold_records sorts (in place when the log is in order, as logs
+/// are) and resolves duplicates in place; with `compare_counts` false, two records of a step that
+/// differ only in `iterations`, `samples` or `tokens` are the same record (Megatron-LM keeps running
+/// totals there until set_iterations has run). set_iterations infers the interval, sets each
+/// record's `iterations` and notes gaps.
+void fold_records(ReadResult& result, const std::string& path, bool compare_counts,
+                  const std::string& duplicate_note);
+/// `on_record(k, held)`, when given, runs for each record from the last to the first, right after
+/// its `iterations` is set, with `held` the value it had; records before k are still unchanged.
+void set_iterations(ReadResult& result, bool interval_records,
+                    const std::function<void(size_t, int64_t)>& on_record = {});
 
 }  // namespace ladle::runlog::detail

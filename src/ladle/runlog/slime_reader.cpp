@@ -17,9 +17,8 @@
 // - miles (radixark/miles, miles/backends/megatron_utils/model.py, commit
 //   00c915449b16a56ee9954fbc0a98893769dcdda6) prints the same line; its logs show every step line
 //   twice (the logger and the tracker both print it), which the reader folds when identical.
+#include <algorithm>
 #include <cmath>
-#include <map>
-#include <set>
 
 #include <fmt/ranges.h>
 
@@ -64,102 +63,142 @@ size_t find_slime_record(std::string_view s, std::string_view kind) {
   return std::string_view::npos;
 }
 
-ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path, bool miles) {
-  ReadResult result;
-  struct Perf {
-    double seconds = 0;
-    int line = 0;
-  };
-  std::map<int64_t, Perf> perf;
-  bool perf_without_time = false;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    const LogLine& line = lines[i];
-    for (std::string_view kind : {std::string_view("step"), std::string_view("perf")}) {
-      const size_t at = find_slime_record(line.text, kind);
-      if (at == std::string::npos) continue;
-      const size_t digits = at + kind.size() + 1;
-      const size_t colon = line.text.find(':', digits);
-      const auto id_value = parse_integer(std::string_view(line.text).substr(digits, colon - digits));
-      if (!id_value) {
-        throw_input(SourceLocation{path, line.line, line.column(digits), ""}, "'{} {}' is not a step number",
-                    kind, line.text.substr(digits, colon - digits));
+namespace {
+
+// A perf record: the wall time of one rollout.
+struct Perf {
+  int64_t id = 0;
+  double seconds = 0;
+  int line = 0;
+};
+
+class SlimeReader final : public WindowReader {
+ public:
+  SlimeReader(const std::string& path, bool miles, size_t expected) : path_(path), miles_(miles) {
+    result_.steps.reserve(expected);
+  }
+
+ private:
+  size_t read_front(const std::deque<LogLine>& lines) override;
+  ReadResult done() override;
+  void add_perf(int64_t id, double seconds, int line);
+
+  const std::string& path_;
+  bool miles_ = false;
+  ReadResult result_;
+  std::vector<Perf> perf_;  ///< by id, unique (perf lines come in rollout order, so appended)
+  bool perf_without_time_ = false;
+};
+
+void SlimeReader::add_perf(int64_t id, double seconds, int line) {
+  auto it = perf_.end();
+  if (!perf_.empty() && perf_.back().id >= id) {
+    it = std::lower_bound(perf_.begin(), perf_.end(), id, [](const Perf& p, int64_t v) { return p.id < v; });
+  }
+  if (it != perf_.end() && it->id == id) {
+    if (it->seconds != seconds) {
+      throw_input(SourceLocation{path_, line, 0, ""}, "perf {} is printed twice with different step times (lines {} and {})",
+                  id, it->line, line);
+    }
+    return;
+  }
+  perf_.insert(it, Perf{id, seconds, line});
+}
+
+size_t SlimeReader::read_front(const std::deque<LogLine>& lines) {
+  const std::string& path = path_;
+  size_t i = 0;
+  const LogLine& line = lines[0];
+  for (std::string_view kind : {std::string_view("step"), std::string_view("perf")}) {
+    const size_t at = find_slime_record(line.text, kind);
+    if (at == std::string::npos) continue;
+    const size_t digits = at + kind.size() + 1;
+    const size_t colon = line.text.find(':', digits);
+    const auto id_value = parse_integer(std::string_view(line.text).substr(digits, colon - digits));
+    if (!id_value) {
+      throw_input(SourceLocation{path, line.line, line.column(digits), ""}, "'{} {}' is not a step number", kind,
+                  line.text.substr(digits, colon - digits));
+    }
+    const int64_t id = *id_value;
+    const size_t brace = colon + 2;
+    std::string buffer = line.text.substr(brace);
+    int joined = 0;
+    std::optional<PyDict> dict;
+    while (true) {
+      size_t pos = 0;
+      size_t error_at = 0;
+      std::string error;
+      dict = parse_py_dict(buffer, pos, error_at, error);
+      if (dict) break;
+      // A dict hard-wrapped over several lines: join the next line (a terminal wrap loses no
+      // characters, so nothing is inserted between the pieces).
+      const size_t next = i + 1 + static_cast<size_t>(joined);
+      if (error_at >= buffer.size() && joined < kMaxDictLines && next < lines.size() &&
+          find_slime_record(lines[next].text, "step") == std::string::npos &&
+          find_slime_record(lines[next].text, "perf") == std::string::npos) {
+        buffer += lines[next].text;
+        ++joined;
+        continue;
       }
-      const int64_t id = *id_value;
-      const size_t brace = colon + 2;
-      std::string buffer = line.text.substr(brace);
-      int joined = 0;
-      std::optional<PyDict> dict;
-      while (true) {
-        size_t pos = 0;
-        size_t error_at = 0;
-        std::string error;
-        dict = parse_py_dict(buffer, pos, error_at, error);
-        if (dict) break;
-        // A dict hard-wrapped over several lines: join the next line (a terminal wrap loses no
-        // characters, so nothing is inserted between the pieces).
-        const size_t next = i + 1 + static_cast<size_t>(joined);
-        if (error_at >= buffer.size() && joined < kMaxDictLines && next < lines.size() &&
-            find_slime_record(lines[next].text, "step") == std::string::npos &&
-            find_slime_record(lines[next].text, "perf") == std::string::npos) {
-          buffer += lines[next].text;
-          ++joined;
-          continue;
-        }
-        if (error_at >= buffer.size()) {
-          throw_input(SourceLocation{path, line.line, line.column(brace), ""},
-                      "the dict of '{} {}' is cut off: the log looks truncated", kind, id);
-        }
-        const int col = joined == 0 ? line.column(brace + error_at) : 0;
-        throw_input(SourceLocation{path, line.line, col, ""}, "in '{} {}': {}", kind, id, error);
+      if (error_at >= buffer.size()) {
+        throw_input(SourceLocation{path, line.line, line.column(brace), ""},
+                    "the dict of '{} {}' is cut off: the log looks truncated", kind, id);
       }
-      i += static_cast<size_t>(joined);
-      if (kind == "step") {
-        Step step;
-        step.step = id;
-        step.line = line.line;
-        step.timestamp = line.timestamp;
-        step.loss = number_of(*dict, "train/loss", path, line.line);
-        step.grad_norm = number_of(*dict, "train/grad_norm", path, line.line);
-        step.learning_rate = number_of(*dict, "train/lr-pg_0", path, line.line);
-        if (const auto gbs = number_of(*dict, "train/global_batch_size", path, line.line)) {
-          step.samples = sample_count(*gbs, "train/global_batch_size", path, line.line);
-        }
-        result.steps.push_back(std::move(step));
-      } else {
-        std::optional<double> seconds = number_of(*dict, "perf/step_time", path, line.line);
-        if (!seconds) {
-          const auto train = number_of(*dict, "perf/train_time", path, line.line);
-          const auto wait = number_of(*dict, "perf/train_wait_time", path, line.line);
-          if (train && wait) seconds = *train + *wait;
-        }
-        if (!seconds) {
-          perf_without_time = true;
-          continue;
-        }
-        const auto [it, inserted] = perf.emplace(id, Perf{*seconds, line.line});
-        if (!inserted && it->second.seconds != *seconds) {
-          throw_input(SourceLocation{path, line.line, 0, ""},
-                      "perf {} is printed twice with different step times (lines {} and {})", id,
-                      it->second.line, line.line);
-        }
+      const int col = joined == 0 ? line.column(brace + error_at) : 0;
+      throw_input(SourceLocation{path, line.line, col, ""}, "in '{} {}': {}", kind, id, error);
+    }
+    i += static_cast<size_t>(joined);
+    if (kind == "step") {
+      Step step;
+      step.step = id;
+      step.line = line.line;
+      step.timestamp = line.timestamp;
+      step.loss = number_of(*dict, "train/loss", path, line.line);
+      step.grad_norm = number_of(*dict, "train/grad_norm", path, line.line);
+      step.learning_rate = number_of(*dict, "train/lr-pg_0", path, line.line);
+      if (const auto gbs = number_of(*dict, "train/global_batch_size", path, line.line)) {
+        step.samples = sample_count(*gbs, "train/global_batch_size", path, line.line);
       }
+      push_record(result_, std::move(step));
+    } else {
+      std::optional<double> seconds = number_of(*dict, "perf/step_time", path, line.line);
+      if (!seconds) {
+        const auto train = number_of(*dict, "perf/train_time", path, line.line);
+        const auto wait = number_of(*dict, "perf/train_wait_time", path, line.line);
+        if (train && wait) seconds = *train + *wait;
+      }
+      if (!seconds) {
+        perf_without_time_ = true;
+        continue;
+      }
+      add_perf(id, *seconds, line.line);
     }
   }
-  finish_records(result, path, false,
-                 miles ? "each step is printed twice, as miles does; identical copies were kept once"
-                       : "each step is printed twice (as miles does); identical copies were kept once");
-  if (result.steps.empty()) return result;
+  return i + 1;
+}
 
-  if (perf.empty()) {
-    result.notes.push_back(perf_without_time ? "perf lines carry no perf/step_time: step times unknown"
-                                             : "no 'perf N:' lines: step times unknown");
-    return result;
+ReadResult SlimeReader::done() {
+  ReadResult& result = result_;
+  finish_records(result, path_, false,
+                 miles_ ? "each step is printed twice, as miles does; identical copies were kept once"
+                        : "each step is printed twice (as miles does); identical copies were kept once");
+  if (result.steps.empty()) return std::move(result);
+
+  if (perf_.empty()) {
+    result.notes.push_back(perf_without_time_ ? "perf lines carry no perf/step_time: step times unknown"
+                                              : "no 'perf N:' lines: step times unknown");
+    return std::move(result);
   }
-  std::set<int64_t> step_ids;
-  for (const Step& step : result.steps) step_ids.insert(step.step);
-  if (step_ids.size() > perf.size() && step_ids.size() % perf.size() == 0) {
-    const size_t per_rollout = step_ids.size() / perf.size();
-    throw_input(SourceLocation{path, 0, 0, ""},
+  // The records are in step order and unique (finish_records), as perf_ is by id.
+  const auto find_step = [&](int64_t id) {
+    const auto it = std::lower_bound(result.steps.begin(), result.steps.end(), id,
+                                     [](const Step& s, int64_t v) { return s.step < v; });
+    return it != result.steps.end() && it->step == id;
+  };
+  const size_t step_count = result.steps.size();
+  if (step_count > perf_.size() && step_count % perf_.size() == 0) {
+    const size_t per_rollout = step_count / perf_.size();
+    throw_input(SourceLocation{path_, 0, 0, ""},
                 "{} training steps per rollout: slime's perf lines time a whole rollout, so per-step times "
                 "are unknown; ladle needs one step per rollout (global batch = rollout batch x samples "
                 "per prompt)",
@@ -167,16 +206,17 @@ ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path
   }
   std::vector<int64_t> without_perf;
   for (Step& step : result.steps) {
-    const auto it = perf.find(step.step);
-    if (it == perf.end()) {
+    const auto it = std::lower_bound(perf_.begin(), perf_.end(), step.step,
+                                     [](const Perf& p, int64_t v) { return p.id < v; });
+    if (it == perf_.end() || it->id != step.step) {
       without_perf.push_back(step.step);
       continue;
     }
-    step.step_time_s = it->second.seconds;
+    step.step_time_s = it->seconds;
   }
   std::vector<int64_t> without_step;
-  for (const auto& [id, p] : perf) {
-    if (!step_ids.count(id)) without_step.push_back(id);
+  for (const Perf& p : perf_) {
+    if (!find_step(p.id)) without_step.push_back(p.id);
   }
   if (!without_perf.empty()) {
     result.notes.push_back(fmt::format("steps without a perf line (no step time): {}", fmt::join(without_perf, ", ")));
@@ -184,7 +224,13 @@ ReadResult read_slime(const std::vector<LogLine>& lines, const std::string& path
   if (!without_step.empty()) {
     result.notes.push_back(fmt::format("perf lines without a step line: {}", fmt::join(without_step, ", ")));
   }
-  return result;
+  return std::move(result);
+}
+
+}  // namespace
+
+std::unique_ptr<RecordReader> slime_reader(const std::string& path, bool miles, size_t expected) {
+  return std::make_unique<SlimeReader>(path, miles, expected);
 }
 
 }  // namespace ladle::runlog::detail

@@ -56,6 +56,57 @@ inline constexpr int64_t kMaxStreamedFileBytes = INT64_MAX;
 /// line is held at a time).
 inline constexpr int64_t kMaxLineBytes = int64_t{64} << 20;
 
+// --- integers of a recipe (src/ladle/recipe/recipe_fields.hpp names one range per field) ------
+/// The values an integer of a recipe may take, and why: a value outside is refused where it is
+/// read, with the reason, so no rule or product downstream sees a size no run has.
+struct IntegerRange {
+  int64_t min = 0;
+  int64_t max = 0;
+  std::string_view reason;
+};
+/// GPUs of one run, and GPUs per node. Clusters announced for training have up to a few 10^5 GPUs.
+inline constexpr int64_t kMaxGpus = int64_t{1} << 20;  // 1,048,576
+/// One parallel size (TP, PP, VPP, CP, EP, ETP, DP and their groups): with four of them below
+/// 2^15 their product (the GPU count it must equal) stays below 2^60.
+inline constexpr int64_t kMaxParallelSize = int64_t{1} << 15;  // 32,768
+/// HBM per GPU in decimal GB: the largest GPUs sold have a few hundred.
+inline constexpr int64_t kMaxGpuMemoryGb = int64_t{1} << 14;  // 16,384
+/// Optimizer steps of one run (a step index, a window, a count of steps).
+inline constexpr int64_t kMaxSteps = int64_t{1} << 40;
+/// Tokens or rows of a whole dataset or measured window: 2^53, exact as a double, is 100 times
+/// the largest published pretraining corpora (tens of trillions of tokens).
+inline constexpr int64_t kMaxDatasetTokens = int64_t{1} << 53;
+/// Parameters of a model: kMaxLayers, kMaxExperts and kMaxModelDimension keep any model below.
+inline constexpr int64_t kMaxParameters = int64_t{1} << 60;
+
+inline constexpr IntegerRange kGpuCountRange{1, kMaxGpus, "GPUs of one run or node; 2^20 is above any cluster"};
+inline constexpr IntegerRange kGpuMemoryRange{1, kMaxGpuMemoryGb, "GB of memory per GPU; 16,384 is above any GPU"};
+inline constexpr IntegerRange kParallelRange{
+    1, kMaxParallelSize, "a parallel size; 2^15 keeps the product of four of them within 64 bits"};
+inline constexpr IntegerRange kLayerCountRange{0, kMaxLayers, "layers; 1,024 is the most a model may have"};
+inline constexpr IntegerRange kRowTokensRange{1, kMaxSequenceTokens, "tokens of one row; 2^24 is the most a row may have"};
+inline constexpr IntegerRange kTokensPerGpuRange{
+    0, kMaxSequenceTokens, "tokens per GPU (0: not set); 2^24 is the most a row may have"};
+inline constexpr IntegerRange kBatchRowsRange{
+    1, kMaxGlobalBatchRows, "rows of one step or microbatch; 2^24 keeps the tokens of a step below 2^48"};
+inline constexpr IntegerRange kDatasetCountRange{
+    0, kMaxDatasetTokens, "rows or tokens of a dataset or window; 2^53 is above any corpus and exact as a double"};
+inline constexpr IntegerRange kByteCountRange{0, int64_t{1} << 50, "bytes of a file; 2^50 (a petabyte) is above any"};
+inline constexpr IntegerRange kSeedRange{0, INT64_MAX, "a seed: any non-negative 64-bit integer, never computed with"};
+inline constexpr IntegerRange kStepIndexRange{0, kMaxSteps, "a step; 2^40 steps is beyond any training run"};
+inline constexpr IntegerRange kStepCountRange{1, kMaxSteps, "steps; 2^40 is beyond any training run"};
+inline constexpr IntegerRange kFailureCountRange{0, kMaxSteps, "steps that failed; 2^40 is beyond any training run"};
+inline constexpr IntegerRange kRunCountRange{1, int64_t{1} << 20, "runs measured; 2^20 is beyond any benchmark"};
+inline constexpr IntegerRange kParameterCountRange{
+    1, kMaxParameters, "parameters; 2^60 is above any model the model limits allow"};
+inline constexpr IntegerRange kSchemaVersionRange{1, 1 << 20, "a schema version"};
+
+/// Records of one training log (one per optimizer step or log interval). A run of 10^6 steps is
+/// long; 2^26 records at 88 bytes each are 5.9 GB, the most a log's records may take in memory.
+inline constexpr int64_t kMaxLogRecords = int64_t{1} << 26;  // 67,108,864
+inline constexpr std::string_view kMaxLogRecordsReason =
+    "a record per optimizer step; 67 million steps is far beyond any training run";
+
 /// The size limit of a kind, and its name for messages ("a recipe").
 int64_t max_file_bytes(FileKind kind);
 std::string_view file_kind_name(FileKind kind);
