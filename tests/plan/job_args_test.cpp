@@ -120,7 +120,9 @@ const std::set<std::string> kNoEffect = {"--distributed-timeout-minutes",
                                          "--finetune",
                                          "--lr-warmup-iters",
                                          "--seed",
-                                         "--ckpt-format"};
+                                         "--ckpt-format",
+                                         "--log-num-zeros-in-grad",
+                                         "--log-params-norm"};
 
 TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
   struct Case {
@@ -161,6 +163,13 @@ TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
        {"tp=4,pp=4,cp=2,ep=1,etp=1", "sp=on,vpp=5",
         "overlap_grad=on,overlap_param=on,tp_overlap=on"},
        {20, 20, 20, 20}},
+      {"tests/data/jobs/qwen3-30b-a3b-h100-32.sh",
+       "qwen3-30b-a3b",
+       "h100",
+       32,
+       {"tp=1,pp=1,cp=1,ep=8,etp=1", "dispatcher=alltoall", "permute_fusion=on,router_dtype=fp32",
+        "overlap_grad=on,overlap_param=on"},
+       {48}},
   };
   for (const Case& c : cases) {
     const std::string path = test::source_path(c.file);

@@ -1,5 +1,6 @@
 #include "ladle/plan/search.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "ladle/layout/layout_rules.hpp"
@@ -113,6 +114,95 @@ TEST(Search, KeepsTheFixedPartOfTheUsersArguments) {
   // Fixing knobs only narrows the search.
   PlanRequest open = request_for("glm-4.7-flash", "h200", 8);
   EXPECT_LT(fixed.enumerated, plan_layouts(open).enumerated);
+}
+
+}  // namespace
+}  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+// The pruned search must give the brute-force answer: the same top layouts in the same order with
+// the same figures (and twin counts), the same best rejected layouts and the same watched ranks.
+void expect_same_answer(PlanRequest r) {
+  r.brute_force = true;
+  const PlanReport brute = plan_layouts(r);
+  r.brute_force = false;
+  const PlanReport pruned = plan_layouts(r);
+  const std::string what = fmt::format("{} on {} x {}", r.model.name, r.cluster.gpus, r.cluster.gpu.name);
+  EXPECT_EQ(brute.enumerated, pruned.enumerated) << what;
+  EXPECT_LE(brute.evaluated, brute.enumerated) << what;  // all but the layouts of unsplittable cores
+  EXPECT_LT(pruned.evaluated, brute.evaluated) << what;
+  EXPECT_GT(pruned.bounded_memory + pruned.bounded_speed, 0) << what;
+  ASSERT_EQ(brute.top.size(), pruned.top.size()) << what;
+  for (size_t i = 0; i < brute.top.size(); ++i) {
+    EXPECT_EQ(layout::format_layout_spec(brute.top[i].layout), layout::format_layout_spec(pruned.top[i].layout))
+        << what << " rank " << i + 1;
+    EXPECT_EQ(brute.top[i], pruned.top[i]) << what << " rank " << i + 1;
+  }
+  EXPECT_EQ(brute.top_same_speed, pruned.top_same_speed) << what;
+  ASSERT_EQ(brute.best_rejected.size(), pruned.best_rejected.size()) << what;
+  for (size_t i = 0; i < brute.best_rejected.size(); ++i) {
+    EXPECT_EQ(brute.best_rejected[i].layout, pruned.best_rejected[i].layout) << what;
+    EXPECT_EQ(brute.best_rejected[i].reason, pruned.best_rejected[i].reason) << what;
+  }
+  ASSERT_EQ(brute.watched.size(), pruned.watched.size());
+  for (size_t i = 0; i < brute.watched.size(); ++i) {
+    EXPECT_EQ(brute.watched[i].rank, pruned.watched[i].rank) << what;
+    EXPECT_EQ(brute.watched[i].enumerated, pruned.watched[i].enumerated) << what;
+  }
+}
+
+// Smaller spaces: a few knobs fixed so that brute force stays quick; every searched knob of the
+// table still varies in at least one of them.
+PlanRequest small_space(const std::string& model_name, const std::string& gpu, int64_t gpus, const std::string& spec,
+                        std::vector<std::string> fixed) {
+  PlanRequest r = request_for(model_name, gpu, gpus);
+  r.top = 20;
+  r.base = layout::parse_layout_spec(spec);
+  r.fixed = std::move(fixed);
+  return r;
+}
+
+TEST(Search, PrunedEqualsBruteForceOnAMoeWithMla) {
+  expect_same_answer(small_space("glm-4.7-flash", "h200", 8, "tp=1,rows_per_mb=1", {"tp", "rows_per_mb"}));
+}
+
+TEST(Search, PrunedEqualsBruteForceOnAMoeWithGqa) {
+  expect_same_answer(small_space("qwen3-30b-a3b", "h100", 16, "cp=1,rows_per_mb=1", {"cp", "rows_per_mb"}));
+}
+
+TEST(Search, PrunedEqualsBruteForceOnADenseModel) {
+  expect_same_answer(small_space("llama-3.1-8b", "h100", 16, "rows_per_mb=1", {"rows_per_mb"}));
+}
+
+TEST(Search, PrunedEqualsBruteForceWithRejectedAndWatchedLayouts) {
+  // A model that barely fits, so that the faster layouts are rejected, and a layout near the top
+  // to rank (a slow one would make the bound as weak as brute force).
+  PlanRequest r = small_space("glm-5.2", "h200", 64, "tp=4,pp=4,cp=1,etp=1,rows_per_mb=1,dispatcher=alltoall",
+                              {"tp", "pp", "cp", "etp", "rows_per_mb", "dispatcher"});
+  const PlanReport open = plan_layouts(r);
+  ASSERT_GE(open.top.size(), 3u);
+  ASSERT_FALSE(open.best_rejected.empty());
+  r.watch.push_back(open.top[2].layout);
+  expect_same_answer(r);
+}
+
+TEST(Search, PrunedEqualsBruteForceForCost) {
+  PlanRequest r = small_space("qwen3-30b-a3b", "b200", 8, "rows_per_mb=2", {"rows_per_mb"});
+  r.objective = Objective::cost;
+  expect_same_answer(r);
+}
+
+TEST(Search, SearchesEveryTableKnob) {
+  // The top of an open search differs from the defaults in the new knobs where they pay.
+  PlanRequest r = request_for("glm-4.7-flash", "h200", 8);
+  r.top = 20;
+  const PlanReport report = plan_layouts(r);
+  bool bf16_grads = false;
+  for (const Prediction& p : report.top) bf16_grads = bf16_grads || p.layout.grad_reduce == StateDtype::bf16;
+  EXPECT_TRUE(bf16_grads);
+  EXPECT_GT(report.enumerated, 1000000);
 }
 
 }  // namespace

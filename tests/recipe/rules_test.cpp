@@ -97,3 +97,20 @@ TEST(RecipeRules, TheWindowIsInTheEnginesOwnStepNumbers) {
 
 }  // namespace
 }  // namespace ladle::recipe
+
+namespace ladle::recipe {
+namespace {
+
+TEST(RecipeRules, R5ReadsThePipelineLayoutStringsStages) {
+  // 78 decoder layers on 18/20/20/20, written as a layout string: no even split needed, nothing to report.
+  const CheckReport report = check_recipe(read_recipe_file(test::source_path("tests/data/recipe/pipeline_layout_split.yaml")));
+  for (const Finding& f : report.findings) ADD_FAILURE() << f.rule << ": " << f.message;
+  const CheckReport short_one =
+      check_recipe(read_recipe_file(test::source_path("tests/data/recipe/rules/R5-pipeline_layout_misses_a_layer.yaml")));
+  ASSERT_EQ(short_one.findings.size(), 1u);
+  EXPECT_EQ(short_one.findings[0].message,
+            "the pipeline layout holds 77 decoder layers (t), but glm-5.2 has 78");
+}
+
+}  // namespace
+}  // namespace ladle::recipe

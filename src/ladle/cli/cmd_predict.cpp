@@ -1,4 +1,5 @@
 // cmd_predict.cpp: `ladle predict`, the memory and step time of one layout.
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <ostream>
 #include <string>
@@ -135,6 +136,7 @@ int run_predict(const PredictOptions& o, Io& io) {
                                   m.workload.global_batch};
     context.num_layers = m.model.num_layers;
     context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
+    context.gpu_mxfp8 = std::ranges::count(m.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
     m.layout = layout::resolve_layout(requested, context);
     if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
       throw Error(ErrorKind::input, *violation, SourceLocation{"", 0, 0, "layout"});

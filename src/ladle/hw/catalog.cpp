@@ -153,6 +153,7 @@ std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string&
     gpu.gpus_per_node = entry.integer("gpus_per_node");
     gpu.nvlink_domain_gpus = entry.integer("nvlink_domain_gpus");
     gpu.tdp_w = entry.number("tdp_w");
+    gpu.block_scaled_formats = entry.list("block_scaled_formats", false);
     gpu.sources = entry.list("sources");
     gpu.checked = entry.text("checked");
     if (gpu.bf16_dense_tflops <= 0) {

@@ -26,6 +26,9 @@ struct GpuSpec {
   int gpus_per_node = 0;        ///< GPUs in one server (GB200: 4 per compute tray)
   int nvlink_domain_gpus = 0;   ///< GPUs reachable over the intra-node link (GB200 NVL72: 72)
   double tdp_w = 0;             ///< board power, W (0 when not published)
+  /// Block-scaled (microscaling) tensor-core formats, e.g. "mxfp8" (Blackwell); empty on GPUs
+  /// without them (Hopper, Ampere), where Megatron-LM's --fp8-recipe mxfp8 does not run.
+  std::vector<std::string> block_scaled_formats;
   std::vector<std::string> sources;  ///< where each figure comes from
   std::string checked;               ///< date the sources were read, YYYY-MM-DD
 

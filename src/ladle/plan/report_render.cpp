@@ -373,10 +373,17 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
   out += not_priced_line(h);
-  out += fmt::format("searched {} layouts: {} valid, {} fit in {:.1f} GiB per GPU ({:.0f}% of HBM kept free)\n\n",
-                     util::format_grouped(static_cast<long long>(r.enumerated)),
-                     util::format_grouped(static_cast<long long>(r.valid)),
-                     util::format_grouped(static_cast<long long>(r.fitting)), r.usable_gib, 100 * margin);
+  out += wrapped_words(
+      fmt::format("searched {} layouts: {} predicted one by one ({} valid, {} fit in {:.1f} GiB per GPU, {:.0f}% of "
+                  "HBM kept free); bounded out: {} over memory, {} slower than the top",
+                  util::format_grouped(static_cast<long long>(r.enumerated)),
+                  util::format_grouped(static_cast<long long>(r.evaluated)),
+                  util::format_grouped(static_cast<long long>(r.valid)),
+                  util::format_grouped(static_cast<long long>(r.fitting)), r.usable_gib, 100 * margin,
+                  util::format_grouped(static_cast<long long>(r.bounded_memory)),
+                  util::format_grouped(static_cast<long long>(r.bounded_speed))),
+      "  ");
+  out += "\n";
   std::vector<Layout> layouts;
   for (const Prediction& p : r.top) layouts.push_back(p.layout);
   const std::vector<std::string> summaries = distinct_summaries(layouts, h);
@@ -423,7 +430,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   }
   for (const WatchResult& w : r.watched) {
     out += fmt::format("\nlayout {}: {}", shown_label(w.layout, h), w.status);
-    if (w.rank > 0) out += fmt::format(", {:.1f} tok/s/GPU, rank {} of {}", w.tokens_per_s_per_gpu, w.rank, r.fitting);
+    if (w.rank > 0) out += fmt::format(", {:.1f} tok/s/GPU, rank {}", w.tokens_per_s_per_gpu, w.rank);
     out += "\n";
     out += h.wide ? "  " + shown_spec(w.layout, h) + "\n" : wrapped_spec(shown_spec(w.layout, h), "  ");
   }
@@ -435,9 +442,12 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
   j["memory_margin"] = margin;
   j["usable_gib"] = round_to(r.usable_gib, 2);
   j["enumerated"] = r.enumerated;
+  j["evaluated"] = r.evaluated;
   j["valid"] = r.valid;
   j["fitting"] = r.fitting;
   j["rank"] = to_string(r.rank);
+  j["bounded_memory"] = r.bounded_memory;
+  j["bounded_speed"] = r.bounded_speed;
   Json top = Json::array();
   for (size_t i = 0; i < r.top.size(); ++i) {
     Json entry = prediction_object(r.top[i], h);

@@ -1,6 +1,14 @@
 #pragma once
-// search.hpp: enumerate every layout of a model on a cluster, drop the invalid and those that do not
-// fit, rank the rest by predicted throughput (or cost), and explain the best rejected ones.
+// search.hpp: search every layout of a model on a cluster (the parallel sizes and splits, and every
+// knob the knob table marks searchable, with the values it lists), drop the invalid and those that
+// do not fit, rank the rest by predicted throughput (or cost), and explain the best rejected ones.
+//
+// The search is a branch and bound over the knob table's values: a group of layouts whose memory
+// lower bound exceeds the usable HBM, or whose speed upper bound is below the current last of the
+// top (and of every watched layout), is counted and left out unpredicted. The bounds come from the
+// knobs' `least_memory` and `fastest` values, so the answer is the brute-force answer: the same
+// top layouts in the same order with the same figures, the same best rejected and the same ranks
+// (`brute_force` runs the plain enumeration, which the tests compare against).
 
 #include <cstdint>
 #include <optional>
@@ -46,6 +54,9 @@ struct PlanRequest {
   /// `base`, and the knobs named in `fixed` (knob keys) keep base's value instead of being searched.
   Layout base;
   std::vector<std::string> fixed;
+  /// Internal: predict every layout of the space instead of bounding groups of them out (slow; the
+  /// reference the pruned search is tested and benchmarked against).
+  bool brute_force = false;
 };
 
 /// A layout the search rejected though it was valid, and why.
@@ -61,7 +72,7 @@ struct WatchResult {
   Layout layout;
   bool enumerated = false;  ///< the search generated it
   std::string status;       ///< "fits", "invalid: ...", "does not fit: ..."
-  int64_t rank = 0;         ///< 1-based among fitting layouts (fitting layouts strictly faster + 1)
+  int64_t rank = 0;         ///< 1-based among fitting layouts of the space (those strictly faster + 1)
   double tokens_per_s_per_gpu = 0;
 };
 
@@ -70,9 +81,14 @@ struct PlanReport {
   std::string model;
   std::string gpu;
   int64_t gpus = 0;
-  int64_t enumerated = 0;  ///< layouts generated
-  int64_t valid = 0;       ///< passing every rule
-  int64_t fitting = 0;     ///< valid and within memory (HBM less the margin, and host memory)
+  int64_t enumerated = 0;  ///< layouts in the search space
+  /// Layouts predicted one by one, in all the search's passes (under brute_force: every layout of
+  /// the cores whose layers split and whose batch divides; the other cores hold no valid layout).
+  int64_t evaluated = 0;
+  int64_t valid = 0;       ///< of those predicted one by one, passing every rule
+  int64_t fitting = 0;     ///< of those, within memory (HBM less the margin, and host memory)
+  int64_t bounded_memory = 0;  ///< left out unpredicted: a memory lower bound over the usable HBM
+  int64_t bounded_speed = 0;   ///< left out unpredicted: a speed bound below the top (and the watched)
   std::vector<Prediction> top;          ///< best first, one per predicted speed
   /// For each of `top`: fitting layouts predicted exactly as fast and needing no less memory, left out.
   std::vector<int64_t> top_same_speed;

@@ -11,6 +11,7 @@
 #include "ladle/model/params.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/launch_args.hpp"
+#include "ladle/recipe/pipeline_layout.hpp"
 #include "ladle/recipe/numerics_rules.hpp"
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/recipe/yaml_style.hpp"
@@ -25,7 +26,8 @@ const std::vector<RuleInfo>& recipe_rules() {
       {"R2", "gpu.count is a whole number of nodes of gpu.per_node GPUs"},
       {"R3", "the run's node count and GPUs per node agree with gpu.count and gpu.per_node"},
       {"R4", "the expert layout folds into the same GPUs: ep x etp divides tp x cp x dp"},
-      {"R5", "layer_split: first + last + (pp - 2) x middle = the model's layers, every stage non-empty"},
+      {"R5", "layer_split: first + last + (pp - 2) x middle = the model's layers, every stage non-empty; a "
+             "pipeline layout string: pp x vpp stages holding the model's layers"},
       {"R6", "result.window_tokens = (window end - start + 1) x global batch x row tokens"},
       {"R7", "the measured window lies inside the run's steps (0 .. steps_per_run - 1; Megatron-LM: 1 .. steps_per_run)"},
       {"R8", "the run's step count (--num-rollout or --train-iters) = result.steps_per_run"},
@@ -167,6 +169,31 @@ class Checker {
       return;
     }
     const int64_t layers = model_->num_layers;
+    if (l.pipeline_layout) {
+      // The layout string places the layers itself: its stages must be pp x vpp, none of the
+      // decoder layers missing or extra.
+      std::vector<VirtualStage> stages;
+      try {
+        stages = parse_pipeline_layout(*l.pipeline_layout);
+      } catch (const Error& e) {
+        add("R5", "layout.pipeline_layout", "{}", e.message());
+        return;
+      }
+      const auto count = static_cast<int64_t>(stages.size());
+      int64_t decoder = 0;
+      for (const VirtualStage& stage : stages) decoder += stage.decoder;
+      if (l.pp < 1 || count % l.pp != 0) {
+        add("R5", "layout.pipeline_layout", "the pipeline layout has {} stages, which pp {} does not divide", count,
+            l.pp);
+      } else if (l.vpp > 1 && count != l.pp * l.vpp) {
+        add("R5", "layout.pipeline_layout", "the pipeline layout has {} stages, not pp {} x vpp {}", count, l.pp,
+            l.vpp);
+      } else if (decoder != layers) {
+        add("R5", "layout.pipeline_layout", "the pipeline layout holds {} decoder layers (t), but {} has {}",
+            decoder, model_->name, layers);
+      }
+      return;
+    }
     if (!l.layer_split) {
       if (l.pp > 0 && layers % l.pp != 0) {
         add("R5", "layout.pp", "{} layers of {} do not split evenly over pp {}; give layout.layer_split", layers,

@@ -238,6 +238,9 @@ static std::vector<Prediction> ranked(const Tuner::Problem& p, const plan::Calib
   request.workload = p.workload;
   request.calibration = calibration;
   request.top = kCandidates;
+  // The loop keeps the base's numerics: a BF16 gradient reduce is a precision change that its
+  // confirmation run cannot verify (the configuration check leaves it pending), so it is not tuned.
+  request.fixed = {"grad_reduce"};
   request.objective = plan::parse_objective(objective);
   request.memory_margin =
       std::clamp(1.0 - limit_gib / plan::hbm_capacity_gib(p.cluster.gpu), 0.0, 0.99);

@@ -1,4 +1,4 @@
-#include "ladle/layout/pipeline_layout.hpp"
+#include "ladle/recipe/pipeline_layout.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 
 #include "ladle/util/error.hpp"
 
-namespace ladle::layout {
+namespace ladle::recipe {
 
 namespace {
 
@@ -100,4 +100,4 @@ std::vector<VirtualStage> parse_pipeline_layout(std::string_view text) {
   return stages;
 }
 
-}  // namespace ladle::layout
+}  // namespace ladle::recipe
