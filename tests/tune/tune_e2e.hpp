@@ -160,7 +160,10 @@ inline void expect_tuned_to_the_hidden_optimum(const std::string& dir) {
                                   << truth["optimum_layout"] << ")";
   // The refitted constants move from the prior toward the hidden ones, each closing at least a
   // tenth of the gap in log space: GEMM efficiency (every layout's largest term) from the first
-  // round on, the dispatcher's host overheads and the host Adam speed by the last.
+  // round on, and the host Adam speed by the last. The dispatcher's host overheads trade off
+  // against GEMM efficiency on these layouts (a slower GEMM and a faster dispatcher give nearly
+  // the same step times), so for them the test asks what the trials can tell: the later rounds'
+  // predictions (each made with the refit before it) err less than the first round's.
   const auto& rounds = status["rounds"];
   ASSERT_GE(rounds.size(), 3u);
   auto expect_closer = [&](const char* name, const nlohmann::json& round) {
@@ -174,10 +177,25 @@ inline void expect_tuned_to_the_hidden_optimum(const std::string& dir) {
         << fitted << ", hidden " << hidden;
   };
   expect_closer("gemm_efficiency", rounds[1]);
-  for (const char* name :
-       {"gemm_efficiency", "moe_layer_sync_s", "moe_layer_sync_flex_s", "cpu_adam_params_per_s"}) {
+  for (const char* name : {"gemm_efficiency", "cpu_adam_params_per_s"}) {
     expect_closer(name, rounds.back());
   }
+  std::vector<double> first_errors, later_errors;
+  for (const auto& t : status["trials"]) {
+    if (t["measured_tokens_per_s_per_gpu"].is_null() || t["kind"] != "explore") continue;
+    const double error = std::fabs(std::log(t["predicted_tokens_per_s_per_gpu"].get<double>() /
+                                            t["measured_tokens_per_s_per_gpu"].get<double>()));
+    (t["round"].get<int>() == 1 ? first_errors : later_errors).push_back(error);
+  }
+  ASSERT_FALSE(first_errors.empty());
+  ASSERT_FALSE(later_errors.empty());
+  const auto mean = [](const std::vector<double>& v) {
+    double sum = 0;
+    for (double x : v) sum += x;
+    return sum / static_cast<double>(v.size());
+  };
+  EXPECT_LT(mean(later_errors), mean(first_errors))
+      << "the refitted rounds predict no better than the prior";
   const std::string recipe = (std::filesystem::path(dir) / "recipe.yaml").string();
   const sched::CommandResult check = ladle_run({"check", recipe});
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;

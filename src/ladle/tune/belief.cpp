@@ -142,7 +142,12 @@ std::vector<double> fit_map(const Belief& prior, const Range& range,
   std::vector<double> step(n);
   for (unsigned i = 0; i < n; ++i) step[i] = std::min(0.3, 0.25 * (range.hi[i] - range.lo[i]));
   nlopt_set_initial_step(opt, step.data());
-  for (unsigned i = 0; i < n; ++i) x[i] = std::clamp(x[i], range.lo[i], range.hi[i]);
+  // Start a step inside the bounds: from a prior fitted at a bound (a GEMM efficiency of 1)
+  // BOBYQA's first interpolation points leave that coordinate where it is.
+  for (unsigned i = 0; i < n; ++i) {
+    const double inset = 0.5 * step[i];
+    x[i] = std::clamp(x[i], range.lo[i] + inset, range.hi[i] - inset);
+  }
   double value = 0;
   const nlopt_result result = nlopt_optimize(opt, x.data(), &value);
   nlopt_destroy(opt);
@@ -177,14 +182,17 @@ Belief prior_belief(const plan::Calibration& calibration,
     }
     b.log_values.push_back(std::clamp(std::log(std::max(value, 1e-12)), range.lo[i], range.hi[i]));
   }
-  // The fit's covariance, its standard deviations capped at half the physical range: beyond that
-  // the training set says nothing the range does not.
+  // The fit's covariance, its standard deviations capped at half the physical range (beyond that
+  // the training set says nothing the range does not) and floored at the leave-one-source-out
+  // spread: the training set pins a constant for the stacks it measured, but a new cluster's
+  // stack differs from them by about as much as one source differs from the others.
   Matrix cov = to_matrix(fit.covariance);
   Vector scale(cov.rows());
+  const double floor = std::log1p(fit.leave_one_source_out_median_abs_error);
   for (Eigen::Index i = 0; i < cov.rows(); ++i) {
     const double sd = std::sqrt(std::max(cov(i, i), 1e-12));
     const double cap = 0.5 * (range.hi[static_cast<size_t>(i)] - range.lo[static_cast<size_t>(i)]);
-    scale(i) = std::min(1.0, cap / sd);
+    scale(i) = std::clamp(sd, std::min(floor, cap), std::min(3 * floor, cap)) / sd;
   }
   cov = scale.asDiagonal() * cov * scale.asDiagonal();
   b.covariance = to_vectors(cov);
