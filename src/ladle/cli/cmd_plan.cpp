@@ -1,4 +1,5 @@
 // cmd_plan.cpp: `ladle plan`, searches every layout of a model on a cluster and ranks them.
+#include <algorithm>
 #include <CLI/CLI.hpp>
 #include <charconv>
 #include <ostream>
@@ -118,6 +119,12 @@ int run_plan(const PlanOptions& o, Io& io) {
     for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
     if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
     not_priced = job.not_priced;
+  }
+  // A base recipe's numerics stay: the gradient reduce dtype changes what is computed (a BF16
+  // reduce is a precision change that no configuration check passes), so it is not searched.
+  if (base.layout && std::find(request.fixed.begin(), request.fixed.end(), "grad_reduce") == request.fixed.end()) {
+    request.base.grad_reduce = base.layout->grad_reduce;
+    request.fixed.emplace_back("grad_reduce");
   }
   // ladle's defaults follow the workload the arguments settled on.
   if (!base.from_recipe) {

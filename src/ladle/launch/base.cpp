@@ -85,6 +85,7 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
   Base b;
   b.name = name;
   b.from_recipe = true;
+  b.layout = layout::layout_from_recipe(loaded.recipe);
   b.engine = engine_of(loaded, launch.launches.front());
   b.workload = loaded.recipe.workload;
   for (const recipe::LaunchArg& arg : launch.launches.front().args) {

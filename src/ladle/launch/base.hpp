@@ -4,6 +4,7 @@
 // environment of a base recipe (a file or catalog name), or ladle's documented defaults for an
 // engine (data/launch/engines.yaml) when the catalog has no recipe of the model for that family.
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,6 +28,8 @@ struct Base {
       args;  ///< the entry point's arguments that are not layout, in order
   std::vector<std::pair<std::string, std::string>> env;  ///< the exports, in order
   bool sft = false;  ///< --loss-type sft_loss: the rollout arguments are SFT's
+  /// The base recipe's layout (from_recipe only): the plan keeps its numerics-changing knobs.
+  std::optional<Layout> layout;
 };
 
 /// The flags a layout sets for `engine` (every knob of the knob table, the cluster shape and the

@@ -30,7 +30,7 @@ double dtype_bytes(StateDtype dtype) {
 }
 
 // How a layer's tensors are stored for backward: Megatron-LM with Transformer Engine, or the
-// PyTorch-native stack of torchtitan and NeMo AutoModel (FSDP2, DTensor TP, PyTorch's autograd).
+// PyTorch-native stack of torchtitan (FSDP2, DTensor TP, PyTorch's autograd).
 struct Storage {
   bool torch = false;  ///< fsdp=torch: torchtitan's activation checkpointing and loss
   /// Bytes per element of a linear layer's saved input: BF16, or under Transformer Engine's FP8
@@ -219,7 +219,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   // allocates it in the reduce dtype; Megatron-Bridge's grad_reduce_in_fp32=False does the same).
   const double grad_bytes = dtype_bytes(l.grad_reduce);
   // FSDP shards weights and gradients too: Megatron-FSDP by its sharding strategy, PyTorch FSDP2
-  // (torchtitan, NeMo AutoModel) fully, keeping FP32 sharded parameters it casts to BF16 per layer.
+  // (torchtitan) fully, keeping FP32 sharded parameters it casts to BF16 per layer.
   const bool shard_grads = fsdp && (l.fsdp == Fsdp::torch || l.fsdp_sharding == FsdpSharding::optim_grads ||
                                     l.fsdp_sharding == FsdpSharding::optim_grads_params);
   const bool shard_weights =
