@@ -44,18 +44,10 @@ int64_t whole(const nlohmann::json& value, const std::string& key, const std::st
 
 namespace {
 
-class JsonlReader final : public RecordReader {
+class JsonlReader final : public LineRecordReader {
  public:
-  JsonlReader(const std::string& path, size_t expected) : path_(path) { result_.steps.reserve(expected); }
+  using LineRecordReader::LineRecordReader;
   void add(LogLine line) override;
-  ReadResult finish() override {
-    finish_records(result_, path_, false, "");
-    return std::move(result_);
-  }
-
- private:
-  const std::string& path_;
-  ReadResult result_;
 };
 
 void JsonlReader::add(LogLine line) {

@@ -30,18 +30,10 @@ bool is_lightning_progress(std::string_view s) {
 
 namespace {
 
-class NemoReader final : public RecordReader {
+class NemoReader final : public LineRecordReader {
  public:
-  NemoReader(const std::string& path, size_t expected) : path_(path) { result_.steps.reserve(expected); }
+  using LineRecordReader::LineRecordReader;
   void add(LogLine line) override;
-  ReadResult finish() override {
-    finish_records(result_, path_, false, "");
-    return std::move(result_);
-  }
-
- private:
-  const std::string& path_;
-  ReadResult result_;
 };
 
 void NemoReader::add(LogLine line) {

@@ -101,4 +101,19 @@ void fold_records(ReadResult& result, const std::string& path, bool compare_coun
 void set_iterations(ReadResult& result, bool interval_records,
                     const std::function<void(size_t, int64_t)>& on_record = {});
 
+/// A reader whose records are one line each (JSONL, NeMo's progress lines): add() pushes each
+/// record into `result_`; finish() sorts and checks them as finish_records does.
+class LineRecordReader : public RecordReader {
+ public:
+  LineRecordReader(const std::string& path, size_t expected) : path_(path) { result_.steps.reserve(expected); }
+  ReadResult finish() final {
+    finish_records(result_, path_, false, "");
+    return std::move(result_);
+  }
+
+ protected:
+  const std::string& path_;
+  ReadResult result_;
+};
+
 }  // namespace ladle::runlog::detail
