@@ -286,5 +286,99 @@ TEST(MemoryModel, RecomputedModulesKeepOnlyWhatTheyDoNotRerun) {
   EXPECT_NEAR(a_core - a_up, 2.0 * 8192 * qkv * static_cast<double>(c.num_layers + c.num_mtp_layers), 1.0);
 }
 
+TEST(MemoryModel, MoeLayerBytesByHand) {
+  // glm-4.7-flash (MLA, routed and shared experts) in BF16 at TP 1 with forced balance, selective
+  // recompute of core attention only. Per token, in bytes, every term written out:
+  //   attention: the two norms' inputs 2h, the down-projection input h, its outputs
+  //   (q_lora + kv_lora + rope), the normed latents (q_lora + kv_lora), q heads x qk, k and v
+  //   heads x (qk + v), the attention output heads x v; all BF16.
+  //   dense MLP: fc1's input h, fc1's output 2 ffn, the activation's output ffn.
+  //   MoE: the router's input h (the norm output the shared expert reads too, counted once) and
+  //   FP32 logits per expert; per routed copy (top-k of them) fc1's input h, its output 2 moe_ffn
+  //   and the activation's output moe_ffn; the shared expert's fc1 output 2 shared_ffn and its
+  //   activation output shared_ffn.
+  const Case s = setup("glm-4.7-flash", 8, "tp=1,ep=8,recompute=selective,force_balance=on");
+  const ModelCosts& c = s.costs;
+  ASSERT_TRUE(c.mla);
+  ASSERT_GT(c.shared_ffn, 0);
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  const double h = d(c.hidden);
+  const double attention =
+      2 * (2 * h + h + d(c.q_lora_rank + c.kv_lora_rank + c.rope_dim) + d(c.q_lora_rank + c.kv_lora_rank) +
+           d(c.heads * c.qk_head_dim) + d(c.heads * (c.qk_head_dim + c.v_head_dim)) + d(c.heads * c.v_head_dim));
+  const double dense = attention + 2 * (h + 2 * d(c.ffn) + d(c.ffn));
+  const double moe = attention + 2 * h + 4 * d(c.experts) + d(c.top_k) * 2 * (h + 3 * d(c.moe_ffn)) +
+                     2 * 3 * d(c.shared_ffn);
+  double expected = 0;
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    ASSERT_FALSE(c.kinds[k].indexer);
+    expected += d(c.count(k, 0, c.num_layers)) * (c.kinds[k].moe ? moe : dense);
+  }
+  expected += d(c.num_mtp_layers) * moe;
+  EXPECT_NEAR(part(estimate(s, s.layout), MemoryPart::activations), expected * 8192, 1.0);
+}
+
+TEST(MemoryModel, OnlyDelayedScalingKeepsASecondQuantizedCopy) {
+  // Delayed scaling saves the projection's FP8 copy of the attention output beside flash
+  // attention's BF16 one, and the shared expert's FP8 copy of its input beside the router's BF16
+  // one; tensorwise (and blockwise, MXFP8) scaling saves the BF16 tensor once (Megatron-LM's
+  // set_save_original_input). Both store linear inputs in 1 byte, so the difference is exactly
+  // heads x v_head_dim + h bytes per token of each MoE layer and heads x v_head_dim per dense one.
+  const std::string base = "tp=1,ep=8,recompute=selective,force_balance=on,fp8=e4m3";
+  const Case delayed = setup("glm-4.7-flash", 8, base + ",fp8_recipe=delayed");
+  const Case tensorwise = setup("glm-4.7-flash", 8, base + ",fp8_recipe=tensorwise");
+  const ModelCosts& c = delayed.costs;
+  double per_token = 0;
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    const double copies = static_cast<double>(c.heads * c.v_head_dim) + (c.kinds[k].moe ? static_cast<double>(c.hidden) : 0.0);
+    per_token += static_cast<double>(c.count(k, 0, c.num_layers)) * copies;
+  }
+  per_token += static_cast<double>(c.num_mtp_layers) * static_cast<double>(c.heads * c.v_head_dim + c.hidden);
+  EXPECT_NEAR(part(estimate(delayed, delayed.layout), MemoryPart::activations) -
+                  part(estimate(tensorwise, tensorwise.layout), MemoryPart::activations),
+              per_token * 8192, 1.0);
+}
+
+TEST(MemoryModel, UpProjectionRecomputeKeepsTheBf16NormedLatents) {
+  // Under FP8 the up-projections save their quantized inputs (1 byte per latent element with
+  // tensorwise scaling); with mla_up_proj the checkpoint keeps the BF16 normed latents instead
+  // (2 bytes), and drops q, k and v (2 bytes x heads x (2 qk + v)).
+  const std::string base = "tp=1,ep=8,recompute=selective,force_balance=on,fp8=e4m3,fp8_recipe=tensorwise";
+  const Case kept = setup("glm-4.7-flash", 8, base);
+  const Case up = setup("glm-4.7-flash", 8, base + ",recompute_modules=mla_up_proj");
+  const ModelCosts& c = kept.costs;
+  const double layers = static_cast<double>(c.num_layers + c.num_mtp_layers);
+  const double qkv = 2.0 * static_cast<double>(c.heads * (2 * c.qk_head_dim + c.v_head_dim));
+  const double latents = static_cast<double>(c.q_lora_rank + c.kv_lora_rank);
+  EXPECT_NEAR(part(estimate(kept, kept.layout), MemoryPart::activations) -
+                  part(estimate(up, up.layout), MemoryPart::activations),
+              (qkv - latents) * 8192 * layers, 1.0);
+}
+
+TEST(MemoryModel, LayernormRecomputeDropsTheRoutersInput) {
+  // --recompute-modules layernorm discards both norms' outputs after their consumers ran: per
+  // token 2 x h bytes of the attention norm's output (the down-projection's input) and 2 x h of
+  // the pre-MLP norm's (the router's and the shared expert's input, or fc1's in a dense layer).
+  const std::string base = "tp=1,ep=8,recompute=selective,force_balance=on";
+  const Case core = setup("glm-4.7-flash", 8, base);
+  const Case norm = setup("glm-4.7-flash", 8, base + ",recompute_modules=core_attn+layernorm");
+  const ModelCosts& c = core.costs;
+  const double layers = static_cast<double>(c.num_layers + c.num_mtp_layers);
+  EXPECT_NEAR(part(estimate(core, core.layout), MemoryPart::activations) -
+                  part(estimate(norm, norm.layout), MemoryPart::activations),
+              4.0 * static_cast<double>(c.hidden) * 8192 * layers, 1.0);
+}
+
+TEST(MemoryModel, HbmCapacityIsWhatTheDriverReports) {
+  // nvidia-smi's memory.total (data/hw/hbm_capacity.yaml), in GiB: 81,559 MiB on an H100 80 GB,
+  // 189,471 MiB on a GB200; a GPU the table does not hold falls back to its marketed GB.
+  EXPECT_NEAR(hbm_capacity_gib(make_cluster("h100-sxm", 8).gpu), 81559.0 / 1024.0, 1e-9);
+  EXPECT_NEAR(hbm_capacity_gib(make_cluster("gb200", 8).gpu), 189471.0 / 1024.0, 1e-9);
+  EXPECT_NEAR(hbm_capacity_gib(make_cluster("b300", 8).gpu), 275040.0 / 1024.0, 1e-9);
+  GpuSpec other = make_cluster("h200", 8).gpu;
+  other.hbm_gb = 96;
+  EXPECT_NEAR(hbm_capacity_gib(other), 96e9 / kGiB, 1e-9);
+}
+
 }  // namespace
 }  // namespace ladle::plan

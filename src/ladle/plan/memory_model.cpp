@@ -37,7 +37,16 @@ struct Storage {
   /// recipes the quantized copy TE keeps for the weight gradient (1 byte, plus one FP32 scale per
   /// 1x128 tile for blockwise and one E8M0 scale per 32 elements for MXFP8).
   double linear_input = kBf16;
-  bool fp8 = false;  ///< TE FP8: the projection keeps an FP8 copy beside flash attention's BF16 output
+  bool fp8 = false;  ///< TE FP8
+  /// A second, quantized copy of a BF16 tensor another module already saves: the attention
+  /// projection's input beside flash attention's output, the shared expert's fc1 input beside the
+  /// router's. Only TE's delayed scaling keeps one: for every other FP8 recipe Megatron-LM calls
+  /// set_save_original_input on linear_proj (transformer/attention.py,
+  /// multi_latent_attention.py) and on the shared expert's linear_fc1
+  /// (transformer/moe/shared_experts.py), so they save the BF16 tensor they share (Megatron-LM
+  /// commit 781e765, TE >= 2.6; "it actually saves 1.5 times the size", Megatron-LM's DeepSeek-V3
+  /// GB200 write-up, section 2.2.2).
+  bool fp8_second_copy = false;
 };
 
 Storage storage_of(const Layout& l) {
@@ -46,6 +55,7 @@ Storage storage_of(const Layout& l) {
   // torchao's Float8Linear (torchtitan's FP8) saves its high-precision input; only TE quantizes it.
   if (l.fp8 != Fp8Format::none && !s.torch) {
     s.fp8 = true;
+    s.fp8_second_copy = l.fp8_recipe == Fp8Recipe::delayed;
     switch (l.fp8_recipe) {
       case Fp8Recipe::delayed:
       case Fp8Recipe::tensorwise: s.linear_input = 1.0; break;
@@ -84,11 +94,15 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     // outputs are all s/TP under SP; the up-projections' inputs are gathered again in backward.
     elements += norm_out * lin * h / sp_div;                                                  // down-projection input
     elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim) / sp_div;  // down outputs
-    elements += lin * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;         // normed latents
+    // The latent norms' outputs: the up-projections' (quantized) inputs, or under mla_up_proj
+    // the BF16 inputs the checkpoint keeps (CheckpointWithoutOutput over
+    // qkv_up_proj_and_rope_apply, which starts after q_layernorm and kv_layernorm).
+    const double latent = up_proj > 0 ? lin : 1.0;
+    elements += latent * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;  // normed latents
     elements += up_proj * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
     elements += up_proj * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
     elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
-    if (st.fp8) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;           // its FP8 copy
+    if (st.fp8_second_copy) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
   } else {
     const double d = static_cast<double>(c.head_dim);
     const double kv = static_cast<double>(c.kv_heads);
@@ -96,7 +110,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     elements += (heads + 2 * kv) * d / tp;           // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
     elements += heads * d / tp;                      // attention output (the projection's input)
-    if (st.fp8) elements += lin * heads * d / tp;    // the projection's FP8 copy of it
+    if (st.fp8_second_copy) elements += lin * heads * d / tp;  // the projection's FP8 copy of it
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   double bytes = elements * kBf16;
@@ -113,7 +127,10 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // --recompute-modules moe reruns the whole MoE layer: only its input is kept.
   if (recomputed(RecomputeModule::moe)) return bytes + kBf16 * h / sp_div;
   const double etp = static_cast<double>(l.etp);
-  bytes += kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;  // router input, logits
+  // The router's input is the pre-MLP norm's BF16 output (router.py's gating linear saves it);
+  // --recompute-modules layernorm discards it after the MLP's forward
+  // (transformer_layer.py, recompute_pre_mlp_layernorm). Its FP32 logits per expert.
+  bytes += norm_out * kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;
   // Routed copies held per GPU for each token of the microbatch: top-k spread over the TP ranks'
   // shares, each ETP rank seeing its experts' tokens; the busiest rank holds `imbalance` times
   // the mean (1.0 under --moe-router-force-load-balancing).
@@ -127,9 +144,11 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const bool moe_act = recomputed(RecomputeModule::moe_act);
   bytes += copies * (st.linear_input * h + kBf16 * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
   if (c.shared_ffn > 0) {
-    // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input.
+    // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input. That
+    // input is the router's (the same BF16 norm output) except for the quantized copy delayed
+    // scaling keeps when the shared expert is not recomputed.
     const double shared = static_cast<double>(c.shared_ffn);
-    bytes += mlp_input;
+    if (st.fp8_second_copy && !recomputed(RecomputeModule::shared_experts)) bytes += mlp_input;
     if (!recomputed(RecomputeModule::shared_experts)) bytes += kBf16 * 2 * shared / tp + st.linear_input * shared / tp;
   }
   return bytes;
