@@ -369,6 +369,27 @@ TEST(MemoryModel, LayernormRecomputeDropsTheRoutersInput) {
               4.0 * static_cast<double>(c.hidden) * 8192 * layers, 1.0);
 }
 
+TEST(MemoryModel, CapacityFactorCapsTheRoutedCopies) {
+  // Megatron-LM's get_capacity: each expert takes at most ceil(tokens x top-k / experts x factor)
+  // copies; padded to capacity every expert holds exactly that. Factor 1.0 padded is forced
+  // balance; factor 1.1 unpadded caps the 1.25 default at 1.1, 0.1 x the balanced routed bytes
+  // (per copy fc1's input h, its output 2 moe_ffn and the activation's output moe_ffn, BF16).
+  const std::string base = "tp=1,ep=8,recompute=selective";
+  const Case balanced = setup("glm-4.7-flash", 8, base + ",force_balance=on");
+  const Case padded = setup("glm-4.7-flash", 8, base + ",capacity=1.0,pad_capacity=on");
+  const Case capped = setup("glm-4.7-flash", 8, base + ",capacity=1.1");
+  const ModelCosts& c = balanced.costs;
+  int64_t moe_layers = c.num_mtp_layers;
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    if (c.kinds[k].moe) moe_layers += c.count(k, 0, c.num_layers);
+  }
+  const double routed = 2.0 * static_cast<double>(c.top_k) * static_cast<double>(c.hidden + 3 * c.moe_ffn) * 8192 *
+                        static_cast<double>(moe_layers);
+  const double a_balanced = part(estimate(balanced, balanced.layout), MemoryPart::activations);
+  EXPECT_NEAR(part(estimate(padded, padded.layout), MemoryPart::activations), a_balanced, 1.0);
+  EXPECT_NEAR(part(estimate(capped, capped.layout), MemoryPart::activations) - a_balanced, 0.1 * routed, 1e-6 * routed);
+}
+
 TEST(MemoryModel, HbmCapacityIsWhatTheDriverReports) {
   // nvidia-smi's memory.total (data/hw/hbm_capacity.yaml), in GiB: 81,559 MiB on an H100 80 GB,
   // 189,471 MiB on a GB200; a GPU the table does not hold falls back to its marketed GB.

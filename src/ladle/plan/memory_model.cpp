@@ -259,7 +259,13 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
                                                                 : 0.0;
     fp8_copy_bytes = (l.fp8_param_gather ? 1.0 : 2.0) * (1.0 + scale);
   }
-  const double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
+  // Routed copies on the busiest expert rank over the mean: 1.0 under
+  // --moe-router-force-load-balancing, the stated default otherwise. A capacity factor caps each
+  // expert at ceil(tokens x top-k / experts x factor) copies (moe/moe_utils.py get_capacity, as
+  // apply_router_token_dropping calls it); --moe-pad-expert-input-to-capacity fills every expert
+  // to exactly that.
+  double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
+  if (l.capacity > 0) imbalance = l.pad_capacity ? l.capacity : std::min(imbalance, l.capacity);
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double h = static_cast<double>(c.hidden);
   const int64_t pp = l.pp;
