@@ -403,13 +403,22 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     at(MemoryPart::activations) = acts;
     at(MemoryPart::working_set) = working;
     if (c.experts > 0) {
-      // The flex dispatcher's DeepEP buffers (outside the allocator), sized by DeepEP's rule for
-      // the TP x EP group Megatron-LM's MoEFlexTokenDispatcher hands it and the hidden bytes;
-      // the all-to-all dispatcher's permuted send and receive copies otherwise.
-      at(MemoryPart::dispatch_buffers) =
-          l.dispatcher == MoeDispatcher::flex
-              ? deepep_buffer_bytes(facts.deepep, l.ep * l.etp, h * kBf16)
-              : 2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
+      // The flex dispatcher's buffers (outside the allocator) for the ETP x EP group Megatron-LM's
+      // MoEFlexTokenDispatcher hands its backend: DeepEP's by its size rule for the group and the
+      // hidden bytes, HybridEP's by its worst case for the group, the NVLink domain and the tokens
+      // each rank dispatches; the all-to-all dispatcher's permuted send and receive copies
+      // otherwise.
+      const int64_t group = l.ep * l.etp;
+      if (l.dispatcher != MoeDispatcher::flex) {
+        at(MemoryPart::dispatch_buffers) =
+            2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
+      } else if (l.flex_backend == FlexBackend::hybridep) {
+        at(MemoryPart::dispatch_buffers) =
+            hybridep_buffer_bytes(facts.hybridep, group, cluster.nvlink_domain(), tokens / sp_div, h,
+                                  static_cast<double>(c.experts) / static_cast<double>(l.ep));
+      } else {
+        at(MemoryPart::dispatch_buffers) = deepep_buffer_bytes(facts.deepep, group, h * kBf16);
+      }
     }
     if (l.tp_overlap && l.tp > 1 && !st.torch) {
       at(MemoryPart::tp_overlap_buffers) =
