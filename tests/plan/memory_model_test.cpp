@@ -264,6 +264,24 @@ TEST(MemoryModel, InterleavedRanksHoldTheirOwnChunkCounts) {
   EXPECT_NEAR(stages[0][acts] / stages[1][acts], 11.0 / 9.0, 1e-9);
 }
 
+TEST(MemoryModel, InterleavedChunksHoldTheirOwnLayers) {
+  // pp 2, vpp 2 with uneven virtual stages of 7, 9, 9 and 7 layers: rank 0 holds virtual stages
+  // 0 and 2, rank 1 stages 1 and 3. Rank 0 warms up 2 (pp - 1) + (v - 1) pp + 1 = 5 chunk
+  // forwards, the k-th on chunk (k / pp) mod v: 3 on chunk 0 and 2 on chunk 1, so 3 x 7 + 2 x 9 =
+  // 39 layer-microbatches; rank 1 runs 3: 2 x 9 + 1 x 7 = 25. Every layer is alike, so each holds
+  // that many times one layer's activations.
+  const Case flat = setup("llama-3.1-8b", 16, "tp=2,sp=on,recompute=selective", 8192, 64);
+  const Case s = setup("llama-3.1-8b", 16, "tp=2,sp=on,pp=2,vpp=2,pipeline_layout=Et*7|t*9|t*9|t*7L,recompute=selective",
+                       8192, 64);
+  const size_t acts = static_cast<size_t>(MemoryPart::activations);
+  const double layer = part(estimate(flat, flat.layout), MemoryPart::activations) / 32.0;
+  std::vector<std::array<double, kMemoryParts>> stages;
+  estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{}, &stages);
+  ASSERT_EQ(stages.size(), 2u);
+  EXPECT_NEAR(stages[0][acts], 39.0 * layer, 1e-6 * layer);
+  EXPECT_NEAR(stages[1][acts], 25.0 * layer, 1e-6 * layer);
+}
+
 TEST(MemoryModel, RecomputedModulesKeepOnlyWhatTheyDoNotRerun) {
   // glm-4.7-flash: MLA attention and routed experts. moe_act drops each routed copy's activation
   // output (moe_ffn per copy); moe keeps only the MoE layer's input; mla_up_proj drops q, k, v.

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_facts.hpp"
 #include "ladle/util/embedded.hpp"
@@ -297,6 +298,22 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   const double nccl_bytes = nccl_communicators(c, l) * static_cast<double>(facts.nccl_channels) *
                             static_cast<double>(facts.nccl_peers_per_channel) * facts.nccl_buffsize_mib * kMiB;
 
+  // Interleaved 1F1B: the decoder layers of each virtual stage (v * pp + r on rank r), so each
+  // rank's chunks hold the layer kinds Megatron-LM places there (DeepSeek-V3's dense first layers
+  // sit on the first chunks of ranks 0 and 1, not all on rank 0).
+  std::vector<int64_t> chunk_begin;
+  std::vector<int64_t> chunk_layers;
+  if (l.vpp > 1 && pp > 1) {
+    chunk_layers = layout::virtual_stage_layers(l, c.num_layers);
+    if (chunk_layers.size() != static_cast<size_t>(pp * l.vpp)) chunk_layers.clear();
+    int64_t at_layer = 0;
+    for (int64_t layers : chunk_layers) {
+      chunk_begin.push_back(at_layer);
+      at_layer += layers;
+    }
+  }
+  const bool by_chunk = !chunk_layers.empty() && l.vpp <= 64;
+
   if (stage_memory) stage_memory->assign(static_cast<size_t>(pp), {});
   int64_t begin = 0;
   for (int64_t s = 0; s < pp; ++s) {
@@ -307,13 +324,25 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     double dense = 0;
     double expert = 0;
     double acts_one_mb = 0;
-    for (size_t k = 0; k < c.kinds.size(); ++k) {
-      const double count = c.count(k, begin, end);
-      if (count == 0) continue;
-      const LayerKind& kind = c.kinds[k];
-      dense += count * (kind.tp_params / tp + kind.replicated_params);
-      expert += count * kind.expert_params / expert_div;
-      acts_one_mb += count * kind_bytes[k];
+    // Per chunk of this rank (one chunk, the whole stage, without interleaving): its layers and
+    // one microbatch's activations in them.
+    std::array<double, 64> chunk_acts{};
+    std::array<double, 64> chunk_n{};
+    const int64_t chunks_here = by_chunk ? std::min<int64_t>(l.vpp, 64) : 1;
+    for (int64_t j = 0; j < chunks_here; ++j) {
+      const size_t v = static_cast<size_t>(j * pp + s);
+      const int64_t from = by_chunk ? chunk_begin[v] : begin;
+      const int64_t to = by_chunk ? chunk_begin[v] + chunk_layers[v] : end;
+      chunk_n[static_cast<size_t>(j)] = static_cast<double>(to - from);
+      for (size_t k = 0; k < c.kinds.size(); ++k) {
+        const double count = c.count(k, from, to);
+        if (count == 0) continue;
+        const LayerKind& kind = c.kinds[k];
+        dense += count * (kind.tp_params / tp + kind.replicated_params);
+        expert += count * kind.expert_params / expert_div;
+        chunk_acts[static_cast<size_t>(j)] += count * kind_bytes[k];
+      }
+      acts_one_mb += chunk_acts[static_cast<size_t>(j)];
     }
     if (first) dense += c.embedding_params / tp;
     const double head = last ? c.head_params / tp : 0.0;
@@ -324,13 +353,28 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       expert += mtp_n * c.mtp.expert_params / expert_div;
     }
     if (l.recompute == RecomputeGranularity::full) {
-      const double chunk_layers = static_cast<double>(n) / vpp;
       const double r = static_cast<double>(l.recompute_layers);
-      if (l.recompute_method == RecomputeMethod::uniform) {
-        acts_one_mb = std::ceil(chunk_layers / r) * vpp * layer_input;
+      if (by_chunk) {
+        // Each chunk checkpoints its own layers.
+        acts_one_mb = 0;
+        for (int64_t j = 0; j < chunks_here; ++j) {
+          double& a = chunk_acts[static_cast<size_t>(j)];
+          const double layers_j = chunk_n[static_cast<size_t>(j)];
+          if (l.recompute_method == RecomputeMethod::uniform) {
+            a = std::ceil(layers_j / r) * layer_input;
+          } else {
+            a = a * std::max(0.0, layers_j - r) / std::max(1.0, layers_j) + std::min(r, layers_j) * layer_input;
+          }
+          acts_one_mb += a;
+        }
       } else {
-        const double kept_fraction = std::max(0.0, chunk_layers - r) / std::max(1.0, chunk_layers);
-        acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers) * vpp * layer_input;
+        const double chunk_layers_avg = static_cast<double>(n) / vpp;
+        if (l.recompute_method == RecomputeMethod::uniform) {
+          acts_one_mb = std::ceil(chunk_layers_avg / r) * vpp * layer_input;
+        } else {
+          const double kept_fraction = std::max(0.0, chunk_layers_avg - r) / std::max(1.0, chunk_layers_avg);
+          acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers_avg) * vpp * layer_input;
+        }
       }
     }
     // Microbatches in flight on stage s (in whole-stage units). 1F1B: pipeline rank s keeps pp - s.
@@ -339,13 +383,36 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     // model chunks forward before its first backward (G = microbatch group size, pp by default),
     // each chunk holding 1/v of the stage's layers.
     double in_flight = static_cast<double>(std::min<int64_t>(microbatches, pp - s));
+    double acts_held = acts_one_mb * in_flight;  // one microbatch's activations x those in flight
+    double layers_held = static_cast<double>(n) * in_flight;
     if (l.vpp > 1) {
       // --overlap-moe-expert-parallel-comm runs one more chunk forward to overlap with.
       const double chunks = 2.0 * static_cast<double>(pp - s - 1) + (vpp - 1) * static_cast<double>(pp) + 1 +
                             (l.a2a_overlap ? 1.0 : 0.0);
-      in_flight = std::min(chunks, static_cast<double>(microbatches) * vpp) / vpp;
+      const double forwards = std::min(chunks, static_cast<double>(microbatches) * vpp);
+      in_flight = forwards / vpp;
+      acts_held = acts_one_mb * in_flight;
+      layers_held = static_cast<double>(n) * in_flight;
+      if (by_chunk) {
+        // The k-th forward runs chunk (k / G) mod v (get_model_chunk_id), so of F forwards chunk
+        // j holds G per whole round of G x v and what the last partial round gives it.
+        const double g = static_cast<double>(pp);
+        const double round = g * vpp;
+        const double whole = std::floor(forwards / round);
+        const double rest = forwards - whole * round;
+        acts_held = 0;
+        layers_held = 0;
+        for (int64_t j = 0; j < chunks_here; ++j) {
+          const double held = whole * g + std::clamp(rest - static_cast<double>(j) * g, 0.0, g);
+          acts_held += held * chunk_acts[static_cast<size_t>(j)];
+          layers_held += held * chunk_n[static_cast<size_t>(j)];
+        }
+      }
     }
-    if (pp == 1) in_flight = 1;
+    if (pp == 1) {
+      acts_held = acts_one_mb;
+      layers_held = static_cast<double>(n);
+    }
 
     std::array<double, kMemoryParts> part{};
     auto at = [&part](MemoryPart p) -> double& { return part[static_cast<size_t>(p)]; };
@@ -380,7 +447,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
           shard_grads ? grad_bytes * shard + grad_bytes * layer_params : grad_bytes * params;
       at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
     }
-    double acts = acts_one_mb * in_flight;
+    double acts = acts_held;
     // One layer's recompute (or, without checkpointing, the largest layer's backward scratch).
     double working = l.recompute == RecomputeGranularity::full
                          ? largest_layer * static_cast<double>(l.recompute_layers)
@@ -428,7 +495,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       // Captured graphs share one private pool in schedule order (Transformer Engine's
       // make_graphed_callables with Megatron-LM's _order), so their activations are the ones
       // counted above; each captured layer and microbatch adds its static input and output.
-      at(MemoryPart::cuda_graphs) = 2 * layer_input * static_cast<double>(n) * std::max(1.0, in_flight);
+      at(MemoryPart::cuda_graphs) = 2 * layer_input * std::max(static_cast<double>(n), layers_held);
     }
     at(MemoryPart::workspaces) = facts.workspaces_mib * kMiB;
     // Allocator slack with expandable segments: a fraction of what is allocated and freed within
