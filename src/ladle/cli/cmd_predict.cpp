@@ -97,7 +97,8 @@ void require_job_split(const plan::Measurement& m, const recipe::LaunchArgs& lau
       pp_divides ? fmt::format("{} does not divide the {} layers of each of the {} pipeline stages", l.vpp,
                                m.model.num_layers / l.pp, l.pp)
                  : fmt::format("{} does not divide {} layers", l.pp, m.model.num_layers);
-  if (!best) throw_input(where, "{}; no uneven split of them is valid", what);
+  // No valid split: another rule is broken too, and find_layout_violation names the first.
+  if (!best) return;
   throw_input(where, "{}; try {}", what, layout::split_arguments(best->layout));
 }
 
