@@ -73,7 +73,7 @@ const CLI::Validator& positive_integer() {
         }
         return {};
       },
-      "INT>=1");
+      "");  // the option's help says what it takes; no CLI11 type noise
   return check;
 }
 
