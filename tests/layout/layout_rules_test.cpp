@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ladle/layout/layout_spec.hpp"
 #include "support/test_support.hpp"
 
@@ -57,8 +59,14 @@ TEST(LayoutRules, RejectsExpertsThatDoNotSplit) {
   EXPECT_EQ(violation("tp=1,pp=4,ep=16"), "ep*etp = 16 does not divide tp*cp*dp = 4 (expert data parallel must be whole)");
 }
 
-TEST(LayoutRules, RequiresSequenceParallelForTpWithEp) {
-  EXPECT_EQ(violation("tp=2,ep=4"), "tp 2 with ep 4 needs sequence parallel (Megatron-LM asserts it for MoE)");
+TEST(LayoutRules, RequiresSequenceParallelForMoeWithTp) {
+  const std::string reason =
+      "tp 2 on a MoE model needs sequence parallel (Megatron-LM: \"During training, performance may degrade if MoE "
+      "and tensor parallelism are enabled without also enabling sequence parallelism\")";
+  EXPECT_EQ(violation("tp=2,ep=4"), reason);
+  // MoELayer.forward raises whatever the expert parallel size.
+  EXPECT_EQ(violation("tp=2,ep=1"), reason);
+  EXPECT_EQ(violation("tp=2,ep=1,sp=on"), std::nullopt);
   EXPECT_EQ(violation("tp=1,sp=on"), "sequence parallel needs tp > 1");
 }
 
@@ -180,6 +188,56 @@ TEST(LayoutRules, SuggestsASplitThatWorks) {
   EXPECT_FALSE(virtual_stage_layers(parse_layout_spec("pp=8,vpp=4," + split), 94).empty());
   EXPECT_EQ(suggest_split(8, 1, 12), "first=3,last=3");
   EXPECT_FALSE(virtual_stage_layers(parse_layout_spec("pp=8,first=3,last=3"), 12).empty());
+}
+
+TEST(LayoutRules, ListsEverySplitMegatronLmAcceptsOnce) {
+  // Qwen3-235B-A22B: 94 decoder layers on pp 8.
+  const std::vector<Layout> splits = candidate_splits(parse_layout_spec("pp=8"), 94);
+  ASSERT_FALSE(splits.empty());
+  std::vector<std::vector<int64_t>> seen;
+  for (const Layout& l : splits) {
+    const std::vector<int64_t> stages = stage_layers(l, 94);
+    ASSERT_EQ(stages.size(), 8u) << format_layout_spec(l);
+    int64_t total = 0;
+    for (int64_t n : stages) {
+      EXPECT_GE(n, 1);
+      total += n;
+    }
+    EXPECT_EQ(total, 94);
+    EXPECT_TRUE(std::find(seen.begin(), seen.end(), stages) == seen.end()) << "twice: " << format_layout_spec(l);
+    seen.push_back(stages);
+    // Megatron-LM's middle stages split evenly.
+    for (size_t r = 2; r + 1 < stages.size(); ++r) EXPECT_EQ(stages[r], stages[1]);
+  }
+  // The embedding and loss counted as layers: 96 / 8, the first and last stage one decoder layer short.
+  EXPECT_TRUE(splits.front().account_embedding && splits.front().account_loss);
+  EXPECT_EQ(stage_layers(splits.front(), 94).front(), 11);
+  // 11 + 6 x 12 + 11 is that same split, so it is not listed again; 10 + 6 x 12 + 12 is new.
+  EXPECT_FALSE(std::any_of(splits.begin(), splits.end(), [](const Layout& l) { return l.first == 11 && l.last == 11; }));
+  EXPECT_TRUE(std::any_of(splits.begin(), splits.end(), [](const Layout& l) { return l.first == 10 && l.last == 12; }));
+  EXPECT_TRUE(candidate_splits(parse_layout_spec("pp=1"), 94).empty());
+}
+
+TEST(LayoutRules, ListsSplitsWhoseStagesTheVirtualStagesDivide) {
+  for (const Layout& l : candidate_splits(parse_layout_spec("pp=4,vpp=2"), 78)) {
+    const std::vector<int64_t> chunks = virtual_stage_layers(l, 78);
+    ASSERT_EQ(chunks.size(), 8u) << format_layout_spec(l);
+    EXPECT_EQ(l.first % 2, 0);
+    EXPECT_EQ(l.last % 2, 0);
+  }
+}
+
+TEST(LayoutRules, WritesASplitAsMegatronArgumentsAndSpecItems) {
+  const Layout uneven = parse_layout_spec("pp=8,first=11,last=11");
+  EXPECT_EQ(split_arguments(uneven), "--decoder-first-pipeline-num-layers 11 --decoder-last-pipeline-num-layers 11");
+  EXPECT_EQ(split_spec(uneven), "first=11,last=11");
+  const Layout counted = parse_layout_spec("pp=8,account_embedding=on,account_loss=on");
+  EXPECT_EQ(split_arguments(counted),
+            "--account-for-embedding-in-pipeline-split --account-for-loss-in-pipeline-split");
+  EXPECT_EQ(split_spec(counted), "account_embedding=on,account_loss=on");
+  EXPECT_EQ(split_arguments(parse_layout_spec("pp=8")), "");
+  EXPECT_TRUE(has_split(uneven));
+  EXPECT_FALSE(has_split(parse_layout_spec("pp=8,vpp=2")));
 }
 
 }  // namespace

@@ -70,5 +70,22 @@ TEST(LayoutSpec, RejectsOutOfRangeAndMalformedValues) {
   EXPECT_LADLE_ERROR(parse_layout_spec(""), usage, "layout spec is empty");
 }
 
+TEST(LayoutSpec, KeepsTheKeysASpecNames) {
+  const PartialLayout spec = parse_partial_layout_spec("tp=4, pp=4,ep=16,sp=off");
+  EXPECT_EQ(spec.given, (std::vector<std::string>{"tp", "pp", "ep", "sp"}));
+  EXPECT_TRUE(spec.names("sp"));
+  EXPECT_FALSE(spec.names("precision_aware"));
+  EXPECT_EQ(spec.layout, parse_layout_spec("tp=4,pp=4,ep=16,sp=off"));
+  // A label names its sizes and leaves the rest at Layout's defaults here; parse_layout_spec
+  // gives it plan's choices.
+  const PartialLayout label = parse_partial_layout_spec("TP4 PP4 EP16 DP4");
+  EXPECT_EQ(label.given, (std::vector<std::string>{"tp", "pp", "ep", "dp"}));
+  EXPECT_FALSE(label.layout.sp);
+  EXPECT_FALSE(label.layout.precision_aware);
+  EXPECT_TRUE(parse_layout_spec("TP4 PP4 EP16 DP4").sp);
+  EXPECT_TRUE(parse_layout_spec("TP4 PP4 EP16 DP4").precision_aware);
+  EXPECT_LADLE_ERROR(parse_partial_layout_spec("tp=2,tp=4"), usage, "given twice");
+}
+
 }  // namespace
 }  // namespace ladle::layout

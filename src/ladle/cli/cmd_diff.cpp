@@ -14,11 +14,34 @@
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/table.hpp"
+#include "ladle/util/text.hpp"
 #include "ladle/verify/config_diff.hpp"
 
 namespace ladle::cli {
 
 namespace {
+
+constexpr size_t kReportWidth = 120;
+
+// `text` after two spaces, on lines of at most kReportWidth columns broken at spaces; later lines
+// after `indent`.
+std::string wrapped(const std::string& text, const std::string& indent) {
+  std::string out;
+  std::string line = "  ";
+  bool fresh = true;  // nothing but indentation on `line` yet
+  for (const std::string& word : util::split(text, ' ')) {
+    if (word.empty()) continue;
+    if (!fresh && line.size() + 1 + word.size() > kReportWidth) {
+      out += line + "\n";
+      line = indent;
+      fresh = true;
+    }
+    if (!fresh) line += " ";
+    line += word;
+    fresh = false;
+  }
+  return out + line + "\n";
+}
 
 struct DiffOptions {
   std::string a;
@@ -75,22 +98,22 @@ void run_diff(const DiffOptions& options, Io& io) {
                              const std::string& title, bool with_class) {
       util::Table table;
       table.header = {"argument", "A", "B"};
-      if (with_class) {
-        table.header.push_back("class");
-        table.header.push_back("why");
-      }
+      if (with_class) table.header.push_back("class");
+      // The reasons go under the table, wrapped, so that it stays within the report width.
+      std::string reasons;
       for (const auto& d : list) {
         if (!name.empty() && d.section != name) continue;
         std::vector<std::string> row = {d.launch ? fmt::format("{} (launch {})", d.flag, d.launch) : d.flag, side(d.a),
                                         side(d.b)};
         if (with_class) {
           row.push_back(verify::to_string(d.arg_class));
-          row.push_back(d.reason);
+          if (!d.reason.empty()) reasons += wrapped(fmt::format("{}: {}", row.front(), d.reason), "    ");
         }
         table.rows.push_back(std::move(row));
       }
       if (table.rows.empty()) return;
       io.out << title << ":\n" << table.render();
+      if (!reasons.empty()) io.out << "why:\n" << reasons;
     };
     section(diff.differences, "training", "training arguments", true);
     section(diff.differences, "launcher", "launcher arguments (ray, torchrun, srun, mpirun, deepspeed)", true);

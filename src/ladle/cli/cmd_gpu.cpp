@@ -119,9 +119,8 @@ void render_catalog(std::ostream& out) {
                               i.price_date});
   }
   out << instances.render();
-  out << "(cloud rows: on-demand list price, Linux; on-prem rows: a documented default, override "
-         "with --price "
-         "or --cluster; sources: ladle gpu NAME)\n";
+  out << "(cloud rows: on-demand list price, Linux; on-prem rows: a documented default, override with --price or\n"
+         "--cluster; sources: ladle gpu NAME)\n";
 }
 
 void run_gpu(const GpuOptions& options, Io& io) {

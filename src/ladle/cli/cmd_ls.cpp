@@ -137,7 +137,7 @@ void add_ls_command(CLI::App& command, Io& io) {
   command.add_option("--model", opt->model, "only recipes of this model (name or alias)");
   command.add_option("--gpu", opt->gpu, "only recipes on this GPU type");
   command.add_option("--sort", opt->sort, "order by tokens (tokens/s per GPU), cost ($ per 1M tokens) or mfu")
-      ->check(CLI::IsMember({"tokens", "cost", "mfu"}));
+      ->check(one_of({"tokens", "cost", "mfu"}));
   add_json_flag(command, opt->json);
   command.callback([opt, &io] { io.exit_code = run_ls(*opt, io); });
 }

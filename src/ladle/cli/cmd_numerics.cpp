@@ -2,6 +2,7 @@
 #include <sys/resource.h>
 
 #include <CLI/CLI.hpp>
+#include <limits>
 #include <charconv>
 #include <algorithm>
 #include <chrono>
@@ -121,8 +122,11 @@ numerics::AdamCheckOptions to_check_options(const NumericsAdamOptions& opt) {
   o.hyper.eps = opt.eps;
   o.seed = opt.seed;
   // Absent: every hardware thread; given: checked by the component test (1 to its own limit).
-  o.threads = opt.threads ? static_cast<int>(std::clamp<int64_t>(*opt.threads, -1, limits::kMaxThreads + 1))
-                          : util::thread_count(std::nullopt, "--threads");
+  // A count beyond int keeps the user's figure in the error (a clamped one would print another).
+  if (opt.threads && (*opt.threads < std::numeric_limits<int>::min() || *opt.threads > std::numeric_limits<int>::max())) {
+    throw_usage("--threads: {} is beyond any machine's thread count", *opt.threads);
+  }
+  o.threads = opt.threads ? static_cast<int>(*opt.threads) : util::thread_count(std::nullopt, "--threads");
   o.main_grads_dtype = numerics::parse_state_dtype(opt.main_grads_dtype, "--main-grads-dtype");
   o.exp_avg_dtype = numerics::parse_state_dtype(opt.exp_avg_dtype, "--exp-avg-dtype");
   o.exp_avg_sq_dtype = numerics::parse_state_dtype(opt.exp_avg_sq_dtype, "--exp-avg-sq-dtype");

@@ -17,6 +17,7 @@
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/search.hpp"
@@ -44,7 +45,7 @@ struct PlanOptions {
   std::string objective = "throughput";
   std::string rank = "median";
   std::optional<std::string> precision;  // default: the base's, else bf16
-  double margin = 0.05;
+  double margin = plan::kPlanMemoryMargin;
   std::string calibration;
   std::vector<std::string> compare;
   std::string emit;
@@ -162,16 +163,26 @@ int run_plan(const PlanOptions& o, Io& io) {
     return kExitOk;
   }
   request.cluster = plan::make_cluster(hardware, counts[0]);
-  const layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(),
-                                      request.workload.row_tokens, request.workload.global_batch};
+  layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(), request.workload.row_tokens,
+                                request.workload.global_batch};
+  context.num_layers = request.model.num_layers;
+  context.gpu_fp8 = request.cluster.gpu.fp8_dense_tflops > 0;
+  context.gpu_mxfp8 = std::ranges::count(request.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
+  std::vector<std::string> chosen;  // what each --compare spec left out, as filled in
   for (const std::string& spec : o.compare) {
-    request.watch.push_back(layout::resolve_layout(layout::parse_layout_spec(spec), context));
+    // A compared spec means what it means to predict: plan's defaults and the best split.
+    const plan::CompletedLayout completed =
+        plan::complete_layout(layout::parse_partial_layout_spec(spec), request.model, costs, request.cluster,
+                              request.workload, request.calibration, context, o.margin);
+    for (const std::string& item : completed.chosen) chosen.push_back(fmt::format("'{}': {}", spec, item));
+    request.watch.push_back(completed.layout);
   }
   const plan::PlanReport report = plan::plan_layouts(request);
   plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
                             request.calibration.source};
   header.engine = o.engine;
   header.not_priced = not_priced;
+  header.chosen = chosen;
   header.wide = o.wide;
   header.moe = request.model.num_experts > 0;
   header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);

@@ -8,11 +8,13 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
 #include "ladle/layout/job_args.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
@@ -74,6 +76,32 @@ void apply_job(const PredictOptions& o, const layout::JobArgs& job, plan::Measur
   }
 }
 
+// Megatron-LM rejects a pipeline the layers do not split over (megatron/training/arguments.py
+// validate_args; transformer_config.py for uneven stages): one line naming the argument, with the
+// split the planner predicts best as the arguments that give it.
+void require_job_split(const plan::Measurement& m, const recipe::LaunchArgs& launch,
+                       const plan::Calibration& calibration, const layout::LayoutContext& context,
+                       const std::string& file) {
+  const Layout& l = m.layout;
+  if (l.pp < 2 || layout::has_split(l) || !layout::virtual_stage_layers(l, m.model.num_layers).empty()) return;
+  const bool pp_divides = m.model.num_layers % l.pp == 0;
+  const std::string_view flag =
+      pp_divides ? layout::find_knob("vpp")->args.front().flag : layout::find_knob("pp")->args.front().flag;
+  SourceLocation where{file, 0, 0, std::string(flag)};
+  for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+    if (layout::find_knob_by_flag(arg.flag) == layout::find_knob(pp_divides ? "vpp" : "pp")) where.line = arg.line;
+  }
+  const std::optional<Prediction> best =
+      plan::best_split(l, m.model, m.costs, m.cluster, m.workload, calibration, context);
+  const std::string what =
+      pp_divides ? fmt::format("{} does not divide the {} layers of each of the {} pipeline stages", l.vpp,
+                               m.model.num_layers / l.pp, l.pp)
+                 : fmt::format("{} does not divide {} layers", l.pp, m.model.num_layers);
+  // No valid split: another rule is broken too, and find_layout_violation names the first.
+  if (!best) return;
+  throw_input(where, "{}; try {}", what, layout::split_arguments(best->layout));
+}
+
 int run_predict(const PredictOptions& o, Io& io) {
   const plan::Calibration calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
@@ -81,6 +109,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   double measured = 0;
   std::optional<std::vector<std::string>> not_priced;
   std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
+  std::vector<std::string> chosen;         // what a partial spec left out, as filled in
   if (!o.recipe.empty()) {
     if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty() || !o.cluster.empty()) {
       throw_usage("give either --recipe or --model/--gpu/--cluster/--gpus/--layout, not both");
@@ -115,7 +144,11 @@ int run_predict(const PredictOptions& o, Io& io) {
     m.cluster =
         plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, o.gpus);
     m.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
-    Layout requested;
+    layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
+                                  m.workload.global_batch};
+    context.num_layers = m.model.num_layers;
+    context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
+    context.gpu_mxfp8 = std::ranges::count(m.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
     if (from_args) {
       const std::string file = o.script.empty() ? "--args" : o.script;
       const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
@@ -127,21 +160,22 @@ int run_predict(const PredictOptions& o, Io& io) {
       carried = layout::training_args(launch);
       apply_job(o, job, m);
       m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
-      requested = layout::job_layout(job, m.workload.row_tokens, m.model);
       not_priced = job.not_priced;
+      m.costs = plan::model_costs(m.model, m.workload.row_tokens);
+      // The job's own arguments run as Megatron-LM would run them: nothing is filled in.
+      m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
+      require_job_split(m, launch, calibration, context, file);
     } else {
-      requested = layout::parse_layout_spec(o.layout);
+      m.costs = plan::model_costs(m.model, m.workload.row_tokens);
+      const plan::CompletedLayout completed =
+          plan::complete_layout(layout::parse_partial_layout_spec(o.layout), m.model, m.costs, m.cluster,
+                                m.workload, calibration, context);
+      m.layout = completed.layout;
+      chosen = completed.chosen;
     }
-    layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                  m.workload.global_batch};
-    context.num_layers = m.model.num_layers;
-    context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
-    context.gpu_mxfp8 = std::ranges::count(m.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
-    m.layout = layout::resolve_layout(requested, context);
     if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
       throw Error(ErrorKind::input, *violation, SourceLocation{"", 0, 0, "layout"});
     }
-    m.costs = plan::model_costs(m.model, m.workload.row_tokens);
   }
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
   const layout::Engine engine = layout::parse_engine(o.engine.empty() ? std::string("megatron") : o.engine);
@@ -165,6 +199,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, calibration.source};
   header.engine = layout::to_string(engine);
   header.not_priced = not_priced;
+  header.chosen = chosen;
   header.moe = m.model.num_experts > 0;
   header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
   std::optional<Recipe> recipe;

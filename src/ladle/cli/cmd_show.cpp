@@ -32,7 +32,7 @@ void add_show_command(CLI::App& command, Io& io) {
   auto opt = std::make_shared<ShowOptions>();
   command.add_option("recipe", opt->recipe, "a recipe file, or a catalog name (file stem or model/gpu/stem)")->required();
   command.add_option("--format", opt->format, "md, text (the published page layout), json or yaml")
-      ->check(CLI::IsMember({"md", "text", "json", "yaml"}));
+      ->check(one_of({"md", "text", "json", "yaml"}));
   // --json as every reporting command has it: the same as --format json.
   command.add_flag_callback("--json", [opt] { opt->format = "json"; }, "print the page as JSON (--format json)");
   command.callback([opt, &io] { io.exit_code = run_show(*opt, io); });

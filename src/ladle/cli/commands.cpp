@@ -7,6 +7,7 @@
 #include <vector>
 
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/error.hpp"
@@ -73,8 +74,17 @@ const CLI::Validator& positive_integer() {
         }
         return {};
       },
-      "INT>=1");
+      "");  // the option's help says what it takes; no CLI11 type noise
   return check;
+}
+
+CLI::Validator one_of(std::vector<std::string> names) {
+  return CLI::Validator(
+      [names = std::move(names)](std::string& text) -> std::string {
+        if (std::find(names.begin(), names.end(), text) != names.end()) return {};
+        return fmt::format("expected {}, got '{}'{}", util::join(names, ", "), text, util::did_you_mean(text, names));
+      },
+      "");
 }
 
 recipe::LoadedRecipe resolve_recipe(const std::string& name_or_path) {

@@ -3,6 +3,7 @@
 #include <iosfwd>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "ladle/recipe/recipe_io.hpp"
 
@@ -64,5 +65,9 @@ void add_quiet_flag(CLI::App& command, bool& quiet);
 
 /// A CLI11 check that accepts an integer >= 1 and otherwise says "expected a positive integer".
 const CLI::Validator& positive_integer();
+
+/// A CLI11 check that accepts one of `names` and otherwise says "expected one of a, b or c, got
+/// 'x'" with the nearest name ("did you mean 'a'?"); no type noise in --help.
+CLI::Validator one_of(std::vector<std::string> names);
 
 }  // namespace ladle::cli

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/pipeline_layout.hpp"
 #include "ladle/util/error.hpp"
 
@@ -111,6 +112,75 @@ std::string suggest_split(int64_t pp, int64_t vpp, int64_t num_layers) {
     }
   }
   return {};
+}
+
+bool has_split(const Layout& l) {
+  return l.first > 0 || l.last > 0 || l.account_embedding || l.account_loss || !l.pipeline_layout.empty() ||
+         l.vpp_layers > 0;
+}
+
+std::vector<Layout> candidate_splits(const Layout& layout, int64_t num_layers) {
+  std::vector<Layout> out;
+  if (layout.pp < 2 || num_layers < 1) return out;
+  Layout plain = layout;
+  plain.first = plain.last = 0;
+  plain.account_embedding = plain.account_loss = false;
+  plain.pipeline_layout.clear();
+  plain.vpp_layers = 0;
+  std::vector<std::vector<int64_t>> seen;
+  const auto consider = [&](const Layout& candidate) {
+    std::vector<int64_t> chunks = virtual_stage_layers(candidate, num_layers);
+    if (chunks.empty() || std::find(seen.begin(), seen.end(), chunks) != seen.end()) return;
+    seen.push_back(std::move(chunks));
+    out.push_back(candidate);
+  };
+  for (const auto& [embedding, loss] : {std::pair{true, false}, std::pair{false, true}, std::pair{true, true}}) {
+    Layout candidate = plain;
+    candidate.account_embedding = embedding;
+    candidate.account_loss = loss;
+    consider(candidate);
+  }
+  const int64_t vpp = layout.vpp;
+  const int64_t cap = std::min(num_layers, 2 * ((num_layers + layout.pp - 1) / layout.pp));
+  for (int64_t first = vpp; first <= cap; first += vpp) {
+    for (int64_t last = vpp; last <= cap && first + last <= num_layers; last += vpp) {
+      Layout candidate = plain;
+      candidate.first = first;
+      candidate.last = last;
+      consider(candidate);
+    }
+  }
+  return out;
+}
+
+namespace {
+
+constexpr std::string_view kSplitKeys[] = {"first", "last", "account_embedding", "account_loss"};
+
+}  // namespace
+
+std::string split_arguments(const Layout& l) {
+  std::string out;
+  for (std::string_view key : kSplitKeys) {
+    const Knob& knob = *find_knob(key);
+    if (knob_is_default(knob, l)) continue;
+    const KnobArg& arg = knob.args.front();
+    if (!out.empty()) out += ' ';
+    out += arg.flag;
+    if (arg.form == ArgForm::value) out += " " + knob_text(knob, l);
+  }
+  return out;
+}
+
+std::string split_spec(const Layout& l) {
+  std::string out;
+  for (std::string_view key : kSplitKeys) {
+    const Knob& knob = *find_knob(key);
+    if (knob_is_default(knob, l)) continue;
+    if (!out.empty()) out += ',';
+    out += fmt::format("{}={}", key, knob_text(knob, l));
+  }
+  return out;
 }
 
 int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context) {
@@ -369,8 +439,12 @@ std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpe
                        l.ep * l.etp, l.tp * l.cp * l.dp);
   }
   if (l.sp && l.tp == 1) return std::string("sequence parallel needs tp > 1");
-  if (moe && l.tp > 1 && l.ep > 1 && !l.sp) {
-    return fmt::format("tp {} with ep {} needs sequence parallel (Megatron-LM asserts it for MoE)", l.tp, l.ep);
+  // megatron/core/transformer/moe/moe_layer.py (MoELayer.forward) raises in training whatever EP is.
+  if (moe && l.tp > 1 && !l.sp) {
+    return fmt::format(
+        "tp {} on a MoE model needs sequence parallel (Megatron-LM: \"During training, performance may degrade if "
+        "MoE and tensor parallelism are enabled without also enabling sequence parallelism\")",
+        l.tp);
   }
   if (l.pp > model.num_layers) {
     return fmt::format("pp {} exceeds the {} decoder layers", l.pp, model.num_layers);

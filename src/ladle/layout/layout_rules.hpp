@@ -45,6 +45,25 @@ std::vector<int64_t> stage_layers(const Layout& layout, int64_t num_layers);
 /// and last stages ("first=3,last=3"); empty when pp < 2 or nothing fits.
 std::string suggest_split(int64_t pp, int64_t vpp, int64_t num_layers);
 
+/// Whether `layout` states how its layers split over the pipeline: first or last stage layers,
+/// the embedding or loss counted as a layer, a pipeline layout string or layers per virtual stage.
+bool has_split(const Layout& layout);
+
+/// Every way Megatron-LM can split `num_layers` over `layout`'s pp stages of vpp chunks when the
+/// layout states no split: the embedding and/or the loss counted as a layer, then uneven first and
+/// last stages (--decoder-first/last-pipeline-num-layers, each a multiple of vpp and at most twice
+/// the even share), each a copy of `layout` with that split; one per distinct list of stage layers,
+/// in that order. Empty when pp < 2.
+std::vector<Layout> candidate_splits(const Layout& layout, int64_t num_layers);
+
+/// The split of `layout` as Megatron-LM arguments, e.g. "--decoder-first-pipeline-num-layers 11
+/// --decoder-last-pipeline-num-layers 11" or "--account-for-embedding-in-pipeline-split" (the knob
+/// table's arguments); empty when it states no split.
+std::string split_arguments(const Layout& layout);
+
+/// The same as spec items, e.g. "first=11,last=11"; empty when it states no split.
+std::string split_spec(const Layout& layout);
+
 /// Microbatches each data-parallel rank runs per step: ceil(global_batch / dp / rows_per_mb).
 int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context);
 

@@ -68,10 +68,9 @@ bool spec_writes(const Knob& knob, const Layout& l) {
 }
 
 // The label form `ls` and `show` print ("TP4 PP4 EP16 DP4", any case, spaces or commas): the
-// sizes it names, and what `plan` would choose for the rest (sequence parallel wherever tp > 1,
-// the precision-aware optimizer). Returns false when `text` is not a label, so key=value specs
-// keep their own errors.
-bool parse_layout_label(std::string_view text, Layout& layout) {
+// sizes it names, each key appended to `given`. Returns false when `text` is not a label, so
+// key=value specs keep their own errors.
+bool parse_layout_label(std::string_view text, Layout& layout, std::vector<std::string>& given) {
   if (text.find('=') != std::string_view::npos) return false;
   std::string words(text);
   for (char& ch : words) {
@@ -91,6 +90,7 @@ bool parse_layout_label(std::string_view text, Layout& layout) {
       throw_usage("layout label: expected sizes such as 'TP4 PP4 EP16 DP4', got '{}'", word);
     }
     if (!seen.insert(key).second) fail(key, "given twice");
+    given.push_back(key);
     const int64_t size = parse_count(key, value);
     if (key == "tp") layout.tp = size;
     else if (key == "pp") layout.pp = size;
@@ -101,10 +101,7 @@ bool parse_layout_label(std::string_view text, Layout& layout) {
     else layout.dp = size;
     any = true;
   }
-  if (!any) return false;
-  layout.sp = layout.tp > 1;
-  layout.precision_aware = true;
-  return true;
+  return any;
 }
 
 }  // namespace
@@ -117,12 +114,30 @@ std::vector<std::string> layout_spec_keys() {
   return keys;
 }
 
+bool PartialLayout::names(std::string_view key) const {
+  return std::find(given.begin(), given.end(), key) != given.end();
+}
+
 Layout parse_layout_spec(std::string_view spec) {
-  Layout layout;
+  const std::string_view trimmed = util::trim(spec);
+  std::vector<std::string> label_keys;
+  Layout label;
+  if (!trimmed.empty() && parse_layout_label(trimmed, label, label_keys)) {
+    // What `plan` would choose for what a label leaves out.
+    label.sp = label.tp > 1;
+    label.precision_aware = true;
+    return label;
+  }
+  return parse_partial_layout_spec(spec).layout;
+}
+
+PartialLayout parse_partial_layout_spec(std::string_view spec) {
+  PartialLayout out;
+  Layout& layout = out.layout;
   const std::vector<std::string> keys = layout_spec_keys();
   const std::string_view trimmed = util::trim(spec);
   if (trimmed.empty()) throw_usage("layout spec is empty; expected key=value pairs such as 'tp=2,ep=8'");
-  if (parse_layout_label(trimmed, layout)) return layout;
+  if (parse_layout_label(trimmed, layout, out.given)) return out;
   std::vector<std::pair<const Knob*, std::string>> given;
   for (const std::string& item : util::split(trimmed, ',')) {
     const std::string_view pair = util::trim(item);
@@ -141,6 +156,7 @@ Layout parse_layout_spec(std::string_view spec) {
       if (seen == knob) fail(key, "given twice");
     }
     given.emplace_back(knob, std::string(value));
+    out.given.push_back(key);
   }
   // Applied in table order, so that moments= comes before moments_sq=.
   for (const Knob& knob : kKnobs) {
@@ -154,7 +170,7 @@ Layout parse_layout_spec(std::string_view spec) {
       if (knob.key == "moments") layout.moments_sq = layout.moments;
     }
   }
-  return layout;
+  return out;
 }
 
 std::string format_layout_spec(const Layout& l) {

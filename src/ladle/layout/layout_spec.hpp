@@ -23,6 +23,21 @@ std::vector<std::string> layout_spec_keys();
 /// precision_aware on).
 Layout parse_layout_spec(std::string_view spec);
 
+/// A spec as written: the layout it gives (Layout's defaults for what it leaves out) and the spec
+/// keys it names, in the order given (a label names its sizes: tp, pp, and vpp, cp, ep, etp, dp
+/// where written).
+struct PartialLayout {
+  Layout layout;
+  std::vector<std::string> given;
+  /// Whether the spec names `key`.
+  bool names(std::string_view key) const;
+};
+
+/// parse_layout_spec, keeping which keys the spec names; a label's layout keeps Layout's defaults
+/// for what it leaves out (complete_layout in plan/partial_layout.hpp fills them in). Throws as
+/// parse_layout_spec does.
+PartialLayout parse_partial_layout_spec(std::string_view spec);
+
 /// The canonical spec: every key in layout_spec_keys() order; first/last only when set and
 /// moments only when bf16. parse_layout_spec(format_layout_spec(x)) == x.
 std::string format_layout_spec(const Layout& layout);

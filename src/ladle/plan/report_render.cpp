@@ -42,6 +42,7 @@ Json header_json(const ReportHeader& h) {
   j["precision"] = to_string(h.workload.precision);
   j["calibration"] = h.calibration;
   if (h.not_priced) j["not_priced"] = *h.not_priced;
+  if (!h.chosen.empty()) j["chosen"] = h.chosen;
   return j;
 }
 
@@ -257,6 +258,12 @@ std::string not_priced_line(const ReportHeader& h) {
                      h.not_priced->size() == 1 ? "" : "s", util::join(*h.not_priced, ", "));
 }
 
+std::string chosen_lines(const ReportHeader& h) {
+  std::string out;
+  for (const std::string& item : h.chosen) out += "chose: " + item + "\n";
+  return out;
+}
+
 std::string percent(double fraction) { return fmt::format("{:.1f}%", 100 * fraction); }
 
 // "5,900-7,350": the 80% throughput interval, whole tokens grouped by thousands.
@@ -290,6 +297,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   std::string out = fmt::format("predict: {}\n", header_line(h));
   out += fmt::format("layout: {}\n", shown_label(p.layout, h));
   out += wrapped_spec("spec: " + shown_spec(p.layout, h), "");
+  out += chosen_lines(h);
   out += fmt::format("calibration: {}\n", h.calibration);
   out += not_priced_line(h);
   out += "\n";
@@ -372,6 +380,7 @@ std::string prediction_json(const Prediction& p, const ReportHeader& h, double m
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
+  out += chosen_lines(h);
   out += not_priced_line(h);
   out += wrapped_words(
       fmt::format("searched {} layouts: {} predicted one by one ({} valid, {} fit in {:.1f} GiB per GPU, {:.0f}% of "

@@ -28,6 +28,9 @@ struct ReportHeader {
   std::function<std::string(const Layout&)> launch_args;
   /// Arguments of the user's job ladle does not price (--args/--script); absent otherwise.
   std::optional<std::vector<std::string>> not_priced;
+  /// What ladle filled in that a partial layout spec leaves out, one item each ("sp=on (...)");
+  /// printed as `chose:` lines and as JSON `chosen` (left out when empty).
+  std::vector<std::string> chosen;
   /// Text tables give each layout's full spec in the row (`--wide`) instead of its summary, with the
   /// spec below, so that a default report stays within 120 columns.
   bool wide = false;
