@@ -67,12 +67,20 @@ struct Rejected {
   double overshoot = 0;             ///< needed / usable (HBM, or host memory when that binds)
 };
 
+/// Watched ranks up to this are exact; a layout with this many fitting layouts or more predicted
+/// faster ranks "beyond" it. Counting every faster layout of a slow watched layout would mean
+/// predicting millions of them one by one (no bound prunes a group that is all faster and all fits).
+inline constexpr int64_t kWatchRankExact = 300;
+
 /// Where a watched layout stands.
 struct WatchResult {
   Layout layout;
   bool enumerated = false;  ///< the search generated it
   std::string status;       ///< "fits", "invalid: ...", "does not fit: ..."
-  int64_t rank = 0;         ///< 1-based among fitting layouts of the space (those strictly faster + 1)
+  /// 1-based among fitting layouts of the space (those strictly faster + 1); kWatchRankExact + 1
+  /// with rank_exact false when kWatchRankExact or more are faster.
+  int64_t rank = 0;
+  bool rank_exact = true;
   double tokens_per_s_per_gpu = 0;
 };
 
