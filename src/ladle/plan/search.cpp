@@ -983,4 +983,25 @@ Objective parse_objective(std::string_view name) {
 
 PlanReport plan_layouts(const PlanRequest& request) { return Search(request).run(); }
 
+std::vector<SearchLevel> search_levels(const ModelSpec& model, const Layout& base,
+                                       const std::vector<std::string>& fixed) {
+  std::vector<SearchLevel> out;
+  for (const Level& level : Space(model, base, fixed).levels()) {
+    SearchLevel l;
+    l.key = std::string(level.knob->key);
+    for (const Option& option : level.options) {
+      Layout scratch = base;
+      apply_sets(scratch, option.sets);
+      std::vector<std::pair<std::string, std::string>> words;
+      for (const Assign& a : option.sets) words.emplace_back(a.knob->key, layout::knob_text(*a.knob, scratch));
+      l.options.push_back(std::move(words));
+      l.needs_a2a.push_back(option.a2a_overlap);
+    }
+    l.least_memory = level.least_memory == std::string::npos ? SearchLevel::npos : level.least_memory;
+    l.fastest = level.fastest == std::string::npos ? SearchLevel::npos : level.fastest;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
+
 }  // namespace ladle::plan

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
@@ -106,6 +107,23 @@ struct PlanReport {
   double usable_gib = 0;  ///< HBM per GPU a fitting layout may use
   Rank rank = Rank::median;  ///< what ordered `top`
 };
+
+/// One level of the branch and bound as the search builds it: a searched knob, each of its options
+/// (the knob's value with those of the searched knobs that depend on it, as (key, spec text)
+/// pairs), and the options its bounds take as needing the least memory and as the fastest
+/// (npos: none, the bound takes the best of every option). For the tests that check the bounds
+/// against the memory and time models.
+struct SearchLevel {
+  static constexpr size_t npos = static_cast<size_t>(-1);
+  std::string key;
+  std::vector<std::vector<std::pair<std::string, std::string>>> options;
+  std::vector<bool> needs_a2a;  ///< per option: only where the expert all-to-all runs (ep > 1)
+  size_t least_memory = npos;
+  size_t fastest = npos;
+};
+/// The levels of a search of `model` from `base` with the knobs `fixed` kept.
+std::vector<SearchLevel> search_levels(const ModelSpec& model, const Layout& base,
+                                       const std::vector<std::string>& fixed);
 
 /// Runs the search. Throws Error(usage) naming the constraint when no layout is valid, Error(no)
 /// when none fits memory; the message names the constraint: no
