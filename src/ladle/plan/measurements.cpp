@@ -17,6 +17,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -326,7 +327,10 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
   } else if (node["args"]) {
     const std::string text = r.text(node, "args", path, "the launch arguments");
     try {
-      layout = layout::layout_from_run_args(recipe::parse_run_script(text, r.file()));
+      // Read as `predict --args` reads them: every value of a many-valued argument
+      // (--recompute-modules mlp mla_up_proj, --cuda-graph-scope attn moe_router), not the first.
+      const recipe::LaunchArgs launch = recipe::parse_launch_args(text, r.file());
+      layout = layout::read_layout_args(layout::training_args(launch), layout::Engine::megatron, r.file()).layout;
     } catch (const Error& e) {
       throw_input(r.at(node["args"], path + ".args"), "{}", e.message());
     }

@@ -3,6 +3,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 #include "ladle/util/embedded.hpp"
@@ -34,6 +35,13 @@ MemoryFacts parse_memory_facts() {
     for (const auto& entry : d["recv_tokens"]) {
       f.deepep.recv_tokens[entry.first.as<int64_t>()] = {entry.second[0].as<int64_t>(), entry.second[1].as<int64_t>()};
     }
+    const YAML::Node hy = root["hybridep"];
+    f.hybridep.token_bytes = hy["token_bytes"].as<int64_t>();
+    f.hybridep.prob_bytes = hy["prob_bytes"].as<int64_t>();
+    f.hybridep.scaling_block = hy["scaling_block"].as<int64_t>();
+    f.hybridep.scaling_bytes = hy["scaling_bytes"].as<int64_t>();
+    f.hybridep.shared_buffer = hy["shared_buffer"].as<bool>();
+    if (f.hybridep.scaling_block < 1) throw Error(ErrorKind::internal, "data/hw/memory_facts.yaml: hybridep scaling_block");
     if (f.deepep.recv_tokens.empty() || f.deepep.nvl_peers < 1 || f.deepep.num_sms < 2) {
       throw Error(ErrorKind::internal, "data/hw/memory_facts.yaml: deepep needs recv_tokens, nvl_peers and num_sms");
     }
@@ -77,6 +85,32 @@ double deepep_buffer_bytes(const DeepEpFacts& f, int64_t group, double hidden_by
     rdma += channels * rdma_ranks * rdma_recv * 2 * (hidden_bytes + meta + topk * topk_idx + topk * 4 + scales * 4 + 16);
   }
   return nvl + rdma;
+}
+
+double hybridep_buffer_bytes(const HybridEpFacts& f, int64_t group, int64_t domain, double tokens, double hidden,
+                             double local_experts) {
+  if (group < 2) return 0;
+  const double per_domain = static_cast<double>(std::clamp<int64_t>(domain, 1, group));
+  const double domains = std::max(1.0, std::ceil(static_cast<double>(group) / per_domain));
+  const double token = static_cast<double>(f.token_bytes);
+  const double prob = static_cast<double>(f.prob_bytes);
+  const double scales = hidden / static_cast<double>(f.scaling_block) * static_cast<double>(f.scaling_bytes);
+  // NVLCoordinator: max_num_of_tokens = tokens per rank x ranks per domain x domains ("all
+  // tokens are routed to the same expert"); combine's token (uint16) and probability buffers,
+  // which dispatch shares under use_shared_buffer, and dispatch's scaling factors.
+  const double most = tokens * per_domain * domains;
+  const double domain_probs = local_experts * per_domain;
+  double bytes = (f.shared_buffer ? 1.0 : 2.0) * most * (hidden * token + domain_probs * prob) + most * scales;
+  if (domains > 1) {
+    // RDMACoordinator: dispatch's attention-side input (token, probabilities over the whole
+    // group, scales) and the inter-domain group buffers for the other domains; combine's
+    // intra-domain reduction and inter-domain group buffers (token and probabilities).
+    const double others = domains - 1;
+    bytes += tokens * (hidden * token + local_experts * per_domain * domains * prob + scales);
+    bytes += tokens * others * (hidden * token + domain_probs * prob + scales);
+    bytes += 2 * tokens * others * (hidden * token + domain_probs * prob);
+  }
+  return bytes;
 }
 
 }  // namespace ladle::plan

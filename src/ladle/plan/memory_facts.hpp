@@ -1,7 +1,8 @@
 #pragma once
 // memory_facts.hpp: the published figures the memory model adds beside the model's own tensors
 // (data/hw/memory_facts.yaml): the CUDA context, NCCL's communicator buffers, cuBLAS and
-// Transformer Engine workspaces, Transformer Engine's TP-overlap userbuffers and DeepEP's buffers.
+// Transformer Engine workspaces, Transformer Engine's TP-overlap userbuffers and DeepEP's and
+// HybridEP's buffers.
 
 #include <cstdint>
 #include <map>
@@ -22,6 +23,18 @@ struct DeepEpFacts {
   bool operator==(const DeepEpFacts&) const = default;
 };
 
+/// HybridEP's buffer sizes (DeepEP's hybrid-ep branch, csrc/hybrid_ep/buffer/intranode.cu and
+/// internode_doca.cu): per NVLink domain one token, probability and FP8-scale buffer for the
+/// worst case of every token of the group routed to one rank; across domains the RDMA staging.
+struct HybridEpFacts {
+  int64_t token_bytes = 2;      ///< BF16 tokens (HybridEP does not dispatch FP8 under Megatron-LM)
+  int64_t prob_bytes = 4;       ///< FP32 routing probabilities
+  int64_t scaling_block = 128;  ///< elements per FP8 scaling factor
+  int64_t scaling_bytes = 4;    ///< FP32 scaling factors
+  bool shared_buffer = true;    ///< HybridEPBuffer(use_shared_buffer=True): dispatch reuses combine's
+  bool operator==(const HybridEpFacts&) const = default;
+};
+
 /// The figures of data/hw/memory_facts.yaml.
 struct MemoryFacts {
   double cuda_context_mib = 0;
@@ -31,6 +44,7 @@ struct MemoryFacts {
   double workspaces_mib = 0;
   int64_t tp_overlap_buffers = 0;  ///< userbuffers of the layer input shape under --tp-comm-overlap
   DeepEpFacts deepep;
+  HybridEpFacts hybridep;
   bool operator==(const MemoryFacts&) const = default;
 };
 
@@ -43,5 +57,12 @@ const MemoryFacts& memory_facts();
 /// configs). A group size DeepEP has no config for takes the next larger one listed (the largest
 /// when beyond the table).
 double deepep_buffer_bytes(const DeepEpFacts& facts, int64_t group, double hidden_bytes);
+
+/// Bytes of HybridEP's buffers per GPU for an expert group of `group` ranks of which `domain`
+/// share an NVLink domain, `tokens` tokens per rank (the dispatcher's input), `hidden` elements
+/// per token and `local_experts` experts per rank (Megatron-LM's init_hybrid_ep_buffer sizes it
+/// from the first dispatch's input).
+double hybridep_buffer_bytes(const HybridEpFacts& facts, int64_t group, int64_t domain, double tokens, double hidden,
+                             double local_experts);
 
 }  // namespace ladle::plan

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_facts.hpp"
 #include "ladle/util/embedded.hpp"
@@ -37,7 +38,16 @@ struct Storage {
   /// recipes the quantized copy TE keeps for the weight gradient (1 byte, plus one FP32 scale per
   /// 1x128 tile for blockwise and one E8M0 scale per 32 elements for MXFP8).
   double linear_input = kBf16;
-  bool fp8 = false;  ///< TE FP8: the projection keeps an FP8 copy beside flash attention's BF16 output
+  bool fp8 = false;  ///< TE FP8
+  /// A second, quantized copy of a BF16 tensor another module already saves: the attention
+  /// projection's input beside flash attention's output, the shared expert's fc1 input beside the
+  /// router's. Only TE's delayed scaling keeps one: for every other FP8 recipe Megatron-LM calls
+  /// set_save_original_input on linear_proj (transformer/attention.py,
+  /// multi_latent_attention.py) and on the shared expert's linear_fc1
+  /// (transformer/moe/shared_experts.py), so they save the BF16 tensor they share (Megatron-LM
+  /// commit 781e765, TE >= 2.6; "it actually saves 1.5 times the size", Megatron-LM's DeepSeek-V3
+  /// GB200 write-up, section 2.2.2).
+  bool fp8_second_copy = false;
 };
 
 Storage storage_of(const Layout& l) {
@@ -46,6 +56,7 @@ Storage storage_of(const Layout& l) {
   // torchao's Float8Linear (torchtitan's FP8) saves its high-precision input; only TE quantizes it.
   if (l.fp8 != Fp8Format::none && !s.torch) {
     s.fp8 = true;
+    s.fp8_second_copy = l.fp8_recipe == Fp8Recipe::delayed;
     switch (l.fp8_recipe) {
       case Fp8Recipe::delayed:
       case Fp8Recipe::tensorwise: s.linear_input = 1.0; break;
@@ -84,11 +95,15 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     // outputs are all s/TP under SP; the up-projections' inputs are gathered again in backward.
     elements += norm_out * lin * h / sp_div;                                                  // down-projection input
     elements += static_cast<double>(c.q_lora_rank + c.kv_lora_rank + c.rope_dim) / sp_div;  // down outputs
-    elements += lin * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;         // normed latents
+    // The latent norms' outputs: the up-projections' (quantized) inputs, or under mla_up_proj
+    // the BF16 inputs the checkpoint keeps (CheckpointWithoutOutput over
+    // qkv_up_proj_and_rope_apply, which starts after q_layernorm and kv_layernorm).
+    const double latent = up_proj > 0 ? lin : 1.0;
+    elements += latent * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;  // normed latents
     elements += up_proj * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
     elements += up_proj * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
     elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
-    if (st.fp8) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;           // its FP8 copy
+    if (st.fp8_second_copy) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
   } else {
     const double d = static_cast<double>(c.head_dim);
     const double kv = static_cast<double>(c.kv_heads);
@@ -96,7 +111,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     elements += (heads + 2 * kv) * d / tp;           // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
     elements += heads * d / tp;                      // attention output (the projection's input)
-    if (st.fp8) elements += lin * heads * d / tp;    // the projection's FP8 copy of it
+    if (st.fp8_second_copy) elements += lin * heads * d / tp;  // the projection's FP8 copy of it
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   double bytes = elements * kBf16;
@@ -113,7 +128,10 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // --recompute-modules moe reruns the whole MoE layer: only its input is kept.
   if (recomputed(RecomputeModule::moe)) return bytes + kBf16 * h / sp_div;
   const double etp = static_cast<double>(l.etp);
-  bytes += kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;  // router input, logits
+  // The router's input is the pre-MLP norm's BF16 output (router.py's gating linear saves it);
+  // --recompute-modules layernorm discards it after the MLP's forward
+  // (transformer_layer.py, recompute_pre_mlp_layernorm). Its FP32 logits per expert.
+  bytes += norm_out * kBf16 * h / sp_div + kFp32 * static_cast<double>(c.experts) / sp_div;
   // Routed copies held per GPU for each token of the microbatch: top-k spread over the TP ranks'
   // shares, each ETP rank seeing its experts' tokens; the busiest rank holds `imbalance` times
   // the mean (1.0 under --moe-router-force-load-balancing).
@@ -127,9 +145,11 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const bool moe_act = recomputed(RecomputeModule::moe_act);
   bytes += copies * (st.linear_input * h + kBf16 * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
   if (c.shared_ffn > 0) {
-    // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input.
+    // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input. That
+    // input is the router's (the same BF16 norm output) except for the quantized copy delayed
+    // scaling keeps when the shared expert is not recomputed.
     const double shared = static_cast<double>(c.shared_ffn);
-    bytes += mlp_input;
+    if (st.fp8_second_copy && !recomputed(RecomputeModule::shared_experts)) bytes += mlp_input;
     if (!recomputed(RecomputeModule::shared_experts)) bytes += kBf16 * 2 * shared / tp + st.linear_input * shared / tp;
   }
   return bytes;
@@ -240,7 +260,13 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
                                                                 : 0.0;
     fp8_copy_bytes = (l.fp8_param_gather ? 1.0 : 2.0) * (1.0 + scale);
   }
-  const double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
+  // Routed copies on the busiest expert rank over the mean: 1.0 under
+  // --moe-router-force-load-balancing, the stated default otherwise. A capacity factor caps each
+  // expert at ceil(tokens x top-k / experts x factor) copies (moe/moe_utils.py get_capacity, as
+  // apply_router_token_dropping calls it); --moe-pad-expert-input-to-capacity fills every expert
+  // to exactly that.
+  double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
+  if (l.capacity > 0) imbalance = l.pad_capacity ? l.capacity : std::min(imbalance, l.capacity);
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double h = static_cast<double>(c.hidden);
   const int64_t pp = l.pp;
@@ -272,6 +298,22 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   const double nccl_bytes = nccl_communicators(c, l) * static_cast<double>(facts.nccl_channels) *
                             static_cast<double>(facts.nccl_peers_per_channel) * facts.nccl_buffsize_mib * kMiB;
 
+  // Interleaved 1F1B: the decoder layers of each virtual stage (v * pp + r on rank r), so each
+  // rank's chunks hold the layer kinds Megatron-LM places there (DeepSeek-V3's dense first layers
+  // sit on the first chunks of ranks 0 and 1, not all on rank 0).
+  std::vector<int64_t> chunk_begin;
+  std::vector<int64_t> chunk_layers;
+  if (l.vpp > 1 && pp > 1) {
+    chunk_layers = layout::virtual_stage_layers(l, c.num_layers);
+    if (chunk_layers.size() != static_cast<size_t>(pp * l.vpp)) chunk_layers.clear();
+    int64_t at_layer = 0;
+    for (int64_t layers : chunk_layers) {
+      chunk_begin.push_back(at_layer);
+      at_layer += layers;
+    }
+  }
+  const bool by_chunk = !chunk_layers.empty() && l.vpp <= 64;
+
   if (stage_memory) stage_memory->assign(static_cast<size_t>(pp), {});
   int64_t begin = 0;
   for (int64_t s = 0; s < pp; ++s) {
@@ -282,13 +324,25 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     double dense = 0;
     double expert = 0;
     double acts_one_mb = 0;
-    for (size_t k = 0; k < c.kinds.size(); ++k) {
-      const double count = c.count(k, begin, end);
-      if (count == 0) continue;
-      const LayerKind& kind = c.kinds[k];
-      dense += count * (kind.tp_params / tp + kind.replicated_params);
-      expert += count * kind.expert_params / expert_div;
-      acts_one_mb += count * kind_bytes[k];
+    // Per chunk of this rank (one chunk, the whole stage, without interleaving): its layers and
+    // one microbatch's activations in them.
+    std::array<double, 64> chunk_acts{};
+    std::array<double, 64> chunk_n{};
+    const int64_t chunks_here = by_chunk ? std::min<int64_t>(l.vpp, 64) : 1;
+    for (int64_t j = 0; j < chunks_here; ++j) {
+      const size_t v = static_cast<size_t>(j * pp + s);
+      const int64_t from = by_chunk ? chunk_begin[v] : begin;
+      const int64_t to = by_chunk ? chunk_begin[v] + chunk_layers[v] : end;
+      chunk_n[static_cast<size_t>(j)] = static_cast<double>(to - from);
+      for (size_t k = 0; k < c.kinds.size(); ++k) {
+        const double count = c.count(k, from, to);
+        if (count == 0) continue;
+        const LayerKind& kind = c.kinds[k];
+        dense += count * (kind.tp_params / tp + kind.replicated_params);
+        expert += count * kind.expert_params / expert_div;
+        chunk_acts[static_cast<size_t>(j)] += count * kind_bytes[k];
+      }
+      acts_one_mb += chunk_acts[static_cast<size_t>(j)];
     }
     if (first) dense += c.embedding_params / tp;
     const double head = last ? c.head_params / tp : 0.0;
@@ -299,13 +353,28 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       expert += mtp_n * c.mtp.expert_params / expert_div;
     }
     if (l.recompute == RecomputeGranularity::full) {
-      const double chunk_layers = static_cast<double>(n) / vpp;
       const double r = static_cast<double>(l.recompute_layers);
-      if (l.recompute_method == RecomputeMethod::uniform) {
-        acts_one_mb = std::ceil(chunk_layers / r) * vpp * layer_input;
+      if (by_chunk) {
+        // Each chunk checkpoints its own layers.
+        acts_one_mb = 0;
+        for (int64_t j = 0; j < chunks_here; ++j) {
+          double& a = chunk_acts[static_cast<size_t>(j)];
+          const double layers_j = chunk_n[static_cast<size_t>(j)];
+          if (l.recompute_method == RecomputeMethod::uniform) {
+            a = std::ceil(layers_j / r) * layer_input;
+          } else {
+            a = a * std::max(0.0, layers_j - r) / std::max(1.0, layers_j) + std::min(r, layers_j) * layer_input;
+          }
+          acts_one_mb += a;
+        }
       } else {
-        const double kept_fraction = std::max(0.0, chunk_layers - r) / std::max(1.0, chunk_layers);
-        acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers) * vpp * layer_input;
+        const double chunk_layers_avg = static_cast<double>(n) / vpp;
+        if (l.recompute_method == RecomputeMethod::uniform) {
+          acts_one_mb = std::ceil(chunk_layers_avg / r) * vpp * layer_input;
+        } else {
+          const double kept_fraction = std::max(0.0, chunk_layers_avg - r) / std::max(1.0, chunk_layers_avg);
+          acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers_avg) * vpp * layer_input;
+        }
       }
     }
     // Microbatches in flight on stage s (in whole-stage units). 1F1B: pipeline rank s keeps pp - s.
@@ -314,13 +383,36 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     // model chunks forward before its first backward (G = microbatch group size, pp by default),
     // each chunk holding 1/v of the stage's layers.
     double in_flight = static_cast<double>(std::min<int64_t>(microbatches, pp - s));
+    double acts_held = acts_one_mb * in_flight;  // one microbatch's activations x those in flight
+    double layers_held = static_cast<double>(n) * in_flight;
     if (l.vpp > 1) {
       // --overlap-moe-expert-parallel-comm runs one more chunk forward to overlap with.
       const double chunks = 2.0 * static_cast<double>(pp - s - 1) + (vpp - 1) * static_cast<double>(pp) + 1 +
                             (l.a2a_overlap ? 1.0 : 0.0);
-      in_flight = std::min(chunks, static_cast<double>(microbatches) * vpp) / vpp;
+      const double forwards = std::min(chunks, static_cast<double>(microbatches) * vpp);
+      in_flight = forwards / vpp;
+      acts_held = acts_one_mb * in_flight;
+      layers_held = static_cast<double>(n) * in_flight;
+      if (by_chunk) {
+        // The k-th forward runs chunk (k / G) mod v (get_model_chunk_id), so of F forwards chunk
+        // j holds G per whole round of G x v and what the last partial round gives it.
+        const double g = static_cast<double>(pp);
+        const double round = g * vpp;
+        const double whole = std::floor(forwards / round);
+        const double rest = forwards - whole * round;
+        acts_held = 0;
+        layers_held = 0;
+        for (int64_t j = 0; j < chunks_here; ++j) {
+          const double held = whole * g + std::clamp(rest - static_cast<double>(j) * g, 0.0, g);
+          acts_held += held * chunk_acts[static_cast<size_t>(j)];
+          layers_held += held * chunk_n[static_cast<size_t>(j)];
+        }
+      }
     }
-    if (pp == 1) in_flight = 1;
+    if (pp == 1) {
+      acts_held = acts_one_mb;
+      layers_held = static_cast<double>(n);
+    }
 
     std::array<double, kMemoryParts> part{};
     auto at = [&part](MemoryPart p) -> double& { return part[static_cast<size_t>(p)]; };
@@ -355,7 +447,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
           shard_grads ? grad_bytes * shard + grad_bytes * layer_params : grad_bytes * params;
       at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
     }
-    double acts = acts_one_mb * in_flight;
+    double acts = acts_held;
     // One layer's recompute (or, without checkpointing, the largest layer's backward scratch).
     double working = l.recompute == RecomputeGranularity::full
                          ? largest_layer * static_cast<double>(l.recompute_layers)
@@ -378,13 +470,22 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     at(MemoryPart::activations) = acts;
     at(MemoryPart::working_set) = working;
     if (c.experts > 0) {
-      // The flex dispatcher's DeepEP buffers (outside the allocator), sized by DeepEP's rule for
-      // the TP x EP group Megatron-LM's MoEFlexTokenDispatcher hands it and the hidden bytes;
-      // the all-to-all dispatcher's permuted send and receive copies otherwise.
-      at(MemoryPart::dispatch_buffers) =
-          l.dispatcher == MoeDispatcher::flex
-              ? deepep_buffer_bytes(facts.deepep, l.ep * l.etp, h * kBf16)
-              : 2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
+      // The flex dispatcher's buffers (outside the allocator) for the ETP x EP group Megatron-LM's
+      // MoEFlexTokenDispatcher hands its backend: DeepEP's by its size rule for the group and the
+      // hidden bytes, HybridEP's by its worst case for the group, the NVLink domain and the tokens
+      // each rank dispatches; the all-to-all dispatcher's permuted send and receive copies
+      // otherwise.
+      const int64_t group = l.ep * l.etp;
+      if (l.dispatcher != MoeDispatcher::flex) {
+        at(MemoryPart::dispatch_buffers) =
+            2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
+      } else if (l.flex_backend == FlexBackend::hybridep) {
+        at(MemoryPart::dispatch_buffers) =
+            hybridep_buffer_bytes(facts.hybridep, group, cluster.nvlink_domain(), tokens / sp_div, h,
+                                  static_cast<double>(c.experts) / static_cast<double>(l.ep));
+      } else {
+        at(MemoryPart::dispatch_buffers) = deepep_buffer_bytes(facts.deepep, group, h * kBf16);
+      }
     }
     if (l.tp_overlap && l.tp > 1 && !st.torch) {
       at(MemoryPart::tp_overlap_buffers) =
@@ -394,7 +495,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       // Captured graphs share one private pool in schedule order (Transformer Engine's
       // make_graphed_callables with Megatron-LM's _order), so their activations are the ones
       // counted above; each captured layer and microbatch adds its static input and output.
-      at(MemoryPart::cuda_graphs) = 2 * layer_input * static_cast<double>(n) * std::max(1.0, in_flight);
+      at(MemoryPart::cuda_graphs) = 2 * layer_input * std::max(static_cast<double>(n), layers_held);
     }
     at(MemoryPart::workspaces) = facts.workspaces_mib * kMiB;
     // Allocator slack with expandable segments: a fraction of what is allocated and freed within
