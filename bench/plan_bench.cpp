@@ -2,8 +2,11 @@
 // The baseline is one full prediction (memory + time + names) of the GLM-5.2 seed layout. The
 // searches report the layouts of the space per second, the layouts predicted one by one per
 // second, and their wall time; the brute-force pair runs the same smaller space both ways in the
-// same run, so their ratio is the pruning's speed-up.
+// same run, so their ratio is the pruning's speed-up (BM_SmallerSpacePrunedAgainstBruteForce
+// prints it as `speedup`, CPU time against CPU time).
 #include <benchmark/benchmark.h>
+
+#include <ctime>
 
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -96,6 +99,46 @@ plan::PlanRequest smaller_space(bool brute_force) {
 
 void BM_SmallerSpacePruned(benchmark::State& state) { run_plan(state, smaller_space(false)); }
 BENCHMARK(BM_SmallerSpacePruned)->Unit(benchmark::kMillisecond);
+
+// Both searches in one run: brute force once, then the pruned search as the timed loop; the
+// counters give the layouts predicted by each and the ratio of their CPU times.
+void BM_SmallerSpacePrunedAgainstBruteForce(benchmark::State& state) {
+  const plan::PlanRequest brute = smaller_space(true);
+  const auto cpu_seconds = [] { return static_cast<double>(std::clock()) / CLOCKS_PER_SEC; };
+  const double start = cpu_seconds();
+  const plan::PlanReport brute_report = plan::plan_layouts(brute);
+  const double brute_s = cpu_seconds() - start;
+  const plan::PlanRequest pruned = smaller_space(false);
+  int64_t evaluated = 0;
+  const double loop_start = cpu_seconds();
+  for (auto _ : state) evaluated += plan::plan_layouts(pruned).evaluated;
+  const double pruned_s = (cpu_seconds() - loop_start) / static_cast<double>(state.iterations());
+  state.counters["brute_predicted"] = static_cast<double>(brute_report.evaluated);
+  state.counters["pruned_predicted"] = static_cast<double>(evaluated) / static_cast<double>(state.iterations());
+  state.counters["brute_ms"] = brute_s * 1e3;
+  state.counters["speedup"] = brute_s / pruned_s;
+}
+BENCHMARK(BM_SmallerSpacePrunedAgainstBruteForce)->Unit(benchmark::kMillisecond);
+
+// A --compare layout far down the ranking: its rank is exact up to plan::kWatchRankExact, so the
+// search predicts no more than for that many layouts above it.
+plan::PlanRequest with_slow_watch(const char* model_name, const char* gpu, int64_t gpus, const char* spec) {
+  plan::PlanRequest request = plan_request(model_name, gpu, gpus);
+  request.watch.push_back(layout::resolve_layout(layout::parse_layout_spec(spec),
+                                                 layout::LayoutContext{gpus, 8, 8192, 128}));
+  return request;
+}
+
+void BM_PlanGlm52On128H200CompareSlow(benchmark::State& state) {
+  run_plan(state, with_slow_watch("glm-5.2", "h200", 128, "tp=4,sp=on,pp=4,first=19,last=19,ep=32,recompute=full"));
+}
+BENCHMARK(BM_PlanGlm52On128H200CompareSlow)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+void BM_PlanDeepSeekV3On1024H100CompareSlow(benchmark::State& state) {
+  run_plan(state, with_slow_watch("deepseek-v3", "h100", 1024, "tp=1,pp=8,first=6,last=7,ep=64,recompute=full,"
+                                                               "cuda_graph=none,grad_reduce=fp32"));
+}
+BENCHMARK(BM_PlanDeepSeekV3On1024H100CompareSlow)->Unit(benchmark::kMillisecond)->Iterations(3);
 
 void BM_SmallerSpaceBruteForce(benchmark::State& state) { run_plan(state, smaller_space(true)); }
 BENCHMARK(BM_SmallerSpaceBruteForce)->Unit(benchmark::kMillisecond)->Iterations(1);

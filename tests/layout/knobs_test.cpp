@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "ladle/layout/layout_spec.hpp"
@@ -218,6 +219,70 @@ TEST(Knobs, TrainingArgumentsLeaveTheLauncherOut) {
   EXPECT_EQ(flags, (std::vector<std::string>{"--tensor-model-parallel-size",
                                              "--pipeline-model-parallel-size"}));
   EXPECT_EQ(guess_engine(script), Engine::megatron);
+}
+
+}  // namespace
+}  // namespace ladle::layout
+
+namespace ladle::layout {
+namespace {
+
+// The arguments the planner's vocabulary promises (every knob that moves memory or speed, in the
+// order of their effect): each is a row of the table with a spec key, a recipe field and a
+// Megatron-Bridge override, so the round trips above cover it; and an argument line holding it
+// alone reads back to the layout that writes the same line, for every engine.
+TEST(Knobs, EveryPromisedArgumentIsARowThatRoundTrips) {
+  const std::vector<std::string_view> promised = {
+      "--grad-reduce-in-bf16", "--accumulate-allreduce-grads-in-fp32", "--main-grads-dtype",
+      "--main-params-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype", "--fp8-format", "--fp8-recipe",
+      "--fp8-param-gather", "--first-last-layers-bf16", "--recompute-granularity", "--recompute-modules",
+      "--recompute-method", "--recompute-num-layers", "--pipeline-model-parallel-layout",
+      "--num-layers-per-virtual-pipeline-stage", "--decoder-first-pipeline-num-layers",
+      "--decoder-last-pipeline-num-layers", "--account-for-embedding-in-pipeline-split",
+      "--account-for-loss-in-pipeline-split", "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute",
+      "--moe-shared-expert-overlap", "--moe-flex-dispatcher-backend", "--moe-enable-deepep",
+      "--moe-router-force-load-balancing", "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
+      "--moe-permute-fusion", "--moe-router-dtype", "--cuda-graph-impl", "--cuda-graph-scope",
+      "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap",
+      "--num-distributed-optimizer-instances", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
+      "--use-torch-fsdp2", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",
+      "--fine-grained-activation-offloading", "--offload-modules", "--cp-comm-type",
+      "--hierarchical-context-parallel-sizes"};
+  for (std::string_view flag : promised) {
+    const Knob* knob = find_knob_by_flag(flag);
+    ASSERT_NE(knob, nullptr) << flag;
+    EXPECT_FALSE(knob->recipe.empty()) << flag << ": no recipe field";
+    // Megatron-Bridge takes the virtual size, not the layers per virtual stage.
+    if (knob->key != "vpp_layers") {
+      EXPECT_FALSE(knob->bridge.empty()) << flag << ": no Bridge override";
+    }
+    for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+      if (!engine_takes(*knob, engine)) continue;
+      Layout l = with_knob(*knob);
+      if (engine == Engine::megatron) l.max_tokens = 0;
+      const std::vector<EngineArg> written = layout_engine_args(l, engine, 8192);
+      const ArgsLayout back =
+          read_layout_args(training_args(recipe::parse_launch_args(script_for(written), "test")), engine);
+      EXPECT_EQ(layout_engine_args(back.layout, engine, 8192), written) << to_string(engine) << " " << flag;
+      EXPECT_EQ(back.layout, l) << to_string(engine) << " " << flag;
+    }
+    const Layout l = with_knob(*knob);
+    EXPECT_EQ(parse_layout_spec(format_layout_spec(l)), l) << flag;
+    // This very spelling is read (not only the one the writer chooses).
+    for (const KnobArg& arg : knob->args) {
+      if (arg.flag != flag) continue;
+      std::string value = arg.form == ArgForm::on ? std::string(arg.on_value) : other_value(*knob);
+      if (knob->kind == KnobKind::set) std::replace(value.begin(), value.end(), '+', ' ');
+      const bool quote = value.find_first_of("|*()") != std::string::npos;
+      if (quote) value = "'" + value + "'";
+      // Hierarchical CP takes both group sizes; the knob holds the all-to-all one.
+      if (knob->key == "cp_inner") value += " 4";
+      const std::string line = "p " + std::string(flag) + (arg.form == ArgForm::on ? "" : " " + value);
+      const Layout read = read_layout_args(recipe::parse_launch_args(line, "t").args, Engine::megatron).layout;
+      std::string expected = arg.form == ArgForm::on ? std::string(arg.on_value) : other_value(*knob);
+      EXPECT_EQ(knob_text(*knob, read), expected) << line;
+    }
+  }
 }
 
 }  // namespace

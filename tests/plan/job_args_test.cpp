@@ -11,6 +11,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/file_io.hpp"
@@ -122,7 +123,11 @@ const std::set<std::string> kNoEffect = {"--distributed-timeout-minutes",
                                          "--seed",
                                          "--ckpt-format",
                                          "--log-num-zeros-in-grad",
-                                         "--log-params-norm"};
+                                         "--log-params-norm",
+                                         "--mock-data",
+                                         // Sums the loss over tokens and divides once after the
+                                         // reduce: one more scalar in the loss all-reduce.
+                                         "--calculate-per-token-loss"};
 
 TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
   struct Case {
@@ -163,6 +168,20 @@ TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
        {"tp=4,pp=4,cp=2,ep=1,etp=1", "sp=on,vpp=5",
         "overlap_grad=on,overlap_param=on,tp_overlap=on"},
        {20, 20, 20, 20}},
+      {"tests/data/jobs/gpt-oss-120b-h100-64.sh",
+       "gpt-oss-120b",
+       "h100",
+       64,
+       {"tp=1,pp=4,cp=1,ep=8,etp=1", "sp=off", "recompute=selective", "recompute_modules=moe_act+layernorm",
+        "dispatcher=alltoall,grad_reduce=bf16", "force_balance=on", "ce_fusion=on,ce_impl=te"},
+       {9, 9, 9, 9}},
+      {"tests/data/jobs/gpt-oss-120b-gb200-64.sh",
+       "gpt-oss-120b",
+       "gb200",
+       64,
+       {"tp=1,pp=1,cp=1,ep=64,etp=1", "rows_per_mb=4", "a2a_overlap=on,delay_wgrad=on",
+        "recompute_modules=moe_act+layernorm"},
+       {36}},
       {"tests/data/jobs/qwen3-30b-a3b-h100-32.sh",
        "qwen3-30b-a3b",
        "h100",
@@ -194,6 +213,31 @@ TEST(JobArgs, AModelArgumentThatContradictsTheModelIsOneError) {
                      "--args:1: error: --num-layers: --num-layers 60 contradicts --model "
                      "deepseek-v3, which has 61 "
                      "decoder layers");
+}
+
+}  // namespace
+}  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+// gpt-oss alternates sliding-window (128 tokens) and full causal layers and adds a learned sink
+// logit per head: the planner prices the two layer kinds apart, the sliding one with its window's
+// attention FLOPs, and the sinks as parameters.
+TEST(JobArgs, GptOssSlidingAndFullLayersArePricedApart) {
+  const ModelSpec model = model::load_model("gpt-oss-120b");
+  EXPECT_TRUE(model.attention_sinks);
+  const ModelCosts costs = model_costs(model, 4096);
+  ASSERT_EQ(costs.layer_kind.size(), 36u);
+  const LayerKind& sliding = costs.kinds[static_cast<size_t>(costs.layer_kind[0])];
+  const LayerKind& full = costs.kinds[static_cast<size_t>(costs.layer_kind[1])];
+  EXPECT_NE(sliding.name.find("sliding"), std::string::npos);
+  EXPECT_EQ(full.name.find("sliding"), std::string::npos);
+  // A 128-token window against a 4,096-token causal row: the mean context is about 128 against
+  // about 2,048 keys.
+  EXPECT_LT(sliding.attention_flops * 10, full.attention_flops);
+  for (size_t i = 0; i < costs.layer_kind.size(); ++i)
+    EXPECT_EQ(costs.layer_kind[i], costs.layer_kind[i % 2]) << "layer " << i;
 }
 
 }  // namespace

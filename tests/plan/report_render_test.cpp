@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -127,6 +128,70 @@ TEST(PlanText, ADenseModelShowsNoMoeKnobs) {
   EXPECT_NE(text.find("tp="), std::string::npos);
   h.moe = true;
   EXPECT_NE(render_plan(report, h, 0.05).find("ep=1"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+// A value of `knob` other than the one `l` holds, as the spec writes it ("" when none is found).
+std::string another_value(const layout::Knob& knob, const Layout& l) {
+  const std::string now = layout::knob_text(knob, l);
+  std::vector<std::string> candidates;
+  switch (knob.kind) {
+    case layout::KnobKind::integer: candidates = {"2", "3"}; break;
+    case layout::KnobKind::flag: candidates = {"on", "off"}; break;
+    case layout::KnobKind::real: candidates = {"0.5", "1.0"}; break;
+    case layout::KnobKind::choice:
+    case layout::KnobKind::set:
+      for (size_t i = 0; i < knob.names.size(); ++i) {
+        if (knob.allowed == 0 || ((knob.allowed >> i) & 1) != 0) candidates.emplace_back(knob.names[i]);
+      }
+      break;
+    case layout::KnobKind::text: candidates = {"Et|tL"}; break;
+  }
+  for (const std::string& c : candidates) {
+    if (c != now) return c;
+  }
+  return {};
+}
+
+// The plan table's rows tell every knob apart: two layouts that differ only in one knob (and
+// what it needs to mean something) print different summaries, one of them naming that knob.
+TEST(PlanText, EveryKnobTellsTwoRowsApart) {
+  PlanRequest r;
+  const PlanReport base = flash_plan(r, 1);
+  size_t told_apart = 0;
+  for (const layout::Knob& knob : layout::kKnobs) {
+    // The sizes are the label itself; dp follows them.
+    if (knob.spec == layout::Written::always && knob.kind == layout::KnobKind::integer) continue;
+    if (knob.key == "dp") continue;
+    PlanReport report = base;
+    Prediction other = report.top.front();
+    if (!knob.when.key.empty() && !layout::knob_applies(knob, other.layout)) {
+      const layout::Knob& parent = *layout::find_knob(knob.when.key);
+      const std::string value = knob.when.negate ? another_value(parent, other.layout) : std::string(knob.when.value);
+      layout::set_knob_text(parent, other.layout, value, parent.key);
+    }
+    const std::string value = another_value(knob, other.layout);
+    ASSERT_FALSE(value.empty()) << knob.key;
+    layout::set_knob_text(knob, other.layout, value, knob.key);
+    if (other.layout == report.top.front().layout) continue;  // a value the layout cannot hold alone
+    report.top.push_back(other);
+    const std::vector<std::string> rows = ranked_summaries(render_plan(report, header_of(r), 0.05), 2);
+    ASSERT_EQ(rows.size(), 2u) << knob.key;
+    EXPECT_NE(rows[0], rows[1]) << knob.key;
+    // A folded knob is written inside its parent's item (recompute=full:block:2).
+    const std::string_view key = knob.spec == layout::Written::folded ? knob.when.key : knob.key;
+    // The row whose spec writes the knob names it (a knob at its default is left out of a spec).
+    const bool named = rows[0].find(std::string(key) + "=") != std::string::npos ||
+                       rows[1].find(std::string(key) + "=") != std::string::npos;
+    EXPECT_TRUE(named) << knob.key << ": " << rows[0] << " / " << rows[1];
+    ++told_apart;
+  }
+  EXPECT_GE(told_apart + 10, layout::kKnobs.size());  // all but the sizes and splits
 }
 
 }  // namespace

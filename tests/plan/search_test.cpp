@@ -67,7 +67,13 @@ TEST(Search, FindsBothGlm52SeedsAndOrdersThem) {
     EXPECT_EQ(w.status, "fits");
     EXPECT_GT(report.top.front().tokens_per_s_per_gpu, w.tokens_per_s_per_gpu);
   }
-  EXPECT_LT(report.watched[0].rank, report.watched[1].rank);  // TP4 ranks above TP8
+  // TP4 is predicted faster than TP8; both are far enough down the space that their ranks may be
+  // beyond the exactly counted range, which never orders them the wrong way.
+  EXPECT_GT(report.watched[0].tokens_per_s_per_gpu, report.watched[1].tokens_per_s_per_gpu);
+  EXPECT_LE(report.watched[0].rank, report.watched[1].rank);
+  if (report.watched[0].rank_exact && report.watched[1].rank_exact) {
+    EXPECT_LT(report.watched[0].rank, report.watched[1].rank);
+  }
 }
 
 TEST(Search, RejectsAGpuCountNoLayoutDivides) {
@@ -149,6 +155,7 @@ void expect_same_answer(PlanRequest r) {
   ASSERT_EQ(brute.watched.size(), pruned.watched.size());
   for (size_t i = 0; i < brute.watched.size(); ++i) {
     EXPECT_EQ(brute.watched[i].rank, pruned.watched[i].rank) << what;
+    EXPECT_EQ(brute.watched[i].rank_exact, pruned.watched[i].rank_exact) << what;
     EXPECT_EQ(brute.watched[i].enumerated, pruned.watched[i].enumerated) << what;
   }
 }
@@ -185,6 +192,30 @@ TEST(Search, PrunedEqualsBruteForceWithRejectedAndWatchedLayouts) {
   ASSERT_GE(open.top.size(), 3u);
   ASSERT_FALSE(open.best_rejected.empty());
   r.watch.push_back(open.top[2].layout);
+  expect_same_answer(r);
+}
+
+TEST(Search, ASlowWatchedLayoutRanksBeyondTheExactRangeAsBruteForceSays) {
+  // Brute force counts every faster fitting layout; the pruned search stops predicting below the
+  // kWatchRankExact fastest, and both report the same: beyond the range for the slow layout, exact
+  // for the fast one.
+  PlanRequest r = small_space("glm-4.7-flash", "h200", 8, "tp=1,rows_per_mb=1", {"tp", "rows_per_mb"});
+  const layout::LayoutContext context{8, 8, 8192, 128};
+  r.watch.push_back(layout::resolve_layout(
+      layout::parse_layout_spec("tp=1,pp=1,cp=1,ep=8,rows_per_mb=1,recompute=full,cuda_graph=none"), context));
+  const PlanReport open = plan_layouts(r);
+  ASSERT_GE(open.top.size(), 3u);
+  r.watch.push_back(open.top[2].layout);
+  r.brute_force = true;
+  const PlanReport brute = plan_layouts(r);
+  ASSERT_EQ(brute.watched.size(), 2u);
+  EXPECT_EQ(brute.watched[0].status, "fits");
+  EXPECT_FALSE(brute.watched[0].rank_exact);
+  EXPECT_EQ(brute.watched[0].rank, kWatchRankExact + 1);
+  EXPECT_TRUE(brute.watched[1].rank_exact);
+  EXPECT_GE(brute.watched[1].rank, 3);
+  EXPECT_LE(brute.watched[1].rank, kWatchRankExact);
+  r.brute_force = false;
   expect_same_answer(r);
 }
 

@@ -439,7 +439,11 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   }
   for (const WatchResult& w : r.watched) {
     out += fmt::format("\nlayout {}: {}", shown_label(w.layout, h), w.status);
-    if (w.rank > 0) out += fmt::format(", {:.1f} tok/s/GPU, rank {}", w.tokens_per_s_per_gpu, w.rank);
+    if (w.rank > 0 && w.rank_exact) out += fmt::format(", {:.1f} tok/s/GPU, rank {}", w.tokens_per_s_per_gpu, w.rank);
+    if (w.rank > 0 && !w.rank_exact) {
+      out += fmt::format(", {:.1f} tok/s/GPU, rank beyond {} (that many fitting layouts or more are faster)",
+                         w.tokens_per_s_per_gpu, w.rank - 1);
+    }
     out += "\n";
     out += h.wide ? "  " + shown_spec(w.layout, h) + "\n" : wrapped_spec(shown_spec(w.layout, h), "  ");
   }
@@ -480,6 +484,7 @@ std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin)
     wj["status"] = w.status;
     wj["enumerated"] = w.enumerated;
     wj["rank"] = w.rank;
+    wj["rank_exact"] = w.rank_exact;
     wj["tokens_per_s_per_gpu"] = round_to(w.tokens_per_s_per_gpu, 2);
     watched.push_back(wj);
   }

@@ -386,6 +386,10 @@ class Search {
   double best_speed_ = 0;
   std::vector<double> watch_speed_;
   double watch_floor_ = kInf;  // the slowest fitting watched layout
+  // The kWatchRankExact highest speeds of the fitting layouts predicted so far (a min-heap), kept
+  // while layouts are watched: a watched layout slower than all of them ranks beyond
+  // kWatchRankExact, so the search need not predict every layout between it and the top.
+  std::vector<double> fastest_fitting_;
   std::vector<RejectCandidate> rejected_;
   double smallest_memory_ = kInf;
 };
@@ -578,7 +582,10 @@ int64_t Search::subtree_size(size_t depth) const {
 
 double Search::speed_threshold() const {
   const double kth = best_.size() >= keep_ ? best_.back().tokens_per_s : 0.0;
-  return std::min(kth, watch_floor_);
+  // A layout slower than the kWatchRankExact fastest fitting ones changes no watched rank that is
+  // reported exactly (see WatchResult::rank_exact).
+  const bool full = fastest_fitting_.size() >= static_cast<size_t>(kWatchRankExact);
+  return std::min(kth, full ? std::max(watch_floor_, fastest_fitting_.front()) : watch_floor_);
 }
 
 double Search::rejected_threshold() const {
@@ -713,6 +720,17 @@ void Search::leaf(Goal goal, const Layout& l0, int64_t index) {
     best_speed_ = std::max(best_speed_, speed);
     for (size_t i = 0; i < watch_speed_.size(); ++i) {
       if (watch_speed_[i] >= 0 && speed > watch_speed_[i]) ++report_.watched[i].rank;
+    }
+    if (!watch_speed_.empty()) {
+      const auto slower = std::greater<double>();
+      if (fastest_fitting_.size() < static_cast<size_t>(kWatchRankExact)) {
+        fastest_fitting_.push_back(speed);
+        std::push_heap(fastest_fitting_.begin(), fastest_fitting_.end(), slower);
+      } else if (speed > fastest_fitting_.front()) {
+        std::pop_heap(fastest_fitting_.begin(), fastest_fitting_.end(), slower);
+        fastest_fitting_.back() = speed;
+        std::push_heap(fastest_fitting_.begin(), fastest_fitting_.end(), slower);
+      }
     }
     // Cost per token is price / speed: on one cluster both objectives rank alike.
     const double score = req_.objective == Objective::cost ? -price_ / speed : speed;
@@ -887,7 +905,14 @@ PlanReport Search::run() {
 
   for (size_t i = 0; i < req_.watch.size(); ++i) {
     // A watched layout that was not generated (a knob outside the search space) still gets a rank.
-    if (!report_.watched[i].enumerated && watch_speed_[i] < 0) report_.watched[i].rank = 0;
+    WatchResult& w = report_.watched[i];
+    if (!w.enumerated && watch_speed_[i] < 0) w.rank = 0;
+    // With kWatchRankExact or more fitting layouts faster, the count is a lower bound only (the
+    // search stopped predicting layouts slower than the kWatchRankExact fastest).
+    if (w.rank > kWatchRankExact) {
+      w.rank = kWatchRankExact + 1;
+      w.rank_exact = false;
+    }
   }
   if (smallest_memory_ == kInf) {
     throw_usage("no valid layout of {} on {} GPUs: tp*pp*cp*dp must equal the GPU count with tp dividing the "
@@ -957,5 +982,26 @@ Objective parse_objective(std::string_view name) {
 }
 
 PlanReport plan_layouts(const PlanRequest& request) { return Search(request).run(); }
+
+std::vector<SearchLevel> search_levels(const ModelSpec& model, const Layout& base,
+                                       const std::vector<std::string>& fixed) {
+  std::vector<SearchLevel> out;
+  for (const Level& level : Space(model, base, fixed).levels()) {
+    SearchLevel l;
+    l.key = std::string(level.knob->key);
+    for (const Option& option : level.options) {
+      Layout scratch = base;
+      apply_sets(scratch, option.sets);
+      std::vector<std::pair<std::string, std::string>> words;
+      for (const Assign& a : option.sets) words.emplace_back(a.knob->key, layout::knob_text(*a.knob, scratch));
+      l.options.push_back(std::move(words));
+      l.needs_a2a.push_back(option.a2a_overlap);
+    }
+    l.least_memory = level.least_memory == std::string::npos ? SearchLevel::npos : level.least_memory;
+    l.fastest = level.fastest == std::string::npos ? SearchLevel::npos : level.fastest;
+    out.push_back(std::move(l));
+  }
+  return out;
+}
 
 }  // namespace ladle::plan

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
@@ -67,12 +68,20 @@ struct Rejected {
   double overshoot = 0;             ///< needed / usable (HBM, or host memory when that binds)
 };
 
+/// Watched ranks up to this are exact; a layout with this many fitting layouts or more predicted
+/// faster ranks "beyond" it. Counting every faster layout of a slow watched layout would mean
+/// predicting millions of them one by one (no bound prunes a group that is all faster and all fits).
+inline constexpr int64_t kWatchRankExact = 300;
+
 /// Where a watched layout stands.
 struct WatchResult {
   Layout layout;
   bool enumerated = false;  ///< the search generated it
   std::string status;       ///< "fits", "invalid: ...", "does not fit: ..."
-  int64_t rank = 0;         ///< 1-based among fitting layouts of the space (those strictly faster + 1)
+  /// 1-based among fitting layouts of the space (those strictly faster + 1); kWatchRankExact + 1
+  /// with rank_exact false when kWatchRankExact or more are faster.
+  int64_t rank = 0;
+  bool rank_exact = true;
   double tokens_per_s_per_gpu = 0;
 };
 
@@ -98,6 +107,23 @@ struct PlanReport {
   double usable_gib = 0;  ///< HBM per GPU a fitting layout may use
   Rank rank = Rank::median;  ///< what ordered `top`
 };
+
+/// One level of the branch and bound as the search builds it: a searched knob, each of its options
+/// (the knob's value with those of the searched knobs that depend on it, as (key, spec text)
+/// pairs), and the options its bounds take as needing the least memory and as the fastest
+/// (npos: none, the bound takes the best of every option). For the tests that check the bounds
+/// against the memory and time models.
+struct SearchLevel {
+  static constexpr size_t npos = static_cast<size_t>(-1);
+  std::string key;
+  std::vector<std::vector<std::pair<std::string, std::string>>> options;
+  std::vector<bool> needs_a2a;  ///< per option: only where the expert all-to-all runs (ep > 1)
+  size_t least_memory = npos;
+  size_t fastest = npos;
+};
+/// The levels of a search of `model` from `base` with the knobs `fixed` kept.
+std::vector<SearchLevel> search_levels(const ModelSpec& model, const Layout& base,
+                                       const std::vector<std::string>& fixed);
 
 /// Runs the search. Throws Error(usage) naming the constraint when no layout is valid, Error(no)
 /// when none fits memory; the message names the constraint: no
