@@ -1,6 +1,8 @@
 // step_series_test.cpp: StepSeries gives back every record bit for bit, by index, in order and by
 // step, across its blocks; and the JSONL reader, which appends to one as it reads, gives what the
 // sorting path gives for logs out of order.
+#include "ladle/runlog/step_series.hpp"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -10,7 +12,6 @@
 #include <vector>
 
 #include "ladle/runlog/run_log.hpp"
-#include "ladle/runlog/step_series.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::runlog {
@@ -54,11 +55,14 @@ std::vector<Step> varied(size_t n) {
                             std::numeric_limits<double>::max(),
                             9007199254740993.0,
                             123456789012345678.0};
-  const char* times[] = {"2026-10-12 11:00:12", "2026-10-12 11:00:22.5", "2025-12-31 23:59:59.1234567890123456789",
-                         "1970-01-01 00:00:00", "2026-10-12 11:00:22.000"};
+  const char* times[] = {"2026-10-12 11:00:12", "2026-10-12 11:00:22.5",
+                         "2025-12-31 23:59:59.1234567890123456789", "1970-01-01 00:00:00",
+                         "2026-10-12 11:00:22.000"};
   std::vector<Step> steps;
   uint64_t seed = 12345;
-  const auto next = [&seed] { return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL; };
+  const auto next = [&seed] {
+    return seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+  };
   for (size_t k = 0; k < n; ++k) {
     Step s;
     s.step = static_cast<int64_t>(k * 3) + (k % 7 == 0 ? 1000000 : 0);
@@ -68,10 +72,13 @@ std::vector<Step> varied(size_t n) {
     const uint64_t r = next();
     if (r & 1) s.step_time_s = numbers[(r >> 8) % std::size(numbers)];
     if (r & 2) s.loss = numbers[(r >> 16) % std::size(numbers)];
-    if (r & 4) s.grad_norm = std::bit_cast<double>(r | 0x7ff0000000000001ULL);  // NaNs with payloads
-    if (r & 8) s.learning_rate = std::bit_cast<double>(r >> 2);  // any bits
+    if (r & 4)
+      s.grad_norm = std::bit_cast<double>(r | 0x7ff0000000000001ULL);  // NaNs with payloads
+    if (r & 8) s.learning_rate = std::bit_cast<double>(r >> 2);        // any bits
     if (r & 16) s.samples = static_cast<int64_t>(r >> 40);
-    if (r & 32) s.tokens = k % 5 == 0 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(k * 1048576);
+    if (r & 32)
+      s.tokens =
+          k % 5 == 0 ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(k * 1048576);
     if (r & 64) s.timestamp = times[(r >> 24) % std::size(times)];
     steps.push_back(s);
   }
@@ -154,8 +161,8 @@ TEST(StepSeries, JsonlInAndOutOfOrderAgree) {
   std::vector<std::string> lines;
   for (int k = 0; k < 300; ++k) {
     if (k == 150) continue;  // a gap
-    lines.push_back(fmt::format("{{\"step\": {}, \"step_time_s\": {}, \"loss\": {}}}\n", k, 1.5 + k % 3,
-                                2.0 - k / 1000.0));
+    lines.push_back(fmt::format("{{\"step\": {}, \"step_time_s\": {}, \"loss\": {}}}\n", k,
+                                1.5 + k % 3, 2.0 - k / 1000.0));
   }
   for (const std::string& line : lines) in_order += line;
   in_order += lines.back();  // printed twice, identical
@@ -186,7 +193,8 @@ TEST(StepSeries, JsonlInAndOutOfOrderAgree) {
     (void)read_log(conflicting, "c.jsonl");
     ADD_FAILURE() << "a step printed twice with other values is an error";
   } catch (const Error& e) {
-    EXPECT_NE(e.describe().find("step 299 is printed twice with different values"), std::string::npos)
+    EXPECT_NE(e.describe().find("step 299 is printed twice with different values"),
+              std::string::npos)
         << e.describe();
   }
 }

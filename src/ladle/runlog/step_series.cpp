@@ -44,13 +44,17 @@ constexpr uint64_t kFractionCountShift = 58;
 constexpr uint64_t kDigitsMask = (uint64_t{1} << 47) - 1;
 constexpr uint64_t kPresentBit = uint64_t{1} << 63;
 
-uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+uint64_t zigzag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
 int64_t unzigzag(uint64_t u) { return static_cast<int64_t>(u >> 1) ^ -static_cast<int64_t>(u & 1); }
 // a - b modulo 2^64, as the int64 it is in two's complement.
 int64_t difference(int64_t a, int64_t b) {
   return static_cast<int64_t>(static_cast<uint64_t>(a) - static_cast<uint64_t>(b));
 }
-int64_t add(int64_t a, int64_t b) { return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b)); }
+int64_t add(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
 
 void put_varint(std::vector<uint8_t>& out, uint64_t v) {
   while (v >= 0x80) {
@@ -85,8 +89,9 @@ struct Cursor {
 // m * 10^e, correctly rounded: exact arithmetic where both factors are exact doubles (|m| < 2^53,
 // |e| <= 22: one rounding), else the decimal text read by from_chars.
 double decimal_value(int64_t m, int64_t e) {
-  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
-                                      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   constexpr int64_t kExact = int64_t{1} << 53;
   if (m > -kExact && m < kExact && e >= -22 && e <= 22) {
     const auto md = static_cast<double>(m);
@@ -109,7 +114,8 @@ double decimal_value(int64_t m, int64_t e) {
 std::optional<std::pair<int64_t, int64_t>> decimal_of(double v) {
   if (!std::isfinite(v) || (v == 0 && std::signbit(v))) return std::nullopt;
   char text[64];
-  const auto [end, error] = std::to_chars(text, text + sizeof(text), v, std::chars_format::scientific);
+  const auto [end, error] =
+      std::to_chars(text, text + sizeof(text), v, std::chars_format::scientific);
   if (error != std::errc()) return std::nullopt;
   // d[.ddd]e[+-]XX
   const char* p = text;
@@ -134,7 +140,8 @@ std::optional<std::pair<int64_t, int64_t>> decimal_of(double v) {
   if (*from == '+') ++from;
   if (std::from_chars(from, end, exponent).ec != std::errc()) return std::nullopt;
   const auto pair = std::make_pair(negative ? -m : m, static_cast<int64_t>(exponent) - after_point);
-  if (std::bit_cast<uint64_t>(decimal_value(pair.first, pair.second)) != std::bit_cast<uint64_t>(v)) {
+  if (std::bit_cast<uint64_t>(decimal_value(pair.first, pair.second)) !=
+      std::bit_cast<uint64_t>(v)) {
     return std::nullopt;
   }
   return pair;
@@ -234,7 +241,8 @@ Step decode(Cursor& in, State& state) {
     state.timestamp_digits += unzigzag(word >> 5);
     const uint64_t fraction = count > 0 ? in.varint() : 0;
     s.timestamp = StepTimestamp::from_packed(
-        kPresentBit | count << kFractionCountShift | static_cast<uint64_t>(state.timestamp_digits), fraction);
+        kPresentBit | count << kFractionCountShift | static_cast<uint64_t>(state.timestamp_digits),
+        fraction);
   }
   return s;
 }
@@ -319,7 +327,8 @@ size_t StepSeries::encoded_bytes() const {
 
 Step StepSeries::const_iterator::operator*() const {
   const size_t block = index_ / kBlock;
-  if (block >= series_->blocks_.size()) return series_->tail_[index_ - series_->blocks_.size() * kBlock];
+  if (block >= series_->blocks_.size())
+    return series_->tail_[index_ - series_->blocks_.size() * kBlock];
   if (decoded_block_ != block) {
     series_->decode_block(block, decoded_);
     decoded_block_ = block;

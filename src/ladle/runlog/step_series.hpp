@@ -59,7 +59,9 @@ class StepSeries {
       ++index_;
       return before;
     }
-    friend bool operator==(const const_iterator& a, const const_iterator& b) { return a.index_ == b.index_; }
+    friend bool operator==(const const_iterator& a, const const_iterator& b) {
+      return a.index_ == b.index_;
+    }
 
    private:
     friend class StepSeries;
