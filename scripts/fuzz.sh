@@ -38,18 +38,35 @@ seeds() {
   esac
 }
 
+# max_len HARNESS: the longest input libFuzzer makes for that harness. Each bound holds several
+# times the largest real input of its kind in the repo's test data (recipes about 8 KB, config.json
+# and conversation lines under 2 KB, a spec a few dozen bytes), so every structure a reader knows
+# fits, while a mutated input stays short enough to run thousands of times a second: under
+# AddressSanitizer a harness costs about its input's length, and with 1 MB inputs the harnesses ran
+# 50 to 1,400 inputs per second. Longer inputs (a log of millions of records, a 500 MB tokenizer)
+# are the limits' business, tested in tests/util, tests/pack and tests/runlog and measured in
+# bench/log_memory_bench. Seeds longer than the bound are cut to it.
+max_len() {
+  case $1 in
+    layout_spec) echo 512 ;;
+    conversation) echo 4096 ;;    # one conversation per line, a few lines per input
+    model_config) echo 8192 ;;
+    *) echo 16384 ;;              # recipes, tokenizers, launch scripts, job arguments, logs
+  esac
+}
+
 mkdir -p "$build/findings"
 run_one() {
   local name=$1
   local corpus=$build/corpus/$name
   mkdir -p "$corpus"
   seeds "$name" | while read -r f; do
-    # Seeds over 1 MB are left out: libFuzzer mutates inputs of up to -max_len bytes.
+    # Seeds over 1 MB are left out; libFuzzer cuts the others to -max_len.
     [[ -f $f && $(stat -c %s "$f") -le 1048576 ]] && cp "$f" "$corpus/$(sha1sum "$f" | cut -c1-16)"
   done
   local log=$build/findings/$name.log
   if "$build/ladle_fuzz_$name" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
-      -malloc_limit_mb=2048 -max_len=1048576 -print_final_stats=1 -artifact_prefix="$build/findings/$name-" \
+      -malloc_limit_mb=2048 -max_len="$(max_len "$name")" -print_final_stats=1 -artifact_prefix="$build/findings/$name-" \
       "$corpus" >"$log" 2>&1; then
     echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$') executions, no finding"
   else
@@ -58,7 +75,10 @@ run_one() {
     return 1
   fi
 }
-export -f run_one seeds
+export -f run_one seeds max_len
 # The sanitizers' options reach the harnesses through the environment (xargs, then bash).
-export build seconds FUZZ_TIMEOUT ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+# malloc_context_size=4 keeps 4 frames of each allocation's stack instead of 30: recording them
+# was about a tenth of a harness's time; run a finding again with the default for the whole stack.
+export build seconds FUZZ_TIMEOUT UBSAN_OPTIONS=print_stacktrace=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:malloc_context_size=4
 printf '%s\n' "${harnesses[@]}" | xargs -P "${FUZZ_JOBS:-2}" -I{} bash -c 'run_one {}'

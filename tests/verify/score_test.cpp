@@ -31,16 +31,20 @@ ScoreInputs glm52_inputs(int64_t gpus = 128) {
 
 TEST(Score, DefaultWindowSkipsTheFirstQuarterRoundedUp) {
   runlog::RunLog log;
-  for (int64_t n : {2, 4, 5, 14, 20}) {
-    log.steps.clear();
-    for (int64_t i = 0; i < n; ++i) log.steps.push_back(Step{.step = i});
+  const auto first_steps = [](int64_t n) {
+    runlog::StepSeries steps;
+    for (int64_t i = 0; i < n; ++i) steps.push_back(Step{.step = i});
+    return steps;
+  };
+  for (int64_t n : {2, 4, 5, 14, 20, 200}) {
+    log.steps = first_steps(n);
     const StepWindow w = default_window(log);
     EXPECT_EQ(w.first, (n + 3) / 4) << n;
     EXPECT_EQ(w.last, n - 1) << n;
   }
-  log.steps.resize(14);
+  log.steps = first_steps(14);
   EXPECT_EQ(default_window(log), (StepWindow{4, 13}));
-  log.steps.resize(1);
+  log.steps = first_steps(1);
   EXPECT_LADLE_ERROR(default_window(log), input, "1 record: nothing is left after warm-up; pass --window A:B");
 }
 

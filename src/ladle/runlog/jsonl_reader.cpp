@@ -89,7 +89,7 @@ void JsonlReader::add(LogLine line) {
                     util::did_you_mean(key, kKeys), util::join(kKeys, ", "));
       }
     }
-    push_record(result_, std::move(step));
+    push(std::move(step));
   }
 }
 

@@ -253,7 +253,7 @@ ReadResult MegatronReader::done() {
   // `iterations`) until set_iterations reaches it, from the last record to the first, so that the
   // record before still holds its totals.
   fold_records(result, path_, false, "");
-  std::vector<Step>& steps = result.steps;
+  StepVector& steps = result.steps;
   set_iterations(result, true, [&](size_t k, int64_t held) {
     Step& step = steps[k];
     const int64_t global_batch = held < 0 ? -held : 0;

@@ -82,7 +82,7 @@ void NemoReader::add(LogLine line) {
     step.step_time_s = number("train_step_timing in s");
     step.learning_rate = number("lr");
     if (const auto gbs = number("global_batch_size")) step.samples = sample_count(*gbs, "global_batch_size", path, line.line);
-    push_record(result_, std::move(step));
+    push(std::move(step));
   }
 }
 

@@ -313,7 +313,7 @@ RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogForma
   });
   detail::ReadResult read = reader->finish();
   reader.reset();
-  if (read.steps.empty()) {
+  if (read.steps.empty() && read.series.empty()) {
     if (census.empty) throw_input(SourceLocation{path, 0, 0, ""}, "the log is empty");
     std::string hint;
     if (detected && *detected != format) hint = fmt::format("; it looks like a {} log", to_string(*detected));
@@ -324,7 +324,7 @@ RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogForma
   RunLog log;
   log.path = path;
   log.format = format;
-  log.steps = std::move(read.steps);
+  log.steps = !read.series.empty() ? std::move(read.series) : detail::to_series(read.steps);
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
   if (megatron) {

@@ -4,19 +4,51 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "ladle/runlog/log_lines.hpp"
 #include "ladle/runlog/step.hpp"
+#include "ladle/runlog/step_series.hpp"
 
 namespace ladle::runlog::detail {
 
+/// Storage of a reader's records that, when large (kPagedBytes or more), is pages of its own
+/// (mmap), so that release_front can hand back the records already moved into a StepSeries while
+/// the others are still moved: converting never holds both whole. Smaller storage is ordinary
+/// (new/delete, so the sanitizers see it).
+inline constexpr size_t kPagedBytes = size_t{16} << 20;
+/// PageAllocator's storage: mapped pages of its own from kPagedBytes, else operator new.
+void* allocate_bytes(size_t bytes);
+void deallocate_bytes(void* p, size_t bytes);
+
+template <typename T>
+struct PageAllocator {
+  using value_type = T;
+  PageAllocator() = default;
+  template <typename U>
+  PageAllocator(const PageAllocator<U>&) {}  // NOLINT(google-explicit-constructor)
+  T* allocate(size_t n) { return static_cast<T*>(allocate_bytes(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { deallocate_bytes(p, n * sizeof(T)); }
+  friend bool operator==(const PageAllocator&, const PageAllocator&) { return true; }
+};
+
+using StepVector = std::vector<Step, PageAllocator<Step>>;
+/// Hands back the whole pages that hold only steps[0, count) when the storage is paged (nothing
+/// otherwise); those records must not be read again (they read as zeros).
+void release_front(const StepVector& steps, size_t count);
+/// Moves the records into a StepSeries, releasing each part once it is encoded; `steps` is left
+/// empty.
+StepSeries to_series(StepVector& steps);
+
 /// What a reader found: records in log order (duplicates already resolved), the log interval and
-/// notes about what it inferred.
+/// notes about what it inferred. The records are in `steps`, or, for a reader that appends them
+/// in order as they arrive (LineRecordReader), in `series`.
 struct ReadResult {
-  std::vector<Step> steps;
+  StepVector steps;
+  StepSeries series;
   int64_t log_interval = 1;
   std::vector<std::string> notes;
   size_t folded = 0;  ///< identical copies push_record folded as they arrived
@@ -96,24 +128,47 @@ void finish_records(ReadResult& result, const std::string& path, bool interval_r
 /// record's `iterations` and notes gaps.
 void fold_records(ReadResult& result, const std::string& path, bool compare_counts,
                   const std::string& duplicate_note);
+/// The note set_iterations writes for the gaps in a series of steps, gathered one gap at a time.
+class GapNotes {
+ public:
+  /// The records of steps `before` and `after` are consecutive; `interval` is the log interval.
+  void add(int64_t before, int64_t after, int64_t interval);
+  /// Appends the note, when there was a gap, to `notes`.
+  void write(std::vector<std::string>& notes) const;
+
+ private:
+  static constexpr size_t kMaxListedGaps = 100;
+  std::vector<std::string> gaps_;
+  size_t missing_ = 0;
+  size_t unlisted_ = 0;
+};
+
 /// `on_record(k, held)`, when given, runs for each record from the last to the first, right after
 /// its `iterations` is set, with `held` the value it had; records before k are still unchanged.
 void set_iterations(ReadResult& result, bool interval_records,
                     const std::function<void(size_t, int64_t)>& on_record = {});
 
 /// A reader whose records are one line each (JSONL, NeMo's progress lines): add() pushes each
-/// record into `result_`; finish() sorts and checks them as finish_records does.
+/// record with push(); finish() sorts and checks them as finish_records does. Records in step
+/// order, as logs print them, go straight into the result's StepSeries (a 1 GB log never holds a
+/// Step per record); at the first record out of order or printed again with other values, those
+/// read so far are decoded back into `steps` and the rest follow as finish_records expects.
 class LineRecordReader : public RecordReader {
  public:
-  LineRecordReader(const std::string& path, size_t expected) : path_(path) { result_.steps.reserve(expected); }
-  ReadResult finish() final {
-    finish_records(result_, path_, false, "");
-    return std::move(result_);
-  }
+  LineRecordReader(const std::string& path, size_t expected) : path_(path), expected_(expected) {}
+  ReadResult finish() final;
 
  protected:
+  void push(Step step);
+
   const std::string& path_;
   ReadResult result_;
+
+ private:
+  size_t expected_ = 0;
+  bool in_order_ = true;
+  std::optional<Step> last_;  ///< the last record appended to the series
+  GapNotes gaps_;
 };
 
 }  // namespace ladle::runlog::detail

@@ -4,6 +4,11 @@
 #include <functional>
 #include <map>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <new>
+
 #include <fmt/ranges.h>
 
 #include "ladle/runlog/readers.hpp"
@@ -53,6 +58,40 @@ void WindowReader::consume() {
   const size_t used = read_front(window_);
   LADLE_ASSERT(used >= 1 && used <= window_.size(), "a reader uses the front line and at most the window");
   window_.erase(window_.begin(), window_.begin() + static_cast<std::ptrdiff_t>(used));
+}
+
+void* allocate_bytes(size_t bytes) {
+  if (bytes < kPagedBytes) return ::operator new(bytes);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+  return p;
+}
+
+void deallocate_bytes(void* p, size_t bytes) {
+  if (bytes < kPagedBytes) {
+    ::operator delete(p);
+    return;
+  }
+  munmap(p, bytes);
+}
+
+void release_front(const StepVector& steps, size_t count) {
+  const size_t capacity = steps.capacity() * sizeof(Step);
+  if (capacity < kPagedBytes) return;
+  const auto page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t whole = count * sizeof(Step) / page * page;  // mmap's storage starts at a page
+  if (whole > 0) madvise(const_cast<Step*>(steps.data()), whole, MADV_DONTNEED);
+}
+
+StepSeries to_series(StepVector& steps) {
+  StepSeries series;
+  constexpr size_t kReleaseEvery = size_t{1} << 14;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    series.push_back(steps[k]);
+    if ((k + 1) % kReleaseEvery == 0) release_front(steps, k + 1);
+  }
+  steps = StepVector();
+  return series;
 }
 
 void push_record(ReadResult& result, Step step) {
@@ -142,30 +181,70 @@ void set_iterations(ReadResult& result, bool interval_records,
     }
     if (on_record) on_record(k, held);
   }
-  // The note names the first kMaxListedGaps gaps and counts the others, so that a log with a gap
-  // at every record (NeMo logging every 10th step) holds one short note, not one per record.
-  constexpr size_t kMaxListedGaps = 100;
-  std::vector<std::string> gaps;
-  size_t missing = 0;
-  size_t unlisted = 0;
-  for (size_t k = 1; k < steps.size(); ++k) {
-    const int64_t gap = steps[k].step - steps[k - 1].step;
-    if (gap > interval) {
-      const int64_t first = steps[k - 1].step + interval;
-      const int64_t last = steps[k].step - interval;
-      missing += static_cast<size_t>((last - first) / interval + 1);
-      if (gaps.size() == kMaxListedGaps) {
-        ++unlisted;
-        continue;
-      }
-      gaps.push_back(first == last ? fmt::format("{}", first) : fmt::format("{}-{}", first, last));
-    }
+  GapNotes gaps;
+  for (size_t k = 1; k < steps.size(); ++k) gaps.add(steps[k - 1].step, steps[k].step, interval);
+  gaps.write(result.notes);
+}
+
+// The note names the first kMaxListedGaps gaps and counts the others, so that a log with a gap at
+// every record (NeMo logging every 10th step) holds one short note, not one per record.
+void GapNotes::add(int64_t before, int64_t after, int64_t interval) {
+  const int64_t gap = after - before;
+  if (gap <= interval) return;
+  const int64_t first = before + interval;
+  const int64_t last = after - interval;
+  missing_ += static_cast<size_t>((last - first) / interval + 1);
+  if (gaps_.size() == kMaxListedGaps) {
+    ++unlisted_;
+    return;
   }
-  if (!gaps.empty()) {
-    result.notes.push_back(fmt::format("{} record{} missing: step{} {}{}", missing, missing == 1 ? " is" : "s are",
-                                       gaps.size() == 1 && missing == 1 ? "" : "s", fmt::join(gaps, ", "),
-                                       unlisted > 0 ? fmt::format(" and {} more gaps", unlisted) : ""));
+  gaps_.push_back(first == last ? fmt::format("{}", first) : fmt::format("{}-{}", first, last));
+}
+
+void GapNotes::write(std::vector<std::string>& notes) const {
+  if (gaps_.empty()) return;
+  notes.push_back(fmt::format("{} record{} missing: step{} {}{}", missing_, missing_ == 1 ? " is" : "s are",
+                              gaps_.size() == 1 && missing_ == 1 ? "" : "s", fmt::join(gaps_, ", "),
+                              unlisted_ > 0 ? fmt::format(" and {} more gaps", unlisted_) : ""));
+}
+
+void LineRecordReader::push(Step step) {
+  if (!in_order_) {
+    push_record(result_, std::move(step));
+    return;
   }
+  if (last_ && same_record(*last_, step)) {
+    ++result_.folded;
+    return;
+  }
+  if (!last_ || step.step > last_->step) {
+    if (last_) gaps_.add(last_->step, step.step, 1);
+    result_.series.push_back(step);
+    last_ = std::move(step);
+    return;
+  }
+  // Out of order, or a step printed again with other values: finish_records sorts and judges.
+  in_order_ = false;
+  result_.steps.reserve(expected_);
+  for (const Step& s : result_.series) result_.steps.push_back(s);
+  result_.series = StepSeries();
+  push_record(result_, std::move(step));
+}
+
+ReadResult LineRecordReader::finish() {
+  if (!in_order_) {
+    finish_records(result_, path_, false, "");
+    return std::move(result_);
+  }
+  // What finish_records does for records in order with no step twice: the note of the identical
+  // copies folded, the interval 1, and the gaps.
+  if (result_.folded > 0) {
+    result_.notes.push_back(
+        fmt::format("{} records printed more than once with identical values were kept once", result_.folded));
+  }
+  result_.log_interval = 1;
+  gaps_.write(result_.notes);
+  return std::move(result_);
 }
 
 }  // namespace ladle::runlog::detail

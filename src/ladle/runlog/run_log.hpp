@@ -9,6 +9,7 @@
 #include "ladle/runlog/log_format.hpp"
 #include "ladle/runlog/memory_report.hpp"
 #include "ladle/runlog/step.hpp"
+#include "ladle/runlog/step_series.hpp"
 
 namespace ladle::runlog {
 
@@ -17,7 +18,7 @@ namespace ladle::runlog {
 struct RunLog {
   std::string path;
   LogFormat format = LogFormat::megatron;
-  std::vector<Step> steps;   ///< sorted by `step`, no two with the same step
+  StepSeries steps;          ///< sorted by `step`, no two with the same step (held encoded)
   int64_t log_interval = 1;  ///< steps between records (Megatron --log-interval; 1 elsewhere)
   /// First and last timestamps printed anywhere in the log (startup and shutdown lines included),
   /// "YYYY-MM-DD HH:MM:SS[.ffffff]", and their distance in seconds.

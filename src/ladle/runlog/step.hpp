@@ -102,6 +102,17 @@ class StepTimestamp {
 
   friend bool operator==(const StepTimestamp&, const StepTimestamp&) = default;
 
+  /// The two words as held (StepSeries stores them encoded): `packed` with presence, the count of
+  /// fractional digits and the 14 digits as described below, `fraction` the fractional digits.
+  uint64_t packed() const { return packed_; }
+  uint64_t fraction() const { return fraction_; }
+  static StepTimestamp from_packed(uint64_t packed, uint64_t fraction) {
+    StepTimestamp t;
+    t.packed_ = packed;
+    t.fraction_ = fraction;
+    return t;
+  }
+
  private:
   // packed_: bit 63 present, bits 58..62 the count of fractional digits, bits 0..46 the 14
   // digits YYYYMMDDHHMMSS as one number (< 10^14 < 2^47).

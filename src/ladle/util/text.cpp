@@ -34,6 +34,10 @@ std::optional<std::string> nearest_name(std::string_view name,
   std::optional<std::string> best;
   size_t best_distance = std::max<size_t>(2, name.size() / 3) + 1;
   for (const std::string& candidate : candidates) {
+    // The distance is at least the difference in length: a candidate that cannot come nearer is
+    // not compared, so a name of a megabyte costs its length, not its length times each candidate's.
+    const size_t longer = std::max(lowered.size(), candidate.size());
+    if (longer - std::min(lowered.size(), candidate.size()) >= best_distance) continue;
     const size_t d = edit_distance(lowered, to_lower(candidate));
     if (d < best_distance) {
       best_distance = d;

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -101,22 +100,25 @@ ConvergenceReport check_convergence(const runlog::RunLog& reference, const runlo
     reasons.push_back(fmt::format("log intervals differ ({} and {}): the losses average different spans",
                                   reference.log_interval, candidate.log_interval));
   }
-  std::map<int64_t, const Step*> by_step;
-  for (const Step& step : candidate.steps) by_step[step.step] = &step;
-
   const int64_t interval = reference.log_interval;
-  for (int64_t k = 0; k < n; ++k) {
-    const Step& ref = reference.steps[static_cast<size_t>(k)];
-    if (k > 0 && ref.step - reference.steps[static_cast<size_t>(k - 1)].step != interval) {
-      reasons.push_back(fmt::format("step {} is missing from the reference",
-                                    reference.steps[static_cast<size_t>(k - 1)].step + interval));
+  // Both series in order, side by side (steps are sorted and unique, and a series decodes fastest
+  // in order): the candidate's record of each reference step, when it has one.
+  auto reference_at = reference.steps.begin();
+  auto candidate_at = candidate.steps.begin();
+  const auto candidate_end = candidate.steps.end();
+  int64_t previous_step = 0;
+  for (int64_t k = 0; k < n; ++k, ++reference_at) {
+    const Step ref = *reference_at;
+    if (k > 0 && ref.step - previous_step != interval) {
+      reasons.push_back(fmt::format("step {} is missing from the reference", previous_step + interval));
     }
-    const auto it = by_step.find(ref.step);
-    if (it == by_step.end()) {
+    previous_step = ref.step;
+    while (candidate_at != candidate_end && (*candidate_at).step < ref.step) ++candidate_at;
+    if (candidate_at == candidate_end || (*candidate_at).step != ref.step) {
       reasons.push_back(fmt::format("step {} is missing from the candidate", ref.step));
       continue;
     }
-    const Step& cand = *it->second;
+    const Step cand = *candidate_at;
     if (!ref.loss || !cand.loss) {
       reasons.push_back(fmt::format("step {} has no loss in the {}", ref.step, !ref.loss ? "reference" : "candidate"));
       continue;

@@ -121,18 +121,18 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
     }
     // The window is the records whose step lies in [first, last]; both ends must be records and
     // the records between them must follow each other without a gap.
-    const Step* previous = nullptr;
+    std::optional<Step> previous;  // a copy: a series gives each record by value
     for (const Step& step : log.steps) {
       if (step.step < run.window.first || step.step > run.window.last) continue;
-      if (previous == nullptr && step.step != run.window.first) {
+      if (!previous && step.step != run.window.first) {
         throw_input(SourceLocation{log.path, 0, 0, ""}, "step {} (the window's first) is not a record of the log",
                     run.window.first);
       }
-      if (previous != nullptr && step.step - step.iterations != previous->step) {
+      if (previous && step.step - step.iterations != previous->step) {
         throw_input(at_line(log.path, step.line), "steps {}-{} are missing from the window {}:{}", previous->step + 1,
                     step.step - step.iterations, run.window.first, run.window.last);
       }
-      previous = &step;
+      previous = step;
       if (!step.step_time_s) {
         throw_input(at_line(log.path, step.line), "step {} has no step time", step.step);
       }
@@ -163,7 +163,7 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
       run.window_time_s += *step.step_time_s * static_cast<double>(step.iterations);
       window_times.push_back(*step.step_time_s);
     }
-    if (previous == nullptr || previous->step != run.window.last) {
+    if (!previous || previous->step != run.window.last) {
       throw_input(SourceLocation{log.path, 0, 0, ""}, "step {} (the window's last) is not a record of the log",
                   run.window.last);
     }
