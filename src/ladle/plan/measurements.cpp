@@ -410,7 +410,7 @@ namespace {
 // Megatron-LM's num_floating_point_operations (megatron/training/training.py, transformer_flops,
 // NVIDIA/Megatron-LM commit 9050d4c5fb13e8933afec149cbcd34a5c29c85e6) for one token of a BSHD
 // row: every GEMM 3 times (forward, wgrad, dgrad) at 2 FLOPs per multiply-add; SwiGLU MLPs (3
-// matrices); top-k routed and shared experts on MoE layers; QKV and output projections (MLA: its
+// matrices; 2 without --swiglu, its gated_linear_multiplier); top-k routed and shared experts on MoE layers; QKV and output projections (MLA: its
 // low-rank projections, their norms and the rope key); causal core attention (half of the
 // row-length square, QK^T and PV); MTP layers counted as one more decoder layer of the last
 // layer's MLP kind, plus their norms, eh projection and logits. The vocabulary is the config's
@@ -430,7 +430,7 @@ double megatron_lm_flops_per_token(const ModelCosts& c) {
   constexpr double k = 3.0 * 2.0;  // forward + wgrad + dgrad, 2 FLOPs per multiply-add
   const double mlp =
       k * h *
-      (3.0 * static_cast<double>(c.ffn) * dense_layers +
+      ((c.gated_mlp ? 3.0 : 2.0) * static_cast<double>(c.ffn) * dense_layers +
        3.0 * static_cast<double>(c.moe_ffn) * static_cast<double>(c.top_k) * moe_layers +
        3.0 * static_cast<double>(c.shared_ffn) * moe_layers);
   double attention = 0;
