@@ -29,7 +29,7 @@ struct PaperModel {
 const PaperModel kPaperModels[] = {
     {"gpt3-1.7b", 24, 2304, 24, 1.7, 0.05},      {"gpt3-3.6b", 32, 3072, 30, 3.6, 0.05},
     {"gpt3-7.5b", 32, 4096, 36, 7.5, 0.05},      {"gpt3-18.4b", 48, 6144, 40, 18.4, 0.05},
-    {"gpt3-22b", 64, 6144, 48, 22.0, 0.5},      {"gpt3-39.1b", 64, 8192, 48, 39.1, 0.05},
+    {"gpt3-22b", 64, 6144, 48, 22.0, 0.5},       {"gpt3-39.1b", 64, 8192, 48, 39.1, 0.05},
     {"gpt3-76.1b", 80, 10240, 60, 76.1, 0.05},   {"gpt3-145.6b", 96, 12288, 80, 145.6, 0.05},
     {"gpt3-175b", 96, 12288, 96, 174.6, 0.05},   {"gpt3-310.1b", 128, 16384, 96, 310.1, 0.05},
     {"gpt3-530b", 128, 20480, 105, 529.6, 0.05}, {"gpt3-1t", 160, 25600, 128, 1008.0, 0.05},
@@ -65,12 +65,14 @@ TEST(Gpt, TotalIsThePapersParameterFormulaPlusTheFinalNorm) {
     const ParamCounts counts = count_params(spec);
     EXPECT_EQ(counts.total, formula + 2 * h) << p.model;
     // The size each table prints, to the unit it rounds to (Korthikanti et al. print "22B").
-    EXPECT_NEAR(static_cast<double>(counts.total) / 1e9, p.published_billions, p.half_unit) << p.model;
+    EXPECT_NEAR(static_cast<double>(counts.total) / 1e9, p.published_billions, p.half_unit)
+        << p.model;
     // The same formula in the paper's floating-point form.
     const double hd = static_cast<double>(h);
     const double ld = static_cast<double>(l);
-    const double eq2 = 12.0 * ld * hd * hd *
-                       (1.0 + 13.0 / (12.0 * hd) + static_cast<double>(kVocab + kSeq) / (12.0 * ld * hd));
+    const double eq2 =
+        12.0 * ld * hd * hd *
+        (1.0 + 13.0 / (12.0 * hd) + static_cast<double>(kVocab + kSeq) / (12.0 * ld * hd));
     EXPECT_NEAR(static_cast<double>(formula), eq2, 1e-9 * eq2) << p.model;
   }
 }
@@ -160,17 +162,21 @@ std::string error_of(const std::string& json) {
 }
 
 TEST(Gpt, BadConfigsNameTheField) {
-  const std::string base = R"("model_type": "gpt2", "n_layer": 2, "n_positions": 64, "vocab_size": 100)";
+  const std::string base =
+      R"("model_type": "gpt2", "n_layer": 2, "n_positions": 64, "vocab_size": 100)";
   EXPECT_NE(error_of("{" + base + R"(, "n_embd": 64})").find("n_head: missing required field"),
             std::string::npos);
-  EXPECT_NE(error_of("{" + base + R"(, "n_embd": 64, "n_head": 3})").find("not divisible by n_head 3"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of("{" + base + R"(, "n_embd": 64, "n_head": 3})").find("not divisible by n_head 3"),
+      std::string::npos);
   EXPECT_NE(error_of("{" + base + R"(, "n_embd": 64, "n_head": 4, "activation_function": "swish"})")
                 .find("activation_function: unknown activation 'swish'"),
             std::string::npos);
-  EXPECT_NE(error_of(R"({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100})")
-                .find("n_positions: missing required field"),
-            std::string::npos);
+  EXPECT_NE(
+      error_of(
+          R"({"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100})")
+          .find("n_positions: missing required field"),
+      std::string::npos);
 }
 
 }  // namespace

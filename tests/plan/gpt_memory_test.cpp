@@ -25,12 +25,14 @@ TEST(GptMemory, ActivationsOfTheFirstStageAreKorthikantisCount) {
   const Cluster cluster = make_cluster("a100", kGpus);
   const layout::LayoutContext context{kGpus, 8, kSeq, kBatch};
   const Layout l = layout::resolve_layout(
-      layout::parse_layout_spec("tp=8,sp=on,pp=8,vpp=3,dp=1,recompute=selective,recompute_modules=core_attn,"
-                                "rows_per_mb=1,dist_opt=off"),
+      layout::parse_layout_spec(
+          "tp=8,sp=on,pp=8,vpp=3,dp=1,recompute=selective,recompute_modules=core_attn,"
+          "rows_per_mb=1,dist_opt=off"),
       context);
   ASSERT_EQ(layout::find_layout_violation(l, model, context), std::nullopt);
-  const MemoryEstimate m = estimate_memory(costs, l, layout::stage_layers(l, model.num_layers),
-                                           layout::microbatches_per_step(l, context), cluster, Calibration{});
+  const MemoryEstimate m =
+      estimate_memory(costs, l, layout::stage_layers(l, model.num_layers),
+                      layout::microbatches_per_step(l, context), cluster, Calibration{});
   const double s = kSeq;
   const double h = 12288;
   const double t = 8;
@@ -55,7 +57,8 @@ TEST(GptMemory, MegatronFlopsOfAGptModelHaveTwoMlpMatrices) {
   const double vocab = 51200;
   const double paper_without_attention = 72.0 * l * h * h * (1.0 + vocab / (12.0 * l * h));
   const double causal_attention = 72.0 * l * h * h * s / (6.0 * h) / 2.0;
-  EXPECT_NEAR(flops_per_token(costs, "megatron_lm") / (paper_without_attention + causal_attention), 1.0, 1e-9);
+  EXPECT_NEAR(flops_per_token(costs, "megatron_lm") / (paper_without_attention + causal_attention),
+              1.0, 1e-9);
   // Narayanan et al. 2021, equation (3): the same model with the forward run twice.
   EXPECT_DOUBLE_EQ(flops_per_token(costs, "narayanan_2021"),
                    96.0 * l * h * h * (1.0 + s / (6.0 * h) + vocab / (16.0 * l * h)));

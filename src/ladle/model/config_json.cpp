@@ -629,7 +629,8 @@ void read_gpt2(const ConfigReader& in, ModelSpec& spec) {
   spec.attention = AttentionKind::gqa;
   spec.num_kv_heads = spec.num_heads;
   if (spec.hidden_size % spec.num_heads != 0) {
-    in.fail("n_head", fmt::format("n_embd {} is not divisible by n_head {}", spec.hidden_size, spec.num_heads));
+    in.fail("n_head", fmt::format("n_embd {} is not divisible by n_head {}", spec.hidden_size,
+                                  spec.num_heads));
   }
   spec.head_dim = spec.hidden_size / spec.num_heads;
   spec.attention_bias = true;
@@ -641,15 +642,16 @@ void read_gpt2(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.has("n_inner") ? in.positive("n_inner") : 4 * spec.hidden_size;
   // Activations GPT-2's MLP accepts (transformers activations.py ACT2FN) that ladle prices as one
   // elementwise op between the two matrices.
-  static constexpr const char* kActivations[] = {"gelu_new", "gelu", "gelu_fast", "gelu_pytorch_tanh",
-                                                 "quick_gelu", "relu"};
+  static constexpr const char* kActivations[] = {"gelu_new",          "gelu",       "gelu_fast",
+                                                 "gelu_pytorch_tanh", "quick_gelu", "relu"};
   if (in.has("activation_function")) {
     const std::string act = in.text("activation_function");
     if (std::find_if(std::begin(kActivations), std::end(kActivations),
                      [&act](const char* name) { return act == name; }) == std::end(kActivations)) {
       std::vector<std::string> names(std::begin(kActivations), std::end(kActivations));
-      in.fail("activation_function", fmt::format("unknown activation '{}'{} (expected one of {})", act,
-                                                 util::did_you_mean(act, names), util::join(names, ", ")));
+      in.fail("activation_function",
+              fmt::format("unknown activation '{}'{} (expected one of {})", act,
+                          util::did_you_mean(act, names), util::join(names, ", ")));
     }
   }
 }
@@ -664,8 +666,9 @@ struct ModelTypeRow {
   void (*common)(const ConfigReader&, ModelSpec&);
 };
 
-// One row per supported model_type, sorted; gpt2 names its common fields its own way; kimi_k2 and glm4_moe_lite are DeepSeek-V3's
-// architecture under their own names, llama4_text is Llama 4's text config on its own.
+// One row per supported model_type, sorted; gpt2 names its common fields its own way; kimi_k2
+// and glm4_moe_lite are DeepSeek-V3's architecture under their own names, llama4_text is
+// Llama 4's text config on its own.
 constexpr ModelTypeRow kModelTypes[] = {
     {"bailing_moe", read_bailing_moe, false, read_common},
     {"deepseek_v2", read_deepseek_v2, false, read_common},

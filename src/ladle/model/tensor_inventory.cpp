@@ -253,8 +253,10 @@ std::vector<TensorInfo> gpt2_inventory(const ModelSpec& spec) {
   const TensorSplit row = TensorSplit::tp_row;
   const TensorSplit rep = TensorSplit::replicated;
   const TensorSection emb = TensorSection::embedding;
-  b.add("transformer.wte.weight", {spec.vocab_size, h}, emb, -1, TensorRole::embedding, TensorSplit::vocab);
-  b.add("transformer.wpe.weight", {spec.position_embeddings, h}, emb, -1, TensorRole::embedding, rep);
+  b.add("transformer.wte.weight", {spec.vocab_size, h}, emb, -1, TensorRole::embedding,
+        TensorSplit::vocab);
+  b.add("transformer.wpe.weight", {spec.position_embeddings, h}, emb, -1, TensorRole::embedding,
+        rep);
   const TensorSection s = TensorSection::layer;
   for (int i = 0; i < spec.num_layers; ++i) {
     const std::string p = fmt::format("transformer.h.{}.", i);
@@ -276,7 +278,8 @@ std::vector<TensorInfo> gpt2_inventory(const ModelSpec& spec) {
   b.add("transformer.ln_f.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm, rep);
   b.add("transformer.ln_f.bias", {h}, TensorSection::final_norm, -1, TensorRole::norm, rep);
   if (!spec.tie_word_embeddings) {
-    b.add("lm_head.weight", {spec.vocab_size, h}, TensorSection::head, -1, TensorRole::head, TensorSplit::vocab);
+    b.add("lm_head.weight", {spec.vocab_size, h}, TensorSection::head, -1, TensorRole::head,
+          TensorSplit::vocab);
   }
   return out;
 }

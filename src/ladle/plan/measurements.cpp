@@ -389,8 +389,10 @@ struct FlopConventionRow {
 
 constexpr FlopConventionRow kFlopConventions[] = {
     {"6n", "Kaplan et al. 2020 (arXiv 2001.08361) sec. 2.1: C = 6N per token"},
-    {"6n_plus_attention", "pytorch/torchtitan get_num_flop_per_token: 6N + 12 L H Q T (PaLM's appendix B)"},
-    {"megatron_lm", "NVIDIA/Megatron-LM megatron/training/training.py num_floating_point_operations"},
+    {"6n_plus_attention",
+     "pytorch/torchtitan get_num_flop_per_token: 6N + 12 L H Q T (PaLM's appendix B)"},
+    {"megatron_lm",
+     "NVIDIA/Megatron-LM megatron/training/training.py num_floating_point_operations"},
     // F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per iteration of B sequences of s tokens: the
     // GEMMs of a GPT model with a 4h MLP, the forward run twice (full activation recomputation),
     // and the logits; per token, divided by B s.
@@ -410,7 +412,8 @@ namespace {
 // Megatron-LM's num_floating_point_operations (megatron/training/training.py, transformer_flops,
 // NVIDIA/Megatron-LM commit 9050d4c5fb13e8933afec149cbcd34a5c29c85e6) for one token of a BSHD
 // row: every GEMM 3 times (forward, wgrad, dgrad) at 2 FLOPs per multiply-add; SwiGLU MLPs (3
-// matrices; 2 without --swiglu, its gated_linear_multiplier); top-k routed and shared experts on MoE layers; QKV and output projections (MLA: its
+// matrices; 2 without --swiglu, its gated_linear_multiplier); top-k routed and shared experts
+// on MoE layers; QKV and output projections (MLA: its
 // low-rank projections, their norms and the rope key); causal core attention (half of the
 // row-length square, QK^T and PV); MTP layers counted as one more decoder layer of the last
 // layer's MLP kind, plus their norms, eh projection and logits. The vocabulary is the config's
