@@ -58,6 +58,10 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
   a["hidden_size"] = s.hidden_size;
   a["vocab_size"] = s.vocab_size;
   a["tie_word_embeddings"] = s.tie_word_embeddings;
+  // GPT-2-style facts, shown only for models that have them.
+  if (s.position_embeddings > 0) a["position_embeddings"] = s.position_embeddings;
+  if (s.norm_bias) a["norm_bias"] = true;
+  if (!s.gated_mlp) a["gated_mlp"] = false;
   a["attention"] = to_string(s.attention);
   a["num_heads"] = s.num_heads;
   a["num_kv_heads"] = s.num_kv_heads;
@@ -193,6 +197,10 @@ void render_text(const ModelReport& r, std::ostream& out) {
   }
   out << fmt::format("hidden: {}, vocab: {}, tied embeddings: {}\n", s.hidden_size, s.vocab_size,
                      s.tie_word_embeddings ? "yes" : "no");
+  if (s.position_embeddings > 0) {
+    out << fmt::format("position embeddings: learned, {} positions\n", s.position_embeddings);
+  }
+  if (s.norm_bias) out << "norms: LayerNorm with bias\n";
   if (s.attention == AttentionKind::mla) {
     out << fmt::format("attention: mla, {} heads, q_lora {}, kv_lora {}, qk {}+{}, v {}\n",
                        s.num_heads, s.q_lora_rank, s.kv_lora_rank, s.qk_nope_head_dim,
@@ -235,7 +243,10 @@ void render_text(const ModelReport& r, std::ostream& out) {
     }
     out << "\n";
   }
-  if (s.count_mlp(MlpKind::dense) > 0) out << fmt::format("dense MLP width: {}\n", s.intermediate_size);
+  if (s.count_mlp(MlpKind::dense) > 0) {
+    out << fmt::format("dense MLP width: {}{}\n", s.intermediate_size,
+                       s.gated_mlp ? "" : " (two matrices, fc1 -> activation -> fc2, with biases)");
+  }
 
   out << "\nparameters\n";
   util::Table params;

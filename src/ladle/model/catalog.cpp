@@ -35,7 +35,8 @@ const std::vector<CatalogEntry>& entries() {
       entry.name = node["name"].as<std::string>();
       entry.display = node["display"] ? node["display"].as<std::string>() : entry.name;
       entry.file = node["file"].as<std::string>();
-      entry.hf_id = node["hf_id"].as<std::string>();
+      // Models never published on Hugging Face (the GPT-3-style shapes of Megatron-LM's papers) have none.
+      if (node["hf_id"]) entry.hf_id = node["hf_id"].as<std::string>();
       for (const YAML::Node& alias : node["aliases"]) entry.aliases.push_back(alias.as<std::string>());
       out.push_back(std::move(entry));
     }
@@ -47,7 +48,8 @@ const std::vector<CatalogEntry>& entries() {
 const CatalogEntry* find_entry(std::string_view name) {
   const std::string key = util::to_lower(util::trim(name));
   for (const CatalogEntry& entry : entries()) {
-    if (key == entry.name || key == util::to_lower(entry.hf_id) || key == util::to_lower(entry.display)) {
+    if (key == entry.name || (!entry.hf_id.empty() && key == util::to_lower(entry.hf_id)) ||
+        key == util::to_lower(entry.display)) {
       return &entry;
     }
     for (const std::string& alias : entry.aliases) {
@@ -107,7 +109,8 @@ std::vector<std::string> model_names() {
 std::vector<std::string> model_aliases(std::string_view name) {
   const CatalogEntry* entry = find_entry(name);
   if (entry == nullptr) return {};
-  std::vector<std::string> aliases{entry->hf_id};
+  std::vector<std::string> aliases;
+  if (!entry->hf_id.empty()) aliases.push_back(entry->hf_id);
   aliases.insert(aliases.end(), entry->aliases.begin(), entry->aliases.end());
   return aliases;
 }

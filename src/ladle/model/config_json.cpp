@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <iterator>
 #include <filesystem>
 #include <string>
 
@@ -118,12 +119,12 @@ class ConfigReader {
                k == "num_experts_per_tok" || k == "n_shared_experts") {
       limit = limits::kMaxExperts;
       what = "experts";
-    } else if (k == "num_hidden_layers" || k == "first_k_dense_replace" || k == "max_window_layers" ||
+    } else if (k == "num_hidden_layers" || k == "n_layer" || k == "first_k_dense_replace" || k == "max_window_layers" ||
                k == "index_skip_topk_offset" || k == "num_nextn_predict_layers" || k == "moe_layer_freq" ||
                k == "decoder_sparse_step" || k == "index_topk_freq" || k == "mlp_only_layers") {
       limit = limits::kMaxLayers;
       what = "layers";
-    } else if (k == "sliding_window" || k == "index_topk") {
+    } else if (k == "sliding_window" || k == "index_topk" || k == "n_positions") {
       limit = limits::kMaxSequenceTokens;
       what = "tokens";
     }
@@ -606,32 +607,85 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
+// GPT-2 and the GPT-3-style dense models Megatron-LM trains (transformers
+// configuration_gpt2.py / modeling_gpt2.py): its own key names (n_embd, n_layer, n_head,
+// n_positions; n_inner null means 4 x n_embd), multi-head attention through one fused c_attn
+// projection and c_proj, both with biases; LayerNorms with biases; learned position embeddings
+// (wpe, n_positions rows); a two-matrix MLP c_fc -> activation -> c_proj with biases; the output
+// head tied to the token embedding unless tie_word_embeddings says otherwise (the
+// PretrainedConfig default is true).
+void read_gpt2_common(const ConfigReader& in, ModelSpec& spec) {
+  spec.num_layers = static_cast<int>(in.positive("n_layer"));
+  spec.hidden_size = in.positive("n_embd");
+  spec.vocab_size = in.positive("vocab_size");
+  spec.num_heads = in.positive("n_head");
+  spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", true);
+  spec.sliding_window.assign(spec.num_layers, 0);
+  spec.has_indexer.assign(spec.num_layers, false);
+  spec.mlp.assign(spec.num_layers, MlpKind::dense);
+}
+
+void read_gpt2(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::gqa;
+  spec.num_kv_heads = spec.num_heads;
+  if (spec.hidden_size % spec.num_heads != 0) {
+    in.fail("n_head", fmt::format("n_embd {} is not divisible by n_head {}", spec.hidden_size,
+                                  spec.num_heads));
+  }
+  spec.head_dim = spec.hidden_size / spec.num_heads;
+  spec.attention_bias = true;
+  spec.attention_out_bias = true;
+  spec.mlp_bias = true;
+  spec.norm_bias = true;
+  spec.gated_mlp = false;
+  spec.position_embeddings = in.positive("n_positions");
+  spec.intermediate_size = in.has("n_inner") ? in.positive("n_inner") : 4 * spec.hidden_size;
+  // Activations GPT-2's MLP accepts (transformers activations.py ACT2FN) that ladle prices as one
+  // elementwise op between the two matrices.
+  static constexpr const char* kActivations[] = {"gelu_new",          "gelu",       "gelu_fast",
+                                                 "gelu_pytorch_tanh", "quick_gelu", "relu"};
+  if (in.has("activation_function")) {
+    const std::string act = in.text("activation_function");
+    if (std::find_if(std::begin(kActivations), std::end(kActivations),
+                     [&act](const char* name) { return act == name; }) == std::end(kActivations)) {
+      std::vector<std::string> names(std::begin(kActivations), std::end(kActivations));
+      in.fail("activation_function",
+              fmt::format("unknown activation '{}'{} (expected one of {})", act,
+                          util::did_you_mean(act, names), util::join(names, ", ")));
+    }
+  }
+}
+
 // How one model_type is read: `text_config` says whether its text fields may sit in a nested
 // `text_config` object (multimodal checkpoints) rather than at the top level.
 struct ModelTypeRow {
   const char* model_type;
   void (*read)(const ConfigReader&, ModelSpec&);
   bool text_config;
+  /// Reads the fields every type has (layers, width, vocabulary, heads) under the type's names.
+  void (*common)(const ConfigReader&, ModelSpec&);
 };
 
-// One row per supported model_type, sorted; kimi_k2 and glm4_moe_lite are DeepSeek-V3's
-// architecture under their own names, llama4_text is Llama 4's text config on its own.
+// One row per supported model_type, sorted; gpt2 names its common fields its own way; kimi_k2
+// and glm4_moe_lite are DeepSeek-V3's architecture under their own names, llama4_text is
+// Llama 4's text config on its own.
 constexpr ModelTypeRow kModelTypes[] = {
-    {"bailing_moe", read_bailing_moe, false},
-    {"deepseek_v2", read_deepseek_v2, false},
-    {"deepseek_v3", read_deepseek_v3, false},
-    {"glm4_moe", read_glm4_moe, false},
-    {"glm4_moe_lite", read_deepseek_v3, false},
-    {"glm_moe_dsa", read_glm_moe_dsa, false},
-    {"gpt_oss", read_gpt_oss, false},
-    {"kimi_k2", read_deepseek_v3, false},
-    {"llama", read_llama, false},
-    {"llama4", read_llama4_text, true},
-    {"llama4_text", read_llama4_text, false},
-    {"mixtral", read_mixtral, false},
-    {"qwen3", read_qwen3, false},
-    {"qwen3_moe", read_qwen3_moe, false},
-    {"qwen3_next", read_qwen3_next, false},
+    {"bailing_moe", read_bailing_moe, false, read_common},
+    {"deepseek_v2", read_deepseek_v2, false, read_common},
+    {"deepseek_v3", read_deepseek_v3, false, read_common},
+    {"glm4_moe", read_glm4_moe, false, read_common},
+    {"glm4_moe_lite", read_deepseek_v3, false, read_common},
+    {"glm_moe_dsa", read_glm_moe_dsa, false, read_common},
+    {"gpt2", read_gpt2, false, read_gpt2_common},
+    {"gpt_oss", read_gpt_oss, false, read_common},
+    {"kimi_k2", read_deepseek_v3, false, read_common},
+    {"llama", read_llama, false, read_common},
+    {"llama4", read_llama4_text, true, read_common},
+    {"llama4_text", read_llama4_text, false, read_common},
+    {"mixtral", read_mixtral, false, read_common},
+    {"qwen3", read_qwen3, false, read_common},
+    {"qwen3_moe", read_qwen3_moe, false, read_common},
+    {"qwen3_next", read_qwen3_next, false, read_common},
 };
 
 const ModelTypeRow* find_model_type(const std::string& type) {
@@ -675,7 +729,7 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   // flatten them to the top level; text_config wins).
   const bool nested = row->text_config && in.has_object("text_config");
   const ConfigReader text = nested ? in.nested("text_config") : in;
-  read_common(text, spec);
+  row->common(text, spec);
   row->read(text, spec);
   if (type == "llama4" && in.has_object("vision_config")) {
     spec.vision_params = llama4_vision_params(in.nested("vision_config"), spec.hidden_size);

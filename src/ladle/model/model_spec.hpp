@@ -16,7 +16,7 @@ enum class AttentionKind {
 
 /// What a decoder layer's feed-forward block is.
 enum class MlpKind {
-  dense,  ///< one SwiGLU MLP of `intermediate_size`
+  dense,  ///< one MLP of `intermediate_size` (SwiGLU, or fc1-GELU-fc2 when !gated_mlp)
   moe,    ///< routed experts (+ shared experts) of `moe_intermediate_size`, with a router
 };
 
@@ -35,6 +35,11 @@ struct ModelSpec {
   int64_t hidden_size = 0;
   int64_t vocab_size = 0;
   bool tie_word_embeddings = false;
+  /// Rows of a learned absolute position-embedding table added to the token embedding (GPT-2's
+  /// `wpe`, `n_positions` rows); 0 for models with rotary or no position embeddings.
+  int64_t position_embeddings = 0;
+  /// Norms are LayerNorms with a bias beside the weight (GPT-2's ln_1, ln_2, ln_f); RMSNorm otherwise.
+  bool norm_bias = false;
 
   // Attention.
   AttentionKind attention = AttentionKind::gqa;
@@ -81,6 +86,9 @@ struct ModelSpec {
   // Feed-forward.
   std::vector<MlpKind> mlp;             ///< per layer
   int64_t intermediate_size = 0;        ///< dense MLP width
+  /// The dense MLP is gated (SwiGLU: gate, up, down, three matrices); false for GPT-2's two-matrix
+  /// MLP, fc1 -> GELU -> fc2 (`c_fc`, `c_proj`).
+  bool gated_mlp = true;
   int64_t moe_intermediate_size = 0;    ///< one routed expert's width
   int64_t num_experts = 0;              ///< routed experts per MoE layer
   int64_t experts_per_token = 0;        ///< top-k

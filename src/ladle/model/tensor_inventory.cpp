@@ -237,6 +237,53 @@ class InventoryBuilder {
   std::vector<TensorInfo>& out_;
 };
 
+// GPT-2 (transformers modeling_gpt2.py; Megatron-LM's GPT model is the same network): token and
+// learned position embeddings (wte, wpe), per block ln_1 -> c_attn (fused q/k/v) -> c_proj ->
+// ln_2 -> c_fc -> activation -> c_proj, every Linear and LayerNorm with a bias, ln_f, and the
+// head tied to wte. GPT-2's checkpoint stores its Conv1D weights as [in, out]; they are listed
+// [out, in] here, as every other model's Linear, so the planner reads their TP splits alike.
+// The position table is replicated over TP ranks (Megatron-LM's LanguageModelEmbedding keeps
+// it whole).
+std::vector<TensorInfo> gpt2_inventory(const ModelSpec& spec) {
+  std::vector<TensorInfo> out;
+  InventoryBuilder b(spec, out);
+  const int64_t h = spec.hidden_size;
+  const int64_t ffn = spec.intermediate_size;
+  const TensorSplit col = TensorSplit::tp_column;
+  const TensorSplit row = TensorSplit::tp_row;
+  const TensorSplit rep = TensorSplit::replicated;
+  const TensorSection emb = TensorSection::embedding;
+  b.add("transformer.wte.weight", {spec.vocab_size, h}, emb, -1, TensorRole::embedding,
+        TensorSplit::vocab);
+  b.add("transformer.wpe.weight", {spec.position_embeddings, h}, emb, -1, TensorRole::embedding,
+        rep);
+  const TensorSection s = TensorSection::layer;
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string p = fmt::format("transformer.h.{}.", i);
+    const TensorRole a = TensorRole::attention;
+    const TensorRole m = TensorRole::dense_mlp;
+    b.add(p + "ln_1.weight", {h}, s, i, TensorRole::norm, rep);
+    b.add(p + "ln_1.bias", {h}, s, i, TensorRole::norm, rep);
+    b.add(p + "attn.c_attn.weight", {3 * h, h}, s, i, a, col);
+    b.add(p + "attn.c_attn.bias", {3 * h}, s, i, a, col);
+    b.add(p + "attn.c_proj.weight", {h, h}, s, i, a, row);
+    b.add(p + "attn.c_proj.bias", {h}, s, i, a, rep);
+    b.add(p + "ln_2.weight", {h}, s, i, TensorRole::norm, rep);
+    b.add(p + "ln_2.bias", {h}, s, i, TensorRole::norm, rep);
+    b.add(p + "mlp.c_fc.weight", {ffn, h}, s, i, m, col);
+    b.add(p + "mlp.c_fc.bias", {ffn}, s, i, m, col);
+    b.add(p + "mlp.c_proj.weight", {h, ffn}, s, i, m, row);
+    b.add(p + "mlp.c_proj.bias", {h}, s, i, m, rep);
+  }
+  b.add("transformer.ln_f.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm, rep);
+  b.add("transformer.ln_f.bias", {h}, TensorSection::final_norm, -1, TensorRole::norm, rep);
+  if (!spec.tie_word_embeddings) {
+    b.add("lm_head.weight", {spec.vocab_size, h}, TensorSection::head, -1, TensorRole::head,
+          TensorSplit::vocab);
+  }
+  return out;
+}
+
 }  // namespace
 
 int64_t TensorInfo::numel() const {
@@ -248,6 +295,7 @@ int64_t TensorInfo::numel() const {
 int64_t TensorInfo::total_numel() const { return numel() * copies; }
 
 std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
+  if (spec.model_type == "gpt2") return gpt2_inventory(spec);
   std::vector<TensorInfo> out;
   InventoryBuilder b(spec, out);
   const int64_t h = spec.hidden_size;

@@ -382,14 +382,42 @@ std::vector<std::string> measurement_units() {
   return {"tokens/s/gpu", "tflops/s/gpu", "step_time_s", "gpu_hours_per_trillion_tokens"};
 }
 
-std::vector<std::string> flop_conventions() { return {"6n", "6n_plus_attention", "megatron_lm"}; }
+namespace {
+
+// The FLOP conventions a published TFLOP/s figure may be stated in, each with where its formula
+// is defined (flops_per_token below computes them).
+struct FlopConventionRow {
+  const char* name;
+  const char* source;
+};
+
+constexpr FlopConventionRow kFlopConventions[] = {
+    {"6n", "Kaplan et al. 2020 (arXiv 2001.08361) sec. 2.1: C = 6N per token"},
+    {"6n_plus_attention",
+     "pytorch/torchtitan get_num_flop_per_token: 6N + 12 L H Q T (PaLM's appendix B)"},
+    {"megatron_lm",
+     "NVIDIA/Megatron-LM megatron/training/training.py num_floating_point_operations"},
+    // F = 96 B s l h^2 (1 + s/(6h) + V/(16 l h)) per iteration of B sequences of s tokens: the
+    // GEMMs of a GPT model with a 4h MLP, the forward run twice (full activation recomputation),
+    // and the logits; per token, divided by B s.
+    {"narayanan_2021", "Narayanan et al. 2021 (arXiv 2104.04473) sec. 5.1, equation (3)"},
+};
+
+}  // namespace
+
+std::vector<std::string> flop_conventions() {
+  std::vector<std::string> out;
+  for (const FlopConventionRow& row : kFlopConventions) out.emplace_back(row.name);
+  return out;
+}
 
 namespace {
 
 // Megatron-LM's num_floating_point_operations (megatron/training/training.py, transformer_flops,
 // NVIDIA/Megatron-LM commit 9050d4c5fb13e8933afec149cbcd34a5c29c85e6) for one token of a BSHD
 // row: every GEMM 3 times (forward, wgrad, dgrad) at 2 FLOPs per multiply-add; SwiGLU MLPs (3
-// matrices); top-k routed and shared experts on MoE layers; QKV and output projections (MLA: its
+// matrices; 2 without --swiglu, its gated_linear_multiplier); top-k routed and shared experts
+// on MoE layers; QKV and output projections (MLA: its
 // low-rank projections, their norms and the rope key); causal core attention (half of the
 // row-length square, QK^T and PV); MTP layers counted as one more decoder layer of the last
 // layer's MLP kind, plus their norms, eh projection and logits. The vocabulary is the config's
@@ -409,7 +437,7 @@ double megatron_lm_flops_per_token(const ModelCosts& c) {
   constexpr double k = 3.0 * 2.0;  // forward + wgrad + dgrad, 2 FLOPs per multiply-add
   const double mlp =
       k * h *
-      (3.0 * static_cast<double>(c.ffn) * dense_layers +
+      ((c.gated_mlp ? 3.0 : 2.0) * static_cast<double>(c.ffn) * dense_layers +
        3.0 * static_cast<double>(c.moe_ffn) * static_cast<double>(c.top_k) * moe_layers +
        3.0 * static_cast<double>(c.shared_ffn) * moe_layers);
   double attention = 0;
@@ -441,6 +469,13 @@ double flops_per_token(const ModelCosts& c, std::string_view convention) {
   const double six_n = 6.0 * c.n_params;
   if (convention == "6n") return six_n;
   if (convention == "megatron_lm") return megatron_lm_flops_per_token(c);
+  if (convention == "narayanan_2021") {
+    const double l = static_cast<double>(c.num_layers);
+    const double h = static_cast<double>(c.hidden);
+    const double s = static_cast<double>(c.row_tokens);
+    const double v = static_cast<double>(c.vocab);
+    return 96.0 * l * h * h * (1.0 + s / (6.0 * h) + v / (16.0 * l * h));
+  }
   const double head = c.mla ? 0.5 * static_cast<double>(c.qk_head_dim + c.v_head_dim)
                             : static_cast<double>(c.head_dim);
   return six_n + 12.0 * static_cast<double>(c.num_layers) * static_cast<double>(c.heads) * head *

@@ -36,14 +36,17 @@ struct MeasurementSet {
 /// The units a measured figure may be published in ("tokens/s/gpu", "tflops/s/gpu",
 /// "step_time_s", "gpu_hours_per_trillion_tokens").
 std::vector<std::string> measurement_units();
-/// The FLOP conventions a TFLOP/s figure may name ("6n", "6n_plus_attention", "megatron_lm").
+/// The FLOP conventions a TFLOP/s figure may name ("6n", "6n_plus_attention", "megatron_lm",
+/// "narayanan_2021").
 std::vector<std::string> flop_conventions();
 
 /// FLOPs per trained token under `convention` (see flop_conventions): 6n is 6 x N (the recipes'
 /// N); 6n_plus_attention adds 12 x layers x heads x head size x row length, the attention score
 /// and value products forward and backward without the causal half (torchtitan's count);
 /// megatron_lm is what Megatron-LM's "throughput per GPU (TFLOP/s/GPU)" divides by (its
-/// num_floating_point_operations: causal attention, MLA projections, MTP layers and logits).
+/// num_floating_point_operations: causal attention, MLA projections, MTP layers and logits);
+/// narayanan_2021 is 96 l h^2 (1 + s/(6h) + V/(16 l h)) per token, the GPT count with full
+/// activation recomputation of Narayanan et al. 2021, equation (3).
 double flops_per_token(const ModelCosts& costs, std::string_view convention);
 
 /// Reads one measurement file. Throws Error(input) at file:line:col naming the field: a missing

@@ -118,11 +118,13 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const double ffn = static_cast<double>(c.ffn);
   const double mlp_input = norm_out * st.linear_input * h / gathered_div;  // fc1's input, the norm's output
   if (!kind.moe) {
-    // Dense SwiGLU MLP: fc1 input, fc1 output (gate and up, 2 x ffn) and the activation's
-    // output (fc2's input: FP8 under TE's FP8, which frees the BF16 one); --recompute-modules mlp
-    // keeps only the MLP's input.
+    // Dense MLP: fc1 input, fc1 output (SwiGLU's gate and up, 2 x ffn; GPT's GELU input, ffn:
+    // Korthikanti et al. 2022, sec. 4.1, "8sbh" for 4h) and the activation's output (fc2's
+    // input: FP8 under TE's FP8, which frees the BF16 one); --recompute-modules mlp keeps only
+    // the MLP's input.
     if (recomputed(RecomputeModule::mlp)) return bytes + kBf16 * h / sp_div;
-    bytes += mlp_input + kBf16 * 2 * ffn / tp + st.linear_input * ffn / tp;
+    const double fc1_out = c.gated_mlp ? 2 * ffn : ffn;
+    bytes += mlp_input + kBf16 * fc1_out / tp + st.linear_input * ffn / tp;
     return bytes;
   }
   // --recompute-modules moe reruns the whole MoE layer: only its input is kept.

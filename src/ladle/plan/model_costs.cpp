@@ -90,6 +90,7 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
   c.index_heads = spec.index_n_heads;
   c.index_head_dim = spec.index_head_dim;
   c.ffn = spec.intermediate_size;
+  c.gated_mlp = spec.gated_mlp;
   c.moe_ffn = spec.moe_intermediate_size;
   c.shared_ffn = spec.shared_expert_intermediate_size;
   c.experts = spec.num_experts;

@@ -66,6 +66,7 @@ struct ModelCosts {
   int64_t index_heads = 0;
   int64_t index_head_dim = 0;
   int64_t ffn = 0;          ///< dense MLP width
+  bool gated_mlp = true;    ///< the dense MLP's fc1 is gate + up (SwiGLU); false: GPT's one fc1 -> GELU
   int64_t moe_ffn = 0;      ///< one expert's width
   int64_t shared_ffn = 0;   ///< fused shared expert width (0: none)
   int64_t experts = 0;
