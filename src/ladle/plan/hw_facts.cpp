@@ -177,7 +177,22 @@ KernelFacts read_kernels() {
     if (kernel == "fa3") k.attention_fa3 = v;
     if (kernel == "fa2") k.attention_fa2 = v;
   }
-  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0, "kernels.yaml needs fa2 and fa3 attention rows");
+  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0,
+               "kernels.yaml needs fa2 and fa3 attention rows");
+  const YAML::Node host = root["host_launches"];
+  if (!host["source"])
+    bad(kKernelsFile, host, "host_launches.source",
+        "missing; expected where the counts were published");
+  k.router_launches = number(kKernelsFile, host["router"], "host_launches.router");
+  k.router_launches_flex = number(kKernelsFile, host["router_flex"], "host_launches.router_flex");
+  const YAML::Node deepep = root["deepep_mnnvl"];
+  if (!deepep["source"])
+    bad(kKernelsFile, deepep, "deepep_mnnvl.source",
+        "missing; expected where the figures were published");
+  k.deepep_mnnvl_dispatch =
+      number(kKernelsFile, deepep["dispatch_gb_per_s"], "deepep_mnnvl.dispatch_gb_per_s") * 1e9;
+  k.deepep_mnnvl_combine =
+      number(kKernelsFile, deepep["combine_gb_per_s"], "deepep_mnnvl.combine_gb_per_s") * 1e9;
   return k;
 }
 

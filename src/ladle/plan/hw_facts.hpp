@@ -41,6 +41,14 @@ struct KernelFacts {
   double fp8_default = 0;
   double attention_fa3 = 0;
   double attention_fa2 = 0;
+  /// Kernels the MoE router (and the flex dispatcher's fused preprocess) launches per layer
+  /// forward, as published.
+  double router_launches = 0;
+  double router_launches_flex = 0;
+  /// DeepEP's normal kernels over a multi-node NVLink domain (more than 8 GPUs), algorithm
+  /// bandwidth per GPU, bytes/s.
+  double deepep_mnnvl_dispatch = 0;
+  double deepep_mnnvl_combine = 0;
 };
 
 /// The embedded tables (parsed once; a malformed table is an internal error at its line).

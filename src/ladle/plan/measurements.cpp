@@ -17,6 +17,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -326,7 +327,11 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
   } else if (node["args"]) {
     const std::string text = r.text(node, "args", path, "the launch arguments");
     try {
-      layout = layout::layout_from_run_args(recipe::parse_run_script(text, r.file()));
+      // parse_launch_args keeps every value of a list flag (--recompute-modules mlp moe_act),
+      // as predict --args reads it; a run script's reading keeps one value per flag.
+      const std::vector<recipe::LaunchArg> args =
+          layout::training_args(recipe::parse_launch_args(text, r.file()));
+      layout = layout::read_layout_args(args, layout::Engine::megatron, r.file()).layout;
     } catch (const Error& e) {
       throw_input(r.at(node["args"], path + ".args"), "{}", e.message());
     }

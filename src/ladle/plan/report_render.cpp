@@ -247,7 +247,25 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
     }
     out[i] = labels[i] + extra;
   }
-  return out;
+  // The table keeps to the report width: a long summary keeps its label and the end of what
+  // tells it apart (the full spec is printed under each row), unless that makes two alike.
+  constexpr size_t kSummaryWidth = 54;
+  std::vector<std::string> shortened = out;
+  for (bool tail : {true, false}) {
+    std::vector<std::string> trial = shortened;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const size_t keep =
+          kSummaryWidth > labels[i].size() + 4 ? kSummaryWidth - labels[i].size() - 4 : 0;
+      if (trial[i].size() <= kSummaryWidth || keep == 0) continue;
+      const std::string extra = out[i].substr(labels[i].size() + 1);
+      trial[i] = tail ? labels[i] + " ..." + extra.substr(extra.size() - keep)
+                      : labels[i] + " " + extra.substr(0, keep) + "...";
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (std::count(trial.begin(), trial.end(), trial[i]) == 1) shortened[i] = trial[i];
+    }
+  }
+  return shortened;
 }
 
 std::string not_priced_line(const ReportHeader& h) {
