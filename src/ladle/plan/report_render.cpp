@@ -251,15 +251,17 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
   // tells it apart (the full spec is printed under each row), unless that makes two alike.
   constexpr size_t kSummaryWidth = 54;
   std::vector<std::string> shortened = out;
-  for (bool tail : {true, false}) {
+  // Three ways to shorten, tried in turn: the end, the start, both ends of what tells it apart.
+  for (int way = 0; way < 3; ++way) {
     std::vector<std::string> trial = shortened;
     for (size_t i = 0; i < out.size(); ++i) {
       const size_t keep =
           kSummaryWidth > labels[i].size() + 4 ? kSummaryWidth - labels[i].size() - 4 : 0;
       if (trial[i].size() <= kSummaryWidth || keep == 0) continue;
       const std::string extra = out[i].substr(labels[i].size() + 1);
-      trial[i] = tail ? labels[i] + " ..." + extra.substr(extra.size() - keep)
-                      : labels[i] + " " + extra.substr(0, keep) + "...";
+      const std::string head = extra.substr(0, way == 1 ? keep : keep / 2);
+      const std::string tail = extra.substr(extra.size() - (way == 0 ? keep : keep - keep / 2));
+      trial[i] = labels[i] + (way == 0 ? " ..." + tail : way == 1 ? " " + head + "..." : " " + head + "..." + tail);
     }
     for (size_t i = 0; i < out.size(); ++i) {
       if (std::count(trial.begin(), trial.end(), trial[i]) == 1) shortened[i] = trial[i];
