@@ -205,6 +205,21 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& y, d
   return y[i - 1] + t * (y[i] - y[i - 1]);
 }
 
+std::map<std::string, double> read_host_links() {
+  const YAML::Node root = load(kCollectivesFile);
+  std::map<std::string, double> out;
+  const YAML::Node links = root["host_links"];
+  for (size_t i = 0; links && i < links.size(); ++i) {
+    const YAML::Node n = links[i];
+    const std::string path = "host_links[" + std::to_string(i) + "]";
+    if (!n["source"]) bad(kCollectivesFile, n, path + ".source", "missing; expected where the figure was published");
+    const double bw = number(kCollectivesFile, n["gb_per_s"], path + ".gb_per_s") * 1e9;
+    if (!n["gpus"].IsSequence()) bad(kCollectivesFile, n, path + ".gpus", "expected a list of GPU names");
+    for (const auto& g : n["gpus"]) out[g.Scalar()] = bw;
+  }
+  return out;
+}
+
 const FabricFacts* find_fabric(std::string_view name) {
   for (const FabricFacts& f : fabric_facts()) {
     if (f.name == name) return &f;
@@ -293,6 +308,12 @@ double gemm_mamf_fraction(std::string_view gpu, bool fp8) {
   }
   if (!fp8) return row->bf16;
   return row->fp8 > 0 ? row->fp8 : k.fp8_default;
+}
+
+double host_link_bytes_per_s(std::string_view gpu) {
+  static const std::map<std::string, double> links = read_host_links();
+  const auto it = links.find(std::string(gpu));
+  return it == links.end() ? 0.0 : it->second;
 }
 
 }  // namespace ladle::plan

@@ -64,6 +64,10 @@ const FabricFacts& nvlink_facts();
 /// on fabric `f`: interpolated in log(size) and log(nodes), held at the ends.
 double link_fraction(const FabricFacts& f, Collective collective, double bytes, double nodes);
 
+/// One-way device-host bandwidth per GPU, bytes/s, for a GPU whose host link is not PCIe
+/// (collectives.yaml host_links: NVLink-C2C on GB200 / GB300); 0 for a GPU not listed.
+double host_link_bytes_per_s(std::string_view gpu);
+
 /// MAMF over dense peak for a GPU ("h200") and precision; GPUs without a row take their `like`.
 double gemm_mamf_fraction(std::string_view gpu, bool fp8);
 

@@ -429,7 +429,9 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   } else if (l.capacity > 0) {
     r.imbalance = l.pad_capacity ? l.capacity : std::min(l.capacity, r.imbalance);
   }
-  r.host_link = cal.host_link_gb_per_s * 1e9;
+  // Activation offload: NVLink-C2C where the GPU has it (collectives.yaml host_links), else PCIe.
+  r.host_link = host_link_bytes_per_s(cluster.gpu.name);
+  if (r.host_link <= 0) r.host_link = cal.host_link_gb_per_s * 1e9;
 
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
