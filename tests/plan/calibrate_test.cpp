@@ -50,7 +50,11 @@ std::vector<Measurement> synthetic_set(const Calibration& truth) {
       synthetic("llama-3.1-8b", 16, "tp=1,dp=16,overlap_grad=on,overlap_param=on", truth, "a"),
       synthetic("llama-3.1-70b", 32, "tp=8,sp=on,pp=2,tp_overlap=on,recompute=full", truth, "b"),
       synthetic("llama-3.1-8b", 16, "tp=2,sp=on,tp_overlap=on,overlap_grad=on", truth, "c"),
-      synthetic("qwen3-30b-a3b", 16, "tp=1,ep=8,dispatcher=flex,overlap_grad=on,overlap_param=on", truth, "d"),
+      synthetic("qwen3-30b-a3b", 16, "tp=1,ep=8,dispatcher=flex,overlap_grad=on,overlap_param=on",
+                truth, "d"),
+      synthetic("qwen3-30b-a3b", 16, "tp=1,ep=16,dispatcher=flex,a2a_overlap=on", truth, "a"),
+      synthetic("qwen3-30b-a3b", 8, "tp=1,ep=8,cuda_graph=transformer_engine,graph_modules=attn",
+                truth, "b"),
   };
 }
 

@@ -12,9 +12,9 @@ namespace {
 TEST(Tuner, StopsTrialsWhoseFirstStepsAreClearlySlowerThanTheIncumbent) {
   test::TempDir dir;
   test::use_engine_state(dir.path() / "engine");
-  // Round 2's trials (5 and 6) wait after the 5 steps the early-stop rule judges, so a cancel sent
+  // Round 2's trials (5 to 8) wait after the 5 steps the early-stop rule judges, so a cancel sent
   // then lands before their last steps, however late ladle looks.
-  ::setenv("FAKE_ENGINE_HOLD_TRIALS", "5,6", 1);
+  ::setenv("FAKE_ENGINE_HOLD_TRIALS", "5,6,7,8", 1);
   ::setenv("FAKE_ENGINE_HOLD_AFTER", "5", 1);
   TuneSettings s;
   s.run_id = "0000beef";
@@ -26,7 +26,7 @@ TEST(Tuner, StopsTrialsWhoseFirstStepsAreClearlySlowerThanTheIncumbent) {
   s.scheduler.state_dir = (dir.path() / "run" / "jobs").string();
   s.base_layout = layout::format_layout_spec(layout::resolve_layout(
       layout::parse_layout_spec(test::kFlashStart), layout::LayoutContext{8, 8, 8192, 128}));
-  s.budget = 6;
+  s.budget = 8;
   s.confirm_steps = 8;
   s.per_round = 4;
   s.max_running = 1;

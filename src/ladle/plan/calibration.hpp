@@ -49,6 +49,13 @@ struct Calibration {
   double dp_overlap_hidden_fraction = 0.7;
   /// Fraction of the TP collectives --tp-comm-overlap (or async TP) hides.
   double tp_overlap_hidden_fraction = 0.5;
+  /// Host seconds per kernel a layer launches (Python, PyTorch dispatch, the CUDA launch): a
+  /// layer whose launches take the host longer than the GPU takes to run them runs at the host's
+  /// pace. CUDA graphs take the launches of what they capture off the host.
+  double host_launch_s = 1e-5;
+  /// Fraction of the EP all-to-all --overlap-moe-expert-parallel-comm hides behind the compute
+  /// of the other microbatch it pairs each one with.
+  double a2a_overlap_hidden_fraction = 0.6;
   // Fixed. Bandwidths and latencies of links and collectives are not here: they are the
   // published measurements of data/hw/collectives.yaml.
   double hbm_efficiency = 0.80;        ///< achieved fraction of HBM bandwidth in memory-bound kernels

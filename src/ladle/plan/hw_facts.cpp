@@ -177,7 +177,22 @@ KernelFacts read_kernels() {
     if (kernel == "fa3") k.attention_fa3 = v;
     if (kernel == "fa2") k.attention_fa2 = v;
   }
-  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0, "kernels.yaml needs fa2 and fa3 attention rows");
+  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0,
+               "kernels.yaml needs fa2 and fa3 attention rows");
+  const YAML::Node host = root["host_launches"];
+  if (!host["source"])
+    bad(kKernelsFile, host, "host_launches.source",
+        "missing; expected where the counts were published");
+  k.router_launches = number(kKernelsFile, host["router"], "host_launches.router");
+  k.router_launches_flex = number(kKernelsFile, host["router_flex"], "host_launches.router_flex");
+  const YAML::Node deepep = root["deepep_mnnvl"];
+  if (!deepep["source"])
+    bad(kKernelsFile, deepep, "deepep_mnnvl.source",
+        "missing; expected where the figures were published");
+  k.deepep_mnnvl_dispatch =
+      number(kKernelsFile, deepep["dispatch_gb_per_s"], "deepep_mnnvl.dispatch_gb_per_s") * 1e9;
+  k.deepep_mnnvl_combine =
+      number(kKernelsFile, deepep["combine_gb_per_s"], "deepep_mnnvl.combine_gb_per_s") * 1e9;
   return k;
 }
 
@@ -188,6 +203,21 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& y, d
   const size_t i = static_cast<size_t>(std::upper_bound(x.begin(), x.end(), at) - x.begin());
   const double t = (at - x[i - 1]) / (x[i] - x[i - 1]);
   return y[i - 1] + t * (y[i] - y[i - 1]);
+}
+
+std::map<std::string, double> read_host_links() {
+  const YAML::Node root = load(kCollectivesFile);
+  std::map<std::string, double> out;
+  const YAML::Node links = root["host_links"];
+  for (size_t i = 0; links && i < links.size(); ++i) {
+    const YAML::Node n = links[i];
+    const std::string path = "host_links[" + std::to_string(i) + "]";
+    if (!n["source"]) bad(kCollectivesFile, n, path + ".source", "missing; expected where the figure was published");
+    const double bw = number(kCollectivesFile, n["gb_per_s"], path + ".gb_per_s") * 1e9;
+    if (!n["gpus"].IsSequence()) bad(kCollectivesFile, n, path + ".gpus", "expected a list of GPU names");
+    for (const auto& g : n["gpus"]) out[g.Scalar()] = bw;
+  }
+  return out;
 }
 
 const FabricFacts* find_fabric(std::string_view name) {
@@ -278,6 +308,12 @@ double gemm_mamf_fraction(std::string_view gpu, bool fp8) {
   }
   if (!fp8) return row->bf16;
   return row->fp8 > 0 ? row->fp8 : k.fp8_default;
+}
+
+double host_link_bytes_per_s(std::string_view gpu) {
+  static const std::map<std::string, double> links = read_host_links();
+  const auto it = links.find(std::string(gpu));
+  return it == links.end() ? 0.0 : it->second;
 }
 
 }  // namespace ladle::plan

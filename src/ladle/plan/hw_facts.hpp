@@ -41,6 +41,14 @@ struct KernelFacts {
   double fp8_default = 0;
   double attention_fa3 = 0;
   double attention_fa2 = 0;
+  /// Kernels the MoE router (and the flex dispatcher's fused preprocess) launches per layer
+  /// forward, as published.
+  double router_launches = 0;
+  double router_launches_flex = 0;
+  /// DeepEP's normal kernels over a multi-node NVLink domain (more than 8 GPUs), algorithm
+  /// bandwidth per GPU, bytes/s.
+  double deepep_mnnvl_dispatch = 0;
+  double deepep_mnnvl_combine = 0;
 };
 
 /// The embedded tables (parsed once; a malformed table is an internal error at its line).
@@ -55,6 +63,10 @@ const FabricFacts& nvlink_facts();
 /// Fraction of the link a `collective` of `bytes` (nccl-tests' size) moves over `nodes` nodes
 /// on fabric `f`: interpolated in log(size) and log(nodes), held at the ends.
 double link_fraction(const FabricFacts& f, Collective collective, double bytes, double nodes);
+
+/// One-way device-host bandwidth per GPU, bytes/s, for a GPU whose host link is not PCIe
+/// (collectives.yaml host_links: NVLink-C2C on GB200 / GB300); 0 for a GPU not listed.
+double host_link_bytes_per_s(std::string_view gpu);
 
 /// MAMF over dense peak for a GPU ("h200") and precision; GPUs without a row take their `like`.
 double gemm_mamf_fraction(std::string_view gpu, bool fp8);

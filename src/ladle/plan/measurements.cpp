@@ -327,10 +327,11 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
   } else if (node["args"]) {
     const std::string text = r.text(node, "args", path, "the launch arguments");
     try {
-      // Read as `predict --args` reads them: every value of a many-valued argument
-      // (--recompute-modules mlp mla_up_proj, --cuda-graph-scope attn moe_router), not the first.
-      const recipe::LaunchArgs launch = recipe::parse_launch_args(text, r.file());
-      layout = layout::read_layout_args(layout::training_args(launch), layout::Engine::megatron, r.file()).layout;
+      // parse_launch_args keeps every value of a list flag (--recompute-modules mlp moe_act),
+      // as predict --args reads it; a run script's reading keeps one value per flag.
+      const std::vector<recipe::LaunchArg> args =
+          layout::training_args(recipe::parse_launch_args(text, r.file()));
+      layout = layout::read_layout_args(args, layout::Engine::megatron, r.file()).layout;
     } catch (const Error& e) {
       throw_input(r.at(node["args"], path + ".args"), "{}", e.message());
     }

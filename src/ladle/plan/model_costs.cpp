@@ -26,6 +26,21 @@ GemmSplit gemm_split(const TensorInfo& t) {
   }
 }
 
+GemmModule gemm_module(const TensorInfo& t) {
+  switch (t.role) {
+    case TensorRole::attention:
+      // MLA's up-projections (q_b, kv_b): what --recompute-modules mla_up_proj recomputes.
+      return t.name.find("q_b_proj") != std::string::npos || t.name.find("kv_b_proj") != std::string::npos
+                 ? GemmModule::mla_up
+                 : GemmModule::attention;
+    case TensorRole::indexer: return GemmModule::indexer;
+    case TensorRole::dense_mlp: return GemmModule::dense_mlp;
+    case TensorRole::shared_expert: return GemmModule::shared_expert;
+    case TensorRole::router: return GemmModule::router;
+    default: return GemmModule::other;
+  }
+}
+
 void add_tensor(const TensorInfo& t, LayerKind& kind) {
   const double elements = static_cast<double>(t.total_numel());
   if (t.role == TensorRole::correction_bias) {
@@ -43,7 +58,7 @@ void add_tensor(const TensorInfo& t, LayerKind& kind) {
     kind.tp_params += elements;
   }
   if (t.is_matrix()) {
-    kind.gemms.push_back(Gemm{t.shape[0], t.shape[1], gemm_split(t)});
+    kind.gemms.push_back(Gemm{t.shape[0], t.shape[1], gemm_split(t), gemm_module(t)});
     kind.dense_matmul_params += static_cast<double>(t.numel()) * static_cast<double>(t.active_copies);
     if (t.role == TensorRole::indexer) kind.indexer = true;
   }

@@ -22,10 +22,15 @@ enum class GemmSplit {
 };
 
 /// One weight matrix a token multiplies through: y[out] = W[out, in] x[in].
+/// What module a matrix belongs to: the time model prices recompute modules and CUDA-graph
+/// scopes by it.
+enum class GemmModule { attention, mla_up, indexer, dense_mlp, shared_expert, router, other };
+
 struct Gemm {
   int64_t out = 0;
   int64_t in = 0;
   GemmSplit split = GemmSplit::replicated;
+  GemmModule module = GemmModule::other;
   bool operator==(const Gemm&) const = default;
 };
 

@@ -43,6 +43,8 @@ const char* to_string(TimePart part) {
     case TimePart::ep_comm: return "EP all-to-all";
     case TimePart::cp_comm: return "CP exchange";
     case TimePart::pp_p2p: return "PP p2p";
+    case TimePart::host_launches: return "host-bound launches";
+    case TimePart::activation_offload: return "activation offload";
     case TimePart::pipeline_bubble: return "pipeline bubble";
     case TimePart::dp_comm: return "DP comm";
     case TimePart::optimizer_gpu: return "optimizer (GPU)";

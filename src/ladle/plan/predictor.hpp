@@ -46,7 +46,7 @@ enum class MemoryPart {
 /// Step-time parts, in report order.
 enum class TimePart {
   dense_gemm, expert_gemm, attention, elementwise, recompute, tp_comm, ep_comm, cp_comm, pp_p2p,
-  pipeline_bubble, dp_comm, optimizer_gpu, optimizer_cpu, host_copies, count
+  host_launches, activation_offload, pipeline_bubble, dp_comm, optimizer_gpu, optimizer_cpu, host_copies, count
 };
 inline constexpr size_t kMemoryParts = static_cast<size_t>(MemoryPart::count);
 inline constexpr size_t kTimeParts = static_cast<size_t>(TimePart::count);

@@ -239,16 +239,59 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
       if (labels[j] == labels[i]) group.push_back(j);
     }
     if (group.size() < 2) continue;
+    // The fewest of its items that tell it apart from each other layout with the same label,
+    // picked greedily by how many of them each item tells apart, printed in spec order.
+    auto lacks = [&](size_t j, const std::string& item) {
+      return std::find(items[j].begin(), items[j].end(), item) == items[j].end();
+    };
+    std::vector<size_t> left;
+    for (size_t j : group) {
+      if (j != i) left.push_back(j);
+    }
+    std::vector<bool> chosen(items[i].size(), false);
+    while (!left.empty()) {
+      size_t best = items[i].size();
+      size_t best_count = 0;
+      for (size_t k = 0; k < items[i].size(); ++k) {
+        if (chosen[k]) continue;
+        const size_t count = static_cast<size_t>(
+            std::count_if(left.begin(), left.end(), [&](size_t j) { return lacks(j, items[i][k]); }));
+        if (count > best_count) {
+          best = k;
+          best_count = count;
+        }
+      }
+      if (best_count == 0) break;
+      chosen[best] = true;
+      std::erase_if(left, [&](size_t j) { return lacks(j, items[i][best]); });
+    }
     std::string extra;
-    for (const std::string& item : items[i]) {
-      const bool shared = std::all_of(group.begin(), group.end(), [&](size_t j) {
-        return std::find(items[j].begin(), items[j].end(), item) != items[j].end();
-      });
-      if (!shared) extra += " " + item;
+    for (size_t k = 0; k < items[i].size(); ++k) {
+      if (chosen[k]) extra += " " + items[i][k];
     }
     out[i] = labels[i] + extra;
   }
-  return out;
+  // The table keeps to the report width: a long summary keeps its label and the end of what
+  // tells it apart (the full spec is printed under each row), unless that makes two alike.
+  constexpr size_t kSummaryWidth = 54;
+  std::vector<std::string> shortened = out;
+  // Three ways to shorten, tried in turn: the end, the start, both ends of what tells it apart.
+  for (int way = 0; way < 3; ++way) {
+    std::vector<std::string> trial = shortened;
+    for (size_t i = 0; i < out.size(); ++i) {
+      const size_t keep =
+          kSummaryWidth > labels[i].size() + 4 ? kSummaryWidth - labels[i].size() - 4 : 0;
+      if (trial[i].size() <= kSummaryWidth || keep == 0) continue;
+      const std::string extra = out[i].substr(labels[i].size() + 1);
+      const std::string head = extra.substr(0, way == 1 ? keep : keep / 2);
+      const std::string tail = extra.substr(extra.size() - (way == 0 ? keep : keep - keep / 2));
+      trial[i] = labels[i] + (way == 0 ? " ..." + tail : way == 1 ? " " + head + "..." : " " + head + "..." + tail);
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (std::count(trial.begin(), trial.end(), trial[i]) == 1) shortened[i] = trial[i];
+    }
+  }
+  return shortened;
 }
 
 std::string not_priced_line(const ReportHeader& h) {

@@ -22,7 +22,11 @@ struct Rates {
   double domain = 8;           // GPUs of one NVLink domain
   const FabricFacts* nvl = nullptr;  // collectives inside the domain
   const FabricFacts* net = nullptr;  // collectives across domains
-  double moe_sync = 0;         // seconds per MoE layer pass with experts over several GPUs
+  double moe_sync = 0;               // seconds per MoE layer pass with experts over several GPUs
+  double host_launch = 0;            // host seconds per launched kernel
+  double a2a_hidden = 0;             // share of the EP all-to-all a2a overlap hides
+  double imbalance = 1;              // routed tokens on the busiest expert rank over the mean
+  double host_link = 0;              // device-host bytes/s per GPU (activation offload)
 };
 
 // A ring-like collective (all-gather, reduce-scatter; an all-reduce is both) of `bytes` (the
@@ -74,7 +78,12 @@ double fp8_cast_bytes(double m, double k, double n) { return 5 * m * k + 5 * m *
 struct KindTime {
   double dense_gemm = 0, expert_gemm = 0, attention = 0, elementwise = 0, recompute = 0;
   double tp = 0, ep = 0, cp = 0;
-  double total() const { return dense_gemm + expert_gemm + attention + elementwise + recompute + tp + ep + cp; }
+  double host = 0;         // host launch time beyond the GPU's (the layer runs at the host's pace)
+  double act_offload = 0;  // activation copies to and from the host that compute does not hide
+  double total() const {
+    return dense_gemm + expert_gemm + attention + elementwise + recompute + tp + ep + cp + host +
+           act_offload;
+  }
 };
 
 // One all-to-all of `bytes_per_gpu` (what each GPU sends) over a group of `group` contiguous GPUs:
@@ -118,6 +127,44 @@ double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   return fused + 2 * (16 - 4) * h + (10 - 4) * qk + (10 - 6) * ffn;
 }
 
+// Which launches a layer's CUDA graphs capture (--cuda-graph-impl, --cuda-graph-scope): a captured
+// part is replayed without the host. Full-iteration graphs capture everything; layer graphs with
+// no scope capture whole layers; partial scopes capture attention (attn), the dense MLP (mlp),
+// the router with the shared expert unless it overlaps (moe_router), the dispatcher's preprocess
+// (moe_preprocess) and a token-dropping MoE block (moe). Megatron-LM's
+// transformer_engine/graph-scope rules: megatron/core/transformer/cuda_graphs.py and the GB200
+// write-up's 2.3 (NVIDIA/Megatron-LM docs/discussions/deepseek-v3-gb200-optimization).
+struct Captured {
+  bool attn = false, mlp = false, router = false, shared = false, preprocess = false,
+       experts = false;
+};
+
+Captured captured(const Layout& l) {
+  Captured g;
+  if (l.cuda_graph == CudaGraphImpl::none) return g;
+  if (l.cuda_graph == CudaGraphImpl::full_iteration || l.graph_modules == 0) {
+    return Captured{true, true, true, true, true, true};
+  }
+  g.attn = has(l.graph_modules, GraphModule::attn);
+  g.mlp = has(l.graph_modules, GraphModule::mlp);
+  g.router = has(l.graph_modules, GraphModule::moe_router);
+  g.shared = g.router && !l.shared_overlap;
+  g.preprocess = g.router && has(l.graph_modules, GraphModule::moe_preprocess);
+  g.experts = has(l.graph_modules, GraphModule::moe) && l.capacity > 0;
+  return g;
+}
+
+// One module's forward: GPU seconds and kernels launched.
+struct Work {
+  double s = 0;
+  double launches = 0;
+  Work& operator+=(const Work& o) {
+    s += o.s;
+    launches += o.launches;
+    return *this;
+  }
+};
+
 KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Rates& r,
                    const Workload& w, double tokens) {
   const bool fp8 = w.precision == Precision::fp8;
@@ -126,22 +173,35 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   const double etp = static_cast<double>(l.etp);
   const double sp_div = l.sp ? tp : 1.0;
   const double h = static_cast<double>(c.hidden);
-  // Dense matrices: every TP rank multiplies the whole (gathered) microbatch by its slice.
-  double gemm = 0;
+  const Captured graph = captured(l);
+  // An FP8 GEMM launches its input's quantisation besides the GEMM.
+  const double per_gemm = fp8 ? 2.0 : 1.0;
+  // Dense matrices by module: every TP rank multiplies the whole (gathered) microbatch by its
+  // slice.
+  std::array<Work, 7> gemm_by{};
   double cast_bytes = 0;  // FP8 quantisation traffic (memory-bound, outside the GEMMs)
   for (const Gemm& g : kind.gemms) {
     double out = static_cast<double>(g.out);
     double in = static_cast<double>(g.in);
     if (g.split == GemmSplit::tp_out) out /= tp;
     if (g.split == GemmSplit::tp_in) in /= tp;
-    gemm += gemm_time(r, tokens, in, out);
+    Work& m = gemm_by[static_cast<size_t>(g.module)];
+    m.s += gemm_time(r, tokens, in, out);
+    m.launches += per_gemm;
     cast_bytes += fp8_cast_bytes(tokens, in, out);
   }
-  double expert = 0;
+  double gemm = 0;
+  for (const Work& m : gemm_by) gemm += m.s;
+  auto module = [&](GemmModule m) { return gemm_by[static_cast<size_t>(m)]; };
+  const bool moe = kind.moe && c.experts > 0;
+  // The busiest expert rank sets the pace: it computes and receives `imbalance` times the mean.
+  const double imbalance = moe && l.ep > 1 ? r.imbalance : 1.0;
+  Work expert;
   double routed_tokens = 0;
-  if (kind.moe && c.experts > 0) {
+  if (moe) {
     const double local_experts = static_cast<double>(c.experts) / static_cast<double>(l.ep);
-    routed_tokens = tokens / tp * static_cast<double>(c.top_k) * etp;  // copies this GPU computes
+    routed_tokens =
+        tokens / tp * static_cast<double>(c.top_k) * etp * imbalance;  // copies this GPU computes
     const double per_expert = routed_tokens / local_experts;
     for (const Gemm& g : kind.expert_gemms) {
       double out = static_cast<double>(g.out);
@@ -149,17 +209,32 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
       if (g.split == GemmSplit::expert_out) out /= etp;
       if (g.split == GemmSplit::expert_in) in /= etp;
       // One grouped GEMM over the local experts: the weights are read once per expert.
-      expert += local_experts * (gemm_time(r, per_expert, in, out) - r.kernel) + r.kernel;
+      expert.s += local_experts * (gemm_time(r, per_expert, in, out) - r.kernel) + r.kernel;
+      // Transformer Engine's grouped linear issues its per-expert cuBLAS GEMMs (and an FP8
+      // recipe's quantisation of the split inputs) from one host call: one operation per matrix.
+      expert.launches += per_gemm;
       cast_bytes += local_experts * fp8_cast_bytes(per_expert, in, out);
     }
   }
-  const double attention_flops = tokens * (kind.attention_flops / tp + kind.indexer_flops);
-  const double attention = attention_flops / r.attention_flops + 2 * r.kernel;
-  // Memory-bound work: norms, residual adds, rotary, activation, router, permutation.
+  Work core_attention;
+  core_attention.s =
+      tokens * (kind.attention_flops / tp + kind.indexer_flops) / r.attention_flops + 2 * r.kernel;
+  core_attention.launches = 2;
+  // Memory-bound work: norms, residual adds, rotary, activation, router, permutation; half of its
+  // 20 kernels belong to the attention block, half to the MLP / MoE block.
   const double stream_bytes = tokens / sp_div * stream_bytes_per_token(c, w);
-  const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * static_cast<double>(c.moe_ffn) / etp);
-  const double elementwise =
+  const double moe_ffn = static_cast<double>(c.moe_ffn) / etp;
+  const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * moe_ffn);
+  const double elementwise_s =
       (stream_bytes + routed_bytes + (fp8 ? cast_bytes / 3.0 : 0.0)) / r.hbm + 20 * r.kernel;
+  const double router_launches =
+      moe ? (l.dispatcher == MoeDispatcher::flex ? kernel_facts().router_launches_flex
+                                                 : kernel_facts().router_launches)
+          : 0.0;
+  // The all-to-all dispatcher permutes, exchanges counts and tokens and unpermutes on each side;
+  // the flex dispatcher fuses the permute into its dispatch and combine kernels.
+  const double dispatch_launches =
+      moe && l.ep * l.etp > 1 ? (l.dispatcher == MoeDispatcher::flex ? 4.0 : 8.0) : 0.0;
 
   // TP collectives: with SP an all-gather before and a reduce-scatter after attention and after the
   // dense MLP or shared expert; without SP, all-reduces (twice the traffic).
@@ -171,10 +246,21 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     tp_fwd = collectives * one;
   }
   double ep_fwd = 0;
-  if (kind.moe && l.ep * l.etp > 1) {
+  if (moe && l.ep * l.etp > 1) {
     const double sent = kBf16 * tokens / tp * static_cast<double>(c.top_k) * h;
-    ep_fwd = 2 * all_to_all_time(r, sent, static_cast<double>(l.ep * l.etp), l.dispatcher,
-                                 static_cast<double>(c.top_k));
+    const double group = static_cast<double>(l.ep * l.etp);
+    if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep &&
+        r.domain > 8 && group <= r.domain) {
+      // DeepEP's normal kernels across a multi-node NVLink domain reach a published fraction of
+      // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart.
+      ep_fwd = sent * (group - 1) / group *
+                   (1.0 / kernel_facts().deepep_mnnvl_dispatch +
+                    1.0 / kernel_facts().deepep_mnnvl_combine) +
+               2 * r.nvl->latency_s;
+    } else {
+      ep_fwd = 2 * all_to_all_time(r, sent, group, l.dispatcher, static_cast<double>(c.top_k));
+    }
+    ep_fwd *= imbalance;  // the busiest rank receives the most
   }
   double cp_fwd = 0;
   if (l.cp > 1) {
@@ -183,33 +269,119 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     const double bytes = kBf16 * tokens * static_cast<double>(l.cp) * kv_per_token / tp;
     const double cp = static_cast<double>(l.cp);
     const double per_domain = std::max(1.0, std::min(cp, r.domain / tp));
-    cp_fwd = std::max(0.0, collective_time(r, Collective::all_gather, bytes, cp, per_domain) - attention);
+    cp_fwd = std::max(
+        0.0, collective_time(r, Collective::all_gather, bytes, cp, per_domain) - core_attention.s);
   }
+  const double fwd_compute = gemm + expert.s + core_attention.s + elementwise_s;
   // Backward: dgrad + wgrad (2x), flash backward 2.5x, the same collectives once more.
   t.dense_gemm = 3 * gemm;
-  t.expert_gemm = 3 * expert;
-  t.attention = 3.5 * attention;
-  t.elementwise = 3 * elementwise;
+  t.expert_gemm = 3 * expert.s;
+  t.attention = 3.5 * core_attention.s;
+  t.elementwise = 3 * elementwise_s;
   t.tp = 2 * tp_fwd;
-  // Forward + backward all-to-alls; the host sync on token counts happens in each forward pass.
-  const double sync = kind.moe && l.ep * l.etp > 1 ? r.moe_sync : 0.0;
-  t.ep = 2 * ep_fwd + sync;
+  // Forward + backward all-to-alls; --overlap-moe-expert-parallel-comm runs one microbatch's
+  // all-to-alls beside another's compute, hiding a share of them (never more than that compute).
+  double ep_comm = 2 * ep_fwd;
+  if (l.a2a_overlap) ep_comm -= std::min(r.a2a_hidden * ep_comm, 3 * fwd_compute);
+  // The host sync on token counts happens in each forward pass.
+  const double sync = moe && l.ep * l.etp > 1 ? r.moe_sync : 0.0;
+  t.ep = ep_comm + sync;
   t.cp = 3 * cp_fwd;
+
+  // Launches of the forward pass the host still issues (what no CUDA graph captures).
+  auto host = [&](const Work& m, bool is_captured) { return is_captured ? 0.0 : m.launches; };
+  Work attention_block = module(GemmModule::attention);
+  attention_block += module(GemmModule::mla_up);
+  attention_block += module(GemmModule::indexer);
+  attention_block += core_attention;
+  attention_block.launches += 10;
+  Work mlp_block = module(GemmModule::dense_mlp);
+  mlp_block.launches += 10;
+  const Work shared = module(GemmModule::shared_expert);
+  Work router = module(GemmModule::router);
+  router.launches += router_launches;
+  Work experts = expert;
+  experts.launches += dispatch_launches / 2 + (moe ? 2.0 : 0.0);  // combine side, activation
+  const Work preprocess{0, dispatch_launches / 2};
+  double launches_fwd = host(attention_block, graph.attn) + host(shared, graph.shared) +
+                        host(router, graph.router) + host(preprocess, graph.preprocess) +
+                        host(experts, graph.experts) +
+                        host(mlp_block, moe ? graph.experts : graph.mlp);
+  double launches_recompute = 0;
+
   if (l.recompute == RecomputeGranularity::full) {
-    t.recompute = gemm + expert + attention + elementwise;
+    t.recompute = fwd_compute;
     t.tp += tp_fwd;
     t.ep += ep_fwd + sync;
     t.cp += cp_fwd;
+    launches_recompute = launches_fwd;
   } else if (l.recompute == RecomputeGranularity::selective) {
     if (w.stack == Stack::torchtitan) {
       // torchtitan's per-op selective checkpointing saves every compute op's output except every
       // second matmul (torchtitan/distributed/activation_checkpoint.py, `_save_list` and the
       // "every second mm" rule), and saves attention: half the matmuls and the memory-bound
       // work are recomputed.
-      t.recompute = 0.5 * (gemm + expert) + elementwise;
+      t.recompute = 0.5 * (gemm + expert.s) + elementwise_s;
     } else {
-      t.recompute = attention;  // Megatron-LM's selective recompute: core attention
+      // Megatron-LM recomputes the forward of each listed module in the backward pass
+      // (megatron/core/transformer: transformer_layer.py, multi_latent_attention.py,
+      // moe/moe_layer.py, moe/experts.py; --recompute-modules).
+      const uint32_t mods = l.recompute_modules;
+      Work redo;
+      if (has(mods, RecomputeModule::core_attn)) redo += core_attention;
+      if (has(mods, RecomputeModule::mla_up_proj) && c.mla) redo += module(GemmModule::mla_up);
+      if (has(mods, RecomputeModule::layernorm)) {
+        // Two norms: read and write one hidden-size tensor each.
+        redo += Work{4 * kBf16 * tokens / sp_div * h / r.hbm + 2 * r.kernel, 2};
+      }
+      if (has(mods, RecomputeModule::mlp) && !moe) {
+        redo += module(GemmModule::dense_mlp);
+        const double ffn = static_cast<double>(c.ffn) / tp;
+        redo += Work{3 * kBf16 * tokens * ffn / r.hbm + r.kernel, 1};  // SwiGLU
+      }
+      if (moe && has(mods, RecomputeModule::moe)) {
+        // The whole MoE block: router, dispatch, experts, combine, shared expert.
+        redo += router;
+        redo += experts;
+        redo += preprocess;
+        redo += shared;
+        redo += Work{routed_bytes / r.hbm, 0};
+        t.ep += ep_fwd + sync;
+      } else {
+        if (moe && has(mods, RecomputeModule::moe_act)) {
+          // The routed experts' activation: read fc1's output (2 x width), write width.
+          redo += Work{3 * kBf16 * routed_tokens * moe_ffn / r.hbm + r.kernel, 1};
+        }
+        if (has(mods, RecomputeModule::shared_experts)) redo += shared;
+      }
+      t.recompute = redo.s;
+      launches_recompute = redo.launches;
     }
+  }
+  // Host-bound layers: the backward pass launches about twice the forward's kernels (dgrad and
+  // wgrad per GEMM). A layer whose launches take the host longer than the GPU needs for its work
+  // runs at the host's pace (the GB200 write-up's "CPU overhead": gaps between kernels).
+  const double host_s = r.host_launch * (3 * launches_fwd + launches_recompute);
+  t.host = std::max(0.0, host_s - t.total());
+
+  // Fine-grained activation offloading: the listed modules' saved inputs go to the host in the
+  // forward pass and come back in the backward pass, behind that pass's compute.
+  if (l.act_offload && l.offload_modules != 0 && r.host_link > 0) {
+    const double tok = tokens / sp_div;
+    const uint32_t om = l.offload_modules;
+    double bytes = 0;
+    if (has(om, OffloadModule::attn_norm)) bytes += kBf16 * tok * h;
+    if (has(om, OffloadModule::qkv_linear)) bytes += kBf16 * tok * h;
+    if (has(om, OffloadModule::core_attn))
+      bytes += kBf16 * tokens * 3 * static_cast<double>(c.heads * c.head_dim) / tp;
+    if (has(om, OffloadModule::attn_proj))
+      bytes += kBf16 * tokens * static_cast<double>(c.heads * c.head_dim) / tp;
+    if (has(om, OffloadModule::mlp_norm)) bytes += kBf16 * tok * h;
+    if (moe && has(om, OffloadModule::expert_fc1)) bytes += kBf16 * routed_tokens * h;
+    if (moe && has(om, OffloadModule::moe_act)) bytes += kBf16 * routed_tokens * 2 * moe_ffn;
+    bytes *= l.act_offload_fraction;
+    const double copy = bytes / r.host_link;
+    t.act_offload = std::max(0.0, copy - fwd_compute) + std::max(0.0, copy - 2 * fwd_compute);
   }
   return t;
 }
@@ -238,8 +410,28 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   r.domain = domain;
   r.nvl = &nvlink_facts();
   r.net = &fabric_for(cluster.instance.fabric);
-  r.moe_sync = l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
-  if (l.cuda_graph != CudaGraphImpl::none) r.moe_sync *= cal.cuda_graph_sync_fraction;
+  r.moe_sync =
+      l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
+  // Full-iteration graphs run MoE without the host sync (Megatron-LM's sync-free dropless path);
+  // partial graphs leave a share of it.
+  if (l.cuda_graph == CudaGraphImpl::full_iteration) {
+    r.moe_sync = 0;
+  } else if (l.cuda_graph != CudaGraphImpl::none) {
+    r.moe_sync *= cal.cuda_graph_sync_fraction;
+  }
+  r.host_launch = cal.host_launch_s;
+  r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
+  // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
+  // a capacity factor caps it (padding to capacity fixes it there); else the documented default.
+  r.imbalance = cal.moe_memory_imbalance;
+  if (l.force_balance) {
+    r.imbalance = 1.0;
+  } else if (l.capacity > 0) {
+    r.imbalance = l.pad_capacity ? l.capacity : std::min(l.capacity, r.imbalance);
+  }
+  // Activation offload: NVLink-C2C where the GPU has it (collectives.yaml host_links), else PCIe.
+  r.host_link = host_link_bytes_per_s(cluster.gpu.name);
+  if (r.host_link <= 0) r.host_link = cal.host_link_gb_per_s * 1e9;
 
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
@@ -285,6 +477,8 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
       p[static_cast<size_t>(TimePart::tp_comm)] += count * t.tp;
       p[static_cast<size_t>(TimePart::ep_comm)] += count * t.ep;
       p[static_cast<size_t>(TimePart::cp_comm)] += count * t.cp;
+      p[static_cast<size_t>(TimePart::host_launches)] += count * t.host;
+      p[static_cast<size_t>(TimePart::activation_offload)] += count * t.act_offload;
     };
     for (size_t k = 0; k < c.kinds.size(); ++k) {
       const double count = c.count(k, begin, end);

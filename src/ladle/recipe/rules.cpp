@@ -195,8 +195,13 @@ class Checker {
       return;
     }
     if (!l.layer_split) {
-      if (l.pp > 0 && layers % l.pp != 0) {
-        add("R5", "layout.pp", "{} layers of {} do not split evenly over pp {}; give layout.layer_split", layers,
+      // --account-for-embedding/loss-in-pipeline-split count the embedding and the loss as one
+      // layer each in the split (Megatron-LM's pipeline split rules).
+      const int64_t counted = layers + (l.account_for_embedding.value_or(false) ? 1 : 0) +
+                              (l.account_for_loss.value_or(false) ? 1 : 0);
+      if (l.pp > 0 && counted % l.pp != 0) {
+        add("R5", "layout.pp",
+            "{} layers of {} do not split evenly over pp {}; give layout.layer_split", layers,
             model_->name, l.pp);
       }
       return;
