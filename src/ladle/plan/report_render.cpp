@@ -146,7 +146,11 @@ std::vector<std::string> spec_items(const std::string& spec) {
     if (i < spec.size() && spec[i] != ',') continue;
     if (i < spec.size()) {
       size_t j = i + 1;
-      while (j < spec.size() && (std::islower(static_cast<unsigned char>(spec[j])) || spec[j] == '_')) ++j;
+      // A key is lower case, digits and underscores (a2a_overlap), starting with a letter.
+      while (j < spec.size() && (std::islower(static_cast<unsigned char>(spec[j])) || spec[j] == '_' ||
+                                 (j > i + 1 && std::isdigit(static_cast<unsigned char>(spec[j]))))) {
+        ++j;
+      }
       if (j == i + 1 || j >= spec.size() || spec[j] != '=') continue;  // a comma inside a value
     }
     out.push_back(spec.substr(start, i - start));
@@ -233,6 +237,11 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
     items.push_back(spec_items(shown_spec(l, h)));
   }
   std::vector<std::string> out = labels;
+  // Whether spec item `a` (key=value) sets a knob that applies only under the knob item `b` sets.
+  auto refines = [](const std::string& a, const std::string& b) {
+    const layout::Knob* knob = layout::find_knob(a.substr(0, a.find('=')));
+    return knob != nullptr && !knob->when.key.empty() && knob->when.key == b.substr(0, b.find('='));
+  };
   for (size_t i = 0; i < layouts.size(); ++i) {
     std::vector<size_t> group;
     for (size_t j = 0; j < layouts.size(); ++j) {
@@ -256,7 +265,9 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
         if (chosen[k]) continue;
         const size_t count = static_cast<size_t>(
             std::count_if(left.begin(), left.end(), [&](size_t j) { return lacks(j, items[i][k]); }));
-        if (count > best_count) {
+        // A tie goes to a refinement of the best item so far (fsdp_sharding=optim over
+        // fsdp=megatron): it says more, and names the knob the layouts really differ in.
+        if (count > best_count || (count > 0 && count == best_count && refines(items[i][k], items[i][best]))) {
           best = k;
           best_count = count;
         }

@@ -540,7 +540,12 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   };
   double dp_comm = dp_time(worst_dense, dense_group, dense_per_domain, grad_bytes) +
                    dp_time(worst_expert, edp, expert_per_domain, grad_bytes);
-  const double gathers = fsdp ? m * 2 : 1;
+  // Only a sharding that reshards the parameters after forward gathers them per microbatch
+  // (FSDP2's default, Megatron-FSDP's optim_grads_params); ZeRO-1/2-style sharding (optim,
+  // optim_grads) keeps the gathered parameters for the step, as the distributed optimizer does.
+  const bool reshard = l.fsdp == Fsdp::torch ||
+                       (l.fsdp == Fsdp::megatron && l.fsdp_sharding == FsdpSharding::optim_grads_params);
+  const double gathers = reshard ? m * 2 : 1;
   dp_comm += gathers * (dp_time(worst_dense, dense_group, dense_per_domain, param_bytes) +
                         dp_time(worst_expert, edp, expert_per_domain, param_bytes));
   // Overlap: --overlap-grad-reduce hides the reduce-scatter behind the last microbatch's backward
