@@ -163,7 +163,8 @@ KernelFacts read_kernels() {
     if (g["fp8"]) row.fp8 = number(kKernelsFile, g["fp8"], path + ".fp8");
     k.gemm.push_back(row);
   }
-  for (const auto& [gpu, other] : like) {
+  for (const auto& [gpu, like_gpu] : like) {
+    const std::string& other = like_gpu;  // a lambda may not capture a structured binding (clang 14)
     const auto it = std::find_if(k.gemm.begin(), k.gemm.end(), [&](const KernelFacts::Gemm& g) { return g.gpu == other; });
     LADLE_ASSERT(it != k.gemm.end(), "kernels.yaml: a `like` names a GPU with no row");
     KernelFacts::Gemm row = *it;
