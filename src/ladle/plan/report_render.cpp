@@ -600,9 +600,11 @@ std::string sweep_json(const std::vector<SweepPoint>& points, const ReportHeader
 
 std::string render_fit(const CalibrationFit& fit) {
   util::Table table;
-  table.header = {"run", "source", "measured", "fitted", "error", "LOSO", "error", "mem GiB (measured)", "fits"};
+  // The source is a line above its first run (not a column), which keeps the table within the
+  // report width; the runs of a source are listed together.
+  table.header = {"run", "measured", "fitted", "error", "LOSO", "error", "mem GiB (measured)", "fits"};
   for (const FitRow& r : fit.rows) {
-    table.rows.push_back({r.name, r.source, fmt::format("{:.2f}", r.measured), fmt::format("{:.2f}", r.in_sample),
+    table.rows.push_back({r.name, fmt::format("{:.2f}", r.measured), fmt::format("{:.2f}", r.in_sample),
                           fmt::format("{:+.1f}%", 100 * r.in_sample_error()),
                           fmt::format("{:.2f}", r.leave_one_source_out),
                           fmt::format("{:+.1f}%", 100 * r.leave_one_source_out_error()),
@@ -611,7 +613,24 @@ std::string render_fit(const CalibrationFit& fit) {
                                                 : fmt::format("{:.1f}", r.predicted_memory_gib),
                           r.fits ? "yes" : "no"});
   }
-  std::string out = "calibration fit (tokens/s per GPU; LOSO: fitted leaving the run's source out)\n" + table.render();
+  std::string out = "calibration fit (tokens/s per GPU; LOSO: fitted leaving the run's source out)\n";
+  {
+    const std::string rendered = table.render();
+    size_t line = 0;
+    size_t start = 0;
+    while (start < rendered.size()) {
+      const size_t end = rendered.find('\n', start);
+      const size_t stop = end == std::string::npos ? rendered.size() : end + 1;
+      // Lines 0 and 1 are the header and its rule; line k + 2 is run k.
+      if (line >= 2 && line - 2 < fit.rows.size()) {
+        const size_t k = line - 2;
+        if (k == 0 || fit.rows[k].source != fit.rows[k - 1].source) out += fit.rows[k].source + ":\n";
+      }
+      out.append(rendered, start, stop - start);
+      start = stop;
+      ++line;
+    }
+  }
   int64_t fitting = 0;
   for (const FitRow& r : fit.rows) fitting += r.fits ? 1 : 0;
   out += fmt::format("\nmedian absolute error: in-sample {:.1f}%", 100 * fit.in_sample_median_abs_error);
