@@ -7,12 +7,12 @@
 #include <numeric>
 
 #include <Eigen/Dense>
-#include <nlopt.h>
 
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/bobyqa.hpp"
 #include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/util/error.hpp"
@@ -107,20 +107,10 @@ std::vector<double> minimise(const std::vector<const Measurement*>& data, const 
   if (n == 0) return x;
   const std::vector<double> weights = source_weights(data);
   Problem problem{&data, &weights, &base, &f};
-  nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, n);
-  nlopt_set_lower_bounds(opt, f.lo.data());
-  nlopt_set_upper_bounds(opt, f.hi.data());
-  nlopt_set_min_objective(opt, objective, &problem);
-  nlopt_set_xtol_rel(opt, kRelativeTolerance);
-  nlopt_set_maxeval(opt, kMaxEvaluations);
-  std::vector<double> step(n);
-  for (unsigned i = 0; i < n; ++i) step[i] = std::min(0.5, 0.25 * (f.hi[i] - f.lo[i]));
-  nlopt_set_initial_step(opt, step.data());
-  double value = 0;
-  const nlopt_result result = nlopt_optimize(opt, x.data(), &value);
-  nlopt_destroy(opt);
+  BobyqaSettings settings{&f.lo, &f.hi, std::vector<double>(n), kRelativeTolerance, kMaxEvaluations};
+  for (unsigned i = 0; i < n; ++i) settings.step[i] = std::min(0.5, 0.25 * (f.hi[i] - f.lo[i]));
+  const nlopt_result result = minimise_bobyqa(objective, &problem, settings, x);
   LADLE_ASSERT(result > 0 || result == NLOPT_ROUNDOFF_LIMITED, "the calibration fit did not converge");
-  for (unsigned i = 0; i < n; ++i) x[i] = std::clamp(x[i], f.lo[i], f.hi[i]);
   return x;
 }
 

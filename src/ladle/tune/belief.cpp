@@ -1,11 +1,10 @@
 #include "ladle/tune/belief.hpp"
 
-#include <nlopt.h>
-
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
 
+#include "ladle/plan/bobyqa.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::tune {
@@ -133,27 +132,17 @@ std::vector<double> fit_map(const Belief& prior, const Range& range,
   const unsigned n = static_cast<unsigned>(x.size());
   if (n == 0 || rows.empty()) return x;
   MapFit problem{&prior, &range, &rows, precision, sigma};
-  nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, n);
-  nlopt_set_lower_bounds(opt, range.lo.data());
-  nlopt_set_upper_bounds(opt, range.hi.data());
-  nlopt_set_min_objective(opt, map_objective, &problem);
-  nlopt_set_xtol_rel(opt, kTolerance);
-  nlopt_set_maxeval(opt, kMaxEvaluations);
-  std::vector<double> step(n);
-  for (unsigned i = 0; i < n; ++i) step[i] = std::min(0.3, 0.25 * (range.hi[i] - range.lo[i]));
-  nlopt_set_initial_step(opt, step.data());
+  plan::BobyqaSettings settings{&range.lo, &range.hi, std::vector<double>(n), kTolerance, kMaxEvaluations};
+  for (unsigned i = 0; i < n; ++i) settings.step[i] = std::min(0.3, 0.25 * (range.hi[i] - range.lo[i]));
   // Start a step inside the bounds: from a prior fitted at a bound (a GEMM efficiency of 1)
   // BOBYQA's first interpolation points leave that coordinate where it is.
   for (unsigned i = 0; i < n; ++i) {
-    const double inset = 0.5 * step[i];
+    const double inset = 0.5 * settings.step[i];
     x[i] = std::clamp(x[i], range.lo[i] + inset, range.hi[i] - inset);
   }
-  double value = 0;
-  const nlopt_result result = nlopt_optimize(opt, x.data(), &value);
-  nlopt_destroy(opt);
+  const nlopt_result result = plan::minimise_bobyqa(map_objective, &problem, settings, x);
   LADLE_ASSERT(result > 0 || result == NLOPT_ROUNDOFF_LIMITED || result == NLOPT_MAXEVAL_REACHED,
                "the tuning refit did not run");
-  for (unsigned i = 0; i < n; ++i) x[i] = std::clamp(x[i], range.lo[i], range.hi[i]);
   return x;
 }
 
