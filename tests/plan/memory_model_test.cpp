@@ -282,6 +282,55 @@ TEST(MemoryModel, InterleavedChunksHoldTheirOwnLayers) {
   EXPECT_NEAR(stages[1][acts], 25.0 * layer, 1e-6 * layer);
 }
 
+TEST(MemoryModel, DualPipeRanksHoldTwoStagesAndPpPlusOneMicrobatches) {
+  // DualPipe, pp 4 with stages of 6, 8, 8 and 10 layers: rank r holds stages r and 3 - r
+  // (DeepSeek-V3 report, Table 2: parameters 2x, activations PP + 1). With h = min(r, 3 - r),
+  // DualPipe.step keeps 4 - h microbatches of the shallower stage h and h + 1 of the deeper
+  // 3 - h at its peak: ranks 0 and 3, 4 x 6 + 1 x 10 = 34 layer-microbatches; ranks 1 and 2,
+  // 3 x 8 + 2 x 8 = 40. Every layer is alike, so each holds that many times one layer's share.
+  const Case flat = setup("llama-3.1-8b", 8, "tp=2,sp=on,recompute=selective", 8192, 64);
+  const std::string spec = "tp=2,sp=on,pp=4,first=6,last=10,recompute=selective";
+  const Case plain = setup("llama-3.1-8b", 32, spec, 8192, 64);
+  const Case dual = setup("llama-3.1-8b", 32, spec + ",schedule=dualpipe", 8192, 64);
+  const double layer = part(estimate(flat, flat.layout), MemoryPart::activations) / 32.0;
+  std::vector<std::array<double, kMemoryParts>> by_rank;
+  std::vector<std::array<double, kMemoryParts>> by_stage;
+  estimate_memory(dual.costs, dual.layout, dual.stages, dual.microbatches, dual.cluster, Calibration{}, &by_rank);
+  estimate_memory(plain.costs, plain.layout, plain.stages, plain.microbatches, plain.cluster, Calibration{}, &by_stage);
+  ASSERT_EQ(by_rank.size(), 4u);
+  const size_t acts = static_cast<size_t>(MemoryPart::activations);
+  EXPECT_NEAR(by_rank[0][acts], 34.0 * layer, 1e-6 * layer);
+  EXPECT_NEAR(by_rank[1][acts], 40.0 * layer, 1e-6 * layer);
+  EXPECT_NEAR(by_rank[2][acts], 40.0 * layer, 1e-6 * layer);
+  EXPECT_NEAR(by_rank[3][acts], 34.0 * layer, 1e-6 * layer);
+  // Parameters twice: each rank's weights, gradients and optimizer shard are those of its two
+  // stages under 1F1B (rank 0 and rank 3 both hold the embedding and the head).
+  for (MemoryPart p : {MemoryPart::weights, MemoryPart::gradients, MemoryPart::optimizer_states}) {
+    const size_t i = static_cast<size_t>(p);
+    for (size_t r = 0; r < 4; ++r) {
+      EXPECT_NEAR(by_rank[r][i], by_stage[r][i] + by_stage[3 - r][i], 1e-6 * by_rank[r][i]) << to_string(p) << " rank " << r;
+    }
+  }
+  // The loss runs on both ends.
+  const size_t logits = static_cast<size_t>(MemoryPart::logits);
+  EXPECT_GT(by_rank[0][logits], 0);
+  EXPECT_DOUBLE_EQ(by_rank[0][logits], by_rank[3][logits]);
+  EXPECT_EQ(by_rank[1][logits], 0);
+}
+
+TEST(MemoryModel, DualPipeNeedsAnEvenPipelineAndTwiceItsMicrobatches) {
+  const ModelSpec model = model::load_model("llama-3.1-8b");
+  const layout::LayoutContext context{24, 8, 8192, 16};
+  const Layout odd = layout::resolve_layout(layout::parse_layout_spec("tp=8,pp=3,schedule=dualpipe,first=10,last=11"),
+                                            context);
+  EXPECT_NE(layout::find_layout_violation(odd, model, context), std::nullopt);
+  const layout::LayoutContext few{32, 8, 8192, 4};
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=8,pp=4,schedule=dualpipe"), few);
+  const std::optional<std::string> v = layout::find_layout_violation(l, model, few);
+  ASSERT_NE(v, std::nullopt);
+  EXPECT_NE(v->find("at least 2 x pp = 8"), std::string::npos) << *v;
+}
+
 TEST(MemoryModel, RecomputedModulesKeepOnlyWhatTheyDoNotRerun) {
   // glm-4.7-flash: MLA attention and routed experts. moe_act drops each routed copy's activation
   // output (moe_ffn per copy); moe keeps only the MoE layer's input; mla_up_proj drops q, k, v.
@@ -454,8 +503,10 @@ TEST(MemoryModel, EveryTrainingRunThatRanFitsButTheNamedOnes) {
   // are not, each with why (README, fidelity): the list must stay exact, so a run that stops
   // fitting, or one of these that starts to, fails here.
   const std::map<std::string, std::string> known = {
-      // DeepSeek's own trainer: FP8 SwiGLU inputs kept while their output is recomputed, E5M6
-      // attention outputs, DualPipe; none of them Megatron-LM knobs.
+      // DeepSeek's own trainer, priced with DualPipe at 106 GiB: it keeps the SwiGLU inputs in
+      // FP8 while recomputing the output (about 12 GiB with their slack) and the attention output
+      // in E5M6 (about 2.5 GiB), neither a Megatron-LM knob, and its routing imbalance is the
+      // 1.25 default (8 GiB over balanced routing).
       {"dsv3-2048-h800", "stores in FP8 what Megatron-LM's recompute keeps in BF16"},
       // The paper shards gradients too (FSDP without resharding the weights), which the rows
       // cannot state without pricing a per-microbatch weight all-gather it does not run, and

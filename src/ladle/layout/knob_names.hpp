@@ -25,6 +25,7 @@ inline constexpr std::string_view kFsdpShardingNames[] = {"no_shard", "optim", "
                                                           "optim_grads_params"};
 inline constexpr std::string_view kCrossEntropyImplNames[] = {"native", "te"};
 inline constexpr std::string_view kCpCommNames[] = {"p2p", "a2a", "allgather", "a2a+p2p"};
+inline constexpr std::string_view kPipelineScheduleNames[] = {"1f1b", "dualpipe"};
 inline constexpr std::string_view kRecomputeModuleNames[] = {
     "core_attn", "moe_act", "layernorm", "mla_up_proj", "mlp", "moe", "shared_experts"};
 inline constexpr std::string_view kGraphModuleNames[] = {

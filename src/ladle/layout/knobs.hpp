@@ -107,6 +107,9 @@ struct Knob {
   std::string_view least_memory;
   std::string_view fastest;
   std::string_view help;
+  /// Why no engine runs a value other than the default ("" when every value has its argument):
+  /// writing such a layout's launch arguments is refused with this line.
+  std::string_view no_engine;
   // Accessors: integers, flags, choices and sets go through get/set, reals through get_real/set_real,
   // text through get_text/set_text.
   int64_t (*get)(const Layout&) = nullptr;
@@ -325,6 +328,15 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "model.pipeline_model_parallel_layout", .recipe = "pipeline_layout",
    .help = "pipeline layout string, e.g. Et*3|(tt|)*29m|L", .get_text = get_pipeline_layout,
    .set_text = set_pipeline_layout},
+  // DualPipe (DeepSeek-V3 report, arXiv 2412.19437, section 3.2.1; deepseek-ai/DualPipe): no
+  // Megatron-LM or Megatron-Bridge argument selects it (NVIDIA/Megatron-LM pull request 5254 ported
+  // the schedule as a module, closed without wiring it to arguments), so it is a spec and recipe
+  // value only, for pricing runs that used it.
+  {.key = "schedule", .kind = K::choice, .names = kPipelineScheduleNames, .recipe = "pipeline_schedule",
+   .help = "pipeline schedule: 1f1b (interleaved with vpp > 1) or dualpipe (DeepSeek-V3)",
+   .no_engine = "no Megatron-LM argument runs DualPipe (schedule=dualpipe): it prices runs of DeepSeek's own "
+                "trainer only",
+   .get = get<&L::schedule>, .set = set<&L::schedule>},
   {.key = "recompute_modules", .kind = K::set, .names = kRecomputeModuleNames, .args = a::recompute_modules,
    .bridge = "model.recompute_modules", .recipe = "recompute.modules", .when = {"recompute", "selective"},
    .searchable = true, .search = "core_attn moe_act layernorm+moe_act layernorm+mla_up_proj+moe_act layernorm+mlp moe", .help = "selective recompute modules", .get = get<&L::recompute_modules>,

@@ -54,6 +54,10 @@ enum class FsdpSharding { no_shard, optim, optim_grads, optim_grads_params };
 enum class CrossEntropyImpl { native, te };
 /// Context-parallel communication (--cp-comm-type).
 enum class CpComm { p2p, a2a, allgather, a2a_p2p };
+/// The pipeline schedule: Megatron-LM's 1F1B (interleaved when vpp > 1), or DeepSeek's DualPipe
+/// (DeepSeek-V3 technical report, arXiv 2412.19437, section 3.2.1), which no Megatron-LM
+/// argument runs.
+enum class PipelineSchedule { one_f_one_b, dualpipe };
 
 /// Bits of `Layout::recompute_modules` (--recompute-modules), in knobs.hpp's name order.
 enum class RecomputeModule : uint32_t {
@@ -102,6 +106,9 @@ struct Layout {
   /// separated by '|', pp * vpp of them in virtual-stage order; E embedding, t decoder layer,
   /// m MTP layer, L loss; "(...)*n" and "x*n" repeat.
   std::string pipeline_layout;
+  /// DualPipe: each pipeline rank r holds stages r and pp - 1 - r, half the microbatches enter
+  /// at each end (vpp stays 1).
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   // Recompute.
   RecomputeGranularity recompute = RecomputeGranularity::none;
   RecomputeMethod recompute_method = RecomputeMethod::uniform;  ///< full only

@@ -282,6 +282,8 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
   };
   const uint8_t bit = engine_bit(engine);
   for (const Knob& knob : kKnobs) {
+    // A value no engine has an argument for cannot become a job.
+    if (!knob.no_engine.empty() && !knob_is_default(knob, l)) throw_usage("{}", knob.no_engine);
     if (knob.args.empty() || !knob_applies(knob, l)) continue;
     const std::string text = knob_text(knob, l);
     if (knob.key == "max_tokens" && engine != Engine::megatron) add(kDynamicBatch);

@@ -303,26 +303,39 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   // Interleaved 1F1B: the decoder layers of each virtual stage (v * pp + r on rank r), so each
   // rank's chunks hold the layer kinds Megatron-LM places there (DeepSeek-V3's dense first layers
   // sit on the first chunks of ranks 0 and 1, not all on rank 0).
+  // DualPipe (DeepSeek-V3 report, section 3.2.1 and Table 2; deepseek-ai/DualPipe): rank r
+  // holds the model's stages r and pp - 1 - r as its two chunks, so the embedding and the output
+  // head (and MTP) sit on ranks 0 and pp - 1 both, and every stage's parameters are kept twice.
+  const bool dualpipe = l.schedule == PipelineSchedule::dualpipe && pp > 1;
   std::vector<int64_t> chunk_begin;
   std::vector<int64_t> chunk_layers;
-  if (l.vpp > 1 && pp > 1) {
+  if (dualpipe) {
+    if (stages.size() == static_cast<size_t>(pp)) chunk_layers = stages;
+  } else if (l.vpp > 1 && pp > 1) {
     chunk_layers = layout::virtual_stage_layers(l, c.num_layers);
     if (chunk_layers.size() != static_cast<size_t>(pp * l.vpp)) chunk_layers.clear();
-    int64_t at_layer = 0;
-    for (int64_t layers : chunk_layers) {
-      chunk_begin.push_back(at_layer);
-      at_layer += layers;
-    }
+  }
+  int64_t at_layer = 0;
+  for (int64_t layers : chunk_layers) {
+    chunk_begin.push_back(at_layer);
+    at_layer += layers;
   }
   const bool by_chunk = !chunk_layers.empty() && l.vpp <= 64;
+  // The model stage (virtual stage under interleaving) that chunk j of pipeline rank s runs.
+  const auto chunk_stage = [&](int64_t j, int64_t s) -> size_t {
+    if (dualpipe) return static_cast<size_t>(j == 0 ? s : pp - 1 - s);
+    return static_cast<size_t>(j * pp + s);
+  };
 
   if (stage_memory) stage_memory->assign(static_cast<size_t>(pp), {});
   int64_t begin = 0;
   for (int64_t s = 0; s < pp; ++s) {
-    const int64_t n = stages[static_cast<size_t>(s)];
-    const int64_t end = begin + n;
-    const bool first = s == 0;
-    const bool last = s == pp - 1;
+    const int64_t end = begin + stages[static_cast<size_t>(s)];
+    // The decoder layers this rank holds: under DualPipe its two stages'.
+    const int64_t n = dualpipe && by_chunk ? stages[static_cast<size_t>(s)] + stages[static_cast<size_t>(pp - 1 - s)]
+                                           : stages[static_cast<size_t>(s)];
+    const bool first = s == 0 || (dualpipe && s == pp - 1);
+    const bool last = s == pp - 1 || (dualpipe && s == 0);
     double dense = 0;
     double expert = 0;
     double acts_one_mb = 0;
@@ -330,9 +343,9 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     // one microbatch's activations in them.
     std::array<double, 64> chunk_acts{};
     std::array<double, 64> chunk_n{};
-    const int64_t chunks_here = by_chunk ? std::min<int64_t>(l.vpp, 64) : 1;
+    const int64_t chunks_here = !by_chunk ? 1 : dualpipe ? 2 : std::min<int64_t>(l.vpp, 64);
     for (int64_t j = 0; j < chunks_here; ++j) {
-      const size_t v = static_cast<size_t>(j * pp + s);
+      const size_t v = chunk_stage(j, s);
       const int64_t from = by_chunk ? chunk_begin[v] : begin;
       const int64_t to = by_chunk ? chunk_begin[v] + chunk_layers[v] : end;
       chunk_n[static_cast<size_t>(j)] = static_cast<double>(to - from);
@@ -410,6 +423,21 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
           layers_held += held * chunk_n[static_cast<size_t>(j)];
         }
       }
+    }
+    if (dualpipe && by_chunk) {
+      // DualPipe.step (deepseek-ai/DualPipe dualpipe.py): with h = min(s, pp - 1 - s), steps 1-2
+      // run pp - h - 1 forwards of the shallower stage h and h + 1 of the deeper stage
+      // pp - 1 - h, and each overlapped forward-backward pair of the main step runs one more
+      // forward before its backward frees one: pp + 1 microbatches at the peak (the report's
+      // Table 2, "PP+1"), pp - h of stage h and h + 1 of stage pp - 1 - h. Half the microbatches
+      // enter at each end.
+      const int64_t h_rank = std::min(s, pp - 1 - s);
+      const double per_direction = std::max(1.0, static_cast<double>(microbatches) / 2.0);
+      const size_t shallow = s == h_rank ? 0 : 1;
+      const double held_shallow = std::min(per_direction, static_cast<double>(pp - h_rank));
+      const double held_deep = std::min(per_direction, static_cast<double>(h_rank + 1));
+      acts_held = held_shallow * chunk_acts[shallow] + held_deep * chunk_acts[1 - shallow];
+      layers_held = held_shallow * chunk_n[shallow] + held_deep * chunk_n[1 - shallow];
     }
     if (pp == 1) {
       acts_held = acts_one_mb;

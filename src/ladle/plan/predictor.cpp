@@ -73,6 +73,9 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
     StageMemory stage;
     stage.stage = static_cast<int64_t>(s);
     stage.layers = stages[s];
+    // DualPipe: pipeline rank s holds stages s and pp - 1 - s.
+    if (layout.schedule == PipelineSchedule::dualpipe && stages.size() == stage_parts.size())
+      stage.layers += stages[stage_parts.size() - 1 - s];
     for (size_t i = 0; i < kMemoryParts; ++i) {
       const double gib = stage_parts[s][i] / kGiB;
       stage.parts.push_back(Part{to_string(static_cast<MemoryPart>(i)), gib});

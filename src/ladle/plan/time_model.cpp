@@ -1,6 +1,8 @@
 // time_model.cpp: the step time of one layout by part (see predictor.hpp for the model).
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <vector>
 
 #include "ladle/plan/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
@@ -282,7 +284,10 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // Forward + backward all-to-alls; --overlap-moe-expert-parallel-comm runs one microbatch's
   // all-to-alls beside another's compute, hiding a share of them (never more than that compute).
   double ep_comm = 2 * ep_fwd;
-  if (l.a2a_overlap) ep_comm -= std::min(r.a2a_hidden * ep_comm, 3 * fwd_compute);
+  // DualPipe overlaps each chunk's all-to-all with the other direction's chunk the same way (its
+  // F&B, DeepSeek-V3 report, section 3.2.1).
+  if (l.a2a_overlap || l.schedule == PipelineSchedule::dualpipe)
+    ep_comm -= std::min(r.a2a_hidden * ep_comm, 3 * fwd_compute);
   // The host sync on token counts happens in each forward pass.
   const double sync = moe && l.ep * l.etp > 1 ? r.moe_sync : 0.0;
   t.ep = ep_comm + sync;
@@ -388,6 +393,88 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
 
 constexpr size_t kMaxKinds = 16;
 
+// --- DualPipe ------------------------------------------------------------------------------------
+// DeepSeek-V3 technical report (arXiv 2412.19437), section 3.2.1 and Table 2, and
+// deepseek-ai/DualPipe (README, dualpipe.py): pipeline rank r runs the model's stages r and
+// pp - 1 - r, half the microbatches entering at each end, each forward chunk overlapped with a
+// backward chunk of the other direction (F&B), the weight-gradient GEMMs (W) deferred into the
+// bubbles. Bubble (PP/2 - 1)(F&B + B - 3W) against 1F1B's (PP - 1)(F + B).
+
+using Parts = std::array<double, kTimeParts>;
+
+struct DualPipeStep {
+  Parts parts{};         ///< the step's parts on the slowest rank (pipeline_bubble included)
+  Parts per_chunk{};     ///< one microbatch through one of that rank's chunks (the mean of its two)
+  double dense_params = 0;   ///< the most dense parameters one rank holds (both its stages)
+  double expert_params = 0;  ///< the most expert parameters one rank holds
+};
+
+// The forward pass's share of each part of a chunk's time, as kind_time prices them: a GEMM's
+// backward is dgrad + wgrad (2x its forward), flash attention's 2.5x, the memory-bound work's 2x;
+// a collective or transfer runs once each way; recompute runs in backward.
+double forward_share(TimePart part) {
+  switch (part) {
+    case TimePart::dense_gemm:
+    case TimePart::expert_gemm:
+    case TimePart::elementwise:
+    case TimePart::cp_comm:
+    case TimePart::host_launches: return 1.0 / 3.0;
+    case TimePart::attention: return 1.0 / 3.5;
+    case TimePart::tp_comm:
+    case TimePart::ep_comm:
+    case TimePart::pp_p2p:
+    case TimePart::activation_offload: return 0.5;
+    default: return 0.0;
+  }
+}
+
+DualPipeStep dualpipe_step(const std::vector<Parts>& stage_parts, const std::vector<double>& stage_dense,
+                           const std::vector<double>& stage_expert, double microbatches) {
+  DualPipeStep out;
+  const size_t pp = stage_parts.size();
+  double slowest = -1;
+  Parts pair_parts{};
+  for (size_t r = 0; r < pp / 2; ++r) {
+    // Ranks r and pp - 1 - r hold the same two stages.
+    Parts pair{};
+    double pair_time = 0;
+    for (size_t i = 0; i < kTimeParts; ++i) {
+      pair[i] = stage_parts[r][i] + stage_parts[pp - 1 - r][i];
+      pair_time += pair[i];
+    }
+    if (pair_time > slowest) {
+      slowest = pair_time;
+      pair_parts = pair;
+    }
+    out.dense_params = std::max(out.dense_params, stage_dense[r] + stage_dense[pp - 1 - r]);
+    out.expert_params = std::max(out.expert_params, stage_expert[r] + stage_expert[pp - 1 - r]);
+  }
+  // Steady state: m / 2 microbatches through each of the two chunks.
+  for (size_t i = 0; i < kTimeParts; ++i) {
+    out.parts[i] = pair_parts[i] * microbatches / 2;
+    out.per_chunk[i] = pair_parts[i] / 2;
+  }
+  // One chunk's F, B (full backward, B = chunk - F) and W (the weight-gradient GEMMs: one of a
+  // GEMM's three passes); F&B, a forward and a backward run together with each one's
+  // communication under the other's compute, takes F + B of compute (the all-to-all it hides is
+  // already off the EP part).
+  double chunk = 0;
+  double forward = 0;
+  for (size_t i = 0; i < kTimeParts; ++i) {
+    chunk += out.per_chunk[i];
+    forward += forward_share(static_cast<TimePart>(i)) * out.per_chunk[i];
+  }
+  const double backward = chunk - forward;
+  const double weight = (out.per_chunk[static_cast<size_t>(TimePart::dense_gemm)] +
+                         out.per_chunk[static_cast<size_t>(TimePart::expert_gemm)]) /
+                        3.0;
+  const double f_and_b = forward + backward;
+  out.parts[static_cast<size_t>(TimePart::pipeline_bubble)] =
+      std::max(0.0, (static_cast<double>(pp) / 2.0 - 1.0) * (f_and_b + backward - 3.0 * weight));
+  return out;
+}
+// -------------------------------------------------------------------------------------------------
+
 }  // namespace
 
 TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vector<int64_t>& stages,
@@ -462,6 +549,9 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   const double expert_div = static_cast<double>(l.ep * l.etp);
   double worst_dense = 0;
   double worst_expert = 0;
+  std::vector<Parts> stage_parts;
+  std::vector<double> stage_dense;
+  std::vector<double> stage_expert;
   for (int64_t s = 0; s < l.pp; ++s) {
     const int64_t n = stages[static_cast<size_t>(s)];
     const int64_t end = begin + n;
@@ -507,12 +597,24 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
     }
     worst_dense = std::max(worst_dense, dense_params);
     worst_expert = std::max(worst_expert, expert_params);
+    stage_parts.push_back(p);
+    stage_dense.push_back(dense_params);
+    stage_expert.push_back(expert_params);
     begin = end;
   }
-  // 1F1B: m microbatches at the slowest stage's pace, plus filling and draining the others;
-  // interleaving divides the fill and drain by vpp.
-  for (size_t i = 0; i < kTimeParts; ++i) out.parts[i] = critical[i] * m;
-  out.parts[static_cast<size_t>(TimePart::pipeline_bubble)] = (sum_stages - critical_time) / vpp;
+  if (l.schedule == PipelineSchedule::dualpipe && l.pp > 1 && l.pp % 2 == 0) {
+    // DualPipe (dualpipe_step above): each rank holds two stages' parameters.
+    const DualPipeStep dual = dualpipe_step(stage_parts, stage_dense, stage_expert, m);
+    out.parts = dual.parts;
+    critical = dual.per_chunk;
+    worst_dense = dual.dense_params;
+    worst_expert = dual.expert_params;
+  } else {
+    // 1F1B: m microbatches at the slowest stage's pace, plus filling and draining the others;
+    // interleaving divides the fill and drain by vpp.
+    for (size_t i = 0; i < kTimeParts; ++i) out.parts[i] = critical[i] * m;
+    out.parts[static_cast<size_t>(TimePart::pipeline_bubble)] = (sum_stages - critical_time) / vpp;
+  }
 
   // Data parallel: the gradient reduce-scatter in the reduce dtype (FP32, or BF16 with
   // --grad-reduce-in-bf16) and the parameter all-gather (BF16, FP8 with --fp8-param-gather), once

@@ -126,6 +126,7 @@ struct RecipeLayout {
   std::optional<bool> account_for_embedding;  ///< --account-for-embedding-in-pipeline-split
   std::optional<bool> account_for_loss;  ///< --account-for-loss-in-pipeline-split
   std::optional<std::string> pipeline_layout;  ///< --pipeline-model-parallel-layout, e.g. Et*3|(tt|)*29m|L
+  std::optional<std::string> pipeline_schedule;  ///< 1f1b | dualpipe (DeepSeek's; no engine argument)
   std::optional<std::string> flex_backend;  ///< flex dispatcher backend (--moe-flex-dispatcher-backend)
   std::optional<bool> a2a_overlap;  ///< --overlap-moe-expert-parallel-comm
   std::optional<bool> delay_wgrad;  ///< --delay-wgrad-compute

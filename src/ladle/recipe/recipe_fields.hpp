@@ -151,6 +151,7 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("account_for_embedding", x.account_for_embedding, {.omit_if_null = true});
   v.field("account_for_loss", x.account_for_loss, {.omit_if_null = true});
   v.field("pipeline_layout", x.pipeline_layout, {.omit_if_null = true});
+  v.field("pipeline_schedule", x.pipeline_schedule, {.allowed = layout::kPipelineScheduleNames, .omit_if_null = true});
   v.field("flex_backend", x.flex_backend, {.allowed = layout::kFlexBackendNames, .omit_if_null = true});
   v.field("a2a_overlap", x.a2a_overlap, {.omit_if_null = true});
   v.field("delay_wgrad", x.delay_wgrad, {.omit_if_null = true});
