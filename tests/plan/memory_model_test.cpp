@@ -295,8 +295,10 @@ TEST(MemoryModel, DualPipeRanksHoldTwoStagesAndPpPlusOneMicrobatches) {
   const double layer = part(estimate(flat, flat.layout), MemoryPart::activations) / 32.0;
   std::vector<std::array<double, kMemoryParts>> by_rank;
   std::vector<std::array<double, kMemoryParts>> by_stage;
-  estimate_memory(dual.costs, dual.layout, dual.stages, dual.microbatches, dual.cluster, Calibration{}, &by_rank);
-  estimate_memory(plain.costs, plain.layout, plain.stages, plain.microbatches, plain.cluster, Calibration{}, &by_stage);
+  estimate_memory(dual.costs, dual.layout, dual.stages, dual.microbatches, dual.cluster,
+                  Calibration{}, &by_rank);
+  estimate_memory(plain.costs, plain.layout, plain.stages, plain.microbatches, plain.cluster,
+                  Calibration{}, &by_stage);
   ASSERT_EQ(by_rank.size(), 4u);
   const size_t acts = static_cast<size_t>(MemoryPart::activations);
   EXPECT_NEAR(by_rank[0][acts], 34.0 * layer, 1e-6 * layer);
@@ -308,7 +310,8 @@ TEST(MemoryModel, DualPipeRanksHoldTwoStagesAndPpPlusOneMicrobatches) {
   for (MemoryPart p : {MemoryPart::weights, MemoryPart::gradients, MemoryPart::optimizer_states}) {
     const size_t i = static_cast<size_t>(p);
     for (size_t r = 0; r < 4; ++r) {
-      EXPECT_NEAR(by_rank[r][i], by_stage[r][i] + by_stage[3 - r][i], 1e-6 * by_rank[r][i]) << to_string(p) << " rank " << r;
+      EXPECT_NEAR(by_rank[r][i], by_stage[r][i] + by_stage[3 - r][i], 1e-6 * by_rank[r][i])
+          << to_string(p) << " rank " << r;
     }
   }
   // The loss runs on both ends.
@@ -321,11 +324,12 @@ TEST(MemoryModel, DualPipeRanksHoldTwoStagesAndPpPlusOneMicrobatches) {
 TEST(MemoryModel, DualPipeNeedsAnEvenPipelineAndTwiceItsMicrobatches) {
   const ModelSpec model = model::load_model("llama-3.1-8b");
   const layout::LayoutContext context{24, 8, 8192, 16};
-  const Layout odd = layout::resolve_layout(layout::parse_layout_spec("tp=8,pp=3,schedule=dualpipe,first=10,last=11"),
-                                            context);
+  const Layout odd = layout::resolve_layout(
+      layout::parse_layout_spec("tp=8,pp=3,schedule=dualpipe,first=10,last=11"), context);
   EXPECT_NE(layout::find_layout_violation(odd, model, context), std::nullopt);
   const layout::LayoutContext few{32, 8, 8192, 4};
-  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=8,pp=4,schedule=dualpipe"), few);
+  const Layout l =
+      layout::resolve_layout(layout::parse_layout_spec("tp=8,pp=4,schedule=dualpipe"), few);
   const std::optional<std::string> v = layout::find_layout_violation(l, model, few);
   ASSERT_NE(v, std::nullopt);
   EXPECT_NE(v->find("at least 2 x pp = 8"), std::string::npos) << *v;

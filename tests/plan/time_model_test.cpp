@@ -101,14 +101,15 @@ TEST(TimeModel, DualPipeBubbleByHand) {
   // (its layers plus the head and loss): its time t3 sets the pace, and the fill and drain are the
   // other three stages, 3 x t_mid. Under DualPipe ranks 0 and 3 hold stages 0 and 3, ranks 1 and 2
   // stages 1 and 2; the slowest pair runs m / 2 microbatches through each of its two chunks, and
-  // the bubble is (PP/2 - 1)(F&B + B - 3W) = F&B + B - 3W of one chunk (DeepSeek-V3 report, Table 2).
+  // the bubble is (PP/2 - 1)(F&B + B - 3W) = F&B + B - 3W of one chunk (DeepSeek-V3, Table 2).
   const std::string spec = "tp=2,sp=on,pp=4,recompute=selective";
   const Timed plain = time_of("llama-3.1-8b", 32, spec);
   const Timed dual = time_of("llama-3.1-8b", 32, spec + ",schedule=dualpipe");
   const double m = 32;
   auto steady = [](const TimeEstimate& t) {
     double sum = 0;
-    for (size_t i = 0; i <= static_cast<size_t>(TimePart::activation_offload); ++i) sum += t.parts[i];
+    for (size_t i = 0; i <= static_cast<size_t>(TimePart::activation_offload); ++i)
+      sum += t.parts[i];
     return sum;
   };
   const double t3 = steady(plain.time) / m;
@@ -119,15 +120,19 @@ TEST(TimeModel, DualPipeBubbleByHand) {
   // flash attention, half of each transfer; W the weight-gradient third of the GEMMs; F&B = F + B.
   const double chunk = (t_mid + t3) / 2;
   const double per_chunk = 1 / m;  // m / 2 microbatches x 2 chunks
-  const double gemm = (part(dual.time, TimePart::dense_gemm) + part(dual.time, TimePart::expert_gemm)) * per_chunk;
-  const double forward = (gemm + part(dual.time, TimePart::elementwise) * per_chunk) / 3 +
-                         part(dual.time, TimePart::attention) * per_chunk / 3.5 +
-                         (part(dual.time, TimePart::tp_comm) + part(dual.time, TimePart::pp_p2p)) * per_chunk / 2;
+  const double gemm =
+      (part(dual.time, TimePart::dense_gemm) + part(dual.time, TimePart::expert_gemm)) * per_chunk;
+  const double forward =
+      (gemm + part(dual.time, TimePart::elementwise) * per_chunk) / 3 +
+      part(dual.time, TimePart::attention) * per_chunk / 3.5 +
+      (part(dual.time, TimePart::tp_comm) + part(dual.time, TimePart::pp_p2p)) * per_chunk / 2;
   const double backward = chunk - forward;
   const double weight = gemm / 3;
-  EXPECT_NEAR(part(dual.time, TimePart::pipeline_bubble), (forward + backward) + backward - 3 * weight, 1e-9 * chunk);
+  EXPECT_NEAR(part(dual.time, TimePart::pipeline_bubble),
+              (forward + backward) + backward - 3 * weight, 1e-9 * chunk);
   // Far smaller than 1F1B's three stages of fill and drain.
-  EXPECT_LT(part(dual.time, TimePart::pipeline_bubble), part(plain.time, TimePart::pipeline_bubble) / 2);
+  EXPECT_LT(part(dual.time, TimePart::pipeline_bubble),
+            part(plain.time, TimePart::pipeline_bubble) / 2);
 }
 
 }  // namespace

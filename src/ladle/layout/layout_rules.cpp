@@ -195,8 +195,11 @@ std::optional<std::string> pipeline_violation(const Layout& l, const ModelSpec& 
   if (l.schedule == PipelineSchedule::dualpipe) {
     // deepseek-ai/DualPipe dualpipe.py DualPipe.step: "assert num_ranks % 2 == 0"; each rank
     // holds exactly two stages, one per direction, so there are no virtual stages.
-    if (l.pp < 2 || l.pp % 2 != 0) return fmt::format("schedule=dualpipe needs an even pp of at least 2, not {}", l.pp);
-    if (l.vpp > 1) return fmt::format("schedule=dualpipe holds two stages per rank by itself; vpp {} must be 1", l.vpp);
+    if (l.pp < 2 || l.pp % 2 != 0)
+      return fmt::format("schedule=dualpipe needs an even pp of at least 2, not {}", l.pp);
+    if (l.vpp > 1)
+      return fmt::format("schedule=dualpipe holds two stages per rank by itself; vpp {} must be 1",
+                         l.vpp);
   }
   const int given = (l.vpp_layers > 0) + (!l.pipeline_layout.empty());
   if (given > 1 || (l.vpp_layers > 0 && l.vpp > 1 && l.vpp_layers * l.vpp * l.pp != layers + l.account_embedding + l.account_loss)) {
@@ -501,9 +504,12 @@ std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpe
     // DualPipe.step: "num_chunks % 2 == 0 and num_chunks >= num_ranks * 2" (half the
     // microbatches enter at each end of the pipeline).
     const int64_t microbatches = microbatches_per_step(l, context);
-    if (l.schedule == PipelineSchedule::dualpipe && (microbatches % 2 != 0 || microbatches < 2 * l.pp)) {
-      return fmt::format("schedule=dualpipe needs an even number of microbatches of at least 2 x pp = {}; a step has {}",
-                         2 * l.pp, microbatches);
+    if (l.schedule == PipelineSchedule::dualpipe &&
+        (microbatches % 2 != 0 || microbatches < 2 * l.pp)) {
+      return fmt::format(
+          "schedule=dualpipe needs an even number of microbatches of at least 2 x pp = {}; a step "
+          "has {}",
+          2 * l.pp, microbatches);
     }
   }
   return std::nullopt;

@@ -332,8 +332,9 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   for (int64_t s = 0; s < pp; ++s) {
     const int64_t end = begin + stages[static_cast<size_t>(s)];
     // The decoder layers this rank holds: under DualPipe its two stages'.
-    const int64_t n = dualpipe && by_chunk ? stages[static_cast<size_t>(s)] + stages[static_cast<size_t>(pp - 1 - s)]
-                                           : stages[static_cast<size_t>(s)];
+    const int64_t n = dualpipe && by_chunk
+                          ? stages[static_cast<size_t>(s)] + stages[static_cast<size_t>(pp - 1 - s)]
+                          : stages[static_cast<size_t>(s)];
     const bool first = s == 0 || (dualpipe && s == pp - 1);
     const bool last = s == pp - 1 || (dualpipe && s == 0);
     double dense = 0;

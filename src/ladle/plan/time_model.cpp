@@ -403,8 +403,8 @@ constexpr size_t kMaxKinds = 16;
 using Parts = std::array<double, kTimeParts>;
 
 struct DualPipeStep {
-  Parts parts{};         ///< the step's parts on the slowest rank (pipeline_bubble included)
-  Parts per_chunk{};     ///< one microbatch through one of that rank's chunks (the mean of its two)
+  Parts parts{};      ///< the step's parts on the slowest rank (pipeline_bubble included)
+  Parts per_chunk{};  ///< one microbatch through one of that rank's chunks (the mean of its two)
   double dense_params = 0;   ///< the most dense parameters one rank holds (both its stages)
   double expert_params = 0;  ///< the most expert parameters one rank holds
 };
@@ -428,7 +428,8 @@ double forward_share(TimePart part) {
   }
 }
 
-DualPipeStep dualpipe_step(const std::vector<Parts>& stage_parts, const std::vector<double>& stage_dense,
+DualPipeStep dualpipe_step(const std::vector<Parts>& stage_parts,
+                           const std::vector<double>& stage_dense,
                            const std::vector<double>& stage_expert, double microbatches) {
   DualPipeStep out;
   const size_t pp = stage_parts.size();
