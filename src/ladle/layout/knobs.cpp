@@ -162,6 +162,13 @@ bool knob_is_default(const Knob& knob, const Layout& layout) {
   return knob_text(knob, layout) == knob_text(knob, kDefault);
 }
 
+std::optional<std::string_view> engine_refusal(const Layout& layout) {
+  for (const Knob& knob : kKnobs) {
+    if (!knob.no_engine.empty() && !knob_is_default(knob, layout)) return knob.no_engine;
+  }
+  return std::nullopt;
+}
+
 bool knob_applies(const Knob& knob, const Layout& layout) {
   if (knob.when.key.empty()) return true;
   const Knob* other = find_knob(knob.when.key);

@@ -13,6 +13,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -462,5 +463,8 @@ void set_knob_text(const Knob& knob, Layout& layout, std::string_view text, std:
 bool knob_is_default(const Knob& knob, const Layout& layout);
 /// Whether the row's `when` condition holds in `layout`.
 bool knob_applies(const Knob& knob, const Layout& layout);
+/// Why no engine can run `layout` (the `no_engine` line of the first knob it sets to a value
+/// without an argument), or nullopt when every knob has its launch argument.
+std::optional<std::string_view> engine_refusal(const Layout& layout);
 
 }  // namespace ladle::layout

@@ -280,10 +280,10 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
   auto add = [&args](std::string_view flag, std::optional<std::string> value = std::nullopt) {
     args.push_back(EngineArg{std::string(flag), std::move(value)});
   };
+  // A value no engine has an argument for cannot become a job.
+  if (const std::optional<std::string_view> refusal = engine_refusal(l)) throw_usage("{}", *refusal);
   const uint8_t bit = engine_bit(engine);
   for (const Knob& knob : kKnobs) {
-    // A value no engine has an argument for cannot become a job.
-    if (!knob.no_engine.empty() && !knob_is_default(knob, l)) throw_usage("{}", knob.no_engine);
     if (knob.args.empty() || !knob_applies(knob, l)) continue;
     const std::string text = knob_text(knob, l);
     if (knob.key == "max_tokens" && engine != Engine::megatron) add(kDynamicBatch);

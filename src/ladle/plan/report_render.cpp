@@ -101,7 +101,13 @@ Json prediction_object(const Prediction& p, const ReportHeader& h) {
   j["layout"] = layout_json(p.layout);
   if (h.launch_args) {
     j["engine"] = h.engine;
-    j["args"] = h.launch_args(p.layout);
+    // A layout no engine runs (schedule=dualpipe) has no arguments: null, and why.
+    if (const std::optional<std::string_view> refusal = layout::engine_refusal(p.layout)) {
+      j["args"] = nullptr;
+      j["args_refused"] = std::string(*refusal);
+    } else {
+      j["args"] = h.launch_args(p.layout);
+    }
   }
   j["label"] = layout::layout_label(p.layout);
   j["tokens_per_s_per_gpu"] = round_to(p.tokens_per_s_per_gpu, 2);
