@@ -512,12 +512,12 @@ TEST(MemoryModel, EveryTrainingRunThatRanFitsButTheNamedOnes) {
       // in E5M6 (about 2.5 GiB), neither a Megatron-LM knob, and its routing imbalance is the
       // 1.25 default (8 GiB over balanced routing).
       {"dsv3-2048-h800", "stores in FP8 what Megatron-LM's recompute keeps in BF16"},
-      // The paper shards gradients too (FSDP without resharding the weights), which the rows
-      // cannot state without pricing a per-microbatch weight all-gather it does not run, and
-      // it states neither activation checkpointing nor its pipeline's microbatches in flight.
-      {"llama3-405b-8192gpu", "gradients sharded by Meta's FSDP"},
-      {"llama3-405b-16384gpu", "gradients sharded by Meta's FSDP"},
-      {"llama3-405b-16384gpu-cp16", "gradients sharded by Meta's FSDP"},
+      // 80.4-80.8 GiB: no activation checkpointing, so rank 1 holds 15 microbatches of 8 layers
+      // (59.5 GiB) and 11.5 GiB of allocator slack on them; at the low end of the slack's fitted
+      // interval (0.05) all three fit, so the miss is inside the slack's uncertainty.
+      {"llama3-405b-8192gpu", "within the allocator slack's interval"},
+      {"llama3-405b-16384gpu", "within the allocator slack's interval"},
+      {"llama3-405b-16384gpu-cp16", "within the allocator slack's interval"},
       // Routing as trained, its imbalance unpublished: 0.4% over 79.6 GiB with the 1.25 default.
       {"mz-mixtral-8x22b-dropless", "routing imbalance not published"},
   };
