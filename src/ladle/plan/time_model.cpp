@@ -249,10 +249,12 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   if (moe && l.ep * l.etp > 1) {
     const double sent = kBf16 * tokens / tp * static_cast<double>(c.top_k) * h;
     const double group = static_cast<double>(l.ep * l.etp);
-    if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep &&
-        r.domain > 8 && group <= r.domain) {
+    const bool deepep = l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep;
+    if ((deepep || l.dispatcher == MoeDispatcher::alltoall) && r.domain > 8 && group <= r.domain) {
       // DeepEP's normal kernels across a multi-node NVLink domain reach a published fraction of
-      // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart.
+      // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart. NCCL's
+      // all-to-all there moves no faster: the GB200 write-up switched from it to DeepEP at these
+      // rates and "did not get the communication benefits" (its 2.2.1), so both take them.
       ep_fwd = sent * (group - 1) / group *
                    (1.0 / kernel_facts().deepep_mnnvl_dispatch +
                     1.0 / kernel_facts().deepep_mnnvl_combine) +
