@@ -43,8 +43,11 @@ TEST(HwFacts, LinkFractionFollowsThePublishedSweep) {
   EXPECT_LT(low, high);
   EXPECT_GT(link_fraction(efa, Collective::all_to_all, 2147483648.0, 2),
             link_fraction(efa, Collective::all_to_all, 2147483648.0, 32));
-  // All-gather has no table on EFA: it takes all-reduce's (busbw compares across collectives).
-  EXPECT_GT(link_fraction(efa, Collective::all_gather, 1e9, 4), 0);
+  // All-gather has its own EFA sweep (2 nodes, 2 GiB: busbw 328.58 over 16 ranks, the node
+  // moves half the buffer), and reduce-scatter, the same ring traffic, takes it.
+  EXPECT_NEAR(link_fraction(efa, Collective::all_gather, 2147483648.0, 2), 328.58 * 16 / 15 / 2 / 400, 1e-9);
+  EXPECT_DOUBLE_EQ(link_fraction(efa, Collective::reduce_scatter, 3e8, 8), link_fraction(efa, Collective::all_gather, 3e8, 8));
+  EXPECT_NE(link_fraction(efa, Collective::all_gather, 3e8, 8), link_fraction(efa, Collective::all_reduce, 3e8, 8));
   // InfiniBand's all-to-all is DeepEP's: 43 GB/s of RDMA per GPU at EP16, 8 GPUs per node,
   // over 8 x 50 GB/s; its ring collectives its own published sweep (CoreWeave H100 NDR: 2 nodes
   // 440.58 GB/s at 8 GiB), not EFA's.
