@@ -1,6 +1,6 @@
 // The figures the planner must reproduce with the embedded calibration, now fitted on the whole
-// public training set (data/measurements/, where the catalog is one source of nine): every
-// measured catalog recipe within 12% (the target is 10%; GLM-5.2 TP8-PP4 stands at +10.5%, see
+// public training set (data/measurements/, where the catalog is one source of eleven): every
+// measured catalog recipe within 12% (the target is 10%; GLM-5.2 TP8-PP4 stands at +10.1%, see
 // README's fidelity section), the GLM-4.7-Flash starting layout (measured 3,142.9 tokens/s per
 // GPU, in that recipe's notes) within 10%, the measured orders, and every seed layout fitting in
 // 141 GB.
