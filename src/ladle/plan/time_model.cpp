@@ -244,6 +244,16 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     const double one = collective_time(r, Collective::all_gather, kBf16 * tokens * h, tp, std::min(tp, r.domain));
     // An all-reduce costs a reduce-scatter plus an all-gather, so both cases move the same bytes.
     tp_fwd = collectives * one;
+    if (kind.indexer && l.sp) {
+      // Megatron-LM's DSA indexer is duplicated on every TP rank: under sequence parallel it
+      // gathers the hidden state and the q latent over TP first (experimental_attention_variant/
+      // dsa.py, DSAIndexer: parallel_mode="duplicated", gather_from_sequence_parallel_region of
+      // x and qr); their gradients are reduce-scattered in the backward pass.
+      const double q_in = c.q_lora_rank > 0 ? static_cast<double>(c.q_lora_rank) : h;
+      for (double width : {h, q_in}) {
+        tp_fwd += collective_time(r, Collective::all_gather, kBf16 * tokens * width, tp, std::min(tp, r.domain));
+      }
+    }
   }
   double ep_fwd = 0;
   if (moe && l.ep * l.etp > 1) {
