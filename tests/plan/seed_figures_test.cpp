@@ -56,7 +56,8 @@ TEST(SeedFigures, EveryMeasuredRecipeWithinTenPercent) {
   ASSERT_GE(all.size(), 3u);
   for (const Measurement& m : all) {
     const double predicted = predict_tokens_per_s(m, default_calibration());
-    EXPECT_NEAR(predicted / m.measured_tokens_per_s_per_gpu, 1.0, 0.10) << m.name << ": predicted " << predicted;
+    EXPECT_NEAR(predicted / m.measured_tokens_per_s_per_gpu, 1.0, 0.10)
+        << m.name << ": predicted " << predicted;
   }
 }
 

@@ -72,10 +72,13 @@ TEST(TimeModel, TheDsaIndexerGathersItsInputsOnEveryTpRank) {
   const Cluster cluster = make_cluster("h200", 128);
   const layout::LayoutContext context{128, 8, 8192, 128};
   const Layout l = layout::resolve_layout(
-      layout::parse_layout_spec("tp=8,pp=4,ep=32,sp=on,first=18,last=20,offload=1,precision_aware=on"), context);
+      layout::parse_layout_spec(
+          "tp=8,pp=4,ep=32,sp=on,first=18,last=20,offload=1,precision_aware=on"),
+      context);
   auto tp_comm = [&](const ModelSpec& m) {
     return part(estimate_time(model_costs(m, 8192), l, layout::stage_layers(l, m.num_layers),
-                              layout::microbatches_per_step(l, context), cluster, Workload{}, Calibration{}),
+                              layout::microbatches_per_step(l, context), cluster, Workload{},
+                              Calibration{}),
                 TimePart::tp_comm);
   };
   const double with_indexer = tp_comm(dsa);

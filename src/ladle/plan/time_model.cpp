@@ -251,7 +251,8 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
       // x and qr); their gradients are reduce-scattered in the backward pass.
       const double q_in = c.q_lora_rank > 0 ? static_cast<double>(c.q_lora_rank) : h;
       for (double width : {h, q_in}) {
-        tp_fwd += collective_time(r, Collective::all_gather, kBf16 * tokens * width, tp, std::min(tp, r.domain));
+        tp_fwd += collective_time(r, Collective::all_gather, kBf16 * tokens * width, tp,
+                                  std::min(tp, r.domain));
       }
     }
   }
@@ -259,7 +260,8 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   if (moe && l.ep * l.etp > 1) {
     const double sent = kBf16 * tokens / tp * static_cast<double>(c.top_k) * h;
     const double group = static_cast<double>(l.ep * l.etp);
-    const bool deepep = l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep;
+    const bool deepep =
+        l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep;
     if ((deepep || l.dispatcher == MoeDispatcher::alltoall) && r.domain > 8 && group <= r.domain) {
       // DeepEP's normal kernels across a multi-node NVLink domain reach a published fraction of
       // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart. NCCL's
