@@ -43,13 +43,29 @@ TEST(HwFacts, LinkFractionFollowsThePublishedSweep) {
   EXPECT_LT(low, high);
   EXPECT_GT(link_fraction(efa, Collective::all_to_all, 2147483648.0, 2),
             link_fraction(efa, Collective::all_to_all, 2147483648.0, 32));
-  // All-gather has no table on EFA: it takes all-reduce's (busbw compares across collectives).
-  EXPECT_GT(link_fraction(efa, Collective::all_gather, 1e9, 4), 0);
-  // InfiniBand's ring collectives stand in from EFA's (`like`), its all-to-all is DeepEP's:
-  // 43 GB/s of RDMA per GPU at EP16, 8 GPUs per node, over 8 x 50 GB/s.
+  // All-gather has its own EFA sweep (2 nodes, 2 GiB: busbw 328.58 over 16 ranks, the node
+  // moves half the buffer), and reduce-scatter, the same ring traffic, takes it.
+  EXPECT_NEAR(link_fraction(efa, Collective::all_gather, 2147483648.0, 2),
+              328.58 * 16 / 15 / 2 / 400, 1e-9);
+  EXPECT_DOUBLE_EQ(link_fraction(efa, Collective::reduce_scatter, 3e8, 8),
+                   link_fraction(efa, Collective::all_gather, 3e8, 8));
+  EXPECT_NE(link_fraction(efa, Collective::all_gather, 3e8, 8),
+            link_fraction(efa, Collective::all_reduce, 3e8, 8));
+  // InfiniBand's all-to-all is DeepEP's: 43 GB/s of RDMA per GPU at EP16, 8 GPUs per node,
+  // over 8 x 50 GB/s; its ring collectives its own published sweep (CoreWeave H100 NDR: 2 nodes
+  // 440.58 GB/s at 8 GiB), not EFA's.
   const FabricFacts& ib = fabric_for("InfiniBand NDR");
   EXPECT_NEAR(link_fraction(ib, Collective::all_to_all, 234881024.0, 2), 43.0 * 8 / 400, 1e-9);
-  EXPECT_DOUBLE_EQ(link_fraction(ib, Collective::all_reduce, 1e9, 4), link_fraction(efa, Collective::all_reduce, 1e9, 4));
+  EXPECT_NEAR(link_fraction(ib, Collective::all_reduce, 8589934592.0, 2), 440.58 * 16 / 30 / 400,
+              1e-9);
+  EXPECT_NE(link_fraction(ib, Collective::all_reduce, 1e9, 4),
+            link_fraction(efa, Collective::all_reduce, 1e9, 4));
+  // Inside a node, NVLink's all-reduce is message-size dependent (DGX H100 sweep): 100 MB, a
+  // TP all-gather of one 8,192-token microbatch, moves a smaller fraction than 1 GiB.
+  const FabricFacts& nvl = nvlink_facts();
+  EXPECT_LT(link_fraction(nvl, Collective::all_gather, 1e8, 1),
+            link_fraction(nvl, Collective::all_gather, 1073741824.0, 1));
+  EXPECT_NEAR(link_fraction(nvl, Collective::all_reduce, 134217728.0, 1), 400.53 / 450, 1e-9);
 }
 
 TEST(HwFacts, GemmCeilingsArePublishedFractions) {

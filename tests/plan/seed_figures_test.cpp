@@ -1,6 +1,6 @@
 // The figures the planner must reproduce with the embedded calibration, now fitted on the whole
-// public training set (data/measurements/, where the catalog is one source of nine): every
-// measured catalog recipe within 12% (the target is 10%; GLM-5.2 TP8-PP4 stands at +10.5%, see
+// public training set (data/measurements/, where the catalog is one source of eleven): every
+// measured catalog recipe within 10% (GLM-5.2 TP8-PP4, the closest, stands at +10.0%: see
 // README's fidelity section), the GLM-4.7-Flash starting layout (measured 3,142.9 tokens/s per
 // GPU, in that recipe's notes) within 10%, the measured orders, and every seed layout fitting in
 // 141 GB.
@@ -51,12 +51,13 @@ const Measurement& find(const std::vector<Measurement>& all, const std::string& 
   return all.front();
 }
 
-TEST(SeedFigures, EveryMeasuredRecipeWithinTwelvePercent) {
+TEST(SeedFigures, EveryMeasuredRecipeWithinTenPercent) {
   const std::vector<Measurement> all = catalog_measurements();
   ASSERT_GE(all.size(), 3u);
   for (const Measurement& m : all) {
     const double predicted = predict_tokens_per_s(m, default_calibration());
-    EXPECT_NEAR(predicted / m.measured_tokens_per_s_per_gpu, 1.0, 0.12) << m.name << ": predicted " << predicted;
+    EXPECT_NEAR(predicted / m.measured_tokens_per_s_per_gpu, 1.0, 0.10)
+        << m.name << ": predicted " << predicted;
   }
 }
 

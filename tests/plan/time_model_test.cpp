@@ -62,6 +62,33 @@ TEST(TimeModel, FlexDispatcherSendsFewerCopiesAcrossNodes) {
   EXPECT_LT(part(flex, TimePart::ep_comm), part(a2a, TimePart::ep_comm));
 }
 
+TEST(TimeModel, TheDsaIndexerGathersItsInputsOnEveryTpRank) {
+  // Megatron-LM duplicates the DSA indexer on every TP rank: under sequence parallel it gathers
+  // the hidden state and the q latent first, in each layer that owns an indexer (GLM-5.2: 21 of
+  // 78; the others reuse the previous top-k).
+  const ModelSpec dsa = model::load_model("glm-5.2");
+  ModelSpec without = dsa;
+  without.has_indexer.assign(without.has_indexer.size(), false);
+  const Cluster cluster = make_cluster("h200", 128);
+  const layout::LayoutContext context{128, 8, 8192, 128};
+  const Layout l = layout::resolve_layout(
+      layout::parse_layout_spec(
+          "tp=8,pp=4,ep=32,sp=on,first=18,last=20,offload=1,precision_aware=on"),
+      context);
+  auto tp_comm = [&](const ModelSpec& m) {
+    return part(estimate_time(model_costs(m, 8192), l, layout::stage_layers(l, m.num_layers),
+                              layout::microbatches_per_step(l, context), cluster, Workload{},
+                              Calibration{}),
+                TimePart::tp_comm);
+  };
+  const double with_indexer = tp_comm(dsa);
+  const double no_indexer = tp_comm(without);
+  EXPECT_GT(with_indexer, 1.03 * no_indexer);
+  // Two gathers (hidden 6,144 and q latent 2,048) in a fifth of the layers, against four
+  // hidden-size collectives in each: well under half as much again.
+  EXPECT_LT(with_indexer, 1.3 * no_indexer);
+}
+
 TEST(TimeModel, RecomputeCostsTime) {
   const TimeEstimate none = time_of("glm-4.7-flash", 8, "tp=1,ep=8").time;
   const TimeEstimate selective = time_of("glm-4.7-flash", 8, "tp=1,ep=8,recompute=selective").time;

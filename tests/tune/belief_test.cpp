@@ -80,10 +80,11 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
       prior_belief(plan::default_calibration(), plan::embedded_measurements().runs);
   ASSERT_EQ(prior.names.size(), plan::fitted_constant_count());
   EXPECT_GT(prior.residual_sigma, 0.05);
-  // A stack whose GEMMs and host Adam are slower than the prior says.
+  // A stack whose GEMMs and host Adam are slower than the prior says, by two to three of the
+  // prior's standard deviations (the training set pins each to about 10-12%).
   plan::Calibration truth = plan::default_calibration();
   plan::set_calibration_constant(truth, "gemm_efficiency", 0.8 * truth.gemm_efficiency);
-  plan::set_calibration_constant(truth, "cpu_adam_params_per_s", 0.6 * truth.cpu_adam_params_per_s);
+  plan::set_calibration_constant(truth, "cpu_adam_params_per_s", 0.7 * truth.cpu_adam_params_per_s);
   const Flash flash;
   std::vector<plan::Measurement> measured;
   for (const char* spec : kMeasured) {

@@ -270,11 +270,15 @@ const FabricFacts& fabric_for(std::string_view fabric) {
 
 double link_fraction(const FabricFacts& f, Collective collective, double bytes, double nodes) {
   // The sweeps of this collective, else (send/recv) all-to-all's -- NCCL's all-to-all is a group
-  // of sends and receives -- else all_reduce's; each on this fabric, else the one it is `like`.
+  // of sends and receives -- or (reduce-scatter) all-gather's -- the same ring traffic, the
+  // reverse way -- else all_reduce's: on this fabric first, then on the one it is `like` (a
+  // fabric's own measurement of a kindred collective beats another fabric's).
   std::vector<const CollectiveSweep*> sweeps;
-  for (Collective c : {collective, collective == Collective::send_recv ? Collective::all_to_all : collective,
-                       Collective::all_reduce}) {
-    for (const FabricFacts* from : {&f, f.like.empty() ? nullptr : find_fabric(f.like)}) {
+  const Collective kin = collective == Collective::send_recv        ? Collective::all_to_all
+                         : collective == Collective::reduce_scatter ? Collective::all_gather
+                                                                    : collective;
+  for (const FabricFacts* from : {&f, f.like.empty() ? nullptr : find_fabric(f.like)}) {
+    for (Collective c : {collective, kin, Collective::all_reduce}) {
       if (from == nullptr || !sweeps.empty()) continue;
       for (const CollectiveSweep& s : from->sweeps) {
         if (s.collective == c) sweeps.push_back(&s);

@@ -243,6 +243,7 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
     items.push_back(spec_items(shown_spec(l, h)));
   }
   std::vector<std::string> out = labels;
+  std::vector<std::string> values_only = labels;  // the same items without their keys
   // Whether spec item `a` (key=value) sets a knob that applies only under the knob item `b` sets.
   auto refines = [](const std::string& a, const std::string& b) {
     const layout::Knob* knob = layout::find_knob(a.substr(0, a.find('=')));
@@ -283,23 +284,34 @@ std::vector<std::string> distinct_summaries(const std::vector<Layout>& layouts, 
       std::erase_if(left, [&](size_t j) { return lacks(j, items[i][best]); });
     }
     std::string extra;
+    std::string values;
     for (size_t k = 0; k < items[i].size(); ++k) {
-      if (chosen[k]) extra += " " + items[i][k];
+      if (!chosen[k]) continue;
+      extra += " " + items[i][k];
+      values += " " + items[i][k].substr(items[i][k].find('=') + 1);
     }
     out[i] = labels[i] + extra;
+    values_only[i] = labels[i] + values;
   }
   // The table keeps to the report width: a long summary keeps its label and the end of what
   // tells it apart (the full spec is printed under each row), unless that makes two alike.
   constexpr size_t kSummaryWidth = 54;
   std::vector<std::string> shortened = out;
-  // Three ways to shorten, tried in turn: the end, the start, both ends of what tells it apart.
-  for (int way = 0; way < 3; ++way) {
+  // Three ways to shorten, tried in turn: the end, the start, both ends of what tells it apart;
+  // then the same three on the items' values alone (two long items can share both ends).
+  for (int attempt = 0; attempt < 6; ++attempt) {
+    const int way = attempt % 3;
+    const std::vector<std::string>& from = attempt < 3 ? out : values_only;
     std::vector<std::string> trial = shortened;
     for (size_t i = 0; i < out.size(); ++i) {
       const size_t keep =
           kSummaryWidth > labels[i].size() + 4 ? kSummaryWidth - labels[i].size() - 4 : 0;
       if (trial[i].size() <= kSummaryWidth || keep == 0) continue;
-      const std::string extra = out[i].substr(labels[i].size() + 1);
+      if (from[i].size() <= kSummaryWidth) {
+        trial[i] = from[i];
+        continue;
+      }
+      const std::string extra = from[i].substr(labels[i].size() + 1);
       const std::string head = extra.substr(0, way == 1 ? keep : keep / 2);
       const std::string tail = extra.substr(extra.size() - (way == 0 ? keep : keep - keep / 2));
       trial[i] = labels[i] + (way == 0 ? " ..." + tail : way == 1 ? " " + head + "..." : " " + head + "..." + tail);

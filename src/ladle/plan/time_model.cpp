@@ -246,15 +246,29 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     const double one = collective_time(r, Collective::all_gather, kBf16 * tokens * h, tp, std::min(tp, r.domain));
     // An all-reduce costs a reduce-scatter plus an all-gather, so both cases move the same bytes.
     tp_fwd = collectives * one;
+    if (kind.indexer && l.sp) {
+      // Megatron-LM's DSA indexer is duplicated on every TP rank: under sequence parallel it
+      // gathers the hidden state and the q latent over TP first (experimental_attention_variant/
+      // dsa.py, DSAIndexer: parallel_mode="duplicated", gather_from_sequence_parallel_region of
+      // x and qr); their gradients are reduce-scattered in the backward pass.
+      const double q_in = c.q_lora_rank > 0 ? static_cast<double>(c.q_lora_rank) : h;
+      for (double width : {h, q_in}) {
+        tp_fwd += collective_time(r, Collective::all_gather, kBf16 * tokens * width, tp,
+                                  std::min(tp, r.domain));
+      }
+    }
   }
   double ep_fwd = 0;
   if (moe && l.ep * l.etp > 1) {
     const double sent = kBf16 * tokens / tp * static_cast<double>(c.top_k) * h;
     const double group = static_cast<double>(l.ep * l.etp);
-    if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep &&
-        r.domain > 8 && group <= r.domain) {
+    const bool deepep =
+        l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep;
+    if ((deepep || l.dispatcher == MoeDispatcher::alltoall) && r.domain > 8 && group <= r.domain) {
       // DeepEP's normal kernels across a multi-node NVLink domain reach a published fraction of
-      // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart.
+      // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart. NCCL's
+      // all-to-all there moves no faster: the GB200 write-up switched from it to DeepEP at these
+      // rates and "did not get the communication benefits" (its 2.2.1), so both take them.
       ep_fwd = sent * (group - 1) / group *
                    (1.0 / kernel_facts().deepep_mnnvl_dispatch +
                     1.0 / kernel_facts().deepep_mnnvl_combine) +
