@@ -7,6 +7,7 @@
 
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_spec.hpp"
+#include "ladle/model/catalog.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "support/test_support.hpp"
 
@@ -123,6 +124,16 @@ TEST(BridgeJobArgs, ABridgeJobReadsAsTheMegatronArgumentsItSets) {
   EXPECT_EQ(bridge.rows_per_mb_given, megatron.rows_per_mb_given);
   EXPECT_EQ(bridge.not_priced, (std::vector<std::string>{"--model", "--mode"}));
   EXPECT_TRUE(megatron.not_priced.empty());
+}
+
+TEST(BridgeJobArgs, ModelOverridesAreCheckedAgainstTheModel) {
+  const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  const JobArgs same = read_line("model.num_layers=48 model.hidden_size=2048");
+  EXPECT_TRUE(same.not_priced.empty());
+  check_model_args(same, qwen);
+  EXPECT_LADLE_ERROR(check_model_args(read_line("model.num_layers=61"), qwen), input,
+                     "--args:1: error: model.num_layers: model.num_layers 61 contradicts --model "
+                     "qwen3-30b-a3b, which has 48 decoder layers");
 }
 
 TEST(BridgeJobArgs, ContradictoryWorkloadOverridesAreOneError) {

@@ -137,15 +137,15 @@ int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
 
 // A workload figure given once, or several times alike (--seq-length and its Bridge overrides):
 // two different values are one error naming both.
-void set_once(std::optional<int64_t>& slot, const recipe::LaunchArg*& by, const recipe::LaunchArg& arg,
+void set_once(std::optional<int64_t>& slot, recipe::LaunchArg& by, const recipe::LaunchArg& arg,
               const std::string& file) {
   const int64_t value = positive(arg, file);
   if (slot && *slot != value) {
     throw_input(SourceLocation{file, arg.line, 0, written(arg)}, "contradicts {} (line {}): {} against {}",
-                written(*by), by->line, value, *slot);
+                written(by), by.line, value, *slot);
   }
   slot = value;
-  by = &arg;
+  by = arg;
 }
 
 }  // namespace
@@ -178,9 +178,21 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
     if (knob->key == "fp8") job.fp8 = job.layout.layout.fp8 != Fp8Format::none;
   }
   std::vector<recipe::LaunchArg> rest;
-  const recipe::LaunchArg* seq_by = nullptr;
-  const recipe::LaunchArg* batch_by = nullptr;
-  for (const recipe::LaunchArg& arg : job.layout.rest) {
+  recipe::LaunchArg seq_by;  // the argument that set each, for the error naming both
+  recipe::LaunchArg batch_by;
+  for (const recipe::LaunchArg& arg_in : job.layout.rest) {
+    recipe::LaunchArg arg = arg_in;
+    // A Megatron-Bridge model override is the architecture argument of the same name: Megatron-LM
+    // fills TransformerConfig from the arguments whose names are its fields
+    // (megatron/training/arguments.py, core_transformer_config_from_args).
+    if (arg.spelled.empty() && arg.flag.rfind("model.", 0) == 0) {
+      std::string flag = "--" + arg.flag.substr(6);
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      if (const KnownArg* k = find_known(flag); k != nullptr && k->kind == ArgClass::model) {
+        arg.spelled = arg.flag;
+        arg.flag = flag;
+      }
+    }
     const KnownArg* known = find_known(arg.flag);
     if (known != nullptr && known->kind == ArgClass::model) {
       job.model_args.push_back(arg);
@@ -227,12 +239,12 @@ void check_model_args(const JobArgs& job, const ModelSpec& model) {
     const std::string& text = arg.values.front();
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size()) {
-      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag}, "expected an integer, got '{}'",
+      throw_input(SourceLocation{job.file, arg.line, 0, written(arg)}, "expected an integer, got '{}'",
                   text);
     }
     if (value != expected) {
-      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag},
-                  "{} {} contradicts --model {}, which has {} {}", arg.flag, value, model.name,
+      throw_input(SourceLocation{job.file, arg.line, 0, written(arg)},
+                  "{} {} contradicts --model {}, which has {} {}", written(arg), value, model.name,
                   expected, known->what);
     }
   }
