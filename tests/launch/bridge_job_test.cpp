@@ -255,7 +255,7 @@ TEST(BridgeOverrides, MixedPrecisionRecipesSetTheirFields) {
   // contradiction.
   EXPECT_LADLE_ERROR(
       layout_of("p mixed_precision=bf16_mixed mixed_precision.grad_reduce_in_fp32=false"), input,
-      "job.sh:1: error: mixed_precision.grad_reduce_in_fp32: contradicts "
+      "job.sh:1:30: error: mixed_precision.grad_reduce_in_fp32: contradicts "
       "mixed_precision=bf16_mixed "
       "(line 1): both set grad_reduce");
 }
@@ -281,10 +281,10 @@ TEST(BridgeOverrides, OtherKeysAreTheirMegatronFlagsOrStayAsWritten) {
 TEST(BridgeOverrides, RefuseWhatRunRecipeWouldNotRunNamingTheKey) {
   EXPECT_LADLE_ERROR(
       layout_of("p model.tensor_model_parallel_size=abc"), input,
-      "job.sh:1: error: model.tensor_model_parallel_size: expected an integer, got 'abc'");
+      "job.sh:1:3: error: model.tensor_model_parallel_size: expected an integer, got 'abc'");
   EXPECT_LADLE_ERROR(
       layout_of("p model.tensor_model_parallel_size=0"), input,
-      "job.sh:1: error: model.tensor_model_parallel_size: 0 is out of range 1..65536");
+      "job.sh:1:3: error: model.tensor_model_parallel_size: 0 is out of range 1..65536");
   EXPECT_LADLE_ERROR(layout_of("p 'model.recompute_modules=[moe_act,layernorm'"), input,
                      "model.recompute_modules: expected a list closed by ']' such as [a,b]");
   EXPECT_LADLE_ERROR(layout_of("p model.recompute_modules=moe_act,layernorm"), input,

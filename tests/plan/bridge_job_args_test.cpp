@@ -132,13 +132,13 @@ TEST(BridgeJobArgs, ModelOverridesAreCheckedAgainstTheModel) {
   EXPECT_TRUE(same.not_priced.empty());
   check_model_args(same, qwen);
   EXPECT_LADLE_ERROR(check_model_args(read_line("model.num_layers=61"), qwen), input,
-                     "--args:1: error: model.num_layers: model.num_layers 61 contradicts --model "
+                     "--args:1:1: error: model.num_layers: model.num_layers 61 contradicts --model "
                      "qwen3-30b-a3b, which has 48 decoder layers");
 }
 
 TEST(BridgeJobArgs, ContradictoryWorkloadOverridesAreOneError) {
   EXPECT_LADLE_ERROR(read_line("model.seq_length=4096 dataset.seq_length=2048"), input,
-                     "--args:1: error: dataset.seq_length: contradicts model.seq_length (line 1): "
+                     "--args:1:23: error: dataset.seq_length: contradicts model.seq_length (line 1): "
                      "2048 against 4096");
   EXPECT_LADLE_ERROR(read_line("--global-batch-size 128 -gb 256"), input,
                      "-gb: contradicts --global-batch-size (line 1): 256 against 128");

@@ -130,7 +130,7 @@ int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
   const std::string text = arg.values.empty() ? std::string() : arg.values.front();
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < 1) {
-    throw_input(SourceLocation{file, arg.line, 0, written(arg)}, "expected a positive integer, got '{}'", text);
+    throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected a positive integer, got '{}'", text);
   }
   return value;
 }
@@ -141,7 +141,7 @@ void set_once(std::optional<int64_t>& slot, recipe::LaunchArg& by, const recipe:
               const std::string& file) {
   const int64_t value = positive(arg, file);
   if (slot && *slot != value) {
-    throw_input(SourceLocation{file, arg.line, 0, written(arg)}, "contradicts {} (line {}): {} against {}",
+    throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "contradicts {} (line {}): {} against {}",
                 written(by), by.line, value, *slot);
   }
   slot = value;
@@ -239,11 +239,11 @@ void check_model_args(const JobArgs& job, const ModelSpec& model) {
     const std::string& text = arg.values.front();
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size()) {
-      throw_input(SourceLocation{job.file, arg.line, 0, written(arg)}, "expected an integer, got '{}'",
+      throw_input(SourceLocation{job.file, arg.line, arg.col, written(arg)}, "expected an integer, got '{}'",
                   text);
     }
     if (value != expected) {
-      throw_input(SourceLocation{job.file, arg.line, 0, written(arg)},
+      throw_input(SourceLocation{job.file, arg.line, arg.col, written(arg)},
                   "{} {} contradicts --model {}, which has {} {}", written(arg), value, model.name,
                   expected, known->what);
     }

@@ -387,7 +387,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     const SetBy here{written(arg), arg.line, text};
     if (auto it = set_by.find(&knob); it != set_by.end()) {
       if (it->second.text != text) {
-        throw_input(SourceLocation{file, arg.line, 0, written(arg)}, "contradicts {}: both set {}",
+        throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "contradicts {}: both set {}",
                     describe(it->second), knob.key);
       }
       return;
@@ -395,7 +395,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     try {
       set_knob_text(knob, l, text, written(arg));
     } catch (const Error& e) {
-      throw Error(ErrorKind::input, e.message(), SourceLocation{file, arg.line, 0, written(arg)});
+      throw Error(ErrorKind::input, e.message(), SourceLocation{file, arg.line, arg.col, written(arg)});
     }
     set_by.emplace(&knob, here);
   };
@@ -428,7 +428,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
       continue;
     }
     if (arg.values.empty()) {
-      throw_input(SourceLocation{file, arg.line, 0, written(arg)}, "expected a value after {}", written(arg));
+      throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected a value after {}", written(arg));
     }
     std::string text = arg.values.front();
     if (knob->kind == KnobKind::set) {
@@ -445,14 +445,14 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     } else if (knob->key == "cp_inner") {
       // --hierarchical-context-parallel-sizes A B: the all-to-all group A inside p2p rings of B.
       if (arg.values.size() != 2) {
-        throw_input(SourceLocation{file, arg.line, 0, written(arg)}, "expected two sizes (all-to-all, p2p), got {}",
+        throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected two sizes (all-to-all, p2p), got {}",
                     arg.values.size());
       }
     } else if (arg.values.size() > 1) {
       // --cp-comm-type may give one type per layer; ladle prices one type for all layers.
       for (const std::string& word : arg.values) {
         if (word != text) {
-          throw_input(SourceLocation{file, arg.line, 0, written(arg)},
+          throw_input(SourceLocation{file, arg.line, arg.col, written(arg)},
                       "expected one value, got '{}'; ladle prices one value for every layer",
                       util::join(arg.values, " "));
         }

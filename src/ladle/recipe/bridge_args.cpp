@@ -119,11 +119,11 @@ std::string unquote(const std::string& t) { return is_quoted(t) ? t.substr(1, t.
 
 class ValueReader {
  public:
-  ValueReader(std::string key, const std::string& file, int line)
-      : key_(std::move(key)), file_(file), line_(line) {}
+  ValueReader(std::string key, const std::string& file, int line, int col)
+      : key_(std::move(key)), file_(file), line_(line), col_(col) {}
 
   [[noreturn]] void fail(const std::string& what, const std::string& raw) const {
-    throw_input(SourceLocation{file_, line_, 0, key_}, "expected {}, got '{}'", what, raw);
+    throw_input(SourceLocation{file_, line_, col_, key_}, "expected {}, got '{}'", what, raw);
   }
 
   // The elements of a bracketed list at depth 1, or fails naming the key.
@@ -207,6 +207,7 @@ class ValueReader {
   std::string key_;
   const std::string& file_;
   int line_;
+  int col_;
 };
 
 LaunchArg make_arg(std::string_view flag, std::vector<std::string> values,
@@ -226,6 +227,12 @@ std::vector<LaunchArg> knob_args(const Knob& knob, const Value& v, const ValueRe
   const std::string& key = r.key();
   auto one = [&](std::string_view flag, std::vector<std::string> values) {
     return std::vector<LaunchArg>{make_arg(flag, std::move(values), key, line, unresolved)};
+  };
+  // The argument that takes the value (every counted, listed or text knob has one).
+  auto valued = [&]() -> std::string_view {
+    const KnobArg* arg = value_arg(knob);
+    if (arg == nullptr) r.fail("a switch, which " + std::string(knob.key) + " is not", v.text);
+    return arg->flag;
   };
   if (v.kind == Value::null) return {};  // None: the knob keeps its default
   if (v.kind == Value::dict) r.fail("a value of " + std::string(knob.key), v.text);
@@ -275,23 +282,23 @@ std::vector<LaunchArg> knob_args(const Knob& knob, const Value& v, const ValueRe
                    "]",
                v.text);
       if (v.items.empty()) return {};
-      return one(value_arg(knob)->flag, v.items);
+      return one(valued(), v.items);
     }
     case KnobKind::integer:
       if (knob.key == "cp_inner") {
         if (v.kind != Value::list || v.items.size() != 2)
           r.fail("two sizes [all-to-all,p2p]", v.text);
-        return one(value_arg(knob)->flag, v.items);
+        return one(valued(), v.items);
       }
       if (v.kind != Value::scalar) r.fail("an integer", v.text);
-      return one(value_arg(knob)->flag, {v.text});
+      return one(valued(), {v.text});
     case KnobKind::real:
       if (v.kind != Value::scalar) r.fail("a number", v.text);
-      return one(value_arg(knob)->flag, {v.text});
+      return one(valued(), {v.text});
     case KnobKind::text:
       if (v.kind != Value::scalar && v.kind != Value::quoted)
         r.fail("a pipeline layout string such as Et|tL", v.text);
-      return one(value_arg(knob)->flag, {v.text});
+      return one(valued(), {v.text});
   }
   return {};
 }
@@ -333,6 +340,9 @@ std::vector<LaunchArg> other_args(const std::string& key, const Value& v,
   return {make_arg(it->second, std::move(values), spelled, line, unresolved)};
 }
 
+std::vector<LaunchArg> override_args(const std::string& word, const std::string& file, int line,
+                                     bool unresolved, int col);
+
 }  // namespace
 
 bool is_bridge_override(std::string_view word) {
@@ -358,7 +368,16 @@ bool is_bridge_override(std::string_view word) {
 }
 
 std::vector<LaunchArg> bridge_override_args(const std::string& word, const std::string& file,
-                                            int line, bool unresolved) {
+                                            int line, bool unresolved, int col) {
+  std::vector<LaunchArg> out = override_args(word, file, line, unresolved, col);
+  for (LaunchArg& a : out) a.col = col;
+  return out;
+}
+
+namespace {
+
+std::vector<LaunchArg> override_args(const std::string& word, const std::string& file, int line,
+                                     bool unresolved, int col) {
   size_t start = 0;
   if (word.rfind("++", 0) == 0) {
     start = 2;
@@ -370,7 +389,7 @@ std::vector<LaunchArg> bridge_override_args(const std::string& word, const std::
   }
   const size_t eq = word.find('=');
   const std::string key = word.substr(start, eq - start);
-  const ValueReader reader(key, file, line);
+  const ValueReader reader(key, file, line, col);
   const Value v = reader.read(word.substr(eq + 1));
   if (v.kind == Value::sweep)
     reader.fail("one value, or a list such as [a,b] (a,b is a Hydra sweep)", v.text);
@@ -383,8 +402,8 @@ std::vector<LaunchArg> bridge_override_args(const std::string& word, const std::
       if (preset != name) continue;
       std::vector<LaunchArg> out;
       for (const auto& [field, value] : fields) {
-        for (LaunchArg& arg : bridge_override_args("mixed_precision." + field + "=" + value, file,
-                                                   line, unresolved)) {
+        for (LaunchArg& arg :
+             override_args("mixed_precision." + field + "=" + value, file, line, unresolved, col)) {
           arg.spelled = key + "=" + preset;  // its fields are named by the recipe
           out.push_back(std::move(arg));
         }
@@ -404,17 +423,19 @@ std::vector<LaunchArg> bridge_override_args(const std::string& word, const std::
   return other_args(key, v, key, line, unresolved);
 }
 
+}  // namespace
+
 std::optional<std::vector<LaunchArg>> bridge_option_args(const LaunchArg& arg,
                                                          const std::string& file) {
   const auto it = tables().options.find(arg.flag);
   if (it == tables().options.end()) return std::nullopt;
   if (arg.values.size() != 1) {
-    throw_input(SourceLocation{file, arg.line, 0, arg.flag},
+    throw_input(SourceLocation{file, arg.line, arg.col, arg.flag},
                 "expected one value after {} (it sets {}), got {}", arg.flag, it->second,
                 arg.values.size());
   }
-  std::vector<LaunchArg> out =
-      bridge_override_args(it->second + "=" + arg.values.front(), file, arg.line, arg.unresolved);
+  std::vector<LaunchArg> out = bridge_override_args(it->second + "=" + arg.values.front(), file,
+                                                    arg.line, arg.unresolved, arg.col);
   for (LaunchArg& a : out) {
     a.spelled = arg.flag;
     a.command = arg.command;

@@ -30,9 +30,10 @@ bool is_bridge_override(std::string_view word);
 /// The Megatron-LM arguments an override stands for, each with `spelled` set to the override's key
 /// (none when it leaves a knob at its default: `null`, an empty list, a switch set false where
 /// the switch is the only spelling). Throws Error(input) at file:line naming the key for a value
-/// that is not what the key takes (a word for a count, an unclosed list, a sweep).
+/// that is not what the key takes (a word for a count, an unclosed list, a sweep). `col` is the
+/// override's column, which the errors and the arguments keep.
 std::vector<LaunchArg> bridge_override_args(const std::string& word, const std::string& file,
-                                            int line, bool unresolved = false);
+                                            int line, bool unresolved = false, int col = 0);
 
 /// The arguments a run_recipe.py option stands for (`-tp 4`, `--seq_length 4096`), or nullopt when
 /// `arg` is none of them. Throws Error(input) when it has no value or several.

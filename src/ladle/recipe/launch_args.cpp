@@ -26,6 +26,7 @@ struct Word {
   std::string text;  ///< after quote removal
   std::string raw;   ///< as written
   int line = 0;
+  int col = 0;  ///< 1-based column of its first character in the script (0: unknown)
   bool is_array_literal = false;  ///< `NAME=(...)`: `elements` hold the words between the parentheses
   std::vector<Word> elements;
 };
@@ -38,7 +39,7 @@ struct Command {
 class Splitter {
  public:
   Splitter(std::string_view text, const std::string& path, int first_line = 1)
-      : s_(text), path_(path), line_(first_line) {}
+      : s_(text), path_(path), line_(first_line), columns_(first_line == 1) {}
 
   std::vector<Command> split() {
     std::vector<Command> commands;
@@ -210,6 +211,10 @@ class Splitter {
   Word word() {
     Word w;
     w.line = line_;
+    if (columns_) {  // the script's own text (a `bash -c` string's columns are not the script's)
+      const size_t nl = pos_ == 0 ? std::string_view::npos : s_.rfind('\n', pos_ - 1);
+      w.col = static_cast<int>(pos_ - (nl == std::string_view::npos ? 0 : nl + 1)) + 1;
+    }
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '|') break;
@@ -304,6 +309,7 @@ class Splitter {
   const std::string& path_;
   size_t pos_ = 0;
   int line_ = 1;
+  bool columns_ = true;
   int array_depth_ = 0;
   std::vector<std::pair<std::string, bool>> heredocs_;
   bool pending_tag_ = false;
@@ -675,13 +681,12 @@ bool is_program_word(const std::string& t) {
          name == "numactl" || name == "nsys" || name == "uv" || name == "ray";
 }
 
-// Megatron-Bridge's override keys -> the Megatron-LM flags they set (the `bridge` table of
-// data/launch/engines.yaml), so that a Bridge job's `key=value` words read as the flags they are.
 struct Item {
   std::string text;
   bool unresolved = false;
   bool placeholder = false;
   int line = 0;
+  int col = 0;  ///< where the script writes it (0: unknown, or expanded from elsewhere)
 };
 
 class Interpreter {
@@ -708,7 +713,9 @@ class Interpreter {
         items.push_back(Item{raw, true, true, w.line});
         continue;
       }
-      for (const XWord& x : expander.expand(w.raw, w.line)) items.push_back(Item{x.text, x.unresolved, false, x.line});
+      for (const XWord& x : expander.expand(w.raw, w.line)) {
+        items.push_back(Item{x.text, x.unresolved, false, x.line, x.line == w.line ? w.col : 0});
+      }
     }
     return items;
   }
@@ -957,7 +964,9 @@ class Interpreter {
         continue;
       }
       if (is_bridge_override(w.text)) {
-        for (LaunchArg& a : bridge_override_args(w.text, path, w.line, w.unresolved)) args.push_back(std::move(a));
+        for (LaunchArg& a : bridge_override_args(w.text, path, w.line, w.unresolved, w.col)) {
+          args.push_back(std::move(a));
+        }
         // A word after an override is no value of it.
         args.push_back(LaunchArg{"", {}, false, false, w.line});
         continue;

@@ -23,6 +23,7 @@ struct LaunchArg {
   /// As the script wrote it when that is not `flag`: a Megatron-Bridge override's key or
   /// run_recipe.py option (bridge_args.hpp), for errors and the not-priced list.
   std::string spelled;
+  int col = 0;  ///< 1-based column of a Megatron-Bridge override in the script (0: not kept)
   bool operator==(const LaunchArg&) const = default;
 };
 
