@@ -359,6 +359,15 @@ class Writer {
   void torchrun_launch() {
     if (info_.model_args != "recipe") model_args();
     line();
+    const bool precision_fields = std::any_of(args_.begin(), args_.end(), [](const JobArg& a) {
+      return a.flag.rfind("mixed_precision.", 0) == 0;
+    });
+    if (r_.engine == layout::Engine::bridge && precision_fields) {
+      // No mixed-precision recipe by name sets these fields (mixed_precision.py at 067f987d).
+      line("# The precision is given field by field (no mixed-precision recipe by name matches it):");
+      line("# Megatron-Bridge takes the fields when the recipe holds a MixedPrecisionConfig and refuses");
+      line("# them at start when the recipe names its mixed precision (mixed_precision=\"bf16_mixed\").");
+    }
     std::string launcher;
     if (r_.slurm && nodes_ > 1)
       launcher = fmt::format("srun --nodes={} --ntasks-per-node=1 --kill-on-bad-exit=1 ", nodes_);
