@@ -159,20 +159,9 @@ TEST(Base, AUsersArgumentsThatSetNoKnobReachTheJobVerbatim) {
   EXPECT_NE(job_args_line(job).find("--seed 1234"), std::string::npos);
 }
 
-// data/launch/engines.yaml reads Bridge overrides back as flags; where a knob of the knob table has
-// a Bridge override, the two must agree, so that a job is read as it was written.
-TEST(EngineTable, BridgeSpellingsAgreeWithTheKnobTable) {
-  const EngineTable& table = engine_table();
-  for (const layout::Knob& knob : layout::kKnobs) {
-    if (knob.bridge.empty()) continue;
-    for (const layout::KnobArg& arg : knob.args) {
-      if (const BridgeKey* key = table.bridge_key(std::string(arg.flag))) {
-        EXPECT_EQ(key->key, knob.bridge) << arg.flag;
-      }
-    }
-  }
+TEST(EngineTable, HasEveryEngine) {
   for (const char* engine : {"slime", "miles", "megatron", "bridge"})
-    EXPECT_TRUE(table.engines.count(engine)) << engine;
+    EXPECT_TRUE(engine_table().engines.count(engine)) << engine;
 }
 
 TEST(JobScript, ScriptsNameTheirInputsFirstAndCarryFp8Flags) {

@@ -150,7 +150,7 @@ check_job() {  # MODEL ENGINE GPUS PRECISION SLURM(0/1) ENTRY_TOOL ENTRY
   fi
   if [[ "$precision" == fp8 ]]; then
     if [[ "$engine" == bridge ]]; then
-      grep -q '^ARG mixed_precision=bf16_with_fp8' "$dir/calls.log" || fail "$name: an FP8 plan without FP8 precision"
+      grep -qE '^ARG mixed_precision(=bf16_with_fp8|\.fp8=)' "$dir/calls.log" || fail "$name: an FP8 plan without FP8 precision"
     else
       grep -q '^ARG --fp8-format$' "$dir/calls.log" || fail "$name: an FP8 plan without --fp8-format"
     fi

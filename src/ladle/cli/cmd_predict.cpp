@@ -159,6 +159,8 @@ int run_predict(const PredictOptions& o, Io& io) {
       layout::check_model_args(job, m.model);
       carried = layout::training_args(launch);
       apply_job(o, job, m);
+      context.row_tokens = m.workload.row_tokens;  // the job's own row length and batch
+      context.global_batch = m.workload.global_batch;
       m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
       not_priced = job.not_priced;
       m.costs = plan::model_costs(m.model, m.workload.row_tokens);

@@ -92,10 +92,11 @@ EngineTable parse_engine_table(const std::string& yaml, const std::string& file)
     t.inputs[entry.first.as<std::string>()] = std::move(input);
   }
   for (const auto& word : root["precision"]["fp8"]) t.fp8_flags.push_back(word.as<std::string>());
-  t.bridge_bf16 = required(root["precision"], "bridge_bf16", file, "precision");
-  t.bridge_fp8 = required(root["precision"], "bridge_fp8", file, "precision");
-  for (const auto& entry : root["bridge"])
-    t.bridge.push_back({entry.first.as<std::string>(), entry.second.as<std::string>()});
+  // A list of keys: the first is written (the others are read, bridge_args.hpp).
+  for (const auto& entry : root["bridge"]) {
+    const YAML::Node key = entry.second.IsSequence() ? entry.second[0] : entry.second;
+    t.bridge.push_back({entry.first.as<std::string>(), key.as<std::string>()});
+  }
   return t;
 }
 

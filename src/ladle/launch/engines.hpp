@@ -1,7 +1,8 @@
 #pragma once
 // engines.hpp: the engines ladle writes jobs for, read from data/launch/engines.yaml: family,
 // checkout and entry point, how a job gets the model's arguments, the default base arguments, the
-// engines' names of each model, the job inputs, precision flags and Megatron-Bridge's spellings.
+// engines' names of each model, the job inputs, precision flags and Megatron-Bridge's spellings of
+// the arguments that are not layout knobs (the knob table holds those).
 
 #include <map>
 #include <optional>
@@ -42,9 +43,7 @@ struct EngineTable {
   std::map<std::string, std::map<std::string, std::string>> models;  ///< model -> engine -> name
   std::map<std::string, InputInfo> inputs;
   std::vector<std::string> fp8_flags;  ///< what an FP8 plan adds to a BF16 base
-  std::string bridge_bf16;             ///< Megatron-Bridge mixed_precision for BF16
-  std::string bridge_fp8;              ///< ... and for FP8
-  std::vector<BridgeKey> bridge;       ///< in file order
+  std::vector<BridgeKey> bridge;       ///< in file order (the key written, of a list)
 
   /// The engine's row; asserts it exists (every Engine has one).
   const EngineInfo& engine(layout::Engine engine) const;

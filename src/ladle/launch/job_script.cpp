@@ -7,6 +7,7 @@
 
 #include "ladle/launch/engines.hpp"
 #include "ladle/layout/knobs.hpp"
+#include "ladle/recipe/bridge_args.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -29,14 +30,15 @@ struct BridgeOverride {
 
 std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
   for (const layout::Knob& knob : layout::kKnobs) {
-    if (knob.bridge.empty()) continue;
     for (const layout::KnobArg& arg : knob.args) {
       if (arg.flag != flag) continue;
+      if (!arg.bridge.empty()) return BridgeOverride{std::string(arg.bridge), "true"};  // its own switch
+      if (knob.bridge.empty()) break;
       BridgeOverride out{std::string(knob.bridge), std::nullopt};
       if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag &&
           arg.on_value != "on") {
-        // A boolean override named after one value (ddp.grad_reduce_in_fp32) is true for that value
-        // and false for the knob's other switch; otherwise the override takes the value itself.
+        // A boolean override named after one value (mixed_precision.grad_reduce_in_fp32) is true for
+        // that value and false for the knob's other switch; otherwise the override takes the value.
         out.value = std::string(arg.on_value);
         if (out.key.find(arg.on_value) != std::string::npos) out.value = "true";
         for (const layout::KnobArg& other : knob.args) {
@@ -52,6 +54,50 @@ std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
   if (const BridgeKey* key = engine_table().bridge_key(flag))
     return BridgeOverride{key->key, std::nullopt};
   return std::nullopt;
+}
+
+// A string as Hydra reads it whole: bare when it is one plain word, else double-quoted (single
+// where it holds a double quote). A bare a,b would be a sweep and (x) a function call.
+std::string hydra_string(const std::string& text) {
+  bool plain = !text.empty();
+  for (char c : text) {
+    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
+                      std::string_view("_./-+$%*@{}").find(c) != std::string_view::npos);
+  }
+  if (plain) return text;
+  return text.find('"') == std::string::npos ? "\"" + text + "\"" : "'" + text + "'";
+}
+
+// The Bridge value of a Megatron-LM argument: a switch is true; a knob's list (recompute modules,
+// the hierarchical CP sizes) a Hydra list [a,b]; the data prefix a blend (the form of
+// Megatron-Bridge's examples/models/gpt_oss/slurm_pretrain.sh: dataset.blend=[["prefix"],null]).
+std::string bridge_value(const std::string& flag, const std::vector<std::string>& values) {
+  if (values.empty()) return "true";
+  if (flag == "--data-path") return "[[\"" + util::join(values, "\",\"") + "\"],null]";
+  const layout::Knob* knob = layout::find_knob_by_flag(flag);
+  std::vector<std::string> words;
+  for (const std::string& v : values) {
+    for (const std::string& w : util::split(v, ' ')) {
+      if (!w.empty()) words.push_back(w);
+    }
+  }
+  if (knob != nullptr && (knob->kind == layout::KnobKind::set || knob->key == "cp_inner"))
+    return "[" + util::join(words, ",") + "]";
+  return hydra_string(util::join(values, " "));
+}
+
+// What Megatron-Bridge reads from `words` (overrides), as Megatron-LM arguments: the layout and the
+// other flags.
+std::pair<Layout, std::vector<std::string>> bridge_reading(const std::vector<std::string>& words) {
+  std::vector<recipe::LaunchArg> args;
+  for (const std::string& w : words) {
+    for (recipe::LaunchArg& a : recipe::bridge_override_args(w, "job", 0)) args.push_back(std::move(a));
+  }
+  const layout::ArgsLayout read = layout::read_layout_args(args, layout::Engine::bridge, "job");
+  std::vector<std::string> rest;
+  for (const recipe::LaunchArg& a : read.rest) rest.push_back(a.flag + "=" + util::join(a.values, " "));
+  std::sort(rest.begin(), rest.end());
+  return {read.layout, rest};
 }
 
 bool has_flag(const std::vector<JobArg>& args, std::string_view flag) {
@@ -72,14 +118,6 @@ void collect_vars(const std::string& word, std::vector<std::string>& out) {
     const std::string name = word.substr(start, j - start);
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
-}
-
-// The Bridge value of a Megatron-LM value: the data prefix as a blend (the form of
-// Megatron-Bridge's examples/models/gpt_oss/slurm_pretrain.sh: dataset.blend=[["prefix"],null]).
-std::string bridge_value(const std::string& flag, const std::vector<std::string>& values) {
-  if (values.empty()) return "true";
-  if (flag == "--data-path") return "[[\"" + util::join(values, "\",\"") + "\"],null]";
-  return util::join(values, ",");
 }
 
 class Writer {
@@ -321,6 +359,15 @@ class Writer {
   void torchrun_launch() {
     if (info_.model_args != "recipe") model_args();
     line();
+    const bool precision_fields = std::any_of(args_.begin(), args_.end(), [](const JobArg& a) {
+      return a.flag.rfind("mixed_precision.", 0) == 0;
+    });
+    if (r_.engine == layout::Engine::bridge && precision_fields) {
+      // No mixed-precision recipe by name sets these fields (mixed_precision.py at 067f987d).
+      line("# The precision is given field by field (no mixed-precision recipe by name matches it):");
+      line("# Megatron-Bridge takes the fields when the recipe holds a MixedPrecisionConfig and refuses");
+      line("# them at start when the recipe names its mixed precision (mixed_precision=\"bf16_mixed\").");
+    }
     std::string launcher;
     if (r_.slurm && nodes_ > 1)
       launcher = fmt::format("srun --nodes={} --ntasks-per-node=1 --kill-on-bad-exit=1 ", nodes_);
@@ -403,8 +450,18 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   for (const recipe::LaunchArg& a : r.base->args) args.push_back({a.flag, a.values, a.placeholder});
   for (const layout::EngineArg& a :
        job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
-    args.push_back(
-        {a.flag, a.value ? std::vector<std::string>{*a.value} : std::vector<std::string>{}});
+    std::vector<std::string> values;
+    // A list (--recompute-modules moe_act layernorm) is one word per member, as argparse takes it.
+    const layout::Knob* knob = layout::find_knob_by_flag(a.flag);
+    const bool list = knob != nullptr && (knob->kind == layout::KnobKind::set || knob->key == "cp_inner");
+    if (a.value && list) {
+      for (const std::string& w : util::split(*a.value, ' ')) {
+        if (!w.empty()) values.push_back(w);
+      }
+    } else if (a.value) {
+      values.push_back(*a.value);
+    }
+    args.push_back({a.flag, std::move(values)});
   }
   if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
     for (const std::string& word : table.fp8_flags) {
@@ -431,11 +488,10 @@ std::vector<JobArg> job_args(const JobRequest& r) {
                              {"--mode", {"pretrain"}}};
   if (complete && r.layout.pipeline_layout.empty())
     out.push_back({"model.pipeline_model_parallel_layout", {"null"}});
-  const bool fp8 = has_flag(args, "--fp8-format");
-  out.push_back({"mixed_precision", {fp8 ? table.bridge_fp8 : table.bridge_bf16}});
+  std::vector<JobArg> precision;  // the mixed_precision.* fields
+  std::vector<JobArg> rest;
   for (const JobArg& a : args) {
-    if (a.placeholder || a.flag == "--bf16" || a.flag == "--fp8-format" || a.flag == "--fp8-recipe")
-      continue;
+    if (a.placeholder) continue;
     const auto key = bridge_key_of(a.flag);
     if (!key) {
       throw_input(SourceLocation{r.base->name, 0, 0, a.flag},
@@ -444,8 +500,25 @@ std::vector<JobArg> job_args(const JobRequest& r) {
                   "cannot be converted",
                   a.flag);
     }
-    out.push_back({key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}});
+    JobArg o{key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}};
+    (key->key.rfind("mixed_precision.", 0) == 0 ? precision : rest).push_back(std::move(o));
   }
+  // The precision: a mixed-precision recipe by name where one sets exactly these fields (a name is
+  // what every recipe takes: replacing a recipe's MixedPrecisionConfig or its name), else the fields
+  // themselves, which Megatron-Bridge applies to a recipe that holds a MixedPrecisionConfig.
+  std::vector<std::string> fields;
+  for (const JobArg& a : precision) fields.push_back(a.flag + "=" + a.values.front());
+  const auto wanted = bridge_reading(fields);
+  bool named = false;
+  for (const std::string& name : recipe::bridge_mixed_precision_names()) {
+    if (bridge_reading({"mixed_precision=" + name}) == wanted) {
+      out.push_back({"mixed_precision", {name}});
+      named = true;
+      break;
+    }
+  }
+  if (!named) out.insert(out.end(), precision.begin(), precision.end());
+  out.insert(out.end(), rest.begin(), rest.end());
   return out;
 }
 

@@ -122,15 +122,30 @@ constexpr std::string_view kSlimeOnly[] = {"--use-dynamic-batch-size", "--max-to
                                            "--actor-num-nodes",        "--actor-num-gpus-per-node",
                                            "--rollout-batch-size",     "--hf-checkpoint"};
 
+// The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
+const std::string& written(const recipe::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
+
 int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
   int64_t value = 0;
   const std::string text = arg.values.empty() ? std::string() : arg.values.front();
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || ec != std::errc() || ptr != text.data() + text.size() || value < 1) {
-    throw_input(SourceLocation{file, arg.line, 0, arg.flag},
-                "expected a positive integer, got '{}'", text);
+    throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected a positive integer, got '{}'", text);
   }
   return value;
+}
+
+// A workload figure given once, or several times alike (--seq-length and its Bridge overrides):
+// two different values are one error naming both.
+void set_once(std::optional<int64_t>& slot, recipe::LaunchArg& by, const recipe::LaunchArg& arg,
+              const std::string& file) {
+  const int64_t value = positive(arg, file);
+  if (slot && *slot != value) {
+    throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "contradicts {} (line {}): {} against {}",
+                written(by), by.line, value, *slot);
+  }
+  slot = value;
+  by = arg;
 }
 
 }  // namespace
@@ -163,23 +178,38 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
     if (knob->key == "fp8") job.fp8 = job.layout.layout.fp8 != Fp8Format::none;
   }
   std::vector<recipe::LaunchArg> rest;
-  for (const recipe::LaunchArg& arg : job.layout.rest) {
+  recipe::LaunchArg seq_by;  // the argument that set each, for the error naming both
+  recipe::LaunchArg batch_by;
+  for (const recipe::LaunchArg& arg_in : job.layout.rest) {
+    recipe::LaunchArg arg = arg_in;
+    // A Megatron-Bridge model override is the architecture argument of the same name: Megatron-LM
+    // fills TransformerConfig from the arguments whose names are its fields
+    // (megatron/training/arguments.py, core_transformer_config_from_args).
+    if (arg.spelled.empty() && arg.flag.rfind("model.", 0) == 0) {
+      std::string flag = "--" + arg.flag.substr(6);
+      for (char& c : flag) c = c == '_' ? '-' : c;
+      if (const KnownArg* k = find_known(flag); k != nullptr && k->kind == ArgClass::model) {
+        arg.spelled = arg.flag;
+        arg.flag = flag;
+      }
+    }
     const KnownArg* known = find_known(arg.flag);
     if (known != nullptr && known->kind == ArgClass::model) {
       job.model_args.push_back(arg);
       continue;
     }
     if (arg.flag == "--seq-length") {
-      job.seq_length = positive(arg, file);
+      set_once(job.seq_length, seq_by, arg, file);
       continue;
     }
     if (arg.flag == "--global-batch-size") {
-      job.global_batch = positive(arg, file);
+      set_once(job.global_batch, batch_by, arg, file);
       continue;
     }
     if (known != nullptr) continue;
-    if (std::find(job.not_priced.begin(), job.not_priced.end(), arg.flag) == job.not_priced.end()) {
-      job.not_priced.push_back(arg.flag);
+    const std::string& name = written(arg);
+    if (std::find(job.not_priced.begin(), job.not_priced.end(), name) == job.not_priced.end()) {
+      job.not_priced.push_back(name);
     }
     rest.push_back(arg);
   }
@@ -191,6 +221,9 @@ Layout job_layout(const JobArgs& job, int64_t row_tokens, const ModelSpec& model
   const bool etp_given = std::any_of(job.layout.set.begin(), job.layout.set.end(),
                                      [](const Knob* k) { return k->key == "etp"; });
   if (model.num_experts == 0 && !etp_given) l.etp = 1;
+  // Megatron-LM and Megatron-Bridge have no dynamic batching: a microbatch is rows_per_mb whole rows
+  // (resolve_layout derives max_tokens from them).
+  if (job.engine == Engine::megatron || job.engine == Engine::bridge) l.max_tokens = 0;
   if (!job.rows_per_mb_given && l.max_tokens > 0 && row_tokens > 0) {
     l.rows_per_mb = std::max<int64_t>(1, l.max_tokens * l.cp / row_tokens);
   }
@@ -206,12 +239,12 @@ void check_model_args(const JobArgs& job, const ModelSpec& model) {
     const std::string& text = arg.values.front();
     auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (ec != std::errc() || ptr != text.data() + text.size()) {
-      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag}, "expected an integer, got '{}'",
+      throw_input(SourceLocation{job.file, arg.line, arg.col, written(arg)}, "expected an integer, got '{}'",
                   text);
     }
     if (value != expected) {
-      throw_input(SourceLocation{job.file, arg.line, 0, arg.flag},
-                  "{} {} contradicts --model {}, which has {} {}", arg.flag, value, model.name,
+      throw_input(SourceLocation{job.file, arg.line, arg.col, written(arg)},
+                  "{} {} contradicts --model {}, which has {} {}", written(arg), value, model.name,
                   expected, known->what);
     }
   }

@@ -6,6 +6,10 @@
 // the engine-argument reader and writer, the recipe layout block and the rules all walk this table;
 // adding a knob is one row here (plus its cost terms in the memory and time models).
 //
+// The gradient reduce dtype's and the MXFP8 buffer reuse's overrides are mixed_precision.*:
+// MixedPrecisionConfig.setup copies its fields over the ddp config's (NVIDIA-NeMo/Megatron-Bridge
+// src/megatron/bridge/training/mixed_precision.py at 067f987d).
+//
 // Sources: Megatron-LM (NVIDIA/Megatron-LM at d98e8a64) megatron/training/arguments.py,
 // megatron/core/transformer/transformer_config.py, megatron/core/model_parallel_config.py; slime
 // (THUDM/slime at 624b824a) slime/backends/megatron_utils/arguments.py, which always sets
@@ -58,6 +62,8 @@ struct KnobArg {
   std::string_view on_value = "on";  ///< ArgForm::on: the value the switch sets
   uint8_t engines = kAllEngines;
   bool deprecated = false;  ///< read, never written
+  /// A switch's own Megatron-Bridge override (`key=true`) where it is not the knob's `.bridge`.
+  std::string_view bridge;
 };
 
 /// When a row is written into a spec, a recipe block or launch arguments.
@@ -203,7 +209,10 @@ inline constexpr KnobArg graph_modules[] = {{"--cuda-graph-modules"},
 inline constexpr KnobArg overlap_grad[] = {{"--overlap-grad-reduce", on}};
 inline constexpr KnobArg overlap_param[] = {{"--overlap-param-gather", on}};
 inline constexpr KnobArg tp_overlap[] = {{"--tp-comm-overlap", on}};
-inline constexpr KnobArg fsdp[] = {{"--use-megatron-fsdp", on, "megatron"}, {"--use-torch-fsdp2", on, "torch"}};
+// Megatron-Bridge's FSDP2 switch is dist.use_torch_fsdp2 (NVIDIA-NeMo/Megatron-Bridge
+// src/megatron/bridge/training/config.py at 067f987d, DistributedInitConfig).
+inline constexpr KnobArg fsdp[] = {{"--use-megatron-fsdp", on, "megatron"},
+                                   {"--use-torch-fsdp2", on, "torch", kAllEngines, false, "dist.use_torch_fsdp2"}};
 inline constexpr KnobArg fsdp_sharding[] = {{"--data-parallel-sharding-strategy"}};
 inline constexpr KnobArg ce_fusion[] = {{"--cross-entropy-loss-fusion", on}};
 inline constexpr KnobArg ce_impl[] = {{"--cross-entropy-fusion-impl"}};
@@ -304,7 +313,7 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "optimizer.main_params_dtype", .recipe = "main_params_dtype", .help = "master weight dtype (fp32 | fp16)",
    .get = get<&L::main_params>, .set = set<&L::main_params>},
   {.key = "grad_reduce", .kind = K::choice, .names = kStateDtypeNames, .allowed = 0b11, .args = a::grad_reduce,
-   .bridge = "ddp.grad_reduce_in_fp32", .recipe = "grad_reduce_dtype", .engine = W::always, .searchable = true,
+   .bridge = "mixed_precision.grad_reduce_in_fp32", .recipe = "grad_reduce_dtype", .engine = W::always, .searchable = true,
    .search = "fp32 bf16", .least_memory = "bf16", .fastest = "bf16", .help = "gradient buffer and reduce dtype", .get = get<&L::grad_reduce>, .set = set<&L::grad_reduce>},
   {.key = "dist_opt", .kind = K::flag, .args = a::dist_opt, .bridge = "ddp.use_distributed_optimizer",
    .recipe = "distributed_optimizer", .megatron_default = "off", .slime_default = "on",
@@ -392,7 +401,7 @@ inline constexpr Knob kKnobs[] = {
    .when = {"fp8_bf16_edges", "on"}, .help = "BF16 layers at the end", .get = get<&L::fp8_bf16_last>,
    .set = set<&L::fp8_bf16_last>},
   {.key = "fp8_reuse_grad_buf", .kind = K::flag, .args = a::fp8_reuse_grad_buf,
-   .bridge = "ddp.reuse_grad_buf_for_mxfp8_param_ag", .recipe = "fp8_reuse_grad_buffer", .when = {"fp8_recipe", "mxfp8"},
+   .bridge = "mixed_precision.reuse_grad_buf_for_mxfp8_param_ag", .recipe = "fp8_reuse_grad_buffer", .when = {"fp8_recipe", "mxfp8"},
    .help = "gather MXFP8 weights into the gradient buffer (no separate copy)", .get = get<&L::fp8_reuse_grad_buf>,
    .set = set<&L::fp8_reuse_grad_buf>},
   {.key = "cuda_graph", .kind = K::choice, .names = kCudaGraphNames, .args = a::cuda_graph,

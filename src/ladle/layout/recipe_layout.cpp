@@ -152,6 +152,9 @@ struct SetBy {
 
 std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag, s.line); }
 
+// The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
+const std::string& written(const recipe::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
+
 }  // namespace
 
 const char* to_string(Engine engine) {
@@ -286,7 +289,7 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
   for (const Knob& knob : kKnobs) {
     if (knob.args.empty() || !knob_applies(knob, l)) continue;
     const std::string text = knob_text(knob, l);
-    if (knob.key == "max_tokens" && engine != Engine::megatron) add(kDynamicBatch);
+    if (knob.key == "max_tokens" && (engine == Engine::slime || engine == Engine::miles)) add(kDynamicBatch);
     if (knob.key == "offload") {
       if (l.offload <= 0) continue;
       add(kOffloadSwitch);
@@ -363,6 +366,7 @@ std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script) {
 Engine guess_engine(const recipe::LaunchArgs& script) {
   bool miles = false;
   for (const std::string& command : script.commands) {
+    if (command.find("run_recipe.py") != std::string::npos) return Engine::bridge;  // Megatron-Bridge's runner
     if (command.find("pretrain_") != std::string::npos) return Engine::megatron;
     if (command.find("miles") != std::string::npos) miles = true;
   }
@@ -382,18 +386,18 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
   bool offload_switch = false;
   const recipe::LaunchArg* deprecated_full_iteration = nullptr;
   auto set = [&](const Knob& knob, const recipe::LaunchArg& arg, const std::string& text) {
-    const SetBy here{arg.flag, arg.line, text};
+    const SetBy here{written(arg), arg.line, text};
     if (auto it = set_by.find(&knob); it != set_by.end()) {
       if (it->second.text != text) {
-        throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "contradicts {}: both set {}", describe(it->second),
-                    knob.key);
+        throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "contradicts {}: both set {}",
+                    describe(it->second), knob.key);
       }
       return;
     }
     try {
-      set_knob_text(knob, l, text, arg.flag);
+      set_knob_text(knob, l, text, written(arg));
     } catch (const Error& e) {
-      throw Error(ErrorKind::input, e.message(), SourceLocation{file, arg.line, 0, arg.flag});
+      throw Error(ErrorKind::input, e.message(), SourceLocation{file, arg.line, arg.col, written(arg)});
     }
     set_by.emplace(&knob, here);
   };
@@ -414,11 +418,19 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
       if (a.flag == arg.flag) spelling = &a;
     }
     if (spelling->form == ArgForm::on) {
+      // A Megatron-Bridge override that turns the switch off (bridge_args.hpp): the knob's off value.
+      const bool off = !arg.spelled.empty() && arg.values.size() == 1 && arg.values.front() == "false";
+      if (off) {
+        static const Layout kDefault;
+        const std::string text = knob->kind == KnobKind::flag ? std::string("off") : knob_text(*knob, kDefault);
+        set(*knob, arg, text);
+        continue;
+      }
       set(*knob, arg, std::string(spelling->on_value));
       continue;
     }
     if (arg.values.empty()) {
-      throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "expected a value after {}", arg.flag);
+      throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected a value after {}", written(arg));
     }
     std::string text = arg.values.front();
     if (knob->kind == KnobKind::set) {
@@ -435,14 +447,14 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     } else if (knob->key == "cp_inner") {
       // --hierarchical-context-parallel-sizes A B: the all-to-all group A inside p2p rings of B.
       if (arg.values.size() != 2) {
-        throw_input(SourceLocation{file, arg.line, 0, arg.flag}, "expected two sizes (all-to-all, p2p), got {}",
+        throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected two sizes (all-to-all, p2p), got {}",
                     arg.values.size());
       }
     } else if (arg.values.size() > 1) {
       // --cp-comm-type may give one type per layer; ladle prices one type for all layers.
       for (const std::string& word : arg.values) {
         if (word != text) {
-          throw_input(SourceLocation{file, arg.line, 0, arg.flag},
+          throw_input(SourceLocation{file, arg.line, arg.col, written(arg)},
                       "expected one value, got '{}'; ladle prices one value for every layer",
                       util::join(arg.values, " "));
         }
@@ -490,7 +502,9 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
   // accumulate_allreduce_grads_in_fp32 off).
   if (l.main_grads == StateDtype::bf16 && set_by.count(find_knob("grad_reduce")) == 0) l.grad_reduce = StateDtype::bf16;
   // slime and miles turn the allgather dispatcher into alltoall (variable-length rows).
-  if (engine != Engine::megatron && l.dispatcher == MoeDispatcher::allgather) l.dispatcher = MoeDispatcher::alltoall;
+  if ((engine == Engine::slime || engine == Engine::miles) && l.dispatcher == MoeDispatcher::allgather) {
+    l.dispatcher = MoeDispatcher::alltoall;
+  }
   l.dp = 0;
   return out;
 }

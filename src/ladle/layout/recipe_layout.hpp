@@ -59,8 +59,8 @@ std::vector<EngineArg> layout_engine_args(const Layout& layout, Engine engine, i
 /// arguments.
 std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script);
 
-/// The engine a script drives, from its calls: pretrain_*.py is Megatron-LM, a miles path is
-/// miles, anything else slime.
+/// The engine a script drives, from its calls: run_recipe.py is Megatron-Bridge, pretrain_*.py is
+/// Megatron-LM, a miles path is miles, anything else slime.
 Engine guess_engine(const recipe::LaunchArgs& script);
 
 struct Knob;

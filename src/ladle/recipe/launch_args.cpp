@@ -1,5 +1,7 @@
 #include "ladle/recipe/launch_args.hpp"
 
+#include "ladle/recipe/bridge_args.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -24,6 +26,7 @@ struct Word {
   std::string text;  ///< after quote removal
   std::string raw;   ///< as written
   int line = 0;
+  int col = 0;  ///< 1-based column of its first character in the script (0: unknown)
   bool is_array_literal = false;  ///< `NAME=(...)`: `elements` hold the words between the parentheses
   std::vector<Word> elements;
 };
@@ -36,7 +39,7 @@ struct Command {
 class Splitter {
  public:
   Splitter(std::string_view text, const std::string& path, int first_line = 1)
-      : s_(text), path_(path), line_(first_line) {}
+      : s_(text), path_(path), line_(first_line), columns_(first_line == 1) {}
 
   std::vector<Command> split() {
     std::vector<Command> commands;
@@ -208,6 +211,10 @@ class Splitter {
   Word word() {
     Word w;
     w.line = line_;
+    if (columns_) {  // the script's own text (a `bash -c` string's columns are not the script's)
+      const size_t nl = pos_ == 0 ? std::string_view::npos : s_.rfind('\n', pos_ - 1);
+      w.col = static_cast<int>(pos_ - (nl == std::string_view::npos ? 0 : nl + 1)) + 1;
+    }
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ';' || c == '|') break;
@@ -302,6 +309,7 @@ class Splitter {
   const std::string& path_;
   size_t pos_ = 0;
   int line_ = 1;
+  bool columns_ = true;
   int array_depth_ = 0;
   std::vector<std::pair<std::string, bool>> heredocs_;
   bool pending_tag_ = false;
@@ -673,38 +681,12 @@ bool is_program_word(const std::string& t) {
          name == "numactl" || name == "nsys" || name == "uv" || name == "ray";
 }
 
-// Megatron-Bridge's override keys -> the Megatron-LM flags they set (the `bridge` table of
-// data/launch/engines.yaml), so that a Bridge job's `key=value` words read as the flags they are.
-const std::map<std::string, std::string>& bridge_flags() {
-  static const std::map<std::string, std::string> flags = [] {
-    std::map<std::string, std::string> out;
-    const auto text = util::find_embedded("data/launch/engines.yaml");
-    if (!text) return out;
-    const YAML::Node root = YAML::Load(std::string(*text));
-    for (const auto& entry : root["bridge"]) out[entry.second.as<std::string>()] = entry.first.as<std::string>();
-    return out;
-  }();
-  return flags;
-}
-
-bool is_override(const std::string& t) {
-  const size_t eq = t.find('=');
-  if (eq == std::string::npos || eq == 0) return false;
-  if (t.find('.') > eq && t.compare(0, eq, "mixed_precision") != 0) return false;
-  for (size_t i = 0; i < eq; ++i) {
-    if (!std::islower(static_cast<unsigned char>(t[i])) && !std::isdigit(static_cast<unsigned char>(t[i])) &&
-        t[i] != '_' && t[i] != '.') {
-      return false;
-    }
-  }
-  return true;
-}
-
 struct Item {
   std::string text;
   bool unresolved = false;
   bool placeholder = false;
   int line = 0;
+  int col = 0;  ///< where the script writes it (0: unknown, or expanded from elsewhere)
 };
 
 class Interpreter {
@@ -731,7 +713,9 @@ class Interpreter {
         items.push_back(Item{raw, true, true, w.line});
         continue;
       }
-      for (const XWord& x : expander.expand(w.raw, w.line)) items.push_back(Item{x.text, x.unresolved, false, x.line});
+      for (const XWord& x : expander.expand(w.raw, w.line)) {
+        items.push_back(Item{x.text, x.unresolved, false, x.line, x.line == w.line ? w.col : 0});
+      }
     }
     return items;
   }
@@ -968,13 +952,23 @@ class Interpreter {
     items = std::move(kept);
   }
 
-  // Arguments from items[k..end): flags start a new argument, other words are its values.
-  static std::vector<LaunchArg> arguments(const std::vector<Item>& items, size_t k, size_t end) {
+  // Arguments from items[k..end): flags start a new argument, other words are its values; a
+  // Megatron-Bridge override or run_recipe.py option is the Megatron-LM arguments it sets.
+  static std::vector<LaunchArg> arguments(const std::vector<Item>& items, size_t k, size_t end,
+                                          const std::string& path) {
     std::vector<LaunchArg> args;
     for (; k < end; ++k) {
       const Item& w = items[k];
       if (w.placeholder) {
         args.push_back(LaunchArg{w.text, {}, true, true, w.line, 0});
+        continue;
+      }
+      if (is_bridge_override(w.text)) {
+        for (LaunchArg& a : bridge_override_args(w.text, path, w.line, w.unresolved, w.col)) {
+          args.push_back(std::move(a));
+        }
+        // A word after an override is no value of it.
+        args.push_back(LaunchArg{"", {}, false, false, w.line});
         continue;
       }
       if (is_flag_text(w.text)) {
@@ -990,7 +984,20 @@ class Interpreter {
       args.back().values.push_back(w.text);
       args.back().unresolved = args.back().unresolved || w.unresolved;
     }
-    return args;
+    std::vector<LaunchArg> out;
+    for (LaunchArg& a : args) {
+      if (a.flag.empty()) {
+        // The end of an override: a word after it is no value of it (run_recipe.py refuses it).
+        for (const std::string& word : a.values) out.push_back(LaunchArg{word, {}, false, a.unresolved, a.line});
+        continue;
+      }
+      if (auto options = bridge_option_args(a, path)) {
+        for (LaunchArg& o : *options) out.push_back(std::move(o));
+        continue;
+      }
+      out.push_back(std::move(a));
+    }
+    return out;
   }
 
   // A launcher's own options from items[k]: returns the index of the program it runs.
@@ -1051,7 +1058,7 @@ class Interpreter {
         setup.launchers = launchers;
         setup.launchers.push_back("ray " + items[k + 1].text);
         setup.launcher_args = launcher_args;
-        const std::vector<LaunchArg> own = arguments(items, k + 2, items.size());
+        const std::vector<LaunchArg> own = arguments(items, k + 2, items.size(), path_);
         setup.launcher_args.insert(setup.launcher_args.end(), own.begin(), own.end());
         setup.line = items[k].line;
         out_.setup.push_back(std::move(setup));
@@ -1126,7 +1133,8 @@ class Interpreter {
     if (skipped) return;
     // Another program: an engine call when it passes flags (the words before the first are its name).
     size_t first_flag = k;
-    while (first_flag < items.size() && !is_flag_text(items[first_flag].text) && !items[first_flag].placeholder) {
+    while (first_flag < items.size() && !is_flag_text(items[first_flag].text) && !items[first_flag].placeholder &&
+           !is_bridge_override(items[first_flag].text)) {
       ++first_flag;
     }
     if (first_flag == items.size() && launchers.empty()) return;
@@ -1137,42 +1145,25 @@ class Interpreter {
     for (size_t i = k; i < first_flag; ++i) head.push_back(items[i].text);
     l.command = util::join(head, " ");
     l.entry = l.command;
+    if (head.empty() && launchers.empty()) {
+      // A line of arguments alone: `mixed_precision=bf16_mixed model.x=1` reads to bash as a
+      // prefix assignment, but it is the job's first override.
+      std::vector<Item> with = items;
+      size_t at = first_flag;
+      for (const LaunchExport& e : prefix) {
+        const std::string word = e.name + "=" + e.value;
+        if (e.how != "prefix" || !is_bridge_override(word)) continue;
+        with.insert(with.begin() + static_cast<std::ptrdiff_t>(at++), Item{word, e.unresolved, false, e.line});
+        l.env.erase(std::remove(l.env.begin(), l.env.end(), e), l.env.end());
+      }
+      finish(l, with, first_flag, launchers, launcher_args);
+      return;
+    }
     finish(l, items, first_flag, launchers, launcher_args);
   }
 
-  // A Megatron-Bridge override `model.tensor_model_parallel_size=4` as the flag it sets.
-  static std::vector<Item> bridge_overrides(const std::vector<Item>& items, size_t k) {
-    std::vector<Item> out(items.begin(), items.begin() + static_cast<std::ptrdiff_t>(k));
-    for (size_t i = k; i < items.size(); ++i) {
-      const Item& w = items[i];
-      if (w.placeholder || !is_override(w.text)) {
-        out.push_back(w);
-        continue;
-      }
-      const size_t eq = w.text.find('=');
-      const std::string key = w.text.substr(0, eq);
-      std::string value = w.text.substr(eq + 1);
-      const auto it = bridge_flags().find(key);
-      std::string flag = it == bridge_flags().end() ? "--" + key : it->second;
-      for (char& c : flag) c = c == '_' ? '-' : c;  // mixed_precision -> --mixed-precision
-      if (value == "false" || value == "False") continue;  // a switch left off
-      Item f = w;
-      f.text = flag;
-      out.push_back(f);
-      if (value == "true" || value == "True") continue;
-      if (value.rfind("[[\"", 0) == 0 && value.size() > 10 && value.compare(value.size() - 8, 8, "\"],null]") == 0) {
-        value = value.substr(3, value.size() - 11);  // dataset.blend=[["prefix"],null]
-      }
-      Item v = w;
-      v.text = value;
-      out.push_back(v);
-    }
-    return out;
-  }
-
-  void finish(Launch& l, const std::vector<Item>& items_in, size_t k, const std::vector<std::string>& launchers,
+  void finish(Launch& l, const std::vector<Item>& items, size_t k, const std::vector<std::string>& launchers,
               const std::vector<LaunchArg>& launcher_args) {
-    const std::vector<Item> items = ends_with(l.entry, "run_recipe.py") ? bridge_overrides(items_in, k) : items_in;
     if (exit_line_ > 0) {
       throw_input(SourceLocation{path_, l.line, 0, ""},
                   "the launch of '{}' is never reached: the script exits at line {}", l.command, exit_line_);
@@ -1180,7 +1171,7 @@ class Interpreter {
     l.launchers = launchers;
     l.launcher_args = launcher_args;
     for (LaunchArg& a : l.launcher_args) a.command = kLauncherArg;
-    l.args = arguments(items, k, items.size());
+    l.args = arguments(items, k, items.size(), path_);
     for (LaunchArg& a : l.args) a.command = out_.launches.size();
     out_.commands.push_back(l.command);
     out_.args.insert(out_.args.end(), l.launcher_args.begin(), l.launcher_args.end());

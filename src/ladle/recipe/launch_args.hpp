@@ -20,6 +20,10 @@ struct LaunchArg {
   bool unresolved = false;          ///< a value expands something the script does not set ($HF_CKPT, $(...))
   int line = 0;                     ///< 1-based line of the flag in the script
   size_t command = 0;               ///< index of its launch in LaunchArgs::commands; kLauncherArg for a launcher's own
+  /// As the script wrote it when that is not `flag`: a Megatron-Bridge override's key or
+  /// run_recipe.py option (bridge_args.hpp), for errors and the not-priced list.
+  std::string spelled;
+  int col = 0;  ///< 1-based column of a Megatron-Bridge override in the script (0: not kept)
   bool operator==(const LaunchArg&) const = default;
 };
 

@@ -20,7 +20,10 @@ RunScript parse_run_script(std::string_view script, const std::string& path) {
       out.has_opaque_args = true;
       continue;
     }
-    out.args.push_back({arg.flag, arg.values.empty() ? std::nullopt : std::optional(arg.values.front()), arg.line});
+    // A list (--recompute-modules moe_act layernorm) is its words joined by spaces.
+    std::optional<std::string> value;
+    for (const std::string& v : arg.values) value = value ? *value + " " + v : v;
+    out.args.push_back({arg.flag, value, arg.line});
   }
   return out;
 }

@@ -11,7 +11,7 @@ namespace ladle::recipe {
 
 struct RunArg {
   std::string flag;                  ///< e.g. "--tensor-model-parallel-size"
-  std::optional<std::string> value;  ///< the word after the flag when it is not another flag
+  std::optional<std::string> value;  ///< the words after the flag up to the next flag, joined by spaces
   int line = 0;                      ///< 1-based line within the script
 };
 
