@@ -852,12 +852,13 @@ class Interpreter {
       } else if (t == "function" || (ends_with(t, "()") && t.size() > 2 && !is_assignment_raw(t))) {
         blocks_.push_back('f');
         function_brace_ = true;
+        const std::string head = t;  // `t` is the word erased next: `name() {` read it freed (fuzzing found it)
         words.erase(words.begin());
-        if (t == "function" && !words.empty()) {
+        if (head == "function" && !words.empty()) {
           functions_.push_back(words.front().text);
           words.erase(words.begin());
         } else {
-          functions_.push_back(t.substr(0, t.size() - 2));
+          functions_.push_back(head.substr(0, head.size() - 2));
         }
         if (!words.empty() && words.front().raw == "()") words.erase(words.begin());
       } else {
