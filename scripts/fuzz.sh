@@ -7,7 +7,8 @@
 # BUILD_DIR/findings/. FUZZ_TIMEOUT (seconds, default 10) is the limit per input; it is wall time,
 # so on a machine busy with other work raise it, or it measures the machine's load.
 # FUZZ_HARNESSES (names separated by blanks) runs only those; FUZZ_BUILD=0 runs the harnesses
-# already built.
+# already built; FUZZ_RUNS=N stops a harness after N executions (libFuzzer's -runs) if that comes
+# before SECONDS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-15}
@@ -66,7 +67,7 @@ run_one() {
   done
   local log=$build/findings/$name.log
   if "$build/ladle_fuzz_$name" -max_total_time="$seconds" -timeout="${FUZZ_TIMEOUT:-10}" -rss_limit_mb=2048 \
-      -malloc_limit_mb=2048 -max_len="$(max_len "$name")" -print_final_stats=1 -artifact_prefix="$build/findings/$name-" \
+      -malloc_limit_mb=2048 -max_len="$(max_len "$name")" -print_final_stats=1 -artifact_prefix="$build/findings/$name-" -reload=0 ${FUZZ_RUNS:+-runs="$FUZZ_RUNS"} \
       "$corpus" >"$log" 2>&1; then
     echo "fuzz: $name: $(grep -o 'stat::number_of_executed_units: [0-9]*' "$log" | grep -o '[0-9]*$') executions, no finding"
   else
@@ -77,8 +78,11 @@ run_one() {
 }
 export -f run_one seeds max_len
 # The sanitizers' options reach the harnesses through the environment (xargs, then bash).
+# -reload=0: a harness runs alone on its corpus, so libFuzzer's rereading of the corpus folder
+# for units other processes added (every second by default) finds nothing; it was about a tenth
+# of the recipe harness's time (perf).
 # malloc_context_size=4 keeps 4 frames of each allocation's stack instead of 30: recording them
 # was about a tenth of a harness's time; run a finding again with the default for the whole stack.
-export build seconds FUZZ_TIMEOUT UBSAN_OPTIONS=print_stacktrace=1
+export build seconds FUZZ_TIMEOUT FUZZ_RUNS UBSAN_OPTIONS=print_stacktrace=1
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:malloc_context_size=4
 printf '%s\n' "${harnesses[@]}" | xargs -P "${FUZZ_JOBS:-2}" -I{} bash -c 'run_one {}'

@@ -183,6 +183,31 @@ TEST(LaunchArgs, UnterminatedQuoteIsAnError) {
                      "run.sh:2: error: unterminated double quote in the launch script");
 }
 
+// Parentheses inside quotes in `$(...)` do not close it: the expander once ended the group at the
+// quoted ')', met the closing quote as an unterminated one and started the word over until it
+// passed 16 MB, refusing a valid script (fuzzing found it).
+TEST(LaunchArgs, QuotedParenthesesInsideCommandSubstitution) {
+  const LaunchArgs args = parse_launch_args("X=$(echo ')' \"(\")\npython3 t.py --x \"$X\" --y $(grep -o 'a(b' f)\n", "run.sh");
+  ASSERT_EQ(args.launches.size(), 1u);
+  const auto& a = args.launches[0].args;
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].values, (std::vector<std::string>{"$X"}));
+  EXPECT_TRUE(a[0].unresolved);
+  EXPECT_EQ(a[1].values, (std::vector<std::string>{"$(grep -o 'a(b' f)"}));
+  EXPECT_TRUE(a[1].unresolved);
+}
+
+// `name() {` on one line: the function's name was read from the word after it once the first was
+// erased (freed when it was the last), so a call of the script's own function became a launch.
+TEST(LaunchArgs, AFunctionOpenedOnItsOwnLineIsNotALaunch) {
+  for (const char* opening : {"run_it() {\n", "run_it()\n{\n", "function run_it {\n"}) {
+    const LaunchArgs args =
+        parse_launch_args(std::string(opening) + "  echo hi\n}\nrun_it --lr 2\npython3 t.py --a 1\n", "run.sh");
+    ASSERT_EQ(args.launches.size(), 1u) << opening;
+    EXPECT_EQ(args.launches[0].command, "python3 t.py") << opening;
+  }
+}
+
 TEST(ConfigDiff, Glm52SeedsDifferInRunLengthAndTensorParallelism) {
   const auto a = parse_launch_args(read_launch_script(seed("glm-5.2-attune-tp4-pp4.yaml")), "a");
   const auto b = parse_launch_args(read_launch_script(seed("glm-5.2-attune-tp8-pp4.yaml")), "b");

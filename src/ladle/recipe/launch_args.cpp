@@ -357,7 +357,9 @@ class Expander {
       }
       const char c = raw[i];
       if (c == '\'') {
-        const size_t end = raw.find('\'', i + 1);
+        // The splitter closed every quote of `raw`; were one open here, the rest is its text
+        // (never `end + 1` of npos, which wrapped to 0 and expanded the word again and again).
+        const size_t end = std::min(raw.find('\'', i + 1), raw.size());
         cur_.text += raw.substr(i + 1, end - i - 1);
         have_ = true;
         i = end + 1;
@@ -488,12 +490,7 @@ class Expander {
     }
     const char next = raw[i + 1];
     if (next == '(') {
-      size_t j = i + 1;
-      int depth = 0;
-      for (; j < raw.size(); ++j) {
-        if (raw[j] == '(') ++depth;
-        if (raw[j] == ')' && --depth == 0) break;
-      }
+      const size_t j = matching_paren(raw, i + 1);
       const std::string group = raw.substr(i, j + 1 - i);
       if (const auto body = heredoc_body(group.substr(2, group.size() - 3))) {
         append({*body}, {}, !quoted, false);
@@ -523,6 +520,28 @@ class Expander {
     cur_.text += '$';
     have_ = true;
     return i + 1;
+  }
+
+  // The ')' that closes the '(' at raw[open], found as the splitter found it (Splitter::dollar_group):
+  // parentheses inside quotes or after a backslash do not count, so `$(echo ')')` is one group.
+  static size_t matching_paren(const std::string& raw, size_t open) {
+    int depth = 0;
+    char quote = 0;
+    for (size_t j = open; j < raw.size(); ++j) {
+      const char c = raw[j];
+      if (quote == 0 && (c == '\'' || c == '"')) {
+        quote = c;
+      } else if (quote != 0 && c == quote) {
+        quote = 0;
+      } else if (quote == 0 && c == '\\') {
+        ++j;
+      } else if (quote == 0 && c == '(') {
+        ++depth;
+      } else if (quote == 0 && c == ')' && --depth == 0) {
+        return j;
+      }
+    }
+    return raw.size();
   }
 
   static size_t matching_brace(const std::string& raw, size_t open) {
@@ -817,12 +836,13 @@ class Interpreter {
       } else if (t == "function" || (ends_with(t, "()") && t.size() > 2 && !is_assignment_raw(t))) {
         blocks_.push_back('f');
         function_brace_ = true;
+        const std::string head = t;  // `t` is the word erased next: `name() {` read it freed (fuzzing found it)
         words.erase(words.begin());
-        if (t == "function" && !words.empty()) {
+        if (head == "function" && !words.empty()) {
           functions_.push_back(words.front().text);
           words.erase(words.begin());
         } else {
-          functions_.push_back(t.substr(0, t.size() - 2));
+          functions_.push_back(head.substr(0, head.size() - 2));
         }
         if (!words.empty() && words.front().raw == "()") words.erase(words.begin());
       } else {

@@ -1,6 +1,7 @@
 #include "ladle/runlog/log_lines.hpp"
 
 #include <cctype>
+#include <cstring>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -30,26 +31,33 @@ bool timestamp_at(std::string_view s, size_t pos) {
 }
 
 std::string_view strip_ansi_inplace(std::string& s) {
-  if (s.find('\x1b') == std::string::npos) return s;
+  size_t esc = s.find('\x1b');
+  if (esc == std::string::npos) return s;
+  // The text between escape sequences is copied a run at a time, not a character at a time.
   std::string out;
   out.reserve(s.size());
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\x1b' && i + 1 < s.size() && s[i + 1] == '[') {
-      size_t j = i + 2;
+  size_t from = 0;
+  while (esc != std::string::npos) {
+    if (esc + 1 < s.size() && s[esc + 1] == '[') {
+      size_t j = esc + 2;
       while (j < s.size() && (is_digit(s[j]) || s[j] == ';' || s[j] == '?')) ++j;
-      if (j < s.size()) {
-        i = j;  // skip the final letter too
+      if (j < s.size()) {  // the final letter goes too
+        out.append(s, from, esc - from);
+        from = j + 1;
+        esc = s.find('\x1b', from);
         continue;
       }
     }
-    out += s[i];
+    esc = s.find('\x1b', esc + 1);
   }
+  out.append(s, from, std::string::npos);
   s = std::move(out);
   return s;
 }
 
 // Ray appends " [repeated 3x across cluster]" when it folds identical lines of several actors.
 void strip_ray_repeated(std::string& s) {
+  if (find_text(s, " [repeated ") == std::string::npos) return;  // most lines: one memmem, not rfind's compare per byte
   const size_t at = s.rfind(" [repeated ");
   if (at == std::string::npos) return;
   if (s.find("x across cluster]", at) != std::string::npos) s.erase(at);
@@ -112,7 +120,14 @@ std::string_view trim_view(std::string_view s) { return util::trim(s); }
 }  // namespace
 
 std::optional<TimestampMatch> find_timestamp(std::string_view s) {
-  for (size_t pos = 0; pos + 19 <= s.size(); ++pos) {
+  // A timestamp has its first '-' four bytes in: only the dashes are looked at (memchr), in order,
+  // instead of every byte of the line.
+  for (size_t from = 4; from < s.size();) {
+    const void* dash = memchr(s.data() + from, '-', s.size() - from);
+    if (dash == nullptr) break;
+    const size_t pos = static_cast<size_t>(static_cast<const char*>(dash) - s.data()) - 4;
+    from = pos + 5;
+    if (pos + 19 > s.size()) break;
     if (!is_digit(s[pos]) || (pos > 0 && is_digit(s[pos - 1]))) continue;
     if (!timestamp_at(s, pos)) continue;
     TimestampMatch m;
@@ -150,8 +165,9 @@ std::vector<LogLine> clean_lines(std::string_view text) {
 
 LogLine clean_line(std::string_view raw, int number) {
   if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
-  const size_t cr = raw.rfind('\r');
-  if (cr != std::string_view::npos) raw.remove_prefix(cr + 1);
+  if (const void* cr = raw.empty() ? nullptr : memrchr(raw.data(), '\r', raw.size())) {
+    raw.remove_prefix(static_cast<const char*>(cr) - raw.data() + 1);
+  }
 
   LogLine line;
   line.line = number;
@@ -178,7 +194,7 @@ LogLine clean_line(std::string_view raw, int number) {
     line.timestamp = m->value;
     s = trim_view(s);
     // "model.py:612 - message" (slime/miles logging format)
-    const size_t dash = s.find(" - ");
+    const size_t dash = find_text(s, " - ");
     if (dash != std::string_view::npos && dash < 80) {
       const std::string_view location = s.substr(0, dash);
       const size_t colon = location.rfind(':');
@@ -189,9 +205,16 @@ LogLine clean_line(std::string_view raw, int number) {
     }
   }
   line.text = std::string(s);
-  const size_t found = line.text.empty() ? 0 : raw.find(line.text);
+  const size_t found = line.text.empty() ? 0 : find_text(raw, line.text);
   if (found != std::string_view::npos) line.offset = static_cast<int>(found);
   return line;
+}
+
+size_t find_text(std::string_view s, std::string_view what, size_t pos) {
+  if (pos > s.size()) return std::string_view::npos;
+  if (what.empty()) return pos;
+  const void* at = memmem(s.data() + pos, s.size() - pos, what.data(), what.size());
+  return at == nullptr ? std::string_view::npos : static_cast<size_t>(static_cast<const char*>(at) - s.data());
 }
 
 std::optional<double> parse_number(std::string_view s) {

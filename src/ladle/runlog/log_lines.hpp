@@ -43,6 +43,11 @@ struct TimestampMatch {
 };
 std::optional<TimestampMatch> find_timestamp(std::string_view s);
 
+/// `s.find(what, pos)`, the same answer, in one memmem: std::string_view::find compares at every
+/// occurrence of `what`'s first letter, which on a long line of blanks or of that letter is a
+/// comparison per byte (and under the fuzzer's instrumentation a traced call per byte).
+size_t find_text(std::string_view s, std::string_view what, size_t pos = 0);
+
 /// Parses a decimal number as Python or printf prints it, including "nan", "inf", "-inf",
 /// "NaN", "Infinity"; nullopt when `s` (trimmed) is not exactly one number.
 std::optional<double> parse_number(std::string_view s);

@@ -89,7 +89,7 @@ long long integer_field(const std::map<std::string, Field>& fields, const std::s
 
 size_t find_megatron_record(std::string_view s) {
   size_t pos = 0;
-  while ((pos = s.find("iteration", pos)) != std::string_view::npos) {
+  while ((pos = find_text(s, "iteration", pos)) != std::string_view::npos) {
     const bool boundary = pos == 0 || s[pos - 1] == ' ' || s[pos - 1] == ']' || s[pos - 1] == '|';
     size_t j = pos + 9;
     const size_t after_word = j;
@@ -104,7 +104,7 @@ size_t find_megatron_record(std::string_view s) {
     if (ok) {
       // NeMo's "Training epoch 2, iteration 7/999 |" has the same shape: not Megatron-LM.
       const std::string_view before = s.substr(0, pos);
-      ok = before.find("epoch") == std::string_view::npos;
+      ok = find_text(before, "epoch") == std::string_view::npos;
     }
     if (ok) return pos;
     pos += 9;
@@ -113,7 +113,7 @@ size_t find_megatron_record(std::string_view s) {
 }
 
 bool is_bridge_step_time(std::string_view s) {
-  return s.find("Step Time :") != std::string_view::npos;
+  return find_text(s, "Step Time :") != std::string_view::npos;
 }
 
 namespace {

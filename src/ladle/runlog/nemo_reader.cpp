@@ -17,15 +17,15 @@
 namespace ladle::runlog::detail {
 
 size_t find_nemo_record(std::string_view s) {
-  const size_t at = s.find("Training epoch ");
+  const size_t at = find_text(s, "Training epoch ");
   if (at == std::string_view::npos) return at;
-  const size_t comma = s.find(", iteration ", at);
+  const size_t comma = find_text(s, ", iteration ", at);
   if (comma == std::string_view::npos || s.find('|', comma) == std::string_view::npos) return std::string_view::npos;
   return at;
 }
 
 bool is_lightning_progress(std::string_view s) {
-  return s.find("it/s") != std::string_view::npos && s.find("global_step=") != std::string_view::npos;
+  return find_text(s, "it/s") != std::string_view::npos && find_text(s, "global_step=") != std::string_view::npos;
 }
 
 namespace {

@@ -1,6 +1,7 @@
 #include "ladle/runlog/py_literal.hpp"
 
 #include <cctype>
+#include <cstring>
 
 #include "ladle/runlog/log_lines.hpp"
 
@@ -78,8 +79,17 @@ class Parser {
   bool string_value(PyValue& out) {
     const char quote = text_[pos_++];
     std::string value;
-    while (pos_ < text_.size() && text_[pos_] != quote) {
-      if (text_[pos_] == '\\' && pos_ + 1 < text_.size()) {
+    const char* const base = text_.data();
+    while (pos_ < text_.size()) {
+      // The run up to the next quote or backslash, copied at once.
+      const void* close = memchr(base + pos_, quote, text_.size() - pos_);
+      const size_t close_at = close ? static_cast<size_t>(static_cast<const char*>(close) - base) : text_.size();
+      const void* escape = memchr(base + pos_, '\\', close_at - pos_);
+      const size_t run_end = escape ? static_cast<size_t>(static_cast<const char*>(escape) - base) : close_at;
+      value.append(base + pos_, run_end - pos_);
+      pos_ = run_end;
+      if (pos_ >= text_.size() || text_[pos_] == quote) break;
+      if (pos_ + 1 < text_.size()) {  // a backslash and the character it escapes
         ++pos_;
         const char e = text_[pos_];
         value += e == 'n' ? '\n' : e == 't' ? '\t' : e;

@@ -60,7 +60,7 @@ class Census {
     if (!blank) counts.empty = false;
     if (!blank && first_meaningful_ && line.text[0] != '#') {
       first_meaningful_ = false;
-      counts.jsonl = line.text[0] == '{' && line.text.find("\"step\"") != std::string::npos;
+      counts.jsonl = line.text[0] == '{' && find_text(line.text, "\"step\"") != std::string::npos;
       if (counts.jsonl) jsonl_from = number;
     }
     if (line.any_timestamp) {

@@ -47,7 +47,7 @@ std::optional<double> number_of(const PyDict& dict, std::string_view key, const 
 
 size_t find_slime_record(std::string_view s, std::string_view kind) {
   size_t pos = 0;
-  while ((pos = s.find(kind, pos)) != std::string_view::npos) {
+  while ((pos = find_text(s, kind, pos)) != std::string_view::npos) {
     const bool boundary = pos == 0 || s[pos - 1] == ' ' || s[pos - 1] == '\t';
     size_t j = pos + kind.size();
     bool ok = boundary && j < s.size() && s[j] == ' ';

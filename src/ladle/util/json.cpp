@@ -1,5 +1,8 @@
 #include "ladle/util/json.hpp"
 
+#include <optional>
+#include <type_traits>
+
 namespace ladle::util {
 namespace {
 
@@ -28,33 +31,96 @@ SourceLocation locate_offset(std::string_view text, size_t offset, const SourceL
   return out;
 }
 
+namespace {
+
+// nlohmann's DOM builder, told not to throw: a syntax error or a number out of range is kept here
+// and reported once the parser returns, so a malformed line costs one exception (ladle's Error),
+// not two (nlohmann's, caught and thrown again). The DOM and the messages are nlohmann's own.
+class QuietDom {
+ public:
+  using json = nlohmann::json;
+  explicit QuietDom(json& result) : dom_(result, false) {}
+
+  bool null() { return dom_.null(); }
+  bool boolean(bool v) { return dom_.boolean(v); }
+  bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
+  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool string(json::string_t& v) { return dom_.string(v); }
+  bool binary(json::binary_t& v) { return dom_.binary(v); }
+  bool start_object(std::size_t n) { return dom_.start_object(n); }
+  bool key(json::string_t& v) { return dom_.key(v); }
+  bool end_object() { return dom_.end_object(); }
+  bool start_array(std::size_t n) { return dom_.start_array(n); }
+  bool end_array() { return dom_.end_array(); }
+
+  template <class Exception>
+  bool parse_error(std::size_t position, const std::string& token, const Exception& ex) {
+    if constexpr (std::is_same_v<Exception, json::parse_error>) {
+      syntax_.emplace(ex);
+    } else if constexpr (std::is_same_v<Exception, json::out_of_range>) {
+      range_.emplace(ex);
+    } else {
+      other_ = ex.what();
+      has_other_ = true;
+    }
+    return dom_.parse_error(position, token, ex);
+  }
+
+  std::optional<json::parse_error> syntax_;
+  std::optional<json::out_of_range> range_;
+  std::string other_;
+  bool has_other_ = false;
+
+ private:
+  nlohmann::detail::json_sax_dom_parser<json> dom_;
+};
+
+[[noreturn]] void syntax_error(std::string_view text, const SourceLocation& where, std::string_view invalid,
+                               const nlohmann::json::parse_error& e) {
+  // e.byte is 1-based and points just past the offending character.
+  const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
+  std::string what = untagged(e.what());
+  const size_t cut = what.find(": ", what.find("column"));
+  if (what.find("column") != std::string::npos && cut != std::string::npos) what = what.substr(cut + 2);
+  throw_input(locate_offset(text, offset, where), "{}: {}", invalid, what);
+}
+
+[[noreturn]] void range_error(std::string_view text, const SourceLocation& where,
+                              const nlohmann::json::out_of_range& e) {
+  // "number overflow parsing '1e400'": point at the first such number.
+  const std::string what = untagged(e.what());
+  size_t offset = 0;
+  const size_t open = what.find('\'');
+  const size_t close = what.rfind('\'');
+  if (open != std::string::npos && close > open) {
+    const std::string token = what.substr(open + 1, close - open - 1);
+    if (const size_t at = text.find(token); at != std::string_view::npos) offset = at;
+  }
+  throw_input(locate_offset(text, offset, where), "a number outside the range of a double: {}", what);
+}
+
+}  // namespace
+
 nlohmann::json parse_json(std::string_view text, const SourceLocation& where,
                           std::string_view invalid) {
+  nlohmann::json result;
+  QuietDom sax(result);
+  bool ok = false;
   try {
-    return nlohmann::json::parse(text.begin(), text.end());
+    ok = nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
   } catch (const nlohmann::json::parse_error& e) {
-    // e.byte is 1-based and points just past the offending character.
-    const size_t offset = e.byte > 0 ? e.byte - 1 : 0;
-    std::string what = untagged(e.what());
-    const size_t cut = what.find(": ", what.find("column"));
-    if (what.find("column") != std::string::npos && cut != std::string::npos)
-      what = what.substr(cut + 2);
-    throw_input(locate_offset(text, offset, where), "{}: {}", invalid, what);
+    syntax_error(text, where, invalid, e);
   } catch (const nlohmann::json::out_of_range& e) {
-    // "number overflow parsing '1e400'": point at the first such number.
-    const std::string what = untagged(e.what());
-    size_t offset = 0;
-    const size_t open = what.find('\'');
-    const size_t close = what.rfind('\'');
-    if (open != std::string::npos && close > open) {
-      const std::string token = what.substr(open + 1, close - open - 1);
-      if (const size_t at = text.find(token); at != std::string_view::npos) offset = at;
-    }
-    throw_input(locate_offset(text, offset, where), "a number outside the range of a double: {}",
-                what);
+    range_error(text, where, e);
   } catch (const nlohmann::json::exception& e) {
     throw_input(where, "{}: {}", invalid, untagged(e.what()));
   }
+  if (sax.syntax_) syntax_error(text, where, invalid, *sax.syntax_);
+  if (sax.range_) range_error(text, where, *sax.range_);
+  if (sax.has_other_) throw_input(where, "{}: {}", invalid, untagged(sax.other_.c_str()));
+  LADLE_ASSERT(ok, "the JSON parser failed without saying why");
+  return result;
 }
 
 }  // namespace ladle::util
