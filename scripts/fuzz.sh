@@ -33,7 +33,7 @@ seeds() {
     conversation) find tests/data/pack tests/cli/pack -name '*.jsonl' ;;
     launch_script) find tests/data/verify tests/cli/diff -type f ;;
     layout_spec) printf '%s\n' tests/fuzz/seeds/layout_spec/* ;;
-    job_args) find tests/data/verify tests/cli/diff tests/cli/predict -type f \( -name '*.sh' -o -name 'args' \) ;;
+    job_args) find tests/data/verify tests/data/jobs tests/cli/diff tests/cli/predict tests/cli/plan -type f \( -name '*.sh' -o -name 'args' \) ;;
     log_*) find tests/data/runlog tests/cli/steps tests/cli/score tests/cli/converge \
              \( -name '*.log' -o -name '*.jsonl' \) ;;
   esac
