@@ -827,7 +827,11 @@ PlanReport Search::run() {
   for (const Level& level : levels_) radix *= static_cast<int64_t>(level.options.size());
   enumerate_cores([&](const CoreKey& key) {
     CoreRecord record{key, core_index++ * radix};
-    record.a2a = is_fixed("a2a_overlap") || (moe && key.ep > 1 && key.dispatcher != MoeDispatcher::allgather);
+    // Megatron-LM's rules (layout_rules.cpp) allow the a2a overlap only with EP, the alltoall or
+    // flex dispatcher and, under pipelining, virtual stages: elsewhere its options are invalid, and
+    // counting them in the bounds would price every pipelined core without VPP as overlapped.
+    record.a2a = is_fixed("a2a_overlap") ||
+                 (moe && key.ep > 1 && key.dispatcher != MoeDispatcher::allgather && (key.pp == 1 || key.vpp > 1));
     core_a2a_ = record.a2a;
     record.size = subtree_size(0);
     report_.enumerated += record.size;
