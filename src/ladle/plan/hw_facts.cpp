@@ -273,7 +273,14 @@ double link_fraction(const FabricFacts& f, Collective collective, double bytes, 
   // of sends and receives -- or (reduce-scatter) all-gather's -- the same ring traffic, the
   // reverse way -- else all_reduce's: on this fabric first, then on the one it is `like` (a
   // fabric's own measurement of a kindred collective beats another fabric's).
-  std::vector<const CollectiveSweep*> sweeps;
+  // Called for every collective of every layout the planner prices: the three lists are kept
+  // per thread and reused, so a call allocates nothing once they have grown.
+  thread_local std::vector<const CollectiveSweep*> sweeps;
+  thread_local std::vector<double> log_nodes;
+  thread_local std::vector<double> fractions;
+  sweeps.clear();
+  log_nodes.clear();
+  fractions.clear();
   const Collective kin = collective == Collective::send_recv        ? Collective::all_to_all
                          : collective == Collective::reduce_scatter ? Collective::all_gather
                                                                     : collective;
@@ -289,8 +296,6 @@ double link_fraction(const FabricFacts& f, Collective collective, double bytes, 
   LADLE_ASSERT(!sweeps.empty(), "a fabric has no collective sweep");
   std::sort(sweeps.begin(), sweeps.end(), [](const CollectiveSweep* a, const CollectiveSweep* b) { return a->nodes < b->nodes; });
   const double lb = std::log(std::max(bytes, 1.0));
-  std::vector<double> log_nodes;
-  std::vector<double> fractions;
   for (const CollectiveSweep* s : sweeps) {
     log_nodes.push_back(std::log(s->nodes));
     fractions.push_back(interpolate(s->log_bytes, s->fraction, lb));
