@@ -13,6 +13,7 @@
 #include "ladle/recipe/bridge_args.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/text.hpp"
+#include "support/knob_values.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle {
@@ -25,41 +26,9 @@ namespace {
 using layout::Knob;
 using layout::KnobKind;
 
-// A value of `knob` other than its default (as tests/layout/knobs_test.cpp picks it).
-std::string other_value(const Knob& knob) {
-  const Layout base;
-  const std::string def = layout::knob_text(knob, base);
-  switch (knob.kind) {
-    case KnobKind::integer:
-      return def == "2" ? "3" : "2";
-    case KnobKind::flag:
-      return def == "on" ? "off" : "on";
-    case KnobKind::real:
-      return "0.5";
-    case KnobKind::choice:
-      for (size_t i = knob.names.size(); i-- > 0;) {
-        const bool allowed = knob.allowed == 0 || ((knob.allowed >> i) & 1) != 0;
-        if (allowed && knob.names[i] != def) return std::string(knob.names[i]);
-      }
-      return def;
-    case KnobKind::set:
-      return fmt::format("{}+{}", knob.names[0], knob.names[1]);
-    case KnobKind::text:
-      return "Et*3|(tt|)*2|tL";
-  }
-  return def;
-}
-
-void satisfy(const Knob& knob, Layout& l) {
-  if (knob.when.key.empty()) return;
-  const Knob& other = *layout::find_knob(knob.when.key);
-  satisfy(other, l);
-  if (!knob.when.negate) {
-    layout::set_knob_text(other, l, knob.when.value, other.key);
-  } else if (layout::knob_text(other, l) == knob.when.value) {
-    layout::set_knob_text(other, l, other_value(other), other.key);
-  }
-}
+// A value of `knob` other than its default; a pipeline layout with repeats and stage separators.
+std::string other_value(const Knob& knob) { return test::other_value(knob, "Et*3|(tt|)*2|tL"); }
+using test::satisfy;
 
 Layout with_knob(const Knob& knob, const std::string& value) {
   Layout l;

@@ -10,6 +10,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/recipe/launch_args.hpp"
+#include "support/knob_values.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle {
@@ -19,42 +20,8 @@ void PrintTo(const Layout& l, std::ostream* os) { *os << layout::format_layout_s
 namespace ladle::layout {
 namespace {
 
-// A value of `knob` other than its default.
-std::string other_value(const Knob& knob) {
-  const Layout base;
-  const std::string def = knob_text(knob, base);
-  switch (knob.kind) {
-    case KnobKind::integer:
-      return def == "2" ? "3" : "2";
-    case KnobKind::flag:
-      return def == "on" ? "off" : "on";
-    case KnobKind::real:
-      return "0.5";
-    case KnobKind::choice:
-      for (size_t i = knob.names.size(); i-- > 0;) {
-        const bool allowed = knob.allowed == 0 || ((knob.allowed >> i) & 1) != 0;
-        if (allowed && knob.names[i] != def) return std::string(knob.names[i]);
-      }
-      return def;
-    case KnobKind::set:
-      return fmt::format("{}+{}", knob.names[0], knob.names[1]);
-    case KnobKind::text:
-      return "Et|tL";
-  }
-  return def;
-}
-
-// Sets what `knob` needs to mean something (its `when`, recursively).
-void satisfy(const Knob& knob, Layout& l) {
-  if (knob.when.key.empty()) return;
-  const Knob& other = *find_knob(knob.when.key);
-  satisfy(other, l);
-  if (!knob.when.negate) {
-    set_knob_text(other, l, knob.when.value, other.key);
-  } else if (knob_text(other, l) == knob.when.value) {
-    set_knob_text(other, l, other_value(other), other.key);
-  }
-}
+using test::other_value;
+using test::satisfy;
 
 // A layout with `knob` away from its default and whatever it needs set.
 Layout with_knob(const Knob& knob) {
