@@ -59,6 +59,61 @@ TEST(CalibrateMemory, StaysInsideItsRangeAndUsesOnlyMaxReservedPeaks) {
   EXPECT_FALSE(fit_allocator_slack(std::vector<Measurement>{}, Calibration{}).has_value());
 }
 
+// A run that ran with no published peak: the Llama 3 paper's 405B layout on 8,192 H100 80 GB, whose
+// predicted peak is within a few GiB of the GPU's memory, so the slack decides whether it fits.
+Measurement ran_without_peak() {
+  Measurement m;
+  m.name = "llama3-405b";
+  m.model = model::load_model("llama-3.1-405b");
+  m.costs = model_costs(m.model, 8192);
+  m.cluster = make_cluster("h100", 8192);
+  m.workload.row_tokens = 8192;
+  m.workload.global_batch = 2048;
+  m.layout = layout::resolve_layout(
+      layout::parse_layout_spec("tp=8,sp=on,pp=16,first=7,last=7,recompute=none,fsdp=megatron,fsdp_sharding=optim_grads"),
+      layout::LayoutContext{8192, 8, 8192, 2048});
+  return m;
+}
+
+double headroom_gib(const Measurement& m, double slack) {
+  Calibration c;
+  c.allocator_slack = slack;
+  return hbm_capacity_gib(m.cluster.gpu) -
+         predict(m.costs, m.model, m.layout, m.cluster, m.workload, c).memory_gib;
+}
+
+TEST(CalibrateMemory, RunsThatRanBoundTheSlackFromAbove) {
+  // Peaks that put the slack near 0.3, with a spread; at 0.3 the run that ran would not have fit.
+  std::vector<Measurement> runs = {
+      with_peak("llama-3.1-8b", 8, "tp=1,fsdp=torch,dist_opt=off,recompute=selective", 0.3),
+      with_peak("llama-3.1-8b", 8, "tp=2,sp=on", 0.3),
+      with_peak("glm-4.7-flash", 8, "tp=1,ep=8,recompute=full", 0.3),
+  };
+  runs[0].peak_memory_gib *= 1.08;
+  runs[1].peak_memory_gib *= 0.93;
+  const MemoryFit peaks_only = *fit_allocator_slack(runs, Calibration{});
+  EXPECT_NEAR(peaks_only.allocator_slack, 0.3, 0.05);
+  EXPECT_EQ(peaks_only.censored_runs, 0);
+  const Measurement ran = ran_without_peak();
+  ASSERT_LT(headroom_gib(ran, peaks_only.allocator_slack), 0) << "the case needs a run the peaks alone reject";
+  ASSERT_GT(headroom_gib(ran, 0.0), 0) << "and one some slack in range admits";
+
+  runs.push_back(ran);
+  const MemoryFit with_ran = *fit_allocator_slack(runs, Calibration{});
+  EXPECT_EQ(with_ran.runs, 3);
+  EXPECT_EQ(with_ran.censored_runs, 1);
+  EXPECT_LT(with_ran.allocator_slack, peaks_only.allocator_slack - 0.02);
+  EXPECT_GT(headroom_gib(ran, with_ran.allocator_slack), headroom_gib(ran, peaks_only.allocator_slack));
+  EXPECT_LE(with_ran.low, with_ran.allocator_slack);
+  EXPECT_GE(with_ran.high, with_ran.allocator_slack);
+
+  // A run with published settings the layout does not carry bounds nothing.
+  runs.back().unmodelled = {"torch.compile"};
+  const MemoryFit unmodelled = *fit_allocator_slack(runs, Calibration{});
+  EXPECT_EQ(unmodelled.censored_runs, 0);
+  EXPECT_NEAR(unmodelled.allocator_slack, peaks_only.allocator_slack, 1e-6);
+}
+
 TEST(CalibrateMemory, EachPeakKindMeasuresItsShare) {
   const Measurement m = with_peak("llama-3.1-8b", 8, "tp=2,sp=on", 0.1);
   const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, Calibration{});

@@ -18,6 +18,9 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kInterval95 = 1.96;
 constexpr int kMaxEvaluations = 400;
+// The residual spread's range in the fit (log ratio): 1% to a factor of e^2.
+constexpr double kSigmaMin = 0.01;
+constexpr double kSigmaMax = 2.0;
 
 struct KindName {
   PeakMemoryKind kind;
@@ -47,25 +50,46 @@ MemoryEstimate estimate(const Measurement& m, const Calibration& calibration) {
   return estimate_memory(m.costs, m.layout, stages, microbatches, m.cluster, calibration);
 }
 
+// The runs the fit reads: measured max-reserved peaks (exact figures), and runs that ran with no
+// published peak, each of which says only that its peak was under its GPU's memory (a right-censored
+// measurement). A run with published settings the layout does not carry says nothing sure about
+// the priced terms, so only runs with none count as censored ones.
 struct Problem {
-  const std::vector<const Measurement*>* runs;
-  const Calibration* base;
+  std::vector<const Measurement*> peaks;
+  std::vector<const Measurement*> ran;
+  const Calibration* base = nullptr;
 };
 
 double log_residual(const Measurement& m, const Calibration& c) {
   return std::log(predicted_peak_gib(m, c) / m.peak_memory_gib);
 }
 
-double objective(unsigned /*n*/, const double* x, double* /*gradient*/, void* data) {
-  const Problem& p = *static_cast<const Problem*>(data);
+// log(capacity / predicted) of a run that ran: negative when the model says it could not have.
+double log_headroom(const Measurement& m, const Calibration& c) {
+  const double used = estimate(m, c).worst_bytes / kGiB;
+  return std::log(hbm_capacity_gib(m.cluster.gpu) / used);
+}
+
+// log Phi(z), accurate far into the lower tail (erfc keeps its relative precision there).
+double log_normal_cdf(double z) { return std::log(0.5 * std::erfc(-z / std::sqrt(2.0))); }
+
+// The negative log-likelihood of the slack and the residual spread (Tobit, log scale): the peaks'
+// residuals are normal with spread sigma, and a run that ran had a residual no larger than its
+// headroom.
+double negative_log_likelihood(const Problem& p, double slack, double sigma) {
   Calibration c = *p.base;
-  c.allocator_slack = x[0];
-  double sum = 0;
-  for (const Measurement* m : *p.runs) {
+  c.allocator_slack = slack;
+  double nll = 0;
+  for (const Measurement* m : p.peaks) {
     const double r = log_residual(*m, c);
-    sum += r * r;
+    nll += std::log(sigma) + r * r / (2 * sigma * sigma);
   }
-  return sum;
+  for (const Measurement* m : p.ran) nll -= log_normal_cdf(log_headroom(*m, c) / sigma);
+  return nll;
+}
+
+double objective(unsigned /*n*/, const double* x, double* /*gradient*/, void* data) {
+  return negative_log_likelihood(*static_cast<const Problem*>(data), x[0], std::exp(x[1]));
 }
 
 }  // namespace
@@ -102,13 +126,16 @@ double predicted_peak_gib(const Measurement& m, const Calibration& calibration) 
 
 std::optional<MemoryFit> fit_allocator_slack(std::span<const Measurement> measurements,
                                              const Calibration& calibration) {
-  std::vector<const Measurement*> runs;
+  Problem problem;
+  problem.base = &calibration;
   for (const Measurement& m : measurements) {
     if (m.peak_memory_gib > 0 && parse_peak_memory_kind(m.peak_memory_kind) == PeakMemoryKind::max_reserved) {
-      runs.push_back(&m);
+      problem.peaks.push_back(&m);
+    } else if (m.peak_memory_gib <= 0 && m.unmodelled.empty()) {
+      problem.ran.push_back(&m);
     }
   }
-  if (runs.empty()) return std::nullopt;
+  if (problem.peaks.empty()) return std::nullopt;
   MemoryFit fit;
   for (const CalibrationConstant& k : calibration_constants(calibration)) {
     if (k.name == "allocator_slack") {
@@ -117,43 +144,42 @@ std::optional<MemoryFit> fit_allocator_slack(std::span<const Measurement> measur
     }
   }
   LADLE_ASSERT(fit.max > fit.min, "allocator_slack has a range in calibration_constants");
-  Problem problem{&runs, &calibration};
-  nlopt_opt opt = nlopt_create(NLOPT_LN_COBYLA, 1);
-  nlopt_set_lower_bounds1(opt, fit.min);
-  nlopt_set_upper_bounds1(opt, fit.max);
+  // x = (slack, log sigma): the residual spread is fitted with the slack, as the censored runs'
+  // weight depends on it.
+  nlopt_opt opt = nlopt_create(NLOPT_LN_BOBYQA, 2);
+  const double lower[2] = {fit.min, std::log(kSigmaMin)};
+  const double upper[2] = {fit.max, std::log(kSigmaMax)};
+  nlopt_set_lower_bounds(opt, lower);
+  nlopt_set_upper_bounds(opt, upper);
   nlopt_set_min_objective(opt, objective, &problem);
   nlopt_set_xtol_abs1(opt, 1e-6);
   nlopt_set_maxeval(opt, kMaxEvaluations);
-  const double step = 0.25 * (fit.max - fit.min);
-  nlopt_set_initial_step(opt, &step);
-  double x = std::clamp(calibration.allocator_slack, fit.min, fit.max);
+  const double step[2] = {0.25 * (fit.max - fit.min), 0.5};
+  nlopt_set_initial_step(opt, step);
+  double x[2] = {std::clamp(calibration.allocator_slack, fit.min, fit.max), std::log(0.1)};
   double value = 0;
-  const nlopt_result result = nlopt_optimize(opt, &x, &value);
+  const nlopt_result result = nlopt_optimize(opt, x, &value);
   nlopt_destroy(opt);
   LADLE_ASSERT(result > 0 || result == NLOPT_ROUNDOFF_LIMITED, "the allocator slack fit did not converge");
-  fit.allocator_slack = std::clamp(x, fit.min, fit.max);
-  // The interval: residual variance over the squared sensitivity of log(predicted) to the slack
-  // (linear in it: the slack multiplies each run's transient bytes).
-  Calibration fitted = calibration;
-  fitted.allocator_slack = fit.allocator_slack;
-  Calibration nudged = fitted;
+  fit.allocator_slack = std::clamp(x[0], fit.min, fit.max);
+  const double sigma = std::exp(x[1]);
+  // The 95% interval from the observed information: the likelihood's curvature in the slack at the
+  // fit (central differences, the spread held at its fitted value).
   const double h = 1e-3;
-  nudged.allocator_slack = fit.allocator_slack + h;
-  double jj = 0;
-  double rr = 0;
-  std::vector<double> abs_errors;
-  for (const Measurement* m : runs) {
-    const double r = log_residual(*m, fitted);
-    const double j = (log_residual(*m, nudged) - r) / h;
-    jj += j * j;
-    rr += r * r;
-    abs_errors.push_back(std::fabs(std::exp(r) - 1));
-  }
-  const double dof = static_cast<double>(std::max<size_t>(1, runs.size() - 1));
-  const double sd = jj > 0 ? std::sqrt(rr / dof / jj) : 0.0;
+  const double at = std::clamp(fit.allocator_slack, fit.min + h, fit.max - h);
+  const double curvature = (negative_log_likelihood(problem, at + h, sigma) - 2 * negative_log_likelihood(problem, at, sigma) +
+                            negative_log_likelihood(problem, at - h, sigma)) /
+                           (h * h);
+  const double sd = curvature > 0 ? 1.0 / std::sqrt(curvature) : fit.max - fit.min;
   fit.low = std::max(fit.min, fit.allocator_slack - kInterval95 * sd);
   fit.high = std::min(fit.max, fit.allocator_slack + kInterval95 * sd);
-  fit.runs = static_cast<int64_t>(runs.size());
+  fit.sigma = sigma;
+  fit.runs = static_cast<int64_t>(problem.peaks.size());
+  fit.censored_runs = static_cast<int64_t>(problem.ran.size());
+  Calibration fitted = calibration;
+  fitted.allocator_slack = fit.allocator_slack;
+  std::vector<double> abs_errors;
+  for (const Measurement* m : problem.peaks) abs_errors.push_back(std::fabs(std::exp(log_residual(*m, fitted)) - 1));
   std::sort(abs_errors.begin(), abs_errors.end());
   const size_t n = abs_errors.size();
   fit.median_abs_error = n % 2 ? abs_errors[n / 2] : 0.5 * (abs_errors[n / 2 - 1] + abs_errors[n / 2]);

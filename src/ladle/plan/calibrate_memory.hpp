@@ -41,12 +41,17 @@ struct MemoryFit {
   double min = 0;              ///< physical range (the fit's bounds)
   double max = 0;
   int64_t runs = 0;            ///< measured peaks the fit used
+  int64_t censored_runs = 0;   ///< runs without a peak that ran (each bounds its peak by the GPU's memory)
+  double sigma = 0;            ///< fitted spread of log(predicted / measured peak)
   double median_abs_error = 0; ///< |predicted / measured - 1| at the fitted value, median
 };
 
-/// Fits `allocator_slack` to the runs of `measurements` with a measured max-reserved peak, by
-/// bounded least squares on log(predicted / measured) (NLopt COBYLA within the constant's range
-/// from calibration_constants). nullopt when no run has a max-reserved peak.
+/// Fits `allocator_slack` by maximum likelihood (NLopt BOBYQA within the constant's range from
+/// calibration_constants, with the residual spread): the runs of `measurements` with a measured
+/// max-reserved peak, whose log(predicted / measured) is normal, and the runs without a published
+/// peak or unmodelled settings, which ran and so needed no more than their GPU's memory (a
+/// censored measurement: the likelihood that the residual is under the run's headroom). nullopt
+/// when no run has a max-reserved peak.
 std::optional<MemoryFit> fit_allocator_slack(std::span<const Measurement> measurements,
                                              const Calibration& calibration);
 

@@ -62,7 +62,7 @@ const ConstantDef kConstants[] = {
      "device-host copy bandwidth per GPU (PCIe Gen5 x16: 64 GB/s raw, ~50 achieved)"},
     {"allocator_slack", &Calibration::allocator_slack, false, 0, 0.5, "fraction",
      "PyTorch allocator slack (expandable segments) over the memory each step allocates and frees, fitted to "
-     "the measured max-reserved peaks",
+     "the measured max-reserved peaks and to the runs that ran (each peak under its GPU's memory)",
      true},
     {"moe_memory_imbalance", &Calibration::moe_memory_imbalance, false, 1, 8, "ratio",
      "routed tokens on the busiest expert rank over the mean (aux-loss-free routing, early training)"},

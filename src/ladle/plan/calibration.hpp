@@ -63,7 +63,8 @@ struct Calibration {
   double host_link_gb_per_s = 50;      ///< device-host copy bandwidth per GPU (PCIe Gen5 x16)
   /// Allocator slack: PyTorch's caching allocator with expandable segments
   /// reserves this fraction more than each step's transient tensors (activations, logits, the
-  /// working set); fitted to measured max-reserved peaks by `ladle calibrate`.
+  /// working set); fitted by `ladle calibrate` to measured max-reserved peaks and to the runs that
+  /// ran, whose peaks were under their GPUs' memory (calibrate_memory.hpp).
   double allocator_slack = 0.10;
   double moe_memory_imbalance = 1.25;  ///< peak over mean routed tokens per expert rank
   double host_memory_usable = 0.85;    ///< fraction of a node's host memory the optimizer may use
