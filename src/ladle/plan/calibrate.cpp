@@ -266,6 +266,10 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     fit.calibration.allocator_slack = memory->allocator_slack;
     fit.memory_constants.push_back(FittedConstant{"allocator_slack", memory->allocator_slack, memory->low,
                                                   memory->high, memory->min, memory->max, "fraction"});
+    fit.memory_peaks = memory->runs;
+    fit.memory_censored_runs = memory->censored_runs;
+    fit.memory_sigma = memory->sigma;
+    fit.memory_median_abs_error = memory->median_abs_error;
   }
   fit.calibration.fitted_on.clear();
   fit.covariance = covariance(all, prior, f, x);

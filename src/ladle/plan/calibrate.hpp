@@ -93,6 +93,13 @@ struct CalibrationFit {
   std::vector<std::vector<double>> covariance;  ///< of the log constants, in `constants` order
   /// Memory constants fitted to the measured peaks (calibrate_memory.hpp), with their intervals.
   std::vector<FittedConstant> memory_constants;
+  /// What the memory fit read: measured max-reserved peaks, and runs without one that ran (each
+  /// bounding its peak by its GPU's memory); the fitted spread of log(predicted / measured peak)
+  /// and the peaks' median |error| at the fit. Zero when no run has a peak.
+  int64_t memory_peaks = 0;
+  int64_t memory_censored_runs = 0;
+  double memory_sigma = 0;
+  double memory_median_abs_error = 0;
   std::vector<SourceFit> sources;
   double in_sample_median_abs_error = 0;
   double leave_one_out_median_abs_error = 0;

@@ -667,6 +667,11 @@ std::string render_fit(const CalibrationFit& fit) {
                             fmt::format("{:.1f}%", 100 * s.worst_abs_error)});
   }
   out += "leave-one-source-out error by source\n" + sources.render() + "\n";
+  if (fit.memory_peaks > 0) {
+    out += fmt::format("allocator slack fitted to {} measured peaks (median |error| {:.1f}%, spread {:.3f} in log) and {} "
+                       "runs without one that ran, each under its GPU's memory\n\n",
+                       fit.memory_peaks, 100 * fit.memory_median_abs_error, fit.memory_sigma, fit.memory_censored_runs);
+  }
   util::Table constants;
   constants.header = {"constant", "value", "95% interval", "range", "unit", "kind"};
   for (const CalibrationConstant& k : calibration_constants(fit.calibration)) {
@@ -739,6 +744,12 @@ std::string fit_json(const CalibrationFit& fit) {
   Json cov = Json::array();
   for (const std::vector<double>& row : fit.covariance) cov.push_back(row);
   j["covariance_log"] = Json{{"constants", Json::array()}, {"matrix", cov}};
+  if (fit.memory_peaks > 0) {
+    j["memory_fit"] = Json{{"peaks", fit.memory_peaks},
+                           {"runs_that_ran", fit.memory_censored_runs},
+                           {"log_spread", round_to(fit.memory_sigma, 4)},
+                           {"peaks_median_abs_error", round_to(fit.memory_median_abs_error, 4)}};
+  }
   for (const FittedConstant& c : fit.constants) j["covariance_log"]["constants"].push_back(c.name);
   return j.dump(2) + "\n";
 }
