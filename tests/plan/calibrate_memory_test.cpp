@@ -107,6 +107,19 @@ TEST(CalibrateMemory, RunsThatRanBoundTheSlackFromAbove) {
   EXPECT_LE(with_ran.low, with_ran.allocator_slack);
   EXPECT_GE(with_ran.high, with_ran.allocator_slack);
 
+  // A run the model puts far over its GPU (the same layout on a 1 GB GPU: from the fit's first
+  // point, a spread of 0.1, some 45 spreads under, where the normal distribution's tail
+  // underflows a double) drives the slack to its lower bound, with a finite likelihood.
+  Measurement far = ran_without_peak();
+  far.cluster.gpu.hbm_gb = 1;
+  ASSERT_LT(headroom_gib(far, 0.0), -60);
+  std::vector<Measurement> with_far = {
+      with_peak("llama-3.1-8b", 8, "tp=1,fsdp=torch,dist_opt=off,recompute=selective", 0.3),
+      with_peak("llama-3.1-8b", 8, "tp=2,sp=on", 0.3), far};
+  const MemoryFit pinned = *fit_allocator_slack(with_far, Calibration{});
+  EXPECT_EQ(pinned.allocator_slack, 0.0);
+  EXPECT_TRUE(std::isfinite(pinned.high));
+
   // A run with published settings the layout does not carry bounds nothing.
   runs.back().unmodelled = {"torch.compile"};
   const MemoryFit unmodelled = *fit_allocator_slack(runs, Calibration{});
