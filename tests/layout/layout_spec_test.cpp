@@ -49,6 +49,19 @@ TEST(LayoutSpec, FormatThenParseRoundTrips) {
   EXPECT_EQ(format_layout_spec(seed), kSeedSpec);
 }
 
+TEST(LayoutSpec, RealsKeepEveryDigitTheyWereGiven) {
+  // The layout-spec fuzz harness's finding: a capacity factor of .16777777 was written "0.168",
+  // so the spec ladle wrote read back to another layout.
+  const Layout l = parse_layout_spec("capacity=.16777777,offload=0.3333333333333333");
+  const std::string spec = format_layout_spec(l);
+  EXPECT_NE(spec.find("capacity=0.16777777"), std::string::npos) << spec;
+  EXPECT_NE(spec.find("offload=0.3333333333333333"), std::string::npos) << spec;
+  EXPECT_EQ(parse_layout_spec(spec), l);
+  // Whole numbers stay reals, and the spec's usual values read as before.
+  EXPECT_NE(format_layout_spec(parse_layout_spec("offload=1")).find("offload=1.0"), std::string::npos);
+  EXPECT_NE(format_layout_spec(parse_layout_spec("offload=0.25")).find("offload=0.25,"), std::string::npos);
+}
+
 TEST(LayoutSpec, LabelsLikeTheRecipes) {
   EXPECT_EQ(layout_label(parse_layout_spec(kSeedSpec)), "TP4 PP4 EP32 DP8");
   EXPECT_EQ(layout_label(parse_layout_spec("tp=2,pp=2,vpp=2,cp=2,ep=4,etp=2,dp=2")), "TP2 PP2 VPP2 CP2 EP4 ETP2 DP2");

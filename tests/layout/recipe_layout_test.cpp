@@ -69,6 +69,19 @@ TEST(RecipeLayout, EngineArgumentsRoundTripForEveryEngine) {
   }
 }
 
+TEST(RecipeLayout, RealsRoundTripInTheBlockAndTheArgumentsToTheLastDigit) {
+  const Layout l = parse_layout_spec("tp=1,ep=8,capacity=0.16777777,offload=0.3333333333333333,overlap=on");
+  EXPECT_EQ(from_recipe_layout(to_recipe_layout(l, 8192)).capacity, l.capacity);
+  EXPECT_EQ(from_recipe_layout(to_recipe_layout(l, 8192)).offload, l.offload);
+  std::string script = "python3 train.py";
+  for (const EngineArg& arg : layout_engine_args(l, Engine::megatron, 8192)) {
+    script += " " + arg.flag + (arg.value ? " " + *arg.value : "");
+  }
+  const Layout back = read_layout_args(recipe::parse_launch_args(script, "t").args, Engine::megatron).layout;
+  EXPECT_EQ(back.capacity, l.capacity) << script;
+  EXPECT_EQ(back.offload, l.offload) << script;
+}
+
 TEST(RecipeLayout, DualPipeRoundTripsInTheBlockButHasNoEngineArgument) {
   const Layout l = parse_layout_spec("tp=1,pp=4,ep=8,dp=8,schedule=dualpipe,dispatcher=flex");
   EXPECT_EQ(l.schedule, PipelineSchedule::dualpipe);

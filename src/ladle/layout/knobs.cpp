@@ -17,11 +17,17 @@ namespace {
   throw Error(ErrorKind::usage, message, SourceLocation{"", 0, 0, std::string(what)});
 }
 
+}  // namespace
+
 std::string format_real(double value) {
-  std::string text = fmt::format("{:.3f}", value);
-  while (text.size() > 3 && text.back() == '0' && text[text.size() - 2] != '.') text.pop_back();
+  // {fmt}'s shortest representation that reads back to the same double, with ".0" on a whole
+  // number so that a real never reads as an integer.
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
   return text;
 }
+
+namespace {
 
 bool allowed(const Knob& knob, size_t index) {
   return knob.allowed == 0 || ((knob.allowed >> index) & 1) != 0;

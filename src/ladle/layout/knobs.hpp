@@ -461,8 +461,11 @@ const Knob* find_knob(std::string_view key);
 /// The knob a launch argument sets (any of its spellings), or nullptr.
 const Knob* find_knob_by_flag(std::string_view flag);
 
-/// The knob's value in `layout` as the spec writes it: integers, "on"/"off", reals with up to three
-/// decimals ("1.0", "0.25"), choice names, sets as "a+b" in name order ("" for none), text as is.
+/// A real knob's value as every writer prints it: the shortest decimal that reads back to the same
+/// double, a whole number with ".0" ("1.0", "0.25", "0.16777777").
+std::string format_real(double value);
+/// The knob's value in `layout` as the spec writes it: integers, "on"/"off", reals as format_real
+/// writes them, choice names, sets as "a+b" in name order ("" for none), text as is.
 std::string knob_text(const Knob& knob, const Layout& layout);
 /// Sets the knob from spec text. Sets also take words separated by spaces. Throws Error(usage)
 /// naming `what` (the key or the argument) for a value of the wrong type or out of range, or a

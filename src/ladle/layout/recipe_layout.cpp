@@ -23,12 +23,6 @@ constexpr std::string_view kDynamicBatch = "--use-dynamic-batch-size";
 constexpr std::string_view kLaunchers[] = {"torchrun", "srun", "ray", "mpirun", "mpiexec", "deepspeed",
                                            "accelerate", "python", "python3", "uv", "sbatch", "salloc"};
 
-std::string format_fraction(double value) {
-  std::string text = fmt::format("{:.3f}", value);
-  while (text.size() > 3 && text.back() == '0' && text[text.size() - 2] != '.') text.pop_back();
-  return text;
-}
-
 std::string rows_phrase(int64_t rows, int64_t row_tokens) {
   static const char* const kWords[] = {"zero", "one", "two", "three", "four", "five", "six", "seven", "eight"};
   const std::string count = rows < 9 ? kWords[rows] : std::to_string(rows);
@@ -77,7 +71,7 @@ const Knob* find_knob_by_recipe(std::string_view field) {
 
 std::string field_text(const std::string& v) { return v; }
 std::string field_text(int64_t v) { return std::to_string(v); }
-std::string field_text(double v) { return format_fraction(v); }
+std::string field_text(double v) { return format_real(v); }
 std::string field_text(bool v) { return v ? "on" : "off"; }
 std::string field_text(const std::vector<std::string>& v) { return util::join(v, "+"); }
 
@@ -263,7 +257,7 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
   }
   summary += "; " + recompute_text;
   if (l.offload > 0) {
-    summary += fmt::format("; CPU optimizer offload{}{}{}", l.offload < 1 ? fmt::format(" of {}", format_fraction(l.offload)) : "",
+    summary += fmt::format("; CPU optimizer offload{}{}{}", l.offload < 1 ? fmt::format(" of {}", format_real(l.offload)) : "",
                            l.overlap ? " with overlapped copies" : "",
                            l.precision_aware ? " and the precision-aware optimizer" : "");
   } else {
