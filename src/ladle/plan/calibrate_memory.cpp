@@ -53,7 +53,7 @@ MemoryEstimate estimate(const Measurement& m, const Calibration& calibration) {
 // The runs the fit reads: measured max-reserved peaks (exact figures), and runs that ran with no
 // published peak, each of which says only that its peak was under its GPU's memory (a right-censored
 // measurement). A run with published settings the layout does not carry says nothing sure about
-// the priced terms, so only runs with none count as censored ones.
+// the priced terms, so only runs with none count, of either kind.
 struct Problem {
   std::vector<const Measurement*> peaks;
   std::vector<const Measurement*> ran;
@@ -137,7 +137,7 @@ std::optional<MemoryFit> fit_allocator_slack(std::span<const Measurement> measur
   Problem problem;
   problem.base = &calibration;
   for (const Measurement& m : measurements) {
-    if (m.peak_memory_gib > 0 && parse_peak_memory_kind(m.peak_memory_kind) == PeakMemoryKind::max_reserved) {
+    if (m.peak_memory_gib > 0 && m.unmodelled.empty() && parse_peak_memory_kind(m.peak_memory_kind) == PeakMemoryKind::max_reserved) {
       problem.peaks.push_back(&m);
     } else if (m.peak_memory_gib <= 0 && m.unmodelled.empty()) {
       problem.ran.push_back(&m);

@@ -49,9 +49,9 @@ struct MemoryFit {
 /// Fits `allocator_slack` by maximum likelihood (NLopt BOBYQA within the constant's range from
 /// calibration_constants, with the residual spread): the runs of `measurements` with a measured
 /// max-reserved peak, whose log(predicted / measured) is normal, and the runs without a published
-/// peak or unmodelled settings, which ran and so needed no more than their GPU's memory (a
-/// censored measurement: the likelihood that the residual is under the run's headroom). nullopt
-/// when no run has a max-reserved peak.
+/// peak, which ran and so needed no more than their GPU's memory (a censored measurement: the
+/// likelihood that the residual is under the run's headroom). Runs with unmodelled settings are
+/// left out of both. nullopt when no run without them has a max-reserved peak.
 std::optional<MemoryFit> fit_allocator_slack(std::span<const Measurement> measurements,
                                              const Calibration& calibration);
 

@@ -488,10 +488,13 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       // Logits per token and vocabulary entry (over TP). Megatron-LM: BF16 for the head and each
       // MTP head, plus the FP32 copy the unfused loss works on (tensor_parallel/cross_entropy.py);
       // Transformer Engine's fused loss (--cross-entropy-loss-fusion --cross-entropy-fusion-impl
-      // te) computes in place and keeps none. torchtitan (components/loss.py): the BF16 logits,
-      // their FP32 copy (.float()) and log_softmax's FP32 output are all alive as the loss runs.
+      // te) computes in place and keeps none. torchtitan (train.py, loss_fn: cross_entropy of
+      // pred.float(), then `del pred` before backward; pytorch/torchtitan at e846b694): the
+      // forward holds the BF16 logits, their FP32 copy and log_softmax's FP32 output (10 bytes an
+      // entry), and the backward more: log_softmax's backward reads its FP32 output and the FP32
+      // gradient nll_loss gives it and writes an FP32 gradient, 12 bytes an entry, the peak.
       const bool te_loss = l.ce_fusion && l.ce_impl == CrossEntropyImpl::te;
-      const double per_entry = st.torch ? kBf16 + 2 * kFp32
+      const double per_entry = st.torch ? 3 * kFp32
                                         : kBf16 * static_cast<double>(1 + c.num_mtp_layers) + (te_loss ? 0.0 : kFp32);
       at(MemoryPart::logits) = tokens * static_cast<double>(c.vocab) / tp * per_entry;
       // The loss's tensors are freed before the first layer's backward recomputes: the working
