@@ -509,7 +509,7 @@ TEST(MemoryModel, EveryTrainingRunThatRanFitsButTheNamedOnes) {
   // are not, each with why (README, fidelity): the list must stay exact, so a run that stops
   // fitting, or one of these that starts to, fails here.
   const std::map<std::string, std::string> known = {
-      // DeepSeek's own trainer, priced with DualPipe at 99.5 GiB: it keeps the SwiGLU inputs in
+      // DeepSeek's own trainer, priced with DualPipe at 101.3 GiB: it keeps the SwiGLU inputs in
       // FP8 while recomputing the output and the attention output in E5M6, neither a Megatron-LM
       // argument, and its routing imbalance is the 1.25 default. (Llama 3 405B at 8,192 tokens
       // without activation checkpointing and the ModelZoo's dropless Mixtral 8x22B fit since the
