@@ -131,6 +131,19 @@ TEST(CalibrateMemory, RunsThatRanBoundTheSlackFromAbove) {
   EXPECT_NEAR(unmodelled.allocator_slack, peaks_only.allocator_slack, 1e-6);
 }
 
+TEST(CalibrateMemory, ThePrintedMemoryIntervalIsTheFittedSpreads80PercentRange) {
+  const Measurement m = with_peak("llama-3.1-8b", 8, "tp=2,sp=on", 0.1);
+  Calibration c;
+  c.memory_log_spread = 0.2;
+  const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, c);
+  EXPECT_NEAR(p.memory_low_gib, p.memory_gib * std::exp(-1.2816 * 0.2), 1e-9);
+  EXPECT_NEAR(p.memory_high_gib, p.memory_gib * std::exp(1.2816 * 0.2), 1e-9);
+  // The fit sets the spread it found: exact peaks give its floor.
+  const std::vector<Measurement> exact = {with_peak("llama-3.1-8b", 8, "tp=2,sp=on", 0.2),
+                                          with_peak("glm-4.7-flash", 8, "tp=1,ep=8,recompute=full", 0.2)};
+  EXPECT_NEAR(fit_allocator_slack(exact, Calibration{})->sigma, 0.01, 1e-3);
+}
+
 TEST(CalibrateMemory, EachPeakKindMeasuresItsShare) {
   const Measurement m = with_peak("llama-3.1-8b", 8, "tp=2,sp=on", 0.1);
   const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, Calibration{});

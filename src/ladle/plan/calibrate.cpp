@@ -264,6 +264,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   fit.calibration = with(prior, f, x);
   if (const std::optional<MemoryFit> memory = fit_allocator_slack(measurements, fit.calibration)) {
     fit.calibration.allocator_slack = memory->allocator_slack;
+    fit.calibration.memory_log_spread = memory->sigma;
     fit.memory_constants.push_back(FittedConstant{"allocator_slack", memory->allocator_slack, memory->low,
                                                   memory->high, memory->min, memory->max, "fraction"});
     fit.memory_peaks = memory->runs;

@@ -70,6 +70,10 @@ const ConstantDef kConstants[] = {
      "fraction of a node's host memory the offloaded optimizer may take"},
     {"interval_log_halfwidth", &Calibration::interval_log_halfwidth, false, 0, 2, "log ratio",
      "half-width of the printed 80% throughput interval, from the leave-one-source-out residuals"},
+    {"memory_log_spread", &Calibration::memory_log_spread, false, 0.01, 2, "log ratio",
+     "spread of log(predicted / measured) peak memory, fitted with the allocator slack; the printed memory "
+     "interval is its 80% range",
+     true},
 };
 
 }  // namespace

@@ -71,6 +71,9 @@ struct Calibration {
   /// Half-width of the printed throughput interval in log space (80%: predicted x exp(+-w)), set
   /// by `ladle calibrate` from the leave-one-source-out residuals.
   double interval_log_halfwidth = 0.25;
+  /// Spread (standard deviation) of log(predicted / measured) peak memory, fitted with the
+  /// allocator slack (calibrate_memory.hpp): the printed memory interval is its 80% range.
+  double memory_log_spread = 0.10;
   /// Covariance of the log of the fitted constants (`ladle calibrate`), in the order of
   /// `covariance_names`: the printed interval of a layout adds the spread its own sensitivity to
   /// those constants gives (delta method) to the residual spread above.

@@ -34,6 +34,8 @@ struct Prediction {
   std::vector<StageMemory> stages;
   int64_t worst_stage = 0;         ///< index into stages
   double memory_gib = 0;           ///< worst stage, per GPU
+  double memory_low_gib = 0;       ///< 80% interval of memory_gib from the memory fit's spread
+  double memory_high_gib = 0;
   /// The largest stage's share PyTorch's allocator holds (what max reserved measures), GiB.
   double allocator_memory_gib = 0;
   double allocator_slack_gib = 0;  ///< of the worst stage, GiB (max allocated leaves it out)

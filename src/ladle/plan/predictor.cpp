@@ -85,6 +85,9 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   }
   p.worst_stage = memory.worst_stage;
   p.memory_gib = memory.worst_bytes / kGiB;
+  // 80% of a normal log residual lies within 1.2816 spreads (the throughput interval's level).
+  p.memory_low_gib = p.memory_gib * std::exp(-1.2816 * calibration.memory_log_spread);
+  p.memory_high_gib = p.memory_gib * std::exp(1.2816 * calibration.memory_log_spread);
   p.allocator_memory_gib = memory.allocator_bytes / kGiB;
   p.allocator_slack_gib = memory.worst[static_cast<size_t>(MemoryPart::allocator_slack)] / kGiB;
   p.capacity_gib = hbm_capacity_gib(cluster.gpu);

@@ -118,6 +118,7 @@ Json prediction_object(const Prediction& p, const ReportHeader& h) {
   j["usd_per_million_tokens"] = round_to(p.usd_per_million_tokens, 2);
   j["microbatches"] = p.microbatches;
   j["memory_gib"] = round_to(p.memory_gib, 2);
+  j["memory_gib_interval"] = Json::array({round_to(p.memory_low_gib, 2), round_to(p.memory_high_gib, 2)});
   j["capacity_gib"] = round_to(p.capacity_gib, 2);
   j["fits"] = p.fits;
   j["worst_stage"] = p.worst_stage;
@@ -392,9 +393,15 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
                        "  ") +
          "\n";
 
-  out += fmt::format("memory per GPU, GiB: worst stage {} of {} uses {:.1f} of {:.1f}: {} ({} dominates)\n",
-                     p.worst_stage, p.stages.size(), p.memory_gib, p.capacity_gib, p.fits ? "fits" : "DOES NOT FIT",
-                     p.memory_dominant);
+  // The verdict is the point estimate's; the 80% interval says when it is close.
+  const bool device_fits = p.memory_gib <= p.capacity_gib;
+  const char* verdict = !p.fits ? "DOES NOT FIT" : "fits";
+  std::string close;
+  if (device_fits && p.memory_high_gib > p.capacity_gib) close = ", though the interval's upper end does not";
+  if (!device_fits && p.memory_low_gib <= p.capacity_gib) close = ", though the interval's lower end fits";
+  out += fmt::format("memory per GPU, GiB: worst stage {} of {} uses {:.1f} ({:.1f}-{:.1f}) of {:.1f}: {}{} ({} dominates)\n",
+                     p.worst_stage, p.stages.size(), p.memory_gib, p.memory_low_gib, p.memory_high_gib, p.capacity_gib,
+                     verdict, close, p.memory_dominant);
   if (p.host_memory_gib > 0) {
     out += fmt::format("host memory per node for offloaded optimizer states: {:.0f} of {:.0f} GiB usable\n",
                        p.host_memory_gib, p.host_capacity_gib);
