@@ -13,16 +13,24 @@
 namespace ladle::plan {
 namespace {
 
-Measurement with_peak(const std::string& model_name, int64_t gpus, const std::string& spec, double slack,
-                      PeakMemoryKind kind = PeakMemoryKind::max_reserved) {
+// A run of `spec` on `gpus` GPUs of `gpu`, 8,192-token rows, with no measured figure.
+Measurement run_of(const std::string& model_name, const std::string& gpu, int64_t gpus, const std::string& spec,
+                   int64_t global_batch) {
   Measurement m;
   m.name = model_name + " " + spec;
   m.model = model::load_model(model_name);
   m.costs = model_costs(m.model, 8192);
-  m.cluster = make_cluster("h200", gpus);
+  m.cluster = make_cluster(gpu, gpus);
   m.workload.row_tokens = 8192;
-  m.workload.global_batch = 128;
-  m.layout = layout::resolve_layout(layout::parse_layout_spec(spec), layout::LayoutContext{gpus, 8, 8192, 128});
+  m.workload.global_batch = global_batch;
+  m.layout = layout::resolve_layout(layout::parse_layout_spec(spec),
+                                    layout::LayoutContext{gpus, 8, 8192, global_batch});
+  return m;
+}
+
+Measurement with_peak(const std::string& model_name, int64_t gpus, const std::string& spec, double slack,
+                      PeakMemoryKind kind = PeakMemoryKind::max_reserved) {
+  Measurement m = run_of(model_name, "h200", gpus, spec, 128);
   m.peak_memory_kind = to_string(kind);
   Calibration truth;
   truth.allocator_slack = slack;
@@ -66,17 +74,8 @@ TEST(CalibrateMemory, StaysInsideItsRangeAndUsesOnlyMaxReservedPeaks) {
 // A run that ran with no published peak: the Llama 3 paper's 405B layout on 8,192 H100 80 GB, whose
 // predicted peak is within a few GiB of the GPU's memory, so the slack decides whether it fits.
 Measurement ran_without_peak() {
-  Measurement m;
-  m.name = "llama3-405b";
-  m.model = model::load_model("llama-3.1-405b");
-  m.costs = model_costs(m.model, 8192);
-  m.cluster = make_cluster("h100", 8192);
-  m.workload.row_tokens = 8192;
-  m.workload.global_batch = 2048;
-  m.layout = layout::resolve_layout(
-      layout::parse_layout_spec("tp=8,sp=on,pp=16,first=7,last=7,recompute=none,fsdp=megatron,fsdp_sharding=optim_grads"),
-      layout::LayoutContext{8192, 8, 8192, 2048});
-  return m;
+  return run_of("llama-3.1-405b", "h100", 8192,
+                "tp=8,sp=on,pp=16,first=7,last=7,recompute=none,fsdp=megatron,fsdp_sharding=optim_grads", 2048);
 }
 
 double headroom_gib(const Measurement& m, double slack) {
