@@ -122,9 +122,7 @@ int run_predict(const PredictOptions& o, Io& io) {
       m = plan::measurement_from_recipe(loaded);
       measured = m.measured_tokens_per_s_per_gpu;
     } else {
-      recipe::LoadedRecipe copy = loaded;
-      copy.recipe.result = RecipeResult{};
-      m = plan::measurement_from_recipe(copy);
+      m = plan::run_from_recipe(loaded);  // planned: nothing measured to compare with
     }
     if (o.price) plan::override_price(m.cluster, *o.price);
   } else {

@@ -177,11 +177,8 @@ std::vector<std::vector<double>> covariance(const std::vector<const Measurement*
 
 }  // namespace
 
-Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
+Measurement run_from_recipe(const recipe::LoadedRecipe& loaded) {
   const Recipe& r = loaded.recipe;
-  if (!r.result) {
-    throw_input(loaded.where.at("result"), "has no measured result to calibrate on");
-  }
   Measurement m;
   m.name = loaded.path;
   m.source = loaded.path;
@@ -210,6 +207,15 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
       // A run script ladle cannot read prices the default attention backend; `ladle check` reports it.
     }
   }
+  return m;
+}
+
+Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
+  const Recipe& r = loaded.recipe;
+  if (!r.result) {
+    throw_input(loaded.where.at("result"), "has no measured result to calibrate on");
+  }
+  Measurement m = run_from_recipe(loaded);
   m.measured_tokens_per_s_per_gpu = r.result->tokens_per_s_per_gpu;
   if (r.result->peak_memory_gib) {  // `ladle score --write` records the logs' max reserved
     m.peak_memory_gib = *r.result->peak_memory_gib;

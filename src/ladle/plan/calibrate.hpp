@@ -35,6 +35,9 @@ struct Measurement {
 /// The measurement a recipe with a `result:` records. Throws Error(input) at the recipe's field
 /// when it has no result, names an unknown model, GPU or instance, or its layout is invalid.
 Measurement measurement_from_recipe(const recipe::LoadedRecipe& recipe);
+/// The run a recipe describes, without its result (a planned recipe's): model, cluster, workload
+/// and layout. Throws Error(input) as measurement_from_recipe does, but needs no `result:`.
+Measurement run_from_recipe(const recipe::LoadedRecipe& recipe);
 
 /// Whether a launch selects Transformer Engine's FlashAttention backend (--attention-backend flash).
 bool selects_flash_attention_backend(const recipe::LaunchArgs& launch);
