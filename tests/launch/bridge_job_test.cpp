@@ -88,10 +88,10 @@ TEST(BridgeJob, EveryKnobRoundTripsThroughTheJobLadleWrites) {
   const Base base = bare_base(qwen);
   int checked = 0;
   for (const Knob& knob : layout::kKnobs) {
-    bool megatron = false;
+    bool bridge = false;  // Megatron-LM's arguments, and the Bridge-only config fields
     for (const layout::KnobArg& arg : knob.args)
-      megatron = megatron || (arg.engines & layout::kMegatron) != 0;
-    if (!megatron) continue;  // slime's dynamic batching: no Megatron-LM argument
+      bridge = bridge || (arg.engines & (layout::kMegatron | layout::kBridgeOnly)) != 0;
+    if (!bridge) continue;  // slime's dynamic batching: no Megatron-LM argument
     std::vector<std::string> values = {other_value(knob)};
     // Both values of a two-valued choice written as a boolean
     // (mixed_precision.grad_reduce_in_fp32), and each value of a choice with switches (fsdp

@@ -108,6 +108,30 @@ TEST(Knobs, EveryKnobRoundTripsThroughEveryEngine) {
   }
 }
 
+TEST(Knobs, ABridgeOnlyKnobIsWrittenForBridgeAndRefusedByTheOthers) {
+  // act_fp8_store: Megatron-Core's activation_func_fp8_input_store, a config field with no
+  // Megatron-LM argument. Megatron-Bridge's job writes its override; slime, miles and Megatron-LM
+  // refuse the layout rather than drop the setting.
+  const Knob* knob = find_knob("act_fp8_store");
+  ASSERT_NE(knob, nullptr);
+  Layout l;
+  l.act_fp8_store = true;
+  const std::vector<EngineArg> bridge = layout_engine_args(l, Engine::bridge, 8192);
+  EXPECT_TRUE(std::any_of(bridge.begin(), bridge.end(), [](const EngineArg& a) {
+    return a.flag == "model.activation_func_fp8_input_store" && !a.value;
+  }));
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+    SCOPED_TRACE(to_string(engine));
+    EXPECT_LADLE_ERROR(layout_engine_args(l, engine, 8192), usage, "use --engine bridge");
+    EXPECT_NE(engine_refusal(l, engine_mask(engine)), std::nullopt);
+  }
+  EXPECT_EQ(engine_refusal(l, engine_mask(Engine::bridge)), std::nullopt);
+  // Off, its default, is every engine's: nothing written, nothing refused.
+  l.act_fp8_store = false;
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron, Engine::bridge})
+    EXPECT_EQ(engine_refusal(l, engine_mask(engine)), std::nullopt);
+}
+
 TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
   for (const Knob& knob : kKnobs) {
     if (knob.recipe.empty()) continue;

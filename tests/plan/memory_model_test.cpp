@@ -397,6 +397,45 @@ TEST(MemoryModel, MoeLayerBytesByHand) {
   EXPECT_NEAR(part(estimate(s, s.layout), MemoryPart::activations), expected * 8192, 1.0);
 }
 
+TEST(MemoryModel, Fp8ActivationInputStoreHalvesWhatSwigluKeeps) {
+  // act_fp8_store (activation_func_fp8_input_store): fc1's output, SwiGLU's saved input, in one
+  // byte an element instead of two: 2 ffn bytes a token on each dense layer, 2 moe_ffn on each
+  // routed copy and 2 shared_ffn on the shared expert. Under moe_act recompute the routed
+  // experts' checkpoint keeps the BF16 input, so only the dense and shared MLPs save.
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  const std::string spec = "tp=1,ep=8,recompute=selective,force_balance=on";
+  for (const std::string modules : {"", ",recompute_modules=moe_act"}) {
+    SCOPED_TRACE(modules);
+    const Case off = setup("glm-4.7-flash", 8, spec + modules);
+    const Case on = setup("glm-4.7-flash", 8, spec + modules + ",act_fp8_store=on");
+    const ModelCosts& c = off.costs;
+    const bool moe_act = !modules.empty();
+    const double moe_saving = (moe_act ? 0.0 : d(c.top_k) * 2 * d(c.moe_ffn)) + 2 * d(c.shared_ffn);
+    double saving = d(c.num_mtp_layers) * moe_saving;
+    for (size_t k = 0; k < c.kinds.size(); ++k)
+      saving += d(c.count(k, 0, c.num_layers)) * (c.kinds[k].moe ? moe_saving : 2 * d(c.ffn));
+    EXPECT_NEAR(part(estimate(off, off.layout), MemoryPart::activations) -
+                    part(estimate(on, on.layout), MemoryPart::activations),
+                saving * 8192, 1.0);
+  }
+}
+
+TEST(MemoryModel, Fp8ActivationInputStoreNeedsSwiglu) {
+  // transformer_config.py: "Storing activation input in FP8 is supported only for SwiGLU." gpt-oss's
+  // GLU is quick-GELU; GPT-3's MLP is not gated.
+  const layout::LayoutContext context{8, 8, 8192, 128};
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=1,ep=8,act_fp8_store=on"), context);
+  EXPECT_EQ(layout::find_layout_violation(l, model::load_model("qwen3-30b-a3b"), context), std::nullopt);
+  for (const char* name : {"gpt-oss-120b", "gpt3-1.7b"}) {
+    const ModelSpec m = model::load_model(name);
+    Layout dense = l;
+    if (m.num_experts == 0) dense.ep = 1;
+    const auto why = layout::find_layout_violation(dense, m, context);
+    ASSERT_TRUE(why.has_value()) << name;
+    EXPECT_NE(why->find("supported only for SwiGLU"), std::string::npos) << *why;
+  }
+}
+
 TEST(MemoryModel, OnlyDelayedScalingKeepsASecondQuantizedCopy) {
   // Delayed scaling saves the projection's FP8 copy of the attention output beside flash
   // attention's BF16 one, and the shared expert's FP8 copy of its input beside the router's BF16

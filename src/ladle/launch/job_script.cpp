@@ -421,10 +421,9 @@ std::string shell_word(const std::string& value) {
 std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec& model,
                                                layout::Engine engine, int64_t row_tokens) {
   std::vector<layout::EngineArg> out;
-  // Megatron-Bridge sets Megatron-LM's knobs: the job writes them in its override syntax.
-  const layout::Engine spelling =
-      engine == layout::Engine::bridge ? layout::Engine::megatron : engine;
-  for (layout::EngineArg& arg : layout::layout_engine_args(l, spelling, row_tokens)) {
+  // Megatron-Bridge sets Megatron-LM's knobs (and Megatron-Core's Bridge-only fields): job_args
+  // writes them in its override syntax.
+  for (layout::EngineArg& arg : layout::layout_engine_args(l, engine, row_tokens)) {
     if (model.num_experts == 0 && is_moe_flag(arg.flag))
       continue;  // a dense model has no experts to place
     out.push_back(std::move(arg));

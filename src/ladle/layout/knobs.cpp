@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -168,9 +169,12 @@ bool knob_is_default(const Knob& knob, const Layout& layout) {
   return knob_text(knob, layout) == knob_text(knob, kDefault);
 }
 
-std::optional<std::string_view> engine_refusal(const Layout& layout) {
+std::optional<std::string_view> engine_refusal(const Layout& layout, uint8_t engines) {
   for (const Knob& knob : kKnobs) {
-    if (!knob.no_engine.empty() && !knob_is_default(knob, layout)) return knob.no_engine;
+    if (knob.no_engine.empty() || knob_is_default(knob, layout)) continue;
+    const bool taken = std::any_of(knob.args.begin(), knob.args.end(),
+                                   [engines](const KnobArg& arg) { return (arg.engines & engines) != 0; });
+    if (!taken) return knob.no_engine;
   }
   return std::nullopt;
 }

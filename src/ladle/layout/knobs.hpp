@@ -51,6 +51,11 @@ enum EngineMask : uint8_t {
   kMiles = 2,
   kMegatron = 4,
   kAllEngines = kSlime | kMiles | kMegatron,
+  /// Megatron-Bridge alone: a config field of Megatron-Core that no Megatron-LM argument sets. Its
+  /// `flag` is the override key itself (model.activation_func_fp8_input_store), which only the
+  /// Bridge job writes and only Bridge overrides read; the other engines refuse the knob's
+  /// non-default values (`no_engine`).
+  kBridgeOnly = 8,
 };
 
 /// One launch argument of a knob. The first argument of a row that an engine takes is the one
@@ -201,6 +206,7 @@ inline constexpr KnobArg fp8_bf16_edges[] = {{"--first-last-layers-bf16", on}};
 inline constexpr KnobArg fp8_bf16_first[] = {{"--num-layers-at-start-in-bf16"}};
 inline constexpr KnobArg fp8_bf16_last[] = {{"--num-layers-at-end-in-bf16"}};
 inline constexpr KnobArg fp8_reuse_grad_buf[] = {{"--reuse-grad-buf-for-mxfp8-param-ag", on}};
+inline constexpr KnobArg act_fp8_store[] = {{"model.activation_func_fp8_input_store", on, "on", kBridgeOnly}};
 inline constexpr KnobArg cuda_graph[] = {{"--cuda-graph-impl"},
                                          {"--enable-cuda-graph", on, "local", kAllEngines, true},
                                          {"--external-cuda-graph", on, "transformer_engine", kAllEngines, true}};
@@ -404,6 +410,16 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "mixed_precision.reuse_grad_buf_for_mxfp8_param_ag", .recipe = "fp8_reuse_grad_buffer", .when = {"fp8_recipe", "mxfp8"},
    .help = "gather MXFP8 weights into the gradient buffer (no separate copy)", .get = get<&L::fp8_reuse_grad_buf>,
    .set = set<&L::fp8_reuse_grad_buf>},
+  // Megatron-Core TransformerConfig.activation_func_fp8_input_store (transformer_config.py; the fused
+  // bias_swiglu of fusions/fused_bias_swiglu.py casts its saved input to float8_e4m3fn). Megatron-LM
+  // lists it among the config fields with no argument (arguments.py, core_transformer_config_from_args).
+  {.key = "act_fp8_store", .kind = K::flag, .args = a::act_fp8_store,
+   .bridge = "model.activation_func_fp8_input_store", .recipe = "activation_fp8_input_store",
+   .help = "keep SwiGLU's input for backward in FP8 (Megatron-Bridge only)",
+   .no_engine = "act_fp8_store=on has no Megatron-LM argument: Megatron-Core's "
+                "activation_func_fp8_input_store is a config field only Megatron-Bridge sets "
+                "(model.activation_func_fp8_input_store=true); use --engine bridge",
+   .get = get<&L::act_fp8_store>, .set = set<&L::act_fp8_store>},
   {.key = "cuda_graph", .kind = K::choice, .names = kCudaGraphNames, .args = a::cuda_graph,
    .bridge = "model.cuda_graph_impl", .recipe = "cuda_graph", .searchable = true, .search = "none transformer_engine", .least_memory = "none", .fastest = "transformer_engine", .help = "CUDA graph implementation",
    .get = get<&L::cuda_graph>, .set = set<&L::cuda_graph>},
@@ -475,8 +491,8 @@ void set_knob_text(const Knob& knob, Layout& layout, std::string_view text, std:
 bool knob_is_default(const Knob& knob, const Layout& layout);
 /// Whether the row's `when` condition holds in `layout`.
 bool knob_applies(const Knob& knob, const Layout& layout);
-/// Why no engine can run `layout` (the `no_engine` line of the first knob it sets to a value
-/// without an argument), or nullopt when every knob has its launch argument.
-std::optional<std::string_view> engine_refusal(const Layout& layout);
+/// Why the engines of `engines` (EngineMask bits) cannot run `layout`: the `no_engine` line of the
+/// first knob it sets away from its default that has no argument for those engines, or nullopt.
+std::optional<std::string_view> engine_refusal(const Layout& layout, uint8_t engines);
 
 }  // namespace ladle::layout

@@ -150,6 +150,9 @@ struct Layout {
   int64_t fp8_bf16_first = 1;     ///< --num-layers-at-start-in-bf16
   int64_t fp8_bf16_last = 1;      ///< --num-layers-at-end-in-bf16
   bool fp8_reuse_grad_buf = false;  ///< --reuse-grad-buf-for-mxfp8-param-ag: MXFP8 weights gathered in the grad buffer
+  /// Megatron-Core's activation_func_fp8_input_store: SwiGLU keeps its input for backward in FP8
+  /// E4M3 (Megatron-Bridge's model.activation_func_fp8_input_store; no Megatron-LM argument).
+  bool act_fp8_store = false;
   // CUDA graphs.
   CudaGraphImpl cuda_graph = CudaGraphImpl::none;
   uint32_t graph_modules = 0;  ///< bits of GraphModule; 0 captures whole layers

@@ -351,6 +351,11 @@ std::optional<std::string> megatron_violation(const Layout& l, const ModelSpec& 
       return std::string("moe recompute is not supported with moe_router CUDA graph with --cuda-graph-impl transformer_engine");
     }
   }
+  // transformer_config.py __post_init__: "Storing activation input in FP8 is supported only for SwiGLU."
+  if (l.act_fp8_store && (!model.gated_mlp || !model.silu_glu)) {
+    return fmt::format("act_fp8_store (activation_func_fp8_input_store) is supported only for SwiGLU; {}'s MLP is {}",
+                       model.name, model.gated_mlp ? "a quick-GELU GLU" : "not gated");
+  }
   if (l.act_offload) {
     if (l.offload_modules == 0) return std::string("fine-grained activation offloading needs --offload-modules");
     if (has(l.offload_modules, OffloadModule::attn_proj) && !has(l.offload_modules, OffloadModule::core_attn)) {

@@ -30,16 +30,6 @@ std::string rows_phrase(int64_t rows, int64_t row_tokens) {
                      rows == 1 ? "" : "s");
 }
 
-uint8_t engine_bit(Engine engine) {
-  switch (engine) {
-    case Engine::slime: return kSlime;
-    case Engine::miles: return kMiles;
-    case Engine::megatron: return kMegatron;
-    case Engine::bridge: return kMegatron;  // Megatron-Bridge sets Megatron-LM's knobs
-  }
-  return kSlime;
-}
-
 // The value a knob takes when no argument sets it, as spec text ("" = Layout's default).
 std::string_view engine_default(const Knob& knob, Engine engine) {
   return engine == Engine::megatron || engine == Engine::bridge ? knob.megatron_default : knob.slime_default;
@@ -150,6 +140,16 @@ std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag
 const std::string& written(const recipe::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
 
 }  // namespace
+
+uint8_t engine_mask(Engine engine) {
+  switch (engine) {
+    case Engine::slime: return kSlime;
+    case Engine::miles: return kMiles;
+    case Engine::megatron: return kMegatron;
+    case Engine::bridge: return kMegatron | kBridgeOnly;  // Megatron-LM's knobs, and Megatron-Core's own
+  }
+  return kSlime;
+}
 
 const char* to_string(Engine engine) {
   switch (engine) {
@@ -277,9 +277,9 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
   auto add = [&args](std::string_view flag, std::optional<std::string> value = std::nullopt) {
     args.push_back(EngineArg{std::string(flag), std::move(value)});
   };
-  // A value no engine has an argument for cannot become a job.
-  if (const std::optional<std::string_view> refusal = engine_refusal(l)) throw_usage("{}", *refusal);
-  const uint8_t bit = engine_bit(engine);
+  // A value the engine has no argument for cannot become its job.
+  const uint8_t bit = engine_mask(engine);
+  if (const std::optional<std::string_view> refusal = engine_refusal(l, bit)) throw_usage("{}", *refusal);
   for (const Knob& knob : kKnobs) {
     if (knob.args.empty() || !knob_applies(knob, l)) continue;
     const std::string text = knob_text(knob, l);
@@ -316,7 +316,8 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
         if (!value.empty()) add(chosen->flag, value);
       }
     }
-    if (knob.key == "rows_per_mb" && engine == Engine::megatron) add("--seq-length", std::to_string(row_tokens));
+    if (knob.key == "rows_per_mb" && (engine == Engine::megatron || engine == Engine::bridge))
+      add("--seq-length", std::to_string(row_tokens));
   }
   return args;
 }

@@ -28,6 +28,9 @@ enum class Engine {
 const char* to_string(Engine engine);
 /// Parses an engine name; throws Error(usage) listing the valid names.
 Engine parse_engine(std::string_view name);
+/// The EngineMask bits of the knob arguments an engine takes (Megatron-Bridge: Megatron-LM's and
+/// the Bridge-only config fields).
+uint8_t engine_mask(Engine engine);
 
 /// The layout a recipe's `layout:` block describes. Without a precision_aware field the flag is
 /// set when offload > 0 (which requires it). Use layout_from_recipe to read the rest from the run

@@ -382,6 +382,7 @@ void read_gpt_oss(const ConfigReader& in, ModelSpec& spec) {
   read_gqa(in, spec);
   spec.attention_out_bias = spec.attention_bias;  // GptOssAttention: o_proj bias = attention_bias
   spec.attention_sinks = true;
+  spec.silu_glu = false;  // x_glu * sigmoid(1.702 x_glu) * (x_linear + 1), clamped at 7
   spec.intermediate_size = in.positive("intermediate_size");
   spec.moe_intermediate_size = spec.intermediate_size;
   spec.num_experts = in.positive("num_local_experts");

@@ -89,6 +89,9 @@ struct ModelSpec {
   /// The dense MLP is gated (SwiGLU: gate, up, down, three matrices); false for GPT-2's two-matrix
   /// MLP, fc1 -> GELU -> fc2 (`c_fc`, `c_proj`).
   bool gated_mlp = true;
+  /// A gated MLP's activation is SiLU (SwiGLU). gpt-oss's is a clamped quick-GELU GLU with an
+  /// offset (Megatron-Bridge's GPTOSSProvider: quick_gelu, glu_linear_offset 1, clamp 7).
+  bool silu_glu = true;
   int64_t moe_intermediate_size = 0;    ///< one routed expert's width
   int64_t num_experts = 0;              ///< routed experts per MoE layer
   int64_t experts_per_token = 0;        ///< top-k

@@ -115,6 +115,10 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   double bytes = elements * kBf16;
+  // SwiGLU's saved input, fc1's output: BF16, or E4M3 under activation_func_fp8_input_store (the
+  // fused bias_swiglu and weighted_bias_swiglu cast what they save to float8_e4m3fn with no scale,
+  // fusions/fused_bias_swiglu.py; the BF16 fc1 output is then freed, nothing else keeps it).
+  const double swiglu_input = l.act_fp8_store ? 1.0 : kBf16;
   const double ffn = static_cast<double>(c.ffn);
   const double mlp_input = norm_out * st.linear_input * h / gathered_div;  // fc1's input, the norm's output
   if (!kind.moe) {
@@ -124,7 +128,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     // the MLP's input.
     if (recomputed(RecomputeModule::mlp)) return bytes + kBf16 * h / sp_div;
     const double fc1_out = c.gated_mlp ? 2 * ffn : ffn;
-    bytes += mlp_input + kBf16 * fc1_out / tp + st.linear_input * ffn / tp;
+    bytes += mlp_input + (c.gated_mlp ? swiglu_input : kBf16) * fc1_out / tp + st.linear_input * ffn / tp;
     return bytes;
   }
   // --recompute-modules moe reruns the whole MoE layer: only its input is kept.
@@ -142,17 +146,23 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // output (2 x ffn, gate and up) and the activation's output (ffn); the router probabilities are
   // applied inside the activation (bias_swiglu / weighted_squared_relu), so no second h-sized
   // tensor per copy. --recompute-modules moe_act drops the activation's output (recomputed from
-  // fc1's output, which stays); TE's FP8 stores fc1's and fc2's inputs quantized.
+  // fc1's output, which stays); TE's FP8 stores fc1's and fc2's inputs quantized. fc1's output is
+  // SwiGLU's saved input, in FP8 under act_fp8_store, except where the activation is checkpointed
+  // (moe_act: CheckpointWithoutOutput keeps its BF16 input and runs it without saving) or offloaded
+  // (moe_act / expert_fc1 offload takes the unfused activation, which does not store FP8).
   const double moe_ffn = static_cast<double>(c.moe_ffn) / etp;
   const bool moe_act = recomputed(RecomputeModule::moe_act);
-  bytes += copies * (st.linear_input * h + kBf16 * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
+  const bool act_offloaded =
+      l.act_offload && (has(l.offload_modules, OffloadModule::moe_act) || has(l.offload_modules, OffloadModule::expert_fc1));
+  const double expert_swiglu_input = moe_act || act_offloaded ? kBf16 : swiglu_input;
+  bytes += copies * (st.linear_input * h + expert_swiglu_input * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
   if (c.shared_ffn > 0) {
     // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input. That
     // input is the router's (the same BF16 norm output) except for the quantized copy delayed
     // scaling keeps when the shared expert is not recomputed.
     const double shared = static_cast<double>(c.shared_ffn);
     if (st.fp8_second_copy && !recomputed(RecomputeModule::shared_experts)) bytes += mlp_input;
-    if (!recomputed(RecomputeModule::shared_experts)) bytes += kBf16 * 2 * shared / tp + st.linear_input * shared / tp;
+    if (!recomputed(RecomputeModule::shared_experts)) bytes += swiglu_input * 2 * shared / tp + st.linear_input * shared / tp;
   }
   return bytes;
 }

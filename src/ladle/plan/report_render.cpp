@@ -9,6 +9,7 @@
 
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
+#include "ladle/layout/recipe_layout.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -101,8 +102,10 @@ Json prediction_object(const Prediction& p, const ReportHeader& h) {
   j["layout"] = layout_json(p.layout);
   if (h.launch_args) {
     j["engine"] = h.engine;
-    // A layout no engine runs (schedule=dualpipe) has no arguments: null, and why.
-    if (const std::optional<std::string_view> refusal = layout::engine_refusal(p.layout)) {
+    // A layout the engine does not run (schedule=dualpipe; a Bridge-only knob for Megatron-LM) has
+    // no arguments: null, and why.
+    const uint8_t engines = layout::engine_mask(layout::parse_engine(h.engine));
+    if (const std::optional<std::string_view> refusal = layout::engine_refusal(p.layout, engines)) {
       j["args"] = nullptr;
       j["args_refused"] = std::string(*refusal);
     } else {

@@ -72,8 +72,9 @@ std::pair<const Knob*, const KnobArg*> switch_of_key(std::string_view key) {
   return {nullptr, nullptr};
 }
 
+// The spellings a Bridge override stands for: Megatron-LM's, and the Bridge-only fields'.
 bool megatron_spelling(const KnobArg& arg) {
-  return (arg.engines & layout::kMegatron) != 0 && !arg.deprecated;
+  return (arg.engines & (layout::kMegatron | layout::kBridgeOnly)) != 0 && !arg.deprecated;
 }
 
 // The knob's argument that takes a value, and its switch for `value`.

@@ -143,6 +143,7 @@ struct RecipeLayout {
   std::optional<int64_t> fp8_bf16_first_layers;  ///< --num-layers-at-start-in-bf16
   std::optional<int64_t> fp8_bf16_last_layers;  ///< --num-layers-at-end-in-bf16
   std::optional<bool> fp8_reuse_grad_buffer;  ///< --reuse-grad-buf-for-mxfp8-param-ag
+  std::optional<bool> activation_fp8_input_store;  ///< Megatron-Bridge model.activation_func_fp8_input_store
   std::optional<std::string> cuda_graph;  ///< --cuda-graph-impl
   std::optional<std::vector<std::string>> cuda_graph_modules;  ///< --cuda-graph-modules (empty: whole layers)
   std::optional<bool> overlap_grad_reduce;  ///< --overlap-grad-reduce

@@ -168,6 +168,7 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("fp8_bf16_first_layers", x.fp8_bf16_first_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
   v.field("fp8_bf16_last_layers", x.fp8_bf16_last_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
   v.field("fp8_reuse_grad_buffer", x.fp8_reuse_grad_buffer, {.omit_if_null = true});
+  v.field("activation_fp8_input_store", x.activation_fp8_input_store, {.omit_if_null = true});
   v.field("cuda_graph", x.cuda_graph, {.allowed = layout::kCudaGraphNames, .omit_if_null = true});
   v.field("cuda_graph_modules", x.cuda_graph_modules, {.allowed = layout::kGraphModuleNames, .omit_if_null = true});
   v.field("overlap_grad_reduce", x.overlap_grad_reduce, {.omit_if_null = true});
