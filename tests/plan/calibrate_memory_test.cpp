@@ -9,24 +9,12 @@
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "support/measurement_support.hpp"
 
 namespace ladle::plan {
 namespace {
 
-// A run of `spec` on `gpus` GPUs of `gpu`, 8,192-token rows, with no measured figure.
-Measurement run_of(const std::string& model_name, const std::string& gpu, int64_t gpus, const std::string& spec,
-                   int64_t global_batch) {
-  Measurement m;
-  m.name = model_name + " " + spec;
-  m.model = model::load_model(model_name);
-  m.costs = model_costs(m.model, 8192);
-  m.cluster = make_cluster(gpu, gpus);
-  m.workload.row_tokens = 8192;
-  m.workload.global_batch = global_batch;
-  m.layout = layout::resolve_layout(layout::parse_layout_spec(spec),
-                                    layout::LayoutContext{gpus, 8, 8192, global_batch});
-  return m;
-}
+using test::run_of;
 
 Measurement with_peak(const std::string& model_name, int64_t gpus, const std::string& spec, double slack,
                       PeakMemoryKind kind = PeakMemoryKind::max_reserved) {

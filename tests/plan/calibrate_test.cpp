@@ -10,6 +10,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/measurements.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "support/measurement_support.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
@@ -17,13 +18,8 @@ namespace {
 
 Measurement synthetic(const std::string& model_name, int64_t gpus, const std::string& spec, const Calibration& truth,
                       const std::string& source = "synthetic") {
-  Measurement m;
-  m.name = model_name + " " + spec;
+  Measurement m = test::run_of(model_name, "h200", gpus, spec);
   m.source = source;
-  m.model = model::load_model(model_name);
-  m.costs = model_costs(m.model, 8192);
-  m.cluster = make_cluster("h200", gpus);
-  m.layout = layout::resolve_layout(layout::parse_layout_spec(spec), layout::LayoutContext{gpus, 8, 8192, 128});
   m.measured_tokens_per_s_per_gpu = predict_tokens_per_s(m, truth);
   return m;
 }

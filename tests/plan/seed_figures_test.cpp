@@ -12,6 +12,7 @@
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "support/measurement_support.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
@@ -32,13 +33,8 @@ std::vector<Measurement> catalog_measurements() {
 }
 
 Measurement flash_start() {
-  Measurement m;
+  Measurement m = test::run_of("glm-4.7-flash", "h200", 8, kFlashStart);
   m.name = "glm-4.7-flash start";
-  m.model = model::load_model("glm-4.7-flash");
-  m.costs = model_costs(m.model, 8192);
-  m.cluster = make_cluster("h200", 8);
-  const layout::LayoutContext context{8, 8, 8192, 128};
-  m.layout = layout::resolve_layout(layout::parse_layout_spec(kFlashStart), context);
   m.measured_tokens_per_s_per_gpu = kFlashStartMeasured;
   return m;
 }

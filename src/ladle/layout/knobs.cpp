@@ -18,18 +18,6 @@ namespace {
   throw Error(ErrorKind::usage, message, SourceLocation{"", 0, 0, std::string(what)});
 }
 
-}  // namespace
-
-std::string format_real(double value) {
-  // {fmt}'s shortest representation that reads back to the same double, with ".0" on a whole
-  // number so that a real never reads as an integer.
-  std::string text = fmt::format("{}", value);
-  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
-  return text;
-}
-
-namespace {
-
 bool allowed(const Knob& knob, size_t index) {
   return knob.allowed == 0 || ((knob.allowed >> index) & 1) != 0;
 }
@@ -85,6 +73,14 @@ bool parse_flag(std::string_view text, std::string_view what) {
 }
 
 }  // namespace
+
+std::string format_real(double value) {
+  // {fmt}'s shortest representation that reads back to the same double, with ".0" on a whole
+  // number so that a real never reads as an integer.
+  std::string text = fmt::format("{}", value);
+  if (text.find_first_of(".eEn") == std::string::npos) text += ".0";
+  return text;
+}
 
 const Knob* find_knob(std::string_view key) {
   for (const Knob& knob : kKnobs) {

@@ -26,9 +26,6 @@ namespace {
 constexpr double kPriorWeight = 0.001;
 constexpr int kMaxEvaluations = 4000;
 constexpr double kRelativeTolerance = 1e-7;
-// The two-sided 80% quantile of a normal distribution: printed intervals hold 80% of runs like
-// the training set's.
-constexpr double kInterval80 = 1.2816;
 constexpr double kInterval95 = 1.96;
 
 struct Fitted {
@@ -354,7 +351,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   double sum = 0;
   for (double e : loso_log) sum += e * e;
   const double sigma = std::sqrt(sum / static_cast<double>(loso_log.size()));
-  fit.calibration.interval_log_halfwidth = std::clamp(kInterval80 * sigma, 0.0, 2.0);
+  fit.calibration.interval_log_halfwidth = std::clamp(kNormalQuantile80 * sigma, 0.0, 2.0);
   int64_t covered = 0;
   for (size_t i = 0; i < measurements.size(); ++i) {
     const double halfwidth = throughput_log_halfwidth(measurements[i], fit.calibration);

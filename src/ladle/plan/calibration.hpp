@@ -9,6 +9,10 @@
 
 namespace ladle::plan {
 
+/// The two-sided 80% quantile of the standard normal: every interval ladle prints (throughput and
+/// memory) holds 80% of runs like the training set's, so it is this many log spreads wide a side.
+inline constexpr double kNormalQuantile80 = 1.2816;
+
 /// One constant: its value, whether `ladle calibrate` fits it, and the bounds a fit keeps to.
 struct CalibrationConstant {
   std::string name;   ///< snake_case key in calibration.yaml

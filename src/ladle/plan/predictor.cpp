@@ -85,9 +85,9 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   }
   p.worst_stage = memory.worst_stage;
   p.memory_gib = memory.worst_bytes / kGiB;
-  // 80% of a normal log residual lies within 1.2816 spreads (the throughput interval's level).
-  p.memory_low_gib = p.memory_gib * std::exp(-1.2816 * calibration.memory_log_spread);
-  p.memory_high_gib = p.memory_gib * std::exp(1.2816 * calibration.memory_log_spread);
+  // The memory interval at the throughput interval's level, 80%.
+  p.memory_low_gib = p.memory_gib * std::exp(-kNormalQuantile80 * calibration.memory_log_spread);
+  p.memory_high_gib = p.memory_gib * std::exp(kNormalQuantile80 * calibration.memory_log_spread);
   p.allocator_memory_gib = memory.allocator_bytes / kGiB;
   p.allocator_slack_gib = memory.worst[static_cast<size_t>(MemoryPart::allocator_slack)] / kGiB;
   p.capacity_gib = hbm_capacity_gib(cluster.gpu);
@@ -122,9 +122,8 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
 double interval_log_halfwidth(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,
                               int64_t microbatches, const Cluster& cluster, const Workload& workload,
                               const Calibration& calibration) {
-  // The 80% normal quantile: the residual half-width is an 80% interval, so its variance is
-  // (w / z)^2; the constants add g' C g, g the step time's sensitivity to each log constant.
-  constexpr double kZ80 = 1.2816;
+  // The residual half-width is an 80% interval, so its variance is (w / kNormalQuantile80)^2; the
+  // constants add g' C g, g the step time's sensitivity to each log constant.
   constexpr double kStep = 1e-3;
   const double w = calibration.interval_log_halfwidth;
   const size_t n = calibration.covariance_names.size();
@@ -146,8 +145,8 @@ double interval_log_halfwidth(const ModelCosts& costs, const Layout& layout, con
   for (size_t a = 0; a < n; ++a) {
     for (size_t b = 0; b < n; ++b) variance += g[a] * calibration.covariance[a][b] * g[b];
   }
-  const double residual = w / kZ80;
-  return kZ80 * std::sqrt(residual * residual + std::max(0.0, variance));
+  const double residual = w / kNormalQuantile80;
+  return kNormalQuantile80 * std::sqrt(residual * residual + std::max(0.0, variance));
 }
 
 }  // namespace ladle::plan
