@@ -31,5 +31,20 @@ TEST(Proposer, NeverProposesATriedLayoutAndSpreadsOverShapes) {
   EXPECT_EQ(propose(preds, sigmas, tried, 100, 5).size(), 4u);
 }
 
+TEST(Proposer, CountsTheImprovementOnlyInTheCaseTheLayoutFits) {
+  // The faster layout, likely to run out of memory, is worth less than a slower one that fits.
+  const std::vector<Prediction> preds = {prediction("tp=1,ep=8", 120), prediction("tp=2,ep=8", 110)};
+  const std::vector<double> sigmas(preds.size(), 0.05);
+  const std::vector<Candidate> free = propose(preds, sigmas, {}, 100, 2);
+  ASSERT_EQ(free.size(), 2u);
+  EXPECT_EQ(free[0].prediction.tokens_per_s_per_gpu, 120);
+  const std::vector<Candidate> c = propose(preds, sigmas, {}, 100, 2, {0.2, 0.9});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].prediction.tokens_per_s_per_gpu, 110);
+  EXPECT_DOUBLE_EQ(c[0].fit_probability, 0.9);
+  EXPECT_NEAR(c[0].expected_improvement, 0.9 * free[1].expected_improvement, 1e-12);
+  EXPECT_NEAR(c[1].expected_improvement, 0.2 * free[0].expected_improvement, 1e-12);
+}
+
 }  // namespace
 }  // namespace ladle::tune

@@ -70,17 +70,6 @@ double log_headroom(const Measurement& m, const Calibration& c) {
   return std::log(hbm_capacity_gib(m.cluster.gpu) / used);
 }
 
-// log Phi(z), finite however far into the lower tail z lies: erfc keeps its relative precision
-// down to z = -30, and below that (where it would underflow near z = -38) the asymptotic series
-// of Mills' ratio, log Phi(z) = -z^2/2 - log(-z) - log(2 pi)/2 + log(1 - 1/z^2 + 3/z^4), whose
-// error there is under 1e-8.
-double log_normal_cdf(double z) {
-  constexpr double kTail = -30;
-  if (z >= kTail) return std::log(0.5 * std::erfc(-z / std::sqrt(2.0)));
-  const double z2 = z * z;
-  return -0.5 * z2 - std::log(-z) - 0.5 * std::log(2 * M_PI) + std::log(1 - 1 / z2 + 3 / (z2 * z2));
-}
-
 // The negative log-likelihood of the slack and the residual spread (Tobit, log scale): the peaks'
 // residuals are normal with spread sigma, and a run that ran had a residual no larger than its
 // headroom.
@@ -101,6 +90,17 @@ double objective(unsigned /*n*/, const double* x, double* /*gradient*/, void* da
 }
 
 }  // namespace
+
+// erfc keeps its relative precision down to z = -30, and below that (where it would underflow near
+// z = -38) the asymptotic series of Mills' ratio,
+// log Phi(z) = -z^2/2 - log(-z) - log(2 pi)/2 + log(1 - 1/z^2 + 3/z^4), whose error there is under
+// 1e-8.
+double log_normal_cdf(double z) {
+  constexpr double kTail = -30;
+  if (z >= kTail) return std::log(0.5 * std::erfc(-z / std::sqrt(2.0)));
+  const double z2 = z * z;
+  return -0.5 * z2 - std::log(-z) - 0.5 * std::log(2 * M_PI) + std::log(1 - 1 / z2 + 3 / (z2 * z2));
+}
 
 const char* to_string(PeakMemoryKind kind) {
   for (const KindName& k : kKinds) {

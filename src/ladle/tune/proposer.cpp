@@ -9,7 +9,8 @@ namespace ladle::tune {
 
 std::vector<Candidate> propose(const std::vector<Prediction>& predictions,
                                const std::vector<double>& sigmas,
-                               const std::set<std::string>& tried, double best, int64_t count) {
+                               const std::set<std::string>& tried, double best, int64_t count,
+                               const std::vector<double>& fit_probabilities) {
   std::vector<Candidate> out;
   std::set<std::string> seen;
   for (size_t i = 0; i < predictions.size(); ++i) {
@@ -20,7 +21,8 @@ std::vector<Candidate> propose(const std::vector<Prediction>& predictions,
     if (tried.count(c.spec) || !seen.insert(c.spec).second) continue;
     c.prediction = p;
     c.sigma = sigma;
-    c.expected_improvement = expected_improvement(p.tokens_per_s_per_gpu, sigma, best);
+    c.fit_probability = i < fit_probabilities.size() ? fit_probabilities[i] : 1.0;
+    c.expected_improvement = c.fit_probability * expected_improvement(p.tokens_per_s_per_gpu, sigma, best);
     out.push_back(std::move(c));
   }
   std::sort(out.begin(), out.end(), [](const Candidate& a, const Candidate& b) {

@@ -27,6 +27,7 @@
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/tune/belief.hpp"
 #include "ladle/tune/failure.hpp"
+#include "ladle/tune/memory_belief.hpp"
 #include "ladle/tune/proposer.hpp"
 #include "ladle/tune/report.hpp"
 #include "ladle/tune/trial_score.hpp"
@@ -218,6 +219,16 @@ static std::vector<double> sigmas_of(const Tuner::Problem& p, const Belief& beli
   return out;
 }
 
+// Each prediction's probability of fitting in memory after `trials` (memory_belief.hpp).
+static std::vector<double> fit_probabilities_of(const Tuner::Problem& p, const std::vector<Trial>& trials,
+                                                const std::vector<Prediction>& predictions) {
+  const double capacity = plan::hbm_capacity_gib(p.cluster.gpu);
+  const MemoryBelief belief = memory_belief(trials, capacity, p.prior.memory_log_spread);
+  std::vector<double> out;
+  for (const Prediction& pr : predictions) out.push_back(fit_probability(belief, pr.memory_gib, capacity));
+  return out;
+}
+
 // Predicted memory a proposal must stay under: the usable HBM of the search, and below the
 // smallest prediction of any layout that ran out of memory (real memory grows with the
 // predicted, so a layout predicted to need more would run out too).
@@ -354,7 +365,8 @@ std::vector<Trial> Tuner::preview_first_round() const {
       ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
   // Nothing is measured yet: the base layout's prediction is the bar to beat.
   for (const Candidate& c : propose(preds, sigmas_of(p, p.belief, preds), {settings_.base_layout},
-                                    out.front().predicted_tokens_per_s_per_gpu, count)) {
+                                    out.front().predicted_tokens_per_s_per_gpu, count,
+                                    fit_probabilities_of(p, {}, preds))) {
     out.push_back(proposed_trial(c, 1, settings_.steps));
   }
   for (size_t i = 0; i < out.size(); ++i) {
@@ -549,7 +561,8 @@ bool Tuner::end_round() {
   // even when the budget leaves no room for it.
   std::vector<Candidate> proposals =
       propose(preds, sigmas_of(p, fit, preds), tried, best_value,
-              std::max<int64_t>(1, std::min(settings_.per_round, remaining)));
+              std::max<int64_t>(1, std::min(settings_.per_round, remaining)),
+              fit_probabilities_of(p, trials, preds));
   const double best_ei = proposals.empty() ? 0 : proposals.front().expected_improvement;
   if (remaining == 0) proposals.clear();
   // Rounds since the best measured last improved.
