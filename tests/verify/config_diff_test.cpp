@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/verify/numerics_rules.hpp"
 #include "support/test_support.hpp"
 
@@ -38,6 +39,15 @@ TEST(NumericsRules, EveryArgumentOfTheSeedsIsClassified) {
   }
 }
 
+TEST(NumericsRules, EveryArgumentOfTheKnobTableIsClassified) {
+  // Whatever a job ladle writes can differ in, `ladle diff` can judge: every spelling of every knob
+  // (Megatron-LM's flags and the Bridge-only override keys) has a rule.
+  for (const layout::Knob& knob : layout::kKnobs) {
+    for (const layout::KnobArg& arg : knob.args)
+      EXPECT_NE(default_numerics_rules().find(std::string(arg.flag)), nullptr) << knob.key << ": " << arg.flag;
+  }
+}
+
 TEST(NumericsRules, BadFilesAreRejectedWithTheirPlace) {
   const std::string head =
       "classes:\n  layout_only: {verdict: pass, description: d}\nsources:\n  s: somewhere\nrules:\n";
@@ -56,6 +66,11 @@ TEST(NumericsRules, BadFilesAreRejectedWithTheirPlace) {
                                                  "source: nowhere\n",
                                           "r.yaml"),
                      input, "'nowhere' is not an id of sources");
+  // A flag is a Megatron-LM flag or a Megatron-Bridge override key; anything else is refused.
+  const std::string tail = "\n    class: layout_only\n    reason: r\n    source: s\n";
+  EXPECT_EQ(parse_numerics_rules(head + "  - flags: [model.some_config_field]" + tail, "r.yaml").rules.size(), 1u);
+  EXPECT_LADLE_ERROR(parse_numerics_rules(head + "  - flags: [seq-length]" + tail, "r.yaml"), input,
+                     "'seq-length' does not start with -- and is no Megatron-Bridge override key");
 }
 
 TEST(LaunchArgs, QuotingContinuationsPlaceholdersAndRepeats) {

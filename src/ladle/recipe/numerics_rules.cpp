@@ -8,6 +8,7 @@
 #include <set>
 #include <utility>
 
+#include "ladle/recipe/bridge_args.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
@@ -173,7 +174,12 @@ NumericsRules parse_numerics_rules(std::string_view yaml, const std::string& fil
     }
     for (const auto& flag : node["flags"]) {
       const std::string text = flag.as<std::string>();
-      if (text.rfind("--", 0) != 0) throw_input(where(file, flag, field + ".flags"), "'{}' does not start with --", text);
+      // A Megatron-LM flag, or the key of a Megatron-Bridge override that stands for no flag (a
+      // Megatron-Core config field: model.activation_func_fp8_input_store).
+      if (text.rfind("--", 0) != 0 && !is_bridge_override(text + "=true")) {
+        throw_input(where(file, flag, field + ".flags"),
+                    "'{}' does not start with -- and is no Megatron-Bridge override key", text);
+      }
       if (!seen.insert(text).second) throw_input(where(file, flag, field + ".flags"), "'{}' is ruled twice", text);
       rule.flags.push_back(text);
     }
