@@ -5,6 +5,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/layout/recipe_layout.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/rules.hpp"
 
@@ -26,7 +27,13 @@ int run_check(const CheckOptions& opt, Io& io) {
   std::vector<recipe::CheckReport> reports;
   std::vector<std::string> errors;
   const auto check_all = [&](const std::vector<recipe::LoadedRecipe>& recipes) {
-    for (const auto& loaded : recipes) reports.push_back(recipe::check_recipe(loaded));
+    for (const auto& loaded : recipes) {
+      recipe::CheckReport report = recipe::check_recipe(loaded);
+      // The block's optional knob fields against the script, through the knob table (the rules
+      // compare the core fields).
+      for (recipe::Finding& f : layout::block_disagreements(loaded)) report.findings.push_back(std::move(f));
+      reports.push_back(std::move(report));
+    }
   };
   if (opt.paths.empty()) {
     check_all(recipe::load_embedded_catalog());

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <map>
 
@@ -522,27 +523,36 @@ Layout layout_from_run_args(const recipe::RunScript& script) {
   return read_layout_args(args, Engine::megatron).layout;
 }
 
+namespace {
+
+// The knobs of the block's required fields and objects, which it always holds.
+bool is_required_field(const Knob& knob) {
+  static constexpr std::string_view kRequired[] = {"tp", "pp", "vpp", "cp", "ep", "etp", "dp", "sp", "first",
+                                                   "last", "recompute", "recompute_method", "recompute_layers",
+                                                   "offload", "overlap", "max_tokens", "rows_per_mb", "dispatcher"};
+  return std::find(std::begin(kRequired), std::end(kRequired), knob.key) != std::end(kRequired);
+}
+
+// The knobs of the optional fields the block states, in field order.
+std::vector<const Knob*> optional_fields_held(const RecipeLayout& block) {
+  std::vector<const Knob*> held;
+  Layout scratch;
+  RecipeLayout copy = block;
+  KnobFields reader(scratch, false, &held);
+  recipe::detail::visit_fields(reader, copy);
+  return held;
+}
+
+}  // namespace
+
 Layout layout_from_recipe(const Recipe& recipe) {
   Layout l = from_recipe_layout(recipe.layout);
   const recipe::LaunchArgs script = recipe::parse_launch_args(recipe.run, "run");
   const std::vector<recipe::LaunchArg> args = training_args(script);
   const Layout from_args = read_layout_args(args, guess_engine(script)).layout;
-  // What the block holds: its required fields, and the optional ones present.
-  std::vector<const Knob*> held;
-  {
-    Layout scratch;
-    RecipeLayout copy = recipe.layout;
-    KnobFields reader(scratch, false, &held);
-    recipe::detail::visit_fields(reader, copy);
-  }
+  const std::vector<const Knob*> held = optional_fields_held(recipe.layout);
   for (const Knob& knob : kKnobs) {
-    bool in_block = false;
-    for (const Knob* h : held) in_block = in_block || h == &knob;
-    // The block's required fields and objects always hold their knobs.
-    static constexpr std::string_view kRequired[] = {"tp", "pp", "vpp", "cp", "ep", "etp", "dp", "sp", "first",
-                                                     "last", "recompute", "recompute_method", "recompute_layers",
-                                                     "offload", "overlap", "max_tokens", "rows_per_mb", "dispatcher"};
-    for (std::string_view key : kRequired) in_block = in_block || knob.key == key;
+    const bool in_block = is_required_field(knob) || std::find(held.begin(), held.end(), &knob) != held.end();
     if (in_block || knob.args.empty()) continue;
     if (knob.kind == KnobKind::real) {
       knob.set_real(l, knob.get_real(from_args));
@@ -553,6 +563,51 @@ Layout layout_from_recipe(const Recipe& recipe) {
     }
   }
   return l;
+}
+
+std::vector<recipe::Finding> block_disagreements(const recipe::LoadedRecipe& loaded) {
+  const Recipe& r = loaded.recipe;
+  std::vector<recipe::Finding> out;
+  Layout block;
+  std::vector<const Knob*> held;
+  std::vector<recipe::LaunchArg> args;
+  ArgsLayout script;
+  try {
+    block = from_recipe_layout(r.layout);
+    held = optional_fields_held(r.layout);
+    const recipe::LaunchArgs launch = recipe::parse_launch_args(r.run, loaded.path);
+    args = training_args(launch);
+    script = read_layout_args(args, guess_engine(launch), loaded.path);
+  } catch (const Error&) {
+    return out;  // a block or script ladle cannot read: the rules and `check` report it
+  }
+  const int run_line = loaded.where.at("run").line;
+  for (const Knob* knob : held) {
+    if (is_required_field(*knob) || knob->args.empty() || !knob_applies(*knob, block)) continue;
+    const std::string stated = knob_text(*knob, block);
+    const std::string ran = knob_text(*knob, script.layout);
+    if (stated == ran) continue;
+    const bool set = std::find(script.set.begin(), script.set.end(), knob) != script.set.end();
+    if (!set && script.opaque) continue;
+    const recipe::LaunchArg* arg = nullptr;
+    for (const recipe::LaunchArg& a : args) {
+      if (!a.placeholder && find_knob_by_flag(a.flag) == knob) arg = &a;
+    }
+    recipe::Finding f;
+    f.rule = "R12";
+    f.file = loaded.path;
+    f.field = "layout." + std::string(knob->recipe);
+    if (arg != nullptr) {
+      f.line = run_line + arg->line;
+      f.message = fmt::format("{} sets {}={} but {} is {}", written(*arg), knob->key, ran, f.field, stated);
+    } else {
+      f.line = run_line;
+      f.message = fmt::format("{} is {} but run sets no {} (its default: {}={})", f.field, stated,
+                              knob->args.front().flag, knob->key, ran);
+    }
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace ladle::layout

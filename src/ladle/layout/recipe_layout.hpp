@@ -12,6 +12,7 @@
 #include "ladle/layout/layout.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
+#include "ladle/recipe/rules.hpp"
 #include "ladle/recipe/run_script.hpp"
 
 namespace ladle::layout {
@@ -90,5 +91,13 @@ Layout layout_from_run_args(const recipe::RunScript& script);
 /// The layout of a whole recipe: the `layout:` block, with the knobs it leaves out from the run
 /// script's arguments.
 Layout layout_from_recipe(const Recipe& recipe);
+
+/// Where a recipe's `layout:` block and its run script disagree on an optional knob field the block
+/// states (`check`'s R12 compares the core fields, the parallel sizes, split, recompute, offload,
+/// batching and dispatcher, one by one): one R12 finding per knob, at the script's argument, or at
+/// the run block when no argument sets it and the engine's default differs. Nothing where the
+/// script cannot be read (other rules report it), or hides arguments in an array expansion and
+/// sets the knob in none it shows.
+std::vector<recipe::Finding> block_disagreements(const recipe::LoadedRecipe& loaded);
 
 }  // namespace ladle::layout
