@@ -33,6 +33,8 @@ double predicted_peak_gib(const Prediction& prediction, PeakMemoryKind kind);
 /// The predicted figure the measured peak of `m` compares with under `calibration`, GiB.
 double predicted_peak_gib(const Measurement& m, const Calibration& calibration);
 
+/// Phi(z), the standard normal's CDF.
+double normal_cdf(double z);
 /// log Phi(z), the standard normal's log CDF, finite however far into the lower tail z lies (the
 /// censored terms of a likelihood: a run that ran, a run that ran out of memory).
 double log_normal_cdf(double z);

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "ladle/plan/bobyqa.hpp"
+#include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::tune {
@@ -152,9 +153,8 @@ double expected_improvement(double median, double sigma, double best) {
   if (best <= 0) return 0;
   if (sigma <= 0 || median <= 0) return std::max(0.0, median - best) / best;
   // E[(X - b)+] for log-normal X: m e^(s^2/2) Phi(d + s) - b Phi(d), d = log(m / b) / s.
-  const auto phi = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
   const double d = std::log(median / best) / sigma;
-  return std::max(0.0, median / best * std::exp(0.5 * sigma * sigma) * phi(d + sigma) - phi(d));
+  return std::max(0.0, median / best * std::exp(0.5 * sigma * sigma) * plan::normal_cdf(d + sigma) - plan::normal_cdf(d));
 }
 
 Belief prior_belief(const plan::Calibration& calibration,

@@ -76,7 +76,7 @@ MemoryBelief memory_belief(const std::vector<Trial>& trials, double capacity_gib
 double fit_probability(const MemoryBelief& belief, double predicted_gib, double capacity_gib) {
   if (!(predicted_gib > 0)) return 1.0;
   const double z = (std::log(capacity_gib / predicted_gib) - belief.log_ratio) / belief.sigma;
-  return 0.5 * std::erfc(-z / std::sqrt(2.0));
+  return plan::normal_cdf(z);
 }
 
 }  // namespace ladle::tune
