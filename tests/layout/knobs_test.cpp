@@ -132,6 +132,37 @@ TEST(Knobs, ABridgeOnlyKnobIsWrittenForBridgeAndRefusedByTheOthers) {
     EXPECT_EQ(engine_refusal(l, engine_mask(engine)), std::nullopt);
 }
 
+TEST(Knobs, ABridgeOverrideIsRefusedByTheOtherEnginesAndMakesTheGuessBridge) {
+  // run_recipe.py's overrides and options are Megatron-Bridge's syntax alone: Megatron-LM's,
+  // slime's and miles' argparse parsers refuse them, so a job of theirs holding one is an error at
+  // the override, not a layout read as if the engine took it.
+  const recipe::LaunchArgs launch = recipe::parse_launch_args(
+      "--tensor-model-parallel-size 2 model.expert_model_parallel_size=8 -sl 4096 model.unknown_key=3",
+      "a.sh");
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
+    SCOPED_TRACE(to_string(engine));
+    EXPECT_LADLE_ERROR(read_layout_args(training_args(launch), engine, "a.sh"), input,
+                       std::string("a.sh:1:32: error: model.expert_model_parallel_size: a Megatron-Bridge override, "
+                                   "which a ") +
+                           to_string(engine) + " job does not take (its argument is --expert-model-parallel-size)");
+  }
+  // An option of run_recipe.py, and a key ladle does not know, are refused alike.
+  const recipe::LaunchArgs option = recipe::parse_launch_args("--tensor-model-parallel-size 2 -sl 4096", "b.sh");
+  EXPECT_LADLE_ERROR(read_layout_args(training_args(option), Engine::slime, "b.sh"), input,
+                     "-sl: a Megatron-Bridge override, which a slime job does not take (its argument is --seq-length)");
+  const recipe::LaunchArgs unknown = recipe::parse_launch_args("--tensor-model-parallel-size 2 model.unknown_key=3", "c.sh");
+  EXPECT_LADLE_ERROR(read_layout_args(training_args(unknown), Engine::megatron, "c.sh"), input,
+                     "model.unknown_key: a Megatron-Bridge override, which a megatron job does not take");
+  // With no engine named, an override says the job is Megatron-Bridge's, which reads it.
+  EXPECT_EQ(guess_engine(launch), Engine::bridge);
+  const ArgsLayout read = read_layout_args(training_args(launch), Engine::bridge, "a.sh");
+  EXPECT_EQ(read.layout.tp, 2);
+  EXPECT_EQ(read.layout.ep, 8);
+  // Megatron-LM's own arguments alone are no Megatron-Bridge job.
+  EXPECT_NE(guess_engine(recipe::parse_launch_args("--tensor-model-parallel-size 2 --seq-length 4096", "d.sh")),
+            Engine::bridge);
+}
+
 TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
   for (const Knob& knob : kKnobs) {
     if (knob.recipe.empty()) continue;

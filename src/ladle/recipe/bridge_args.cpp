@@ -219,6 +219,7 @@ LaunchArg make_arg(std::string_view flag, std::vector<std::string> values,
   arg.unresolved = unresolved;
   arg.line = line;
   arg.spelled = spelled;
+  arg.bridge = true;
   return arg;
 }
 
@@ -440,6 +441,7 @@ std::optional<std::vector<LaunchArg>> bridge_option_args(const LaunchArg& arg,
   for (LaunchArg& a : out) {
     a.spelled = arg.flag;
     a.command = arg.command;
+    a.bridge = true;
   }
   return out;
 }
