@@ -210,7 +210,7 @@ TEST(Knobs, TwoArgumentsSettingOneKnobDifferentlyAreOneError) {
                            .args,
                        Engine::megatron, "s.sh"),
       input,
-      "s.sh:2: error: --accumulate-allreduce-grads-in-fp32: contradicts --grad-reduce-in-bf16 (line 1): both "
+      "s.sh:2:3: error: --accumulate-allreduce-grads-in-fp32: contradicts --grad-reduce-in-bf16 (line 1): both "
       "set grad_reduce");
 }
 

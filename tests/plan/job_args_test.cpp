@@ -205,12 +205,28 @@ TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
   }
 }
 
+TEST(JobArgs, ASlimeArgumentInAMegatronOrBridgeJobIsOneError) {
+  // slime's and miles' own arguments (dynamic batching, the actor's placement, rollouts, the HF
+  // checkpoint) reach neither Megatron-LM's parser nor run_recipe.py's: the job would not start.
+  const recipe::LaunchArgs launch = recipe::parse_launch_args(
+      "--tensor-model-parallel-size 2\n--max-tokens-per-gpu 8192 --use-dynamic-batch-size\n", "job.sh");
+  EXPECT_LADLE_ERROR(layout::read_job_args(launch, layout::Engine::megatron, "job.sh"), input,
+                     "job.sh:2:1: error: --max-tokens-per-gpu: a slime and miles argument, which a megatron job does not take");
+  EXPECT_LADLE_ERROR(layout::read_job_args(launch, layout::Engine::bridge, "job.sh"), input,
+                     "which a bridge job does not take");
+  // With no engine named they make the job slime's, which reads them.
+  const layout::JobArgs guessed = layout::read_job_args(launch, std::nullopt, "job.sh");
+  EXPECT_EQ(guessed.engine, layout::Engine::slime);
+  EXPECT_EQ(guessed.layout.layout.max_tokens, 8192);
+  EXPECT_EQ(layout::read_job_args(launch, layout::Engine::miles, "job.sh").layout.layout.max_tokens, 8192);
+}
+
 TEST(JobArgs, AModelArgumentThatContradictsTheModelIsOneError) {
   const layout::JobArgs job = layout::read_job_args(
       recipe::parse_launch_args("--num-layers 60 --tensor-model-parallel-size 2", "--args"),
       std::nullopt, "--args");
   EXPECT_LADLE_ERROR(layout::check_model_args(job, model::load_model("deepseek-v3")), input,
-                     "--args:1: error: --num-layers: --num-layers 60 contradicts --model "
+                     "--args:1:1: error: --num-layers: --num-layers 60 contradicts --model "
                      "deepseek-v3, which has 61 "
                      "decoder layers");
 }

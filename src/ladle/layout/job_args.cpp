@@ -172,6 +172,17 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
       if (!slime) job.engine = Engine::megatron;
     }
   }
+  if (job.engine == Engine::megatron || job.engine == Engine::bridge) {
+    // Megatron-LM's argparse parser and run_recipe.py's refuse slime's and miles' own arguments:
+    // a job of theirs holding one would not start.
+    for (const recipe::LaunchArg& arg : args) {
+      for (std::string_view flag : kSlimeOnly) {
+        if (arg.flag != flag) continue;
+        throw_input(SourceLocation{file, arg.line, arg.col, written(arg)},
+                    "a slime and miles argument, which a {} job does not take", to_string(job.engine));
+      }
+    }
+  }
   job.layout = read_layout_args(args, job.engine, file);
   for (const Knob* knob : job.layout.set) {
     if (knob->key == "rows_per_mb") job.rows_per_mb_given = true;

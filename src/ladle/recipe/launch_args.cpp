@@ -998,6 +998,7 @@ class Interpreter {
         } else {
           args.push_back(LaunchArg{w.text, {}, false, false, w.line});
         }
+        args.back().col = w.col;  // where errors about the argument point
         continue;
       }
       if (args.empty()) continue;  // a word before any flag: part of the command
