@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
+#include <span>
 
 #include "ladle/layout/knobs.hpp"
 #include "ladle/util/error.hpp"
@@ -122,6 +124,14 @@ constexpr std::string_view kSlimeOnly[] = {"--use-dynamic-batch-size", "--max-to
                                            "--actor-num-nodes",        "--actor-num-gpus-per-node",
                                            "--rollout-batch-size",     "--hf-checkpoint"};
 
+// The first of `args` that only slime and miles take, or nullptr.
+const recipe::LaunchArg* first_slime_only(std::span<const recipe::LaunchArg> args) {
+  for (const recipe::LaunchArg& arg : args) {
+    if (std::find(std::begin(kSlimeOnly), std::end(kSlimeOnly), arg.flag) != std::end(kSlimeOnly)) return &arg;
+  }
+  return nullptr;
+}
+
 // The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
 const std::string& written(const recipe::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
 
@@ -157,6 +167,7 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
   JobArgs job;
   job.file = file;
   const std::vector<recipe::LaunchArg> args = training_args(script);
+  const recipe::LaunchArg* slime_only = first_slime_only(args);
   if (engine) {
     job.engine = *engine;
   } else {
@@ -166,22 +177,14 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
       bool slime = false;
       for (const std::string& command : script.commands)
         slime = slime || command.find(".py") != std::string::npos;
-      for (const recipe::LaunchArg& arg : args) {
-        for (std::string_view flag : kSlimeOnly) slime = slime || arg.flag == flag;
-      }
-      if (!slime) job.engine = Engine::megatron;
+      if (!slime && slime_only == nullptr) job.engine = Engine::megatron;
     }
   }
-  if (job.engine == Engine::megatron || job.engine == Engine::bridge) {
+  if (slime_only != nullptr && (job.engine == Engine::megatron || job.engine == Engine::bridge)) {
     // Megatron-LM's argparse parser and run_recipe.py's refuse slime's and miles' own arguments:
     // a job of theirs holding one would not start.
-    for (const recipe::LaunchArg& arg : args) {
-      for (std::string_view flag : kSlimeOnly) {
-        if (arg.flag != flag) continue;
-        throw_input(SourceLocation{file, arg.line, arg.col, written(arg)},
-                    "a slime and miles argument, which a {} job does not take", to_string(job.engine));
-      }
-    }
+    throw_input(SourceLocation{file, slime_only->line, slime_only->col, written(*slime_only)},
+                "a slime and miles argument, which a {} job does not take", to_string(job.engine));
   }
   job.layout = read_layout_args(args, job.engine, file);
   for (const Knob* knob : job.layout.set) {

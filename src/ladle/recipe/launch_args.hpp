@@ -23,7 +23,7 @@ struct LaunchArg {
   /// As the script wrote it when that is not `flag`: a Megatron-Bridge override's key or
   /// run_recipe.py option (bridge_args.hpp), for errors and the not-priced list.
   std::string spelled;
-  int col = 0;  ///< 1-based column of a Megatron-Bridge override in the script (0: not kept)
+  int col = 0;  ///< 1-based column of the argument in the script (0: not kept, or expanded from elsewhere)
   /// Read from Megatron-Bridge's syntax (an override or a run_recipe.py option), which only a
   /// Megatron-Bridge job takes: Megatron-LM's, slime's and miles' argparse parsers refuse it.
   bool bridge = false;
