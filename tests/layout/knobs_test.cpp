@@ -191,6 +191,13 @@ TEST(Knobs, ReadsOlderSpellings) {
   EXPECT_LADLE_ERROR(
       read("p --cuda-graph-impl transformer_engine --cuda-graph-scope full_iteration"), input,
       "full_iteration cannot be combined with cuda_graph_impl=transformer_engine");
+  // The refusal points at the deprecated argument's own column.
+  EXPECT_LADLE_ERROR(
+      read_layout_args(recipe::parse_launch_args(
+                           "p --cuda-graph-impl transformer_engine --cuda-graph-scope full_iteration", "t")
+                           .args,
+                       Engine::megatron, "t"),
+      input, "t:1:40: error: --cuda-graph-scope: contradicts");
   const Layout scope =
       read("p --cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router");
   EXPECT_EQ(scope.graph_modules, bit(GraphModule::attn) | bit(GraphModule::moe_router));

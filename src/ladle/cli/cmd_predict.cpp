@@ -89,7 +89,9 @@ void require_job_split(const plan::Measurement& m, const recipe::LaunchArgs& lau
       pp_divides ? layout::find_knob("vpp")->args.front().flag : layout::find_knob("pp")->args.front().flag;
   SourceLocation where{file, 0, 0, std::string(flag)};
   for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
-    if (layout::find_knob_by_flag(arg.flag) == layout::find_knob(pp_divides ? "vpp" : "pp")) where.line = arg.line;
+    if (layout::find_knob_by_flag(arg.flag) != layout::find_knob(pp_divides ? "vpp" : "pp")) continue;
+    where.line = arg.line;
+    where.col = arg.col;
   }
   const std::optional<Prediction> best =
       plan::best_split(l, m.model, m.costs, m.cluster, m.workload, calibration, context);

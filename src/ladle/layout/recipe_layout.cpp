@@ -476,7 +476,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     if (auto it = set_by.find(&graph); it != set_by.end()) {
       if (it->second.text != "none" && it->second.text != "local" &&
           it->second.text != "full_iteration") {
-        throw_input(SourceLocation{file, deprecated_full_iteration->line, 0,
+        throw_input(SourceLocation{file, deprecated_full_iteration->line, deprecated_full_iteration->col,
                                    deprecated_full_iteration->flag},
                     "contradicts {}: full_iteration cannot be combined with cuda_graph_impl={}",
                     describe(it->second), it->second.text);
