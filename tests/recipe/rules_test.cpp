@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <set>
 
+#include "ladle/layout/knobs.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "support/test_support.hpp"
 
@@ -55,6 +56,30 @@ TEST(RecipeRules, FindingsPointAtTheOffendingLine) {
   ASSERT_EQ(report.findings.size(), 1u);
   EXPECT_EQ(report.findings[0].message, "--tensor-model-parallel-size 2 but layout.tp is 4");
   EXPECT_EQ(report.findings[0].line, 141);  // the argument's line in the run block
+}
+
+TEST(RecipeRules, LaunchArgumentsAreCheckedUnderTheKnobTablesFlagsAndFields) {
+  // R12 names each argument and field as the knob table writes them (layout/knobs.hpp): a
+  // value that disagrees is reported under the row's first flag and its recipe field.
+  const LoadedRecipe seed = find_recipe("glm-4.7-flash/h200/attune-tp1-pp1-ep8");
+  for (const std::string_view key : {"tp", "pp", "cp", "ep", "etp", "max_tokens"}) {
+    const layout::Knob* knob = nullptr;
+    for (const layout::Knob& k : layout::kKnobs) knob = k.key == key ? &k : knob;
+    ASSERT_NE(knob, nullptr) << key;
+    const std::string flag = std::string(knob->args.front().flag) + " ";
+    LoadedRecipe loaded = seed;
+    const size_t at = loaded.recipe.run.find(flag);
+    ASSERT_NE(at, std::string::npos) << flag;
+    const size_t value_end = loaded.recipe.run.find(' ', at + flag.size());
+    loaded.recipe.run.replace(at + flag.size(), value_end - at - flag.size(), "3");
+    std::vector<std::string> r12;
+    for (const Finding& f : check_recipe(loaded).findings) {
+      if (f.rule == "R12") r12.push_back(f.field + ": " + f.message);
+    }
+    ASSERT_EQ(r12.size(), 1u) << key;
+    const std::string field = "layout." + std::string(knob->recipe);
+    EXPECT_EQ(r12[0].rfind(field + ": " + flag + "3 but " + field + " is ", 0), 0u) << r12[0];
+  }
 }
 
 TEST(RecipeRules, ArgumentsHiddenBehindAnArrayExpansionAreNotDemanded) {

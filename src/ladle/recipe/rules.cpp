@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "ladle/hw/catalog.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/model/params.hpp"
 #include "ladle/recipe/catalog.hpp"
@@ -300,8 +301,20 @@ class Checker {
     }
   }
 
-  // R12: one finding per launch argument that disagrees with its field.
-  void expect_arg(const char* flag, const std::string& field, const std::string& expected,
+  // R12: one finding per launch argument that disagrees with its field. The argument and the
+  // recipe field of each knob are its row of the knob table (layout/knobs.hpp, read as data, as
+  // bridge_args.cpp reads it): a flag renamed there is checked under its new name here.
+  static const layout::Knob& knob_row(std::string_view key) {
+    for (const layout::Knob& k : layout::kKnobs) {
+      if (k.key == key) return k;
+    }
+    LADLE_ASSERT(false, "R12 names a knob the table does not hold");
+    return layout::kKnobs[0];
+  }
+  static std::string flag_of(std::string_view key) { return std::string(knob_row(key).args.front().flag); }
+  static std::string field_of(std::string_view key) { return "layout." + std::string(knob_row(key).recipe); }
+
+  void expect_arg(const std::string& flag, const std::string& field, const std::string& expected,
                   const std::string& default_value) {
     const RunArg* arg = script_.find(flag);
     if (!arg) {
@@ -315,7 +328,11 @@ class Checker {
       add_at("R12", field, script_line(arg), fmt::format("{} {} but {} is {}", flag, actual, field, expected));
     }
   }
-  void expect_flag(const char* flag, const std::string& field, bool expected) {
+  // The knob's own argument against its own field.
+  void expect_knob(std::string_view key, const std::string& expected, const std::string& default_value) {
+    expect_arg(flag_of(key), field_of(key), expected, default_value);
+  }
+  void expect_flag(const std::string& flag, const std::string& field, bool expected) {
     const RunArg* arg = script_.find(flag);
     if (expected && !arg && !script_.has_opaque_args) {
       add_at("R12", field, run_line_, fmt::format("{} is true but run has no {}", field, flag));
@@ -327,54 +344,52 @@ class Checker {
   void check_launch_arguments() {
     const auto& l = r_.layout;
     const auto str = [](int64_t v) { return std::to_string(v); };
-    expect_arg("--tensor-model-parallel-size", "layout.tp", str(l.tp), "1");
-    expect_arg("--pipeline-model-parallel-size", "layout.pp", str(l.pp), "1");
-    expect_arg("--context-parallel-size", "layout.cp", str(l.cp), "1");
-    expect_arg("--expert-model-parallel-size", "layout.ep", str(l.ep), "1");
-    if (script_.has("--expert-tensor-parallel-size") || l.etp != l.tp) {
-      expect_arg("--expert-tensor-parallel-size", "layout.etp", str(l.etp), str(l.tp));
-    }
-    expect_flag("--sequence-parallel", "layout.sequence_parallel", l.sequence_parallel);
-    if (l.vpp > 1 && !script_.has("--num-layers-per-virtual-pipeline-stage") &&
-        !script_.has("--num-virtual-stages-per-pipeline-rank")) {
-      expect_arg("--num-virtual-stages-per-pipeline-rank", "layout.vpp", str(l.vpp), "1");
-    } else if (const RunArg* v = script_.find("--num-virtual-stages-per-pipeline-rank")) {
-      expect_arg(v->flag.c_str(), "layout.vpp", str(l.vpp), "1");
+    expect_knob("tp", str(l.tp), "1");
+    expect_knob("pp", str(l.pp), "1");
+    expect_knob("cp", str(l.cp), "1");
+    expect_knob("ep", str(l.ep), "1");
+    if (script_.has(flag_of("etp")) || l.etp != l.tp) expect_knob("etp", str(l.etp), str(l.tp));
+    expect_flag(flag_of("sp"), field_of("sp"), l.sequence_parallel);
+    const std::string vpp = flag_of("vpp");
+    if (l.vpp > 1 && !script_.has(flag_of("vpp_layers")) && !script_.has(vpp)) {
+      expect_knob("vpp", str(l.vpp), "1");
+    } else if (script_.has(vpp)) {
+      expect_knob("vpp", str(l.vpp), "1");
     }
     if (l.layer_split) {
-      expect_arg("--decoder-first-pipeline-num-layers", "layout.layer_split.first", str(l.layer_split->first), "none");
-      expect_arg("--decoder-last-pipeline-num-layers", "layout.layer_split.last", str(l.layer_split->last), "none");
+      expect_knob("first", str(l.layer_split->first), "none");
+      expect_knob("last", str(l.layer_split->last), "none");
     } else {
-      expect_flag("--decoder-first-pipeline-num-layers", "layout.layer_split", false);
-      expect_flag("--decoder-last-pipeline-num-layers", "layout.layer_split", false);
+      expect_flag(flag_of("first"), "layout.layer_split", false);
+      expect_flag(flag_of("last"), "layout.layer_split", false);
     }
     if (l.recompute) {
-      expect_arg("--recompute-granularity", "layout.recompute.granularity", l.recompute->granularity, "none");
-      if (l.recompute->method) expect_arg("--recompute-method", "layout.recompute.method", *l.recompute->method, "none");
-      if (l.recompute->num_layers) {
-        expect_arg("--recompute-num-layers", "layout.recompute.num_layers", str(*l.recompute->num_layers), "none");
-      }
+      expect_knob("recompute", l.recompute->granularity, "none");
+      if (l.recompute->method) expect_knob("recompute_method", *l.recompute->method, "none");
+      if (l.recompute->num_layers) expect_knob("recompute_layers", str(*l.recompute->num_layers), "none");
     } else {
-      expect_flag("--recompute-granularity", "layout.recompute", false);
+      expect_flag(flag_of("recompute"), "layout.recompute", false);
     }
-    if (script_.has("--max-tokens-per-gpu") || script_.has("--use-dynamic-batch-size")) {
-      expect_arg("--max-tokens-per-gpu", "layout.max_tokens_per_gpu", str(l.max_tokens_per_gpu), "none");
+    // slime's and miles' dynamic batching: the token budget, and the switch that turns it on.
+    if (script_.has(flag_of("max_tokens")) || script_.has("--use-dynamic-batch-size")) {
+      expect_knob("max_tokens", str(l.max_tokens_per_gpu), "none");
     }
+    // Megatron-LM's switch for the host optimizer; the knob's fraction and overlap rows go with it.
     expect_flag("--optimizer-cpu-offload", "layout.offload", l.offload.has_value());
     if (l.offload) {
-      expect_flag("--overlap-cpu-optimizer-d2h-h2d", "layout.offload.overlap_d2h_h2d", l.offload->overlap_d2h_h2d);
-      const RunArg* fraction = script_.find("--optimizer-offload-fraction");
+      expect_flag(flag_of("overlap"), field_of("overlap"), l.offload->overlap_d2h_h2d);
+      const RunArg* fraction = script_.find(flag_of("offload"));
       const double given = fraction && fraction->value ? std::atof(fraction->value->c_str()) : 1.0;
       if (std::fabs(given - l.offload->optimizer_fraction) > 1e-9) {
-        add_at("R12", "layout.offload.optimizer_fraction", script_line(fraction),
-               fmt::format("--optimizer-offload-fraction {} but layout.offload.optimizer_fraction is {}",
-                           format_number(given), format_number(l.offload->optimizer_fraction)));
+        add_at("R12", field_of("offload"), script_line(fraction),
+               fmt::format("{} {} but {} is {}", flag_of("offload"), format_number(given), field_of("offload"),
+                           format_number(l.offload->optimizer_fraction)));
       }
     } else {
-      expect_flag("--overlap-cpu-optimizer-d2h-h2d", "layout.offload", false);
+      expect_flag(flag_of("overlap"), "layout.offload", false);
     }
-    // Megatron-LM's default dispatcher is allgather (--moe-token-dispatcher-type).
-    expect_arg("--moe-token-dispatcher-type", "layout.dispatcher", l.dispatcher, "allgather");
+    // Megatron-LM's default dispatcher (the knob's megatron_default: allgather).
+    expect_knob("dispatcher", l.dispatcher, std::string(knob_row("dispatcher").megatron_default));
     expect_arg("--global-batch-size", "workload.global_batch", str(r_.workload.global_batch), "none");
   }
 
