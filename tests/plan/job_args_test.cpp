@@ -221,6 +221,26 @@ TEST(JobArgs, ASlimeArgumentInAMegatronOrBridgeJobIsOneError) {
   EXPECT_EQ(layout::read_job_args(launch, layout::Engine::miles, "job.sh").layout.layout.max_tokens, 8192);
 }
 
+TEST(JobArgs, ABridgeOverrideThatSetsNothingIsStillBridgeSyntax) {
+  // `model.x=null` and `key=[]` leave the knob at its default, so they give no argument; the word
+  // is still run_recipe.py's, which slime's, miles' and Megatron-LM's parsers refuse.
+  for (const std::string word : {"model.tensor_model_parallel_size=null", "model.recompute_modules=[]"}) {
+    SCOPED_TRACE(word);
+    const recipe::LaunchArgs launch =
+        recipe::parse_launch_args("--tensor-model-parallel-size 2 " + word, "job.sh");
+    ASSERT_EQ(launch.unset_overrides.size(), 1u);
+    for (layout::Engine engine : {layout::Engine::slime, layout::Engine::miles, layout::Engine::megatron}) {
+      EXPECT_LADLE_ERROR(layout::read_job_args(launch, engine, "job.sh"), input,
+                         "job.sh:1:32: error: " + word + ": a Megatron-Bridge override, which a " +
+                             std::string(layout::to_string(engine)) + " job does not take");
+    }
+    // With no engine named it makes the job Megatron-Bridge's, which reads the rest as before.
+    const layout::JobArgs guessed = layout::read_job_args(launch, std::nullopt, "job.sh");
+    EXPECT_EQ(guessed.engine, layout::Engine::bridge);
+    EXPECT_EQ(guessed.layout.layout.tp, 2);
+  }
+}
+
 TEST(JobArgs, AModelArgumentThatContradictsTheModelIsOneError) {
   const layout::JobArgs job = layout::read_job_args(
       recipe::parse_launch_args("--num-layers 60 --tensor-model-parallel-size 2", "--args"),

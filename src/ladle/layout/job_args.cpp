@@ -186,6 +186,8 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
     throw_input(SourceLocation{file, slime_only->line, slime_only->col, written(*slime_only)},
                 "a slime and miles argument, which a {} job does not take", to_string(job.engine));
   }
+  // An override that sets nothing (model.x=null) is refused as one that sets a knob is.
+  for (const recipe::LaunchArg& word : script.unset_overrides) require_bridge_engine(word, job.engine, file);
   job.layout = read_layout_args(args, job.engine, file);
   for (const Knob* knob : job.layout.set) {
     if (knob->key == "rows_per_mb") job.rows_per_mb_given = true;

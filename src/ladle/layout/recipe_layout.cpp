@@ -366,6 +366,7 @@ Engine guess_engine(const recipe::LaunchArgs& script) {
     if (command.find("pretrain_") != std::string::npos) return Engine::megatron;
     if (command.find("miles") != std::string::npos) miles = true;
   }
+  if (!script.unset_overrides.empty()) return Engine::bridge;  // model.x=null sets nothing, yet is an override
   for (const recipe::LaunchArg& arg : script.args) {
     if (arg.bridge) return Engine::bridge;  // an override: run_recipe.py's syntax alone
     for (const std::string& value : arg.values) {
@@ -373,6 +374,16 @@ Engine guess_engine(const recipe::LaunchArgs& script) {
     }
   }
   return miles ? Engine::miles : Engine::slime;
+}
+
+void require_bridge_engine(const recipe::LaunchArg& arg, Engine engine, const std::string& file) {
+  if (!arg.bridge || engine == Engine::bridge) return;
+  // run_recipe.py's overrides and options reach no other engine: Megatron-LM's, slime's and
+  // miles' parsers stop at the first word they do not know.
+  const bool mapped = arg.flag.rfind("--", 0) == 0 && arg.flag != written(arg);
+  throw_input(SourceLocation{file, arg.line, arg.col, written(arg)},
+              "a Megatron-Bridge override, which a {} job does not take{}", to_string(engine),
+              mapped ? fmt::format(" (its argument is {})", arg.flag) : std::string());
 }
 
 ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engine, const std::string& file) {
@@ -400,14 +411,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
   };
   for (const recipe::LaunchArg& arg : args) {
     if (arg.placeholder) continue;
-    if (arg.bridge && engine != Engine::bridge) {
-      // run_recipe.py's overrides and options reach no other engine: Megatron-LM's, slime's and
-      // miles' parsers stop at the first word they do not know.
-      const bool mapped = arg.flag.rfind("--", 0) == 0 && arg.flag != written(arg);
-      throw_input(SourceLocation{file, arg.line, arg.col, written(arg)},
-                  "a Megatron-Bridge override, which a {} job does not take{}", to_string(engine),
-                  mapped ? fmt::format(" (its argument is {})", arg.flag) : std::string());
-    }
+    require_bridge_engine(arg, engine, file);
     if (arg.flag == kOffloadSwitch) {
       offload_switch = true;
       continue;

@@ -85,6 +85,10 @@ struct ArgsLayout {
 /// both).
 ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engine, const std::string& file = "run");
 
+/// Throws Error(input) at the argument's file:line:col when `arg` is a Megatron-Bridge override
+/// or run_recipe.py option (LaunchArg::bridge) and `engine` is not Megatron-Bridge.
+void require_bridge_engine(const recipe::LaunchArg& arg, Engine engine, const std::string& file);
+
 /// read_layout_args over a script's training arguments, with Megatron-LM's defaults.
 Layout layout_from_run_args(const recipe::RunScript& script);
 

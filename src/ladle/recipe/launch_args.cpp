@@ -975,7 +975,7 @@ class Interpreter {
   // Arguments from items[k..end): flags start a new argument, other words are its values; a
   // Megatron-Bridge override or run_recipe.py option is the Megatron-LM arguments it sets.
   static std::vector<LaunchArg> arguments(const std::vector<Item>& items, size_t k, size_t end,
-                                          const std::string& path) {
+                                          const std::string& path, std::vector<LaunchArg>* unset = nullptr) {
     std::vector<LaunchArg> args;
     for (; k < end; ++k) {
       const Item& w = items[k];
@@ -984,9 +984,14 @@ class Interpreter {
         continue;
       }
       if (is_bridge_override(w.text)) {
-        for (LaunchArg& a : bridge_override_args(w.text, path, w.line, w.unresolved, w.col)) {
-          args.push_back(std::move(a));
+        std::vector<LaunchArg> set = bridge_override_args(w.text, path, w.line, w.unresolved, w.col);
+        if (set.empty() && unset != nullptr) {
+          LaunchArg word{w.text, {}, false, w.unresolved, w.line};
+          word.col = w.col;
+          word.bridge = true;
+          unset->push_back(std::move(word));
         }
+        for (LaunchArg& a : set) args.push_back(std::move(a));
         // A word after an override is no value of it.
         args.push_back(LaunchArg{"", {}, false, false, w.line});
         continue;
@@ -1013,6 +1018,10 @@ class Interpreter {
         continue;
       }
       if (auto options = bridge_option_args(a, path)) {
+        if (options->empty() && unset != nullptr) {
+          a.bridge = true;  // a run_recipe.py option set to null: no argument, still Bridge's syntax
+          unset->push_back(a);
+        }
         for (LaunchArg& o : *options) out.push_back(std::move(o));
         continue;
       }
@@ -1192,7 +1201,7 @@ class Interpreter {
     l.launchers = launchers;
     l.launcher_args = launcher_args;
     for (LaunchArg& a : l.launcher_args) a.command = kLauncherArg;
-    l.args = arguments(items, k, items.size(), path_);
+    l.args = arguments(items, k, items.size(), path_, &out_.unset_overrides);
     for (LaunchArg& a : l.args) a.command = out_.launches.size();
     out_.commands.push_back(l.command);
     out_.args.insert(out_.args.end(), l.launcher_args.begin(), l.launcher_args.end());

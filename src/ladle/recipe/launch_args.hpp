@@ -63,6 +63,10 @@ struct LaunchArgs {
   std::vector<LaunchExport> exports;  ///< the export lines, in order
   std::vector<Launch> launches;       ///< the training launches, in order
   std::vector<Launch> setup;          ///< launcher-only commands (ray start): launchers and args, no entry
+  /// Megatron-Bridge overrides of the training launches that set no argument (`model.x=null`,
+  /// `key=[]`, a switch set false): the knob keeps its default, but the word is still
+  /// run_recipe.py's syntax, which no other engine takes. Flag: the word; line and col: where.
+  std::vector<LaunchArg> unset_overrides;
   bool operator==(const LaunchArgs&) const = default;
 };
 
