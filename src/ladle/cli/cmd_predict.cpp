@@ -85,11 +85,10 @@ void require_job_split(const plan::Measurement& m, const recipe::LaunchArgs& lau
   const Layout& l = m.layout;
   if (l.pp < 2 || layout::has_split(l) || !layout::virtual_stage_layers(l, m.model.num_layers).empty()) return;
   const bool pp_divides = m.model.num_layers % l.pp == 0;
-  const std::string_view flag =
-      pp_divides ? layout::find_knob("vpp")->args.front().flag : layout::find_knob("pp")->args.front().flag;
-  SourceLocation where{file, 0, 0, std::string(flag)};
+  const layout::Knob* knob = layout::find_knob(pp_divides ? "vpp" : "pp");
+  SourceLocation where{file, 0, 0, std::string(knob->args.front().flag)};
   for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
-    if (layout::find_knob_by_flag(arg.flag) != layout::find_knob(pp_divides ? "vpp" : "pp")) continue;
+    if (layout::find_knob_by_flag(arg.flag) != knob) continue;
     where.line = arg.line;
     where.col = arg.col;
   }

@@ -350,10 +350,8 @@ class Checker {
     expect_knob("ep", str(l.ep), "1");
     if (script_.has(flag_of("etp")) || l.etp != l.tp) expect_knob("etp", str(l.etp), str(l.tp));
     expect_flag(flag_of("sp"), field_of("sp"), l.sequence_parallel);
-    const std::string vpp = flag_of("vpp");
-    if (l.vpp > 1 && !script_.has(flag_of("vpp_layers")) && !script_.has(vpp)) {
-      expect_knob("vpp", str(l.vpp), "1");
-    } else if (script_.has(vpp)) {
+    // vpp by its own argument, unless the script gives the chunk size (vpp_layers) instead.
+    if (script_.has(flag_of("vpp")) || (l.vpp > 1 && !script_.has(flag_of("vpp_layers")))) {
       expect_knob("vpp", str(l.vpp), "1");
     }
     if (l.layer_split) {
@@ -378,11 +376,13 @@ class Checker {
     expect_flag("--optimizer-cpu-offload", "layout.offload", l.offload.has_value());
     if (l.offload) {
       expect_flag(flag_of("overlap"), field_of("overlap"), l.offload->overlap_d2h_h2d);
-      const RunArg* fraction = script_.find(flag_of("offload"));
+      const std::string flag = flag_of("offload");
+      const std::string field = field_of("offload");
+      const RunArg* fraction = script_.find(flag);
       const double given = fraction && fraction->value ? std::atof(fraction->value->c_str()) : 1.0;
       if (std::fabs(given - l.offload->optimizer_fraction) > 1e-9) {
-        add_at("R12", field_of("offload"), script_line(fraction),
-               fmt::format("{} {} but {} is {}", flag_of("offload"), format_number(given), field_of("offload"),
+        add_at("R12", field, script_line(fraction),
+               fmt::format("{} {} but {} is {}", flag, format_number(given), field,
                            format_number(l.offload->optimizer_fraction)));
       }
     } else {
