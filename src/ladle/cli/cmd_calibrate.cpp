@@ -5,6 +5,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/cli/launch_options.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -69,9 +70,7 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   context.num_layers = m.model.num_layers;
   context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
   m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
-  if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
-    throw Error(ErrorKind::input, *violation, SourceLocation{script, 0, 0, "layout"});
-  }
+  require_valid_job_layout(m.layout, m.model, context, launch, script);
   m.costs = plan::model_costs(m.model, m.workload.row_tokens);
   verify::ScoreInputs inputs;
   inputs.gpus = m.cluster.gpus;

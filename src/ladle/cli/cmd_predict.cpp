@@ -86,12 +86,7 @@ void require_job_split(const plan::Measurement& m, const recipe::LaunchArgs& lau
   if (l.pp < 2 || layout::has_split(l) || !layout::virtual_stage_layers(l, m.model.num_layers).empty()) return;
   const bool pp_divides = m.model.num_layers % l.pp == 0;
   const layout::Knob* knob = layout::find_knob(pp_divides ? "vpp" : "pp");
-  SourceLocation where{file, 0, 0, std::string(knob->args.front().flag)};
-  for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
-    if (layout::find_knob_by_flag(arg.flag) != knob) continue;
-    where.line = arg.line;
-    where.col = arg.col;
-  }
+  const SourceLocation where = knob_argument(launch, knob->key, file, knob->args.front().flag);
   const std::optional<Prediction> best =
       plan::best_split(l, m.model, m.costs, m.cluster, m.workload, calibration, context);
   const std::string what =
@@ -166,6 +161,7 @@ int run_predict(const PredictOptions& o, Io& io) {
       // The job's own arguments run as Megatron-LM would run them: nothing is filled in.
       m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
       require_job_split(m, launch, calibration, context, file);
+      require_valid_job_layout(m.layout, m.model, context, launch, file);
     } else {
       m.costs = plan::model_costs(m.model, m.workload.row_tokens);
       const plan::CompletedLayout completed =

@@ -3,11 +3,32 @@
 #include "ladle/cli/launch_options.hpp"
 
 #include "ladle/launch/job_script.hpp"
+#include "ladle/layout/knobs.hpp"
+#include "ladle/layout/recipe_layout.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 
 namespace ladle::cli {
+
+SourceLocation knob_argument(const recipe::LaunchArgs& launch, std::string_view knob, const std::string& file,
+                             std::string_view field) {
+  SourceLocation where{file, 0, 0, std::string(field)};
+  const layout::Knob* row = knob.empty() ? nullptr : layout::find_knob(knob);
+  if (!row) return where;
+  for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+    if (layout::find_knob_by_flag(arg.flag) != row) continue;
+    where = SourceLocation{file, arg.line, arg.col, arg.spelled.empty() ? arg.flag : arg.spelled};
+  }
+  return where;
+}
+
+void require_valid_job_layout(const Layout& layout, const ModelSpec& model, const layout::LayoutContext& context,
+                              const recipe::LaunchArgs& launch, const std::string& file) {
+  if (std::optional<layout::LayoutViolation> broken = layout::layout_violation(layout, model, context)) {
+    throw Error(ErrorKind::input, broken->message, knob_argument(launch, broken->knob, file, "layout"));
+  }
+}
 
 plan::Workload launch_workload(const launch::Base& base, const std::optional<int64_t>& row_tokens,
                                const std::optional<int64_t>& global_batch,

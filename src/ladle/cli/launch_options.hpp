@@ -7,10 +7,24 @@
 
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
+#include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/cluster.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
+#include "ladle/util/error.hpp"
 
 namespace ladle::cli {
+
+/// Where the job's arguments set `knob` (a layout/knobs.hpp key): the last training argument that
+/// sets it, named as the script wrote it (a Megatron-Bridge override by its own key); else `file`
+/// alone, with `field`.
+SourceLocation knob_argument(const recipe::LaunchArgs& launch, std::string_view knob, const std::string& file,
+                             std::string_view field);
+
+/// Throws Error(input) for a layout the job's arguments give that breaks a rule, at the argument
+/// that set the knob the rule names (`file` alone, field "layout", when none did).
+void require_valid_job_layout(const Layout& layout, const ModelSpec& model, const layout::LayoutContext& context,
+                              const recipe::LaunchArgs& launch, const std::string& file);
 
 /// The workload of a plan: the options given, else the base recipe's (ladle's 8192 x 128 BF16
 /// without one). With `emitting`, throws Error(usage) for a row length or batch that differs from

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/pipeline_layout.hpp"
@@ -190,42 +191,66 @@ int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context
 
 namespace {
 
-std::optional<std::string> pipeline_violation(const Layout& l, const ModelSpec& model) {
+// A knob key, checked against the knob table when ladle is compiled ("" for none).
+struct KnobKey {
+  std::string_view key;
+  consteval KnobKey(const char* k) : key(k) {  // NOLINT(google-explicit-constructor): written as a literal
+    bool known = key.empty();
+    for (const Knob& knob : kKnobs) known = known || knob.key == key;
+    if (!known) throw "not a key of layout/knobs.hpp";
+  }
+};
+
+// A broken rule: its line, and the knob whose argument the user most likely wrote to break it.
+template <typename... Args>
+LayoutViolation violation(KnobKey knob, fmt::format_string<Args...> format, Args&&... args) {
+  return LayoutViolation{fmt::format(format, std::forward<Args>(args)...), knob.key};
+}
+
+// The first optimizer-state dtype set below FP32, which is what asks for the precision-aware optimizer.
+KnobKey low_states_knob(const Layout& l) {
+  if (l.main_grads != StateDtype::fp32) return "main_grads";
+  if (l.main_params != StateDtype::fp32) return "main_params";
+  if (l.moments != StateDtype::fp32) return "moments";
+  return "moments_sq";
+}
+
+std::optional<LayoutViolation> pipeline_violation(const Layout& l, const ModelSpec& model) {
   const int64_t layers = model.num_layers;
   if (l.schedule == PipelineSchedule::dualpipe) {
     // deepseek-ai/DualPipe dualpipe.py DualPipe.step: "assert num_ranks % 2 == 0"; each rank
     // holds exactly two stages, one per direction, so there are no virtual stages.
     if (l.pp < 2 || l.pp % 2 != 0)
-      return fmt::format("schedule=dualpipe needs an even pp of at least 2, not {}", l.pp);
+      return violation("schedule", "schedule=dualpipe needs an even pp of at least 2, not {}", l.pp);
     if (l.vpp > 1)
-      return fmt::format("schedule=dualpipe holds two stages per rank by itself; vpp {} must be 1",
+      return violation("vpp", "schedule=dualpipe holds two stages per rank by itself; vpp {} must be 1",
                          l.vpp);
   }
   const int given = (l.vpp_layers > 0) + (!l.pipeline_layout.empty());
   if (given > 1 || (l.vpp_layers > 0 && l.vpp > 1 && l.vpp_layers * l.vpp * l.pp != layers + l.account_embedding + l.account_loss)) {
-    return std::string(
+    return violation("vpp_layers", 
         "no more than one of --num-layers-per-virtual-pipeline-stage, --num-virtual-stages-per-pipeline-rank, "
         "--pipeline-model-parallel-layout can be set (Megatron-LM asserts it)");
   }
   if (!l.pipeline_layout.empty()) {
     if (l.first > 0 || l.last > 0 || l.account_embedding || l.account_loss) {
-      return std::string(
+      return violation("pipeline_layout", 
           "pipeline_model_parallel_layout cannot be set with other pipeline layout arguments (first, last, "
           "account_embedding, account_loss)");
     }
     const std::vector<VirtualStage> stages = parse_pipeline_layout(l.pipeline_layout);
     const auto count = static_cast<int64_t>(stages.size());
     if (count % l.pp != 0) {
-      return fmt::format("the pipeline layout has {} stages, which pp {} does not divide", count, l.pp);
+      return violation("pipeline_layout", "the pipeline layout has {} stages, which pp {} does not divide", count, l.pp);
     }
     if (l.vpp != count / l.pp) {
-      return fmt::format("vpp {} conflicts with the pipeline layout's {} stages on pp {} (vpp {})", l.vpp, count, l.pp,
+      return violation("vpp", "vpp {} conflicts with the pipeline layout's {} stages on pp {} (vpp {})", l.vpp, count, l.pp,
                          count / l.pp);
     }
     int64_t decoder = 0, mtp = 0, embedding = 0, loss = 0;
     bool mtp_seen = false;
     for (const VirtualStage& s : stages) {
-      if (mtp_seen && s.decoder > 0) return std::string("decoder layers must be placed before MTP layers");
+      if (mtp_seen && s.decoder > 0) return violation("pipeline_layout", "decoder layers must be placed before MTP layers");
       mtp_seen = mtp_seen || s.mtp > 0;
       decoder += s.decoder;
       mtp += s.mtp;
@@ -233,24 +258,24 @@ std::optional<std::string> pipeline_violation(const Layout& l, const ModelSpec& 
       loss += s.loss;
     }
     if (embedding != 1 || stages.front().embedding != 1) {
-      return std::string("the pipeline layout must start with the embedding E, given exactly once");
+      return violation("pipeline_layout", "the pipeline layout must start with the embedding E, given exactly once");
     }
-    if (loss != 1 || stages.back().loss != 1) return std::string("the pipeline layout must end with the loss L, given exactly once");
+    if (loss != 1 || stages.back().loss != 1) return violation("pipeline_layout", "the pipeline layout must end with the loss L, given exactly once");
     if (decoder != layers) {
-      return fmt::format("the pipeline layout holds {} decoder layers (t), but {} has {}", decoder, model.name, layers);
+      return violation("pipeline_layout", "the pipeline layout holds {} decoder layers (t), but {} has {}", decoder, model.name, layers);
     }
     if (mtp != model.num_mtp_layers) {
-      return fmt::format("the pipeline layout holds {} MTP layers (m), but {} has {}", mtp, model.name,
+      return violation("pipeline_layout", "the pipeline layout holds {} MTP layers (m), but {} has {}", mtp, model.name,
                          model.num_mtp_layers);
     }
     return std::nullopt;
   }
   if ((l.first > 0 || l.last > 0) && (l.account_embedding || l.account_loss)) {
-    return std::string(
+    return violation("first", 
         "num_layers_in_first_pipeline_stage and num_layers_in_last_pipeline_stage cannot be set at the same time "
         "with account_for_embedding_in_pipeline_split and account_for_loss_in_pipeline_split");
   }
-  if (l.vpp > 1 && l.pp < 2) return fmt::format("vpp {} needs pp > 1 (interleaved pipeline)", l.vpp);
+  if (l.vpp > 1 && l.pp < 2) return violation("vpp", "vpp {} needs pp > 1 (interleaved pipeline)", l.vpp);
   Layout flat = l;
   flat.vpp = 1;
   const std::vector<int64_t> ranks = stage_layers(flat, layers);
@@ -260,19 +285,19 @@ std::optional<std::string> pipeline_violation(const Layout& l, const ModelSpec& 
       const int64_t counted = ranks[r] + (l.account_embedding && r == 0) + (l.account_loss && r + 1 == ranks.size());
       if (counted % l.vpp != 0) {
         const std::string split = suggest_split(l.pp, l.vpp, layers);
-        return fmt::format("vpp {} does not divide the {} layers of a pipeline stage{}", l.vpp, counted,
+        return violation("vpp", "vpp {} does not divide the {} layers of a pipeline stage{}", l.vpp, counted,
                            split.empty() ? "" : fmt::format("; try {}", split));
       }
     }
-    return fmt::format("the {} decoder layers leave a virtual stage of pp {} x vpp {} empty", layers, l.pp, l.vpp);
+    return violation("vpp", "the {} decoder layers leave a virtual stage of pp {} x vpp {} empty", layers, l.pp, l.vpp);
   }
-  if (l.pp == 1) return std::string("first and last apply only when pp > 1");
+  if (l.pp == 1) return violation("first", "first and last apply only when pp > 1");
   if (l.first > 0 || l.last > 0) {
-    return fmt::format("pp {} with first {} and last {} cannot split the {} decoder layers evenly", l.pp, l.first,
+    return violation("first", "pp {} with first {} and last {} cannot split the {} decoder layers evenly", l.pp, l.first,
                        l.last, layers);
   }
   const std::string split = suggest_split(l.pp, l.vpp, layers);
-  return fmt::format("pp {} does not divide the {} decoder layers{}", l.pp, layers,
+  return violation("pp", "pp {} does not divide the {} decoder layers{}", l.pp, layers,
                      split.empty() ? "" : fmt::format("; give an uneven split such as {}", split));
 }
 
@@ -280,230 +305,230 @@ bool has_module(uint32_t set, RecomputeModule m) { return has(set, m); }
 
 // Combinations Megatron-LM rejects at start-up, with its reason (megatron/core/transformer/
 // transformer_config.py, megatron/training/arguments.py at d98e8a64).
-std::optional<std::string> megatron_violation(const Layout& l, const ModelSpec& model, const LayoutContext& context) {
+std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSpec& model, const LayoutContext& context) {
   const bool moe = model.num_experts > 0;
   const bool selective = l.recompute == RecomputeGranularity::selective;
   if (selective && has_module(l.recompute_modules, RecomputeModule::mla_up_proj) &&
       model.attention != AttentionKind::mla) {
-    return std::string("mla_up_proj in recompute_modules is only supported with multi_latent_attention");
+    return violation("recompute_modules", "mla_up_proj in recompute_modules is only supported with multi_latent_attention");
   }
   if (l.a2a_overlap) {
-    if (l.ep <= 1) return std::string("overlap_moe_expert_parallel_comm is only supported with expert model parallelism");
+    if (l.ep <= 1) return violation("a2a_overlap", "overlap_moe_expert_parallel_comm is only supported with expert model parallelism");
     if (l.dispatcher == MoeDispatcher::allgather) {
-      return std::string("overlap_moe_expert_parallel_comm is supported with alltoall/flex token dispatcher");
+      return violation("a2a_overlap", "overlap_moe_expert_parallel_comm is supported with alltoall/flex token dispatcher");
     }
     if (l.pp > 1 && l.vpp == 1) {
-      return std::string(
+      return violation("a2a_overlap", 
           "If enabling EP A2A overlap, virtual_pipeline_model_parallel_size must be specified when "
           "pipeline_model_parallel_size > 1");
     }
     if (l.recompute == RecomputeGranularity::full) {
-      return std::string("disable full recomputation when enabling overlap_moe_expert_parallel_comm");
+      return violation("a2a_overlap", "disable full recomputation when enabling overlap_moe_expert_parallel_comm");
     }
     if (selective && has_module(l.recompute_modules, RecomputeModule::moe)) {
-      return std::string("disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm");
+      return violation("a2a_overlap", "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm");
     }
     if (l.shared_overlap) {
-      return std::string("disable moe_shared_expert_overlap when enabling overlap_moe_expert_parallel_comm");
+      return violation("a2a_overlap", "disable moe_shared_expert_overlap when enabling overlap_moe_expert_parallel_comm");
     }
     if (model.num_mtp_layers > 1) {
-      return std::string("MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm");
+      return violation("a2a_overlap", "MTP supports at most one layer when enabling overlap_moe_expert_parallel_comm");
     }
     if (l.cuda_graph == CudaGraphImpl::transformer_engine &&
         (has(l.graph_modules, GraphModule::moe) || has(l.graph_modules, GraphModule::mlp))) {
-      return std::string("CUDA graph scope on moe and mlp is not supported with overlap_moe_expert_parallel_comm");
+      return violation("a2a_overlap", "CUDA graph scope on moe and mlp is not supported with overlap_moe_expert_parallel_comm");
     }
   }
   if (l.delay_wgrad && !l.a2a_overlap) {
-    return std::string("overlap_moe_expert_parallel_comm must be enabled when enabling delay_wgrad_compute");
+    return violation("delay_wgrad", "overlap_moe_expert_parallel_comm must be enabled when enabling delay_wgrad_compute");
   }
   if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep && l.pad_capacity) {
-    return std::string("Flex token dispatcher with deepep backend does not support moe_pad_expert_input_to_capacity");
+    return violation("pad_capacity", "Flex token dispatcher with deepep backend does not support moe_pad_expert_input_to_capacity");
   }
   if (l.pad_capacity && l.capacity <= 0) {
-    return std::string("moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor");
+    return violation("pad_capacity", "moe_pad_expert_input_to_capacity needs moe_expert_capacity_factor");
   }
   if (l.cuda_graph != CudaGraphImpl::none) {
     if (l.cuda_graph == CudaGraphImpl::full_iteration && l.graph_modules != 0) {
-      return std::string("cuda_graph_modules must be empty when cuda_graph_impl=\"full_iteration\"");
+      return violation("graph_modules", "cuda_graph_modules must be empty when cuda_graph_impl=\"full_iteration\"");
     }
     if (l.recompute == RecomputeGranularity::full && l.cuda_graph != CudaGraphImpl::full_iteration) {
-      return std::string("full recompute is only supported with full iteration CUDA graph");
+      return violation("cuda_graph", "full recompute is only supported with full iteration CUDA graph");
     }
     if (has(l.graph_modules, GraphModule::moe) && has(l.graph_modules, GraphModule::moe_router)) {
-      return std::string("cuda_graph_modules must not contain both moe and moe_router");
+      return violation("graph_modules", "cuda_graph_modules must not contain both moe and moe_router");
     }
     if (has(l.graph_modules, GraphModule::moe_preprocess) && !has(l.graph_modules, GraphModule::moe_router) &&
         l.cuda_graph != CudaGraphImpl::local) {
-      return std::string("moe_preprocess cuda graph is only supported with moe_router cuda graph");
+      return violation("graph_modules", "moe_preprocess cuda graph is only supported with moe_router cuda graph");
     }
     if (!moe && (has(l.graph_modules, GraphModule::moe) || has(l.graph_modules, GraphModule::moe_router))) {
-      return std::string("moe cuda graph is only supported for MoE");
+      return violation("graph_modules", "moe cuda graph is only supported for MoE");
     }
     if (moe && has(l.graph_modules, GraphModule::mlp) && model.count_mlp(MlpKind::dense) == 0) {
-      return std::string("mlp cuda graph is only supported for dense layers, but not found in the model");
+      return violation("graph_modules", "mlp cuda graph is only supported for dense layers, but not found in the model");
     }
     if (has(l.graph_modules, GraphModule::moe) && !(l.capacity > 0 && l.pad_capacity)) {
-      return std::string("moe cuda graph is only supported with drop-padding MoE");
+      return violation("graph_modules", "moe cuda graph is only supported with drop-padding MoE");
     }
     if (l.cuda_graph == CudaGraphImpl::transformer_engine && selective &&
         has_module(l.recompute_modules, RecomputeModule::moe) && has(l.graph_modules, GraphModule::moe_router)) {
-      return std::string("moe recompute is not supported with moe_router CUDA graph with --cuda-graph-impl transformer_engine");
+      return violation("graph_modules", "moe recompute is not supported with moe_router CUDA graph with --cuda-graph-impl transformer_engine");
     }
   }
   // transformer_config.py __post_init__: "Storing activation input in FP8 is supported only for SwiGLU."
   if (l.act_fp8_store && (!model.gated_mlp || !model.silu_glu)) {
-    return fmt::format("act_fp8_store (activation_func_fp8_input_store) is supported only for SwiGLU; {}'s MLP is {}",
+    return violation("act_fp8_store", "act_fp8_store (activation_func_fp8_input_store) is supported only for SwiGLU; {}'s MLP is {}",
                        model.name, model.gated_mlp ? "a quick-GELU GLU" : "not gated");
   }
   if (l.act_offload) {
-    if (l.offload_modules == 0) return std::string("fine-grained activation offloading needs --offload-modules");
+    if (l.offload_modules == 0) return violation("act_offload", "fine-grained activation offloading needs --offload-modules");
     if (has(l.offload_modules, OffloadModule::attn_proj) && !has(l.offload_modules, OffloadModule::core_attn)) {
-      return std::string("attn_proj cannot be set to offload_modules alone without core_attn");
+      return violation("offload_modules", "attn_proj cannot be set to offload_modules alone without core_attn");
     }
   }
   if (l.cp_comm == CpComm::a2a_p2p && l.cp_inner == 0) {
-    return std::string("--hierarchical-context-parallel-sizes must be set when a2a+p2p is used in cp comm");
+    return violation("cp_comm", "--hierarchical-context-parallel-sizes must be set when a2a+p2p is used in cp comm");
   }
   if (l.cp_inner > 0 && l.cp % l.cp_inner != 0) {
-    return fmt::format("the hierarchical context parallel sizes {} x {} do not multiply to cp {}", l.cp_inner,
+    return violation("cp_inner", "the hierarchical context parallel sizes {} x {} do not multiply to cp {}", l.cp_inner,
                        l.cp / std::max<int64_t>(l.cp_inner, 1), l.cp);
   }
   if (l.fsdp == Fsdp::torch) {
-    if (l.pp > 1) return std::string("--use-torch-fsdp2 is not supported with pipeline parallelism");
-    if (l.ep > 1) return std::string("--use-torch-fsdp2 is not supported with expert parallelism");
-    if (l.dist_opt) return std::string("--use-torch-fsdp2 is not supported with MCore's distributed optimizer");
+    if (l.pp > 1) return violation("fsdp", "--use-torch-fsdp2 is not supported with pipeline parallelism");
+    if (l.ep > 1) return violation("fsdp", "--use-torch-fsdp2 is not supported with expert parallelism");
+    if (l.dist_opt) return violation("fsdp", "--use-torch-fsdp2 is not supported with MCore's distributed optimizer");
   }
   if (l.fsdp == Fsdp::megatron && l.offload > 0) {
-    return std::string("Megatron-FSDP does not take the CPU optimizer offload");
+    return violation("fsdp", "Megatron-FSDP does not take the CPU optimizer offload");
   }
   if (l.main_grads == StateDtype::bf16 && l.grad_reduce == StateDtype::fp32) {
-    return std::string("--main-grads-dtype can only be fp32 when --accumulate-allreduce-grads-in-fp32 is set");
+    return violation("main_grads", "--main-grads-dtype can only be fp32 when --accumulate-allreduce-grads-in-fp32 is set");
   }
   const bool low_states = l.main_grads != StateDtype::fp32 || l.main_params != StateDtype::fp32 ||
                           l.moments_sq != StateDtype::fp32 || l.moments != StateDtype::fp32;
   if (low_states && !l.precision_aware) {
-    return std::string("main-grads, main-params and exp-avg dtypes other than fp32 need --use-precision-aware-optimizer");
+    return violation(low_states_knob(l), "main-grads, main-params and exp-avg dtypes other than fp32 need --use-precision-aware-optimizer");
   }
   if (l.precision_aware && !l.dist_opt && l.fsdp == Fsdp::none) {
-    return std::string("the precision-aware optimizer needs the distributed optimizer");
+    return violation("precision_aware", "the precision-aware optimizer needs the distributed optimizer");
   }
   if (l.dist_opt_instances > 1 && l.dp % l.dist_opt_instances != 0) {
-    return fmt::format("{} distributed optimizer instances do not divide dp {}", l.dist_opt_instances, l.dp);
+    return violation("dist_opt_instances", "{} distributed optimizer instances do not divide dp {}", l.dist_opt_instances, l.dp);
   }
   if (l.fp8 != Fp8Format::none) {
-    if (!context.gpu_fp8) return std::string("FP8 (--fp8-format) needs a GPU with FP8 tensor cores");
+    if (!context.gpu_fp8) return violation("fp8", "FP8 (--fp8-format) needs a GPU with FP8 tensor cores");
     if (l.fp8_recipe == Fp8Recipe::mxfp8 && !context.gpu_mxfp8) {
-      return std::string("--fp8-recipe mxfp8 needs a Blackwell GPU");
+      return violation("fp8_recipe", "--fp8-recipe mxfp8 needs a Blackwell GPU");
     }
     if (l.fp8_bf16_edges && l.fp8_recipe == Fp8Recipe::delayed) {
-      return std::string("Delayed scaling does not support first / last layer in BF16");
+      return violation("fp8_bf16_edges", "Delayed scaling does not support first / last layer in BF16");
     }
     if (l.fp8_param_gather && l.offload > 0 && l.fp8_recipe != Fp8Recipe::delayed) {
-      return std::string(
+      return violation("fp8_param_gather", 
           "When `--fp8-param-gather` is enabled, the optimizer cpu offload must be used in conjunction with "
           "`--fp8-recipe delayed`");
     }
   } else if (l.fp8_param_gather || l.fp8_bf16_edges) {
-    return std::string("--fp8-param-gather and --first-last-layers-bf16 need --fp8-format");
+    return violation(l.fp8_param_gather ? KnobKey("fp8_param_gather") : KnobKey("fp8_bf16_edges"), "--fp8-param-gather and --first-last-layers-bf16 need --fp8-format");
   }
   if (l.ce_impl == CrossEntropyImpl::te && !l.ce_fusion) {
-    return std::string("--cross-entropy-fusion-impl te needs --cross-entropy-loss-fusion");
+    return violation("ce_impl", "--cross-entropy-fusion-impl te needs --cross-entropy-loss-fusion");
   }
   if (l.tp_overlap && (l.tp == 1 || !l.sp)) {
-    return std::string(
+    return violation("tp_overlap", 
         "Tensor parallel communication/GEMM overlap can happen only when sequence parallelism is enabled (tp > 1)");
   }
   if (l.overlap_param && !l.dist_opt && l.fsdp == Fsdp::none) {
-    return std::string("--overlap-param-gather only supported with distributed optimizer");
+    return violation("overlap_param", "--overlap-param-gather only supported with distributed optimizer");
   }
   return std::nullopt;
 }
 
 }  // namespace
 
-std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpec& model,
-                                                 const LayoutContext& context) {
+std::optional<LayoutViolation> layout_violation(const Layout& l, const ModelSpec& model,
+                                                const LayoutContext& context) {
   const bool moe = model.num_experts > 0;
   if (context.gpus > 0 && l.gpus() != context.gpus) {
-    return fmt::format("tp*pp*cp*dp = {}*{}*{}*{} = {} GPUs, but the run has {}", l.tp, l.pp, l.cp, l.dp,
+    return violation("", "tp*pp*cp*dp = {}*{}*{}*{} = {} GPUs, but the run has {}", l.tp, l.pp, l.cp, l.dp,
                        l.gpus(), context.gpus);
   }
   if (l.tp > context.gpus_per_node || context.gpus_per_node % l.tp != 0) {
-    return fmt::format("tp {} must divide the {} GPUs of a node (tensor parallel stays inside NVLink)",
+    return violation("tp", "tp {} must divide the {} GPUs of a node (tensor parallel stays inside NVLink)",
                        l.tp, context.gpus_per_node);
   }
   if (model.num_heads % l.tp != 0) {
-    return fmt::format("tp {} does not divide the {} attention heads", l.tp, model.num_heads);
+    return violation("tp", "tp {} does not divide the {} attention heads", l.tp, model.num_heads);
   }
   if (model.attention == AttentionKind::gqa && model.num_kv_heads % l.tp != 0) {
-    return fmt::format("tp {} does not divide the {} key/value heads", l.tp, model.num_kv_heads);
+    return violation("tp", "tp {} does not divide the {} key/value heads", l.tp, model.num_kv_heads);
   }
   if (!moe && (l.ep != 1 || l.etp != 1)) {
-    return fmt::format("ep {} and etp {} need a MoE model; {} is dense", l.ep, l.etp, model.name);
+    return violation("ep", "ep {} and etp {} need a MoE model; {} is dense", l.ep, l.etp, model.name);
   }
   if (moe && model.num_experts % l.ep != 0) {
-    return fmt::format("ep {} does not divide the {} routed experts", l.ep, model.num_experts);
+    return violation("ep", "ep {} does not divide the {} routed experts", l.ep, model.num_experts);
   }
   if (moe && model.moe_intermediate_size % l.etp != 0) {
-    return fmt::format("etp {} does not divide the expert width {}", l.etp, model.moe_intermediate_size);
+    return violation("etp", "etp {} does not divide the expert width {}", l.etp, model.moe_intermediate_size);
   }
   if ((l.tp * l.cp * l.dp) % (l.ep * l.etp) != 0) {
-    return fmt::format("ep*etp = {} does not divide tp*cp*dp = {} (expert data parallel must be whole)",
+    return violation("ep", "ep*etp = {} does not divide tp*cp*dp = {} (expert data parallel must be whole)",
                        l.ep * l.etp, l.tp * l.cp * l.dp);
   }
-  if (l.sp && l.tp == 1) return std::string("sequence parallel needs tp > 1");
+  if (l.sp && l.tp == 1) return violation("sp", "sequence parallel needs tp > 1");
   // megatron/core/transformer/moe/moe_layer.py (MoELayer.forward) raises in training whatever EP is.
   if (moe && l.tp > 1 && !l.sp) {
-    return fmt::format(
+    return violation("tp", 
         "tp {} on a MoE model needs sequence parallel (Megatron-LM: \"During training, performance may degrade if "
         "MoE and tensor parallelism are enabled without also enabling sequence parallelism\")",
         l.tp);
   }
   if (l.pp > model.num_layers) {
-    return fmt::format("pp {} exceeds the {} decoder layers", l.pp, model.num_layers);
+    return violation("pp", "pp {} exceeds the {} decoder layers", l.pp, model.num_layers);
   }
   if (auto violation = pipeline_violation(l, model)) return violation;
   const std::vector<int64_t> chunks = virtual_stage_layers(l, model.num_layers);
   const std::vector<int64_t> stages = stage_layers(l, model.num_layers);
   if (l.cp > 1 && context.row_tokens % (2 * l.cp) != 0) {
-    return fmt::format("cp {} needs rows divisible by 2*cp; a row has {} tokens", l.cp, context.row_tokens);
+    return violation("cp", "cp {} needs rows divisible by 2*cp; a row has {} tokens", l.cp, context.row_tokens);
   }
   if (l.recompute == RecomputeGranularity::full) {
     const int64_t fewest = *std::min_element(chunks.begin(), chunks.end());
     if (l.recompute_layers > fewest) {
-      return fmt::format("full recompute of {} layers exceeds the {} layers of a model chunk",
+      return violation("recompute_layers", "full recompute of {} layers exceeds the {} layers of a model chunk",
                          l.recompute_layers, fewest);
     }
   }
-  if (l.offload < 0 || l.offload > 1) return fmt::format("offload {} is outside 0..1", l.offload);
-  if (l.overlap && l.offload == 0) return std::string("overlap needs optimizer offload > 0");
+  if (l.offload < 0 || l.offload > 1) return violation("offload", "offload {} is outside 0..1", l.offload);
+  if (l.overlap && l.offload == 0) return violation("overlap", "overlap needs optimizer offload > 0");
   if (l.offload > 0 && !l.precision_aware) {
-    return std::string("optimizer offload needs the precision-aware optimizer (Megatron-LM asserts it)");
+    return violation("offload", "optimizer offload needs the precision-aware optimizer (Megatron-LM asserts it)");
   }
   if (l.moments == StateDtype::bf16 && !l.precision_aware) {
-    return std::string("bf16 moments need the precision-aware optimizer");
+    return violation("moments", "bf16 moments need the precision-aware optimizer");
   }
   if (moe && l.dispatcher == MoeDispatcher::flex && l.ep * l.etp * l.tp == 1) {
-    return std::string("the flex dispatcher needs tp*ep > 1");
+    return violation("dispatcher", "the flex dispatcher needs tp*ep > 1");
   }
   if (auto violation = megatron_violation(l, model, context)) return violation;
   if (context.row_tokens > 0) {
     const int64_t packed = l.max_tokens * l.cp / context.row_tokens;
     if (packed < 1) {
-      return fmt::format("max_tokens {} holds no {}-token row (cp {})", l.max_tokens, context.row_tokens, l.cp);
+      return violation("max_tokens", "max_tokens {} holds no {}-token row (cp {})", l.max_tokens, context.row_tokens, l.cp);
     }
     if (packed != l.rows_per_mb) {
-      return fmt::format("rows_per_mb {} disagrees with max_tokens {}: dynamic batching packs {} row(s)",
+      return violation("rows_per_mb", "rows_per_mb {} disagrees with max_tokens {}: dynamic batching packs {} row(s)",
                          l.rows_per_mb, l.max_tokens, packed);
     }
   }
   if (context.global_batch > 0) {
     if (context.global_batch % l.dp != 0) {
-      return fmt::format("dp {} does not divide the global batch of {} rows", l.dp, context.global_batch);
+      return violation("dp", "dp {} does not divide the global batch of {} rows", l.dp, context.global_batch);
     }
     if (context.global_batch / l.dp < l.rows_per_mb) {
-      return fmt::format("rows_per_mb {} exceeds the {} rows each dp rank gets per step", l.rows_per_mb,
+      return violation("rows_per_mb", "rows_per_mb {} exceeds the {} rows each dp rank gets per step", l.rows_per_mb,
                          context.global_batch / l.dp);
     }
     // DualPipe.step: "num_chunks % 2 == 0 and num_chunks >= num_ranks * 2" (half the
@@ -511,13 +536,20 @@ std::optional<std::string> find_layout_violation(const Layout& l, const ModelSpe
     const int64_t microbatches = microbatches_per_step(l, context);
     if (l.schedule == PipelineSchedule::dualpipe &&
         (microbatches % 2 != 0 || microbatches < 2 * l.pp)) {
-      return fmt::format(
+      return violation("schedule", 
           "schedule=dualpipe needs an even number of microbatches of at least 2 x pp = {}; a step "
           "has {}",
           2 * l.pp, microbatches);
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> find_layout_violation(const Layout& layout, const ModelSpec& model,
+                                                 const LayoutContext& context) {
+  std::optional<LayoutViolation> broken = layout_violation(layout, model, context);
+  if (!broken) return std::nullopt;
+  return std::move(broken->message);
 }
 
 void require_valid_layout(const Layout& layout, const ModelSpec& model, const LayoutContext& context) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
@@ -66,6 +67,18 @@ std::string split_spec(const Layout& layout);
 
 /// Microbatches each data-parallel rank runs per step: ceil(global_batch / dp / rows_per_mb).
 int64_t microbatches_per_step(const Layout& layout, const LayoutContext& context);
+
+/// A rule a layout breaks: one line naming the constraint and the numbers, and the knob (its key
+/// in layout/knobs.hpp) whose setting breaks it, so that a reader of the job's own arguments can
+/// point at the argument that set it.
+struct LayoutViolation {
+  std::string message;
+  std::string_view knob;  ///< "tp", "vpp", ...; empty when no one knob is at fault (the GPU count)
+};
+
+/// The first rule `layout` breaks, or nullopt when it is valid. Expects a resolved layout.
+std::optional<LayoutViolation> layout_violation(const Layout& layout, const ModelSpec& model,
+                                                const LayoutContext& context);
 
 /// The first rule `layout` breaks, as one line naming the constraint and the numbers
 /// ("tp 3 does not divide the 20 attention heads"), or nullopt when it is valid. Expects a
