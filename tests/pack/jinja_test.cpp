@@ -140,6 +140,91 @@ TEST(Jinja, ReportsErrorsWithTheirLine) {
   EXPECT_LADLE_ERROR(render("{{ 'x' "), input, "unclosed '{{'");
 }
 
+std::string repeat(std::string_view unit, int n) {
+  std::string out;
+  for (int k = 0; k < n; ++k) out += unit;
+  return out;
+}
+
+// Issue 29: a chat template is downloaded input. These crashed (SIGFPE, stack overflow), read past
+// a buffer, ran until killed or printed a wrapped integer before the engine had limits.
+TEST(JinjaLimits, IntegerArithmeticIsCheckedWithPythonsSigns) {
+  EXPECT_EQ(render("{{ (-9223372036854775807 - 1) % -1 }}"), "0");  // was SIGFPE
+  EXPECT_LADLE_ERROR(render("{{ (-9223372036854775807 - 1) // -1 }}"), input, "does not fit in 64 bits");
+  EXPECT_LADLE_ERROR(render("{{ 9223372036854775807 + 1 }}"), input, "t.jinja:1:1: error: chat template: 9223372036854775807 + 1 does not fit in 64 bits");
+  EXPECT_LADLE_ERROR(render("{{ 4294967296 * 4294967296 }}"), input, "does not fit in 64 bits");
+  EXPECT_LADLE_ERROR(render("{{ -(-9223372036854775807 - 1) }}"), input, "does not fit in 64 bits");
+  EXPECT_LADLE_ERROR(render("{{ 99999999999999999999 }}"), input, "integer 99999999999999999999 does not fit in 64 bits");
+  // Python: -7 // 2 == -4, -7 % 3 == 2, 7 % -3 == -2, 7 // -2 == -4; 2**62 // 3 is exact.
+  EXPECT_EQ(render("{{ -7 // 2 }} {{ -7 % 3 }} {{ 7 % -3 }} {{ 7 // -2 }} {{ 4611686018427387904 // 3 }}"),
+            "-4 2 -2 -4 1537228672809129301");
+  EXPECT_LADLE_ERROR(render("{{ 1 % 0 }}"), input, "division by zero");
+}
+
+TEST(JinjaLimits, DeepNestingIsAnErrorNamingThePosition) {
+  const int kDeep = 100000;
+  EXPECT_LADLE_ERROR(render("{{ " + repeat("(", kDeep) + "1" + repeat(")", kDeep) + " }}"), input,
+                     "t.jinja:1:");
+  EXPECT_LADLE_ERROR(render("{{ " + repeat("(", kDeep) + "1" + repeat(")", kDeep) + " }}"), input,
+                     "expression nested deeper than 128 levels");
+  EXPECT_LADLE_ERROR(render("{{ " + repeat("[", kDeep) + repeat("]", kDeep) + " }}"), input, "nested deeper than 128");
+  EXPECT_LADLE_ERROR(render("{{ " + repeat("not ", kDeep) + "1 }}"), input, "nested deeper than 128");
+  EXPECT_LADLE_ERROR(render("{{ " + repeat("-", kDeep) + "1 }}"), input, "nested deeper than 128");
+  EXPECT_LADLE_ERROR(render("{{ 1" + repeat(" + 1", 10000) + " }}"), input, "nested deeper than 128");
+  EXPECT_LADLE_ERROR(render("{{ 'a'" + repeat("|trim", 10000) + " }}"), input, "nested deeper than 128");
+  EXPECT_LADLE_ERROR(render(repeat("{% if true %}", 20000) + "x" + repeat("{% endif %}", 20000)), input,
+                     "statements nested deeper than 128 levels");
+  // Nesting within the limits still renders.
+  EXPECT_EQ(render("{{ " + repeat("(", 100) + "1" + repeat(")", 100) + " }}"), "1");
+  EXPECT_EQ(render(repeat("{% if true %}", 100) + "x" + repeat("{% endif %}", 100)), "x");
+}
+
+TEST(JinjaLimits, MacroRecursionIsBounded) {
+  EXPECT_LADLE_ERROR(render("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}\n{{ f(0) }}"), input,
+                     "macro 'f': calls nested deeper than 64");
+  // A recursion that ends renders.
+  EXPECT_EQ(render("{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40)|length }}"),
+            "71");
+}
+
+TEST(JinjaLimits, TojsonIndentIsBoundedAndLaidOutAsPython) {
+  // The indent was passed to the JSON library, which printed bytes past its buffer (then overflowed
+  // the stack) for large ones.
+  EXPECT_LADLE_ERROR(render("{{ [1, [2]]|tojson(indent=1000000000) }}"), input, "tojson: indent 1000000000 is more than 64 spaces");
+  EXPECT_LADLE_ERROR(render("{{ [1]|tojson(indent='x') }}"), input, "indent must be an integer");
+  const Json c = Json::parse(R"({"d": {"a": [1, {"b": null}], "e": [], "f": {}}})");
+  // json.dumps(d, indent=2, ensure_ascii=False)
+  EXPECT_EQ(render("{{ d|tojson(indent=2) }}", c),
+            "{\n  \"a\": [\n    1,\n    {\n      \"b\": null\n    }\n  ],\n  \"e\": [],\n  \"f\": {}\n}");
+  EXPECT_EQ(render("{{ d|tojson }}", c), R"({"a": [1, {"b": null}], "e": [], "f": {}})");
+  EXPECT_EQ(render("{{ [1, 2]|tojson(indent=0) }}"), "[\n1,\n2\n]");
+}
+
+TEST(JinjaLimits, RendersHaveStepAndOutputBudgets) {
+  EXPECT_LADLE_ERROR(render("{{ 'x' * 100000000000 }}"), input, "exceed 67108864 bytes");
+  EXPECT_LADLE_ERROR(render("{% set s = 'x' * 100000 %}{% for a in s %}{% for b in s %}{% endfor %}{% endfor %}"), input,
+                     "budget of 2097152 steps");
+  // A string doubled in a loop stops at the output budget, not at the machine's memory.
+  EXPECT_LADLE_ERROR(render("{% set ns = namespace(s='x') %}{% for i in 'x' * 64 %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"),
+                     input, "exceed 67108864 bytes");
+  // Values copied again and again count against the render's budget of bytes.
+  JinjaLimits small;
+  small.max_value_bytes = 1 << 20;
+  const Json c = Json::parse(R"({"m": ")" + std::string(100000, 'a') + R"("})");
+  EXPECT_LADLE_ERROR(JinjaTemplate("{% for i in 'x' * 100 %}{{ m|length }}{% endfor %}", "t.jinja").render(c, small),
+                     input, "budget of 1048576 bytes");
+  small.max_output_bytes = 10;
+  EXPECT_LADLE_ERROR(JinjaTemplate("{{ 'abcdef' }}{{ 'abcdef' }}", "t.jinja").render(Json::object(), small), input,
+                     "exceed 10 bytes");
+  EXPECT_EQ(render("{{ 'ab' * 3 }}{{ 'ab' * -1 }}"), "ababab");
+}
+
+TEST(JinjaLimits, SlicesWithHugeStepsStayInBounds) {
+  // i += step wrapped to a negative index before.
+  EXPECT_EQ(render("{{ [1, 2, 3][1::9223372036854775807] }}"), "[2]");
+  EXPECT_EQ(render("{{ 'abc'[2::-9223372036854775807] }}"), "c");
+}
+
 }  // namespace
 }  // namespace ladle::pack
 

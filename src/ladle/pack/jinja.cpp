@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -32,6 +33,7 @@ struct Expr {
   std::vector<std::pair<std::string, ExprPtr>> kwargs;
   bool negated = false;       // test: `is not`
   bool has[3] = {false, false, false};  // slice: which of start/stop/step are given
+  int depth = 1;              // levels of the tree below and including this node
   int line = 1;
   int col = 1;
 };
@@ -72,18 +74,32 @@ struct Position {
   int col = 1;
 };
 
-Position position_at(std::string_view text, std::size_t at) {
-  Position p;
-  for (std::size_t i = 0; i < at && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++p.line;
-      p.col = 1;
-    } else {
-      ++p.col;
+// Positions asked for in increasing order, each found from the last: counting from the start each
+// time made a template of many tags or tokens quadratic.
+class PositionCursor {
+ public:
+  explicit PositionCursor(std::string_view text) : text_(text) {}
+  Position at(std::size_t offset) {
+    if (offset < at_) {
+      at_ = 0;
+      p_ = Position{};
     }
+    for (; at_ < offset && at_ < text_.size(); ++at_) {
+      if (text_[at_] == '\n') {
+        ++p_.line;
+        p_.col = 1;
+      } else {
+        ++p_.col;
+      }
+    }
+    return p_;
   }
-  return p;
-}
+
+ private:
+  std::string_view text_;
+  std::size_t at_ = 0;
+  Position p_;
+};
 
 [[noreturn]] void syntax_error(const std::string& name, int line, int col, const std::string& message) {
   throw_input(SourceLocation{name, line, col, ""}, "chat template: {}", message);
@@ -121,6 +137,7 @@ std::vector<Segment> split_segments(std::string_view src, const std::string& nam
     if (!t.empty()) out.push_back({Segment::Kind::text, t, p.line, p.col});
   };
   Position text_start;
+  PositionCursor cursor(src);
   while (i <= src.size()) {
     const std::size_t open = src.find('{', i);
     std::size_t tag = std::string_view::npos;
@@ -159,7 +176,7 @@ std::vector<Segment> split_segments(std::string_view src, const std::string& nam
     const std::string_view close = kind == '{' ? "}}" : kind == '%' ? "%}" : "#}";
     const std::size_t body_start = tag + 2 + ((minus_open || plus_open) ? 1 : 0);
     const std::size_t end = find_close(src, body_start, close);
-    const Position p = position_at(src, tag);
+    const Position p = cursor.at(tag);
     if (end == std::string_view::npos) syntax_error(name, p.line, p.col, fmt::format("unclosed '{{{}'", kind));
     bool minus_close = end > body_start && src[end - 1] == '-';
     std::string body(src.substr(body_start, end - body_start - (minus_close ? 1 : 0)));
@@ -168,7 +185,7 @@ std::vector<Segment> split_segments(std::string_view src, const std::string& nam
     strip_next = minus_close;
     trim_next = !minus_close && kind != '{';
     i = end + 2;
-    text_start = position_at(src, i);
+    text_start = cursor.at(i);
   }
   return out;
 }
@@ -186,8 +203,9 @@ struct Token {
 std::vector<Token> tokenize(const std::string& src, const std::string& name, int line, int col) {
   std::vector<Token> out;
   std::size_t i = 0;
+  PositionCursor cursor(src);
   auto where = [&](std::size_t at) {
-    Position p = position_at(src, at);
+    Position p = cursor.at(at);
     return std::pair<int, int>{line + p.line - 1, p.line == 1 ? col + p.col + 1 : p.col};
   };
   while (i < src.size()) {
@@ -284,6 +302,7 @@ class ExprParser {
   }
 
   ExprPtr expression() {
+    const Nest nest(*this);
     ExprPtr value = or_expr();
     if (is_name("if")) {
       ++pos_;
@@ -300,12 +319,41 @@ class ExprParser {
       e->args.push_back(std::move(value));
       e->args.push_back(std::move(cond));
       e->args.push_back(std::move(otherwise));
-      return e;
+      return settle(std::move(e));
     }
     return value;
   }
 
  private:
+  // The parser recurses once per level of nesting and evaluation once per level of the tree, so
+  // both are bounded (kMaxJinjaNesting) to keep a hostile template from overflowing the stack.
+  struct Nest {
+    explicit Nest(ExprParser& parser) : p(parser) {
+      if (++p.nesting_ > kMaxJinjaNesting) {
+        p.fail(fmt::format("expression nested deeper than {} levels", kMaxJinjaNesting));
+      }
+    }
+    ~Nest() { --p.nesting_; }
+    Nest(const Nest&) = delete;
+    Nest& operator=(const Nest&) = delete;
+    ExprParser& p;
+  };
+  // Sets the depth of `e` from its operands; a chain (a + b + ... or x|f|g...) deepens the tree
+  // without recursing in the parser, so it is checked here.
+  ExprPtr settle(ExprPtr e) const {
+    int below = 0;
+    for (const ExprPtr& arg : e->args) {
+      if (arg) below = std::max(below, arg->depth);
+    }
+    for (const auto& kv : e->kwargs) {
+      if (kv.second) below = std::max(below, kv.second->depth);
+    }
+    e->depth = below + 1;
+    if (e->depth > kMaxJinjaNesting) {
+      syntax_error(name_, e->line, e->col, fmt::format("expression nested deeper than {} levels", kMaxJinjaNesting));
+    }
+    return e;
+  }
   ExprPtr make(Expr::Kind kind) const {
     auto e = std::make_unique<Expr>();
     e->kind = kind;
@@ -318,7 +366,7 @@ class ExprParser {
     e->name = std::move(op);
     e->args.push_back(std::move(a));
     e->args.push_back(std::move(b));
-    return e;
+    return settle(std::move(e));
   }
   ExprPtr or_expr() {
     ExprPtr a = and_expr();
@@ -338,11 +386,12 @@ class ExprParser {
   }
   ExprPtr not_expr() {
     if (is_name("not")) {
+      const Nest nest(*this);
       ++pos_;
       auto e = make(Expr::Kind::unary);
       e->name = "not";
       e->args.push_back(not_expr());
-      return e;
+      return settle(std::move(e));
     }
     return compare();
   }
@@ -390,10 +439,11 @@ class ExprParser {
   }
   ExprPtr unary() {
     if (is_op("-") || is_op("+")) {
+      const Nest nest(*this);
       auto e = make(Expr::Kind::unary);
       e->name = next().text;
       e->args.push_back(unary());
-      return e;
+      return settle(std::move(e));
     }
     return filters(postfix(primary()));
   }
@@ -418,7 +468,7 @@ class ExprParser {
         auto e = make(Expr::Kind::attr);
         e->name = expect_name();
         e->args.push_back(std::move(node));
-        node = std::move(e);
+        node = settle(std::move(e));
       } else if (is_op("[")) {
         ++pos_;
         ExprPtr parts[3];
@@ -444,12 +494,12 @@ class ExprParser {
           e->has[k] = has[k];
           if (has[k]) e->args.push_back(std::move(parts[k]));
         }
-        node = std::move(e);
+        node = settle(std::move(e));
       } else if (is_op("(")) {
         auto e = make(Expr::Kind::call);
         e->args.push_back(std::move(node));
         call_args(*e);
-        node = std::move(e);
+        node = settle(std::move(e));
       } else {
         return node;
       }
@@ -463,7 +513,7 @@ class ExprParser {
         e->name = expect_name();
         e->args.push_back(std::move(node));
         if (is_op("(")) call_args(*e);
-        node = std::move(e);
+        node = settle(std::move(e));
       } else if (is_name("is")) {
         ++pos_;
         auto e = make(Expr::Kind::test);
@@ -474,7 +524,7 @@ class ExprParser {
         e->name = expect_name();
         e->args.push_back(std::move(node));
         if (is_op("(")) call_args(*e);
-        node = std::move(e);
+        node = settle(std::move(e));
       } else {
         return node;
       }
@@ -491,12 +541,26 @@ class ExprParser {
     }
     if (tok.kind == Token::Kind::integer) {
       auto e = make(Expr::Kind::literal);
-      e->value = std::stoll(next().text);
+      int64_t value = 0;
+      const std::string& digits = tok.text;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (ec != std::errc() || end != digits.data() + digits.size()) {
+        fail(fmt::format("integer {} does not fit in 64 bits", digits));
+      }
+      ++pos_;
+      e->value = value;
       return e;
     }
     if (tok.kind == Token::Kind::number) {
       auto e = make(Expr::Kind::literal);
-      e->value = std::stod(next().text);
+      double value = 0;
+      const std::string& digits = tok.text;
+      const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
+      if (ec != std::errc() || end != digits.data() + digits.size() || !std::isfinite(value)) {
+        fail(fmt::format("number {} is out of range", digits));
+      }
+      ++pos_;
+      e->value = value;
       return e;
     }
     if (tok.kind == Token::Kind::name) {
@@ -535,7 +599,7 @@ class ExprParser {
         if (!is_op("]")) expect_op(",");
       }
       expect_op("]");
-      return e;
+      return settle(std::move(e));
     }
     if (is_op("{")) {
       ++pos_;
@@ -547,13 +611,14 @@ class ExprParser {
         if (!is_op("}")) expect_op(",");
       }
       expect_op("}");
-      return e;
+      return settle(std::move(e));
     }
     fail(tok.kind == Token::Kind::end ? "unexpected end of expression" : fmt::format("unexpected '{}'", tok.text));
   }
 
   std::vector<Token> t_;
   std::size_t pos_ = 0;
+  int nesting_ = 0;
   const std::string& name_;
 };
 
@@ -576,13 +641,25 @@ class TreeBuilder {
   }
 
   // Appends statements to `block` until one of `stops` (returned, consumed) or the end ("").
+  // Each nested if/for/macro recurses here, so the nesting is bounded (kMaxJinjaNesting).
   std::string body(JinjaNode& block, const std::vector<std::string>& stops) {
+    if (depth_ > kMaxJinjaNesting) {
+      fail_at(s_[i_ - 1], fmt::format("statements nested deeper than {} levels", kMaxJinjaNesting));
+    }
+    ++depth_;
+    std::string end = body_items(block, stops);
+    --depth_;
+    return end;
+  }
+
+  std::string body_items(JinjaNode& block, const std::vector<std::string>& stops) {
     while (i_ < s_.size()) {
       const Segment& seg = s_[i_++];
       if (seg.kind == Segment::Kind::text) {
         auto n = std::make_unique<JinjaNode>();
         n->kind = JinjaNode::Kind::text;
         n->text = seg.body;
+        n->line = seg.line;
         block.children.push_back(std::move(n));
         continue;
       }
@@ -590,6 +667,7 @@ class TreeBuilder {
       if (seg.kind == Segment::Kind::output) {
         auto n = std::make_unique<JinjaNode>();
         n->kind = JinjaNode::Kind::output;
+        n->line = seg.line;
         n->exprs.push_back(p.expression());
         p.expect_end();
         block.children.push_back(std::move(n));
@@ -713,6 +791,7 @@ class TreeBuilder {
   const std::vector<Segment>& s_;
   const std::string& name_;
   std::size_t i_ = 0;
+  int depth_ = 0;
   std::unique_ptr<ExprParser> current_;  // the parser of the tag that ended the last body
 };
 
@@ -740,21 +819,86 @@ struct Value {
 
 class Renderer {
  public:
-  Renderer(const std::string& name, const Json& context) : name_(name) {
+  Renderer(const std::string& name, const Json& context, const JinjaLimits& limits)
+      : name_(name), limits_(limits) {
     scopes_.emplace_back();
     for (const auto& [key, value] : context.items()) scopes_.back()[key] = Value::of(value);
   }
 
   void run(const JinjaNode& node, std::string& out) {
+    const Deeper deeper(*this, node.line);
+    step(node.line);
+    run_node(node, out);
+  }
+
+ private:
+  // Levels of run() and eval() in progress. The parser bounds each template's nesting, and this
+  // bounds their sum across macro calls (a macro's body nests again inside the call), so the C++
+  // stack stays within a few megabytes whatever the template.
+  static constexpr int kMaxRenderDepth = 2 * kMaxJinjaNesting + 4 * kMaxJinjaMacroDepth;
+  struct Deeper {
+    Deeper(Renderer& r, int line) : renderer(r) {
+      if (++renderer.depth_ > kMaxRenderDepth) {
+        renderer.fail(line, fmt::format("template nested deeper than {} levels (macro calls included)", kMaxRenderDepth));
+      }
+    }
+    ~Deeper() { --renderer.depth_; }
+    Deeper(const Deeper&) = delete;
+    Deeper& operator=(const Deeper&) = delete;
+    Renderer& renderer;
+  };
+
+  void step(int line, int64_t count = 1) {
+    steps_ += count;
+    if (steps_ > limits_.max_steps) {
+      fail(line, fmt::format("the render exceeds its budget of {} steps (a loop too long?)", limits_.max_steps));
+    }
+  }
+
+  // Charges the bytes a value takes (strings' bytes, 16 per entry) to the render's budget, and
+  // refuses a value nested deeper than kMaxJinjaValueDepth (printing, comparing and copying one
+  // recurse once per level).
+  void charge(const Json& j, int line) {
+    value_bytes_ += weigh(j, 0, line);
+    if (value_bytes_ > limits_.max_value_bytes) {
+      fail(line, fmt::format("the render exceeds its budget of {} bytes of values evaluated",
+                             limits_.max_value_bytes));
+    }
+  }
+  int64_t weigh(const Json& j, int depth, int line) const {
+    constexpr int64_t kEntryBytes = 16;
+    if (j.is_string()) return kEntryBytes + static_cast<int64_t>(j.get_ref<const std::string&>().size());
+    if (!j.is_structured()) return kEntryBytes;
+    if (depth >= kMaxJinjaValueDepth) fail(line, fmt::format("a value nested deeper than {} levels", kMaxJinjaValueDepth));
+    int64_t total = kEntryBytes;
+    for (const Json& item : j) total += weigh(item, depth + 1, line);
+    if (j.is_object()) {
+      for (const auto& item : j.items()) total += static_cast<int64_t>(item.key().size());
+    }
+    return total;
+  }
+
+  // A string the template builds, or the rendered text, may not exceed the output budget.
+  void check_size(std::size_t bytes, int line) const {
+    if (bytes > static_cast<std::size_t>(limits_.max_output_bytes)) {
+      fail(line, fmt::format("the text would exceed {} bytes (the render's output budget)", limits_.max_output_bytes));
+    }
+  }
+  void append(std::string& out, std::string_view text, int line) const {
+    check_size(out.size() + text.size(), line);
+    out += text;
+  }
+
+  void run_node(const JinjaNode& node, std::string& out) {
     switch (node.kind) {
       case JinjaNode::Kind::block:
         for (const auto& child : node.children) run(*child, out);
         return;
       case JinjaNode::Kind::text:
-        out += node.text;
+        append(out, node.text, node.line);
         return;
       case JinjaNode::Kind::output:
-        out += to_text(eval(*node.exprs[0]));
+        append(out, to_text(eval(*node.exprs[0])), node.line);
         return;
       case JinjaNode::Kind::if_:
         for (std::size_t k = 0; k < node.exprs.size(); ++k) {
@@ -791,7 +935,6 @@ class Renderer {
     }
   }
 
- private:
   [[noreturn]] void fail(int line, const std::string& message) const {
     throw_input(SourceLocation{name_, line, 1, ""}, "chat template: {}", message);
   }
@@ -808,6 +951,10 @@ class Renderer {
     const Value iterable = eval(*node.exprs[0]);
     std::vector<Json> items;
     const Json& j = iterable.json();
+    // Each iteration is a step, charged before the items are copied out (a string's characters
+    // are at most its bytes).
+    if (j.is_structured()) step(node.line, static_cast<int64_t>(j.size()));
+    if (j.is_string()) step(node.line, static_cast<int64_t>(j.get_ref<const std::string&>().size()));
     if (j.is_array()) {
       for (const Json& item : j) items.push_back(item);
     } else if (j.is_object()) {
@@ -873,23 +1020,37 @@ class Renderer {
     return !j.empty();
   }
 
-  // Python's json.dumps(ensure_ascii=False) layout: ", " and ": " separators.
-  static std::string python_json(const Json& j) {
-    if (j.is_object()) {
-      std::string out = "{";
-      bool first = true;
-      for (const auto& [key, value] : j.items()) {
-        out += (first ? "" : ", ") + Json(key).dump(-1, ' ', false) + ": " + python_json(value);
-        first = false;
-      }
-      return out + "}";
+  // Python's json.dumps(ensure_ascii=False) layout: ", " and ": " separators, or with an indent
+  // one entry a line, "," and ": ". The text is checked against the output budget as it grows.
+  std::string python_json(const Json& j, std::optional<int64_t> indent = std::nullopt, int line = 1) const {
+    std::string out;
+    write_json(j, indent, 0, out, line);
+    return out;
+  }
+  void write_json(const Json& j, std::optional<int64_t> indent, int64_t level, std::string& out, int line) const {
+    if (!j.is_structured() || j.empty()) {
+      append(out, j.dump(-1, ' ', false), line);
+      return;
     }
-    if (j.is_array()) {
-      std::string out = "[";
-      for (std::size_t k = 0; k < j.size(); ++k) out += (k ? ", " : "") + python_json(j[k]);
-      return out + "]";
+    const bool object = j.is_object();
+    append(out, object ? "{" : "[", line);
+    auto newline = [&](int64_t at) {
+      if (!indent) return;
+      const int64_t spaces = std::max<int64_t>(0, *indent) * at;
+      check_size(out.size() + 1 + static_cast<std::size_t>(spaces), line);
+      out += '\n';
+      out.append(static_cast<std::size_t>(spaces), ' ');
+    };
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) append(out, indent ? "," : ", ", line);
+      first = false;
+      newline(level + 1);
+      if (object) append(out, Json(it.key()).dump(-1, ' ', false) + ": ", line);
+      write_json(it.value(), indent, level + 1, out, line);
     }
-    return j.dump(-1, ' ', false);
+    newline(level);
+    append(out, object ? "}" : "]", line);
   }
 
   std::string to_text(const Value& v) const {
@@ -976,7 +1137,8 @@ class Renderer {
         std::size_t start = 0;
         for (std::size_t at = from.empty() ? std::string::npos : s.find(from); at != std::string::npos;
              at = s.find(from, start)) {
-          out += s.substr(start, at - start) + to;
+          append(out, std::string_view(s).substr(start, at - start), line);
+          append(out, to, line);
           start = at + from.size();
         }
         return Value::of(out + s.substr(start));
@@ -1024,10 +1186,16 @@ class Renderer {
       }
     }
     if (args.size() > macro.names.size()) fail(line, fmt::format("macro '{}' takes {} arguments", macro.text, macro.names.size()));
+    if (macro_depth_ >= kMaxJinjaMacroDepth) {
+      fail(line, fmt::format("macro '{}': calls nested deeper than {} (a recursion without end?)", macro.text,
+                             kMaxJinjaMacroDepth));
+    }
+    ++macro_depth_;
     scopes_.push_back(std::move(frame));
     std::string out;
     run(*macro.children[0], out);
     scopes_.pop_back();
+    --macro_depth_;
     return Value::of(out);
   }
 
@@ -1073,10 +1241,16 @@ class Renderer {
     if (f == "tojson") {
       std::optional<int64_t> indent;
       for (const auto& [key, value] : e.kwargs) {
-        if (key == "indent") indent = eval(*value).json().get<int64_t>();
+        if (key != "indent") continue;
+        const Json amount = eval(*value).json();
+        if (amount.is_null()) continue;
+        if (!amount.is_number_integer()) fail(e.line, "tojson: indent must be an integer");
+        indent = amount.get<int64_t>();
+        if (*indent > kMaxJinjaJsonIndent) {
+          fail(e.line, fmt::format("tojson: indent {} is more than {} spaces", *indent, kMaxJinjaJsonIndent));
+        }
       }
-      if (indent) return Value::of(j.dump(static_cast<int>(*indent), ' ', false));
-      return Value::of(python_json(j));
+      return Value::of(python_json(j, indent, e.line));
     }
     if (f == "first" || f == "last") {
       if (j.is_array() && !j.empty()) return Value::of(f == "first" ? j.front() : j.back());
@@ -1096,7 +1270,10 @@ class Renderer {
     if (f == "join") {
       const std::string sep = args.empty() ? "" : to_text(args[0]);
       std::string out;
-      for (std::size_t k = 0; k < j.size(); ++k) out += (k ? sep : "") + to_text(Value::of(j[k]));
+      for (std::size_t k = 0; k < j.size(); ++k) {
+        if (k) append(out, sep, e.line);
+        append(out, to_text(Value::of(j[k])), e.line);
+      }
       return Value::of(out);
     }
     if (f == "default" || f == "d") {
@@ -1146,6 +1323,36 @@ class Renderer {
     return a.json() == b.json();
   }
 
+  // Integer + - * // % as Python computes them (// rounds toward negative infinity, % takes the
+  // divisor's sign), checked: where Python would give an integer beyond 64 bits, an error.
+  int64_t integer_op(const std::string& op, int64_t p, int64_t q, int line) const {
+    int64_t out = 0;
+    bool overflow = false;
+    if (op == "+") {
+      overflow = __builtin_add_overflow(p, q, &out);
+    } else if (op == "-") {
+      overflow = __builtin_sub_overflow(p, q, &out);
+    } else if (op == "*") {
+      overflow = __builtin_mul_overflow(p, q, &out);
+    } else {
+      if (q == 0) fail(line, "division by zero");
+      if (q == -1) {  // INT64_MIN / -1 traps in C++; Python's answer is -p and remainder 0
+        if (op == "%") return 0;
+        overflow = __builtin_sub_overflow(int64_t{0}, p, &out);
+      } else {
+        int64_t quotient = p / q;
+        int64_t remainder = p % q;
+        if (remainder != 0 && ((remainder < 0) != (q < 0))) {
+          --quotient;
+          remainder += q;
+        }
+        out = op == "%" ? remainder : quotient;
+      }
+    }
+    if (overflow) fail(line, fmt::format("{} {} {} does not fit in 64 bits", p, op, q));
+    return out;
+  }
+
   Value eval_binary(const Expr& e) {
     const std::string& op = e.name;
     if (op == "and") {
@@ -1176,8 +1383,16 @@ class Renderer {
       }
       return Value::of(op == "in" ? found : !found);
     }
-    if (op == "~") return Value::of(to_text(a) + to_text(b));
-    if (op == "+" && x.is_string() && y.is_string()) return Value::of(x.get<std::string>() + y.get<std::string>());
+    if (op == "~") {
+      std::string out = to_text(a);
+      append(out, to_text(b), e.line);
+      return Value::of(out);
+    }
+    if (op == "+" && x.is_string() && y.is_string()) {
+      std::string out = x.get<std::string>();
+      append(out, y.get_ref<const std::string&>(), e.line);
+      return Value::of(out);
+    }
     if (op == "+" && x.is_array() && y.is_array()) {
       Json out = x;
       for (const Json& item : y) out.push_back(item);
@@ -1188,16 +1403,12 @@ class Renderer {
       if (ints) {
         const int64_t p = x.get<int64_t>();
         const int64_t q = y.get<int64_t>();
-        if (op == "+") return Value::of(p + q);
-        if (op == "-") return Value::of(p - q);
-        if (op == "*") return Value::of(p * q);
+        if (op == "+" || op == "-" || op == "*" || op == "//" || op == "%") return Value::of(integer_op(op, p, q, e.line));
         if (op == "<") return Value::of(p < q);
         if (op == ">") return Value::of(p > q);
         if (op == "<=") return Value::of(p <= q);
         if (op == ">=") return Value::of(p >= q);
-        if ((op == "//" || op == "%" || op == "/") && q == 0) fail(e.line, "division by zero");
-        if (op == "//") return Value::of(static_cast<int64_t>(std::floor(static_cast<double>(p) / q)));
-        if (op == "%") return Value::of(((p % q) + q) % q);
+        if (op == "/" && q == 0) fail(e.line, "division by zero");
       }
       const double p = x.get<double>();
       const double q = y.get<double>();
@@ -1220,8 +1431,15 @@ class Renderer {
       if (op == ">=") return Value::of(x >= y);
     }
     if (op == "*" && x.is_string() && y.is_number_integer()) {
+      // Checked before building: 'x' * 10**11 must not try.
+      const std::string& unit = x.get_ref<const std::string&>();
+      const int64_t times = std::max<int64_t>(0, y.get<int64_t>());
+      if (!unit.empty() && times > limits_.max_output_bytes / static_cast<int64_t>(unit.size())) {
+        check_size(static_cast<std::size_t>(limits_.max_output_bytes) + 1, e.line);
+      }
       std::string out;
-      for (int64_t k = 0; k < y.get<int64_t>(); ++k) out += x.get<std::string>();
+      out.reserve(unit.size() * static_cast<std::size_t>(times));
+      for (int64_t k = 0; k < times; ++k) out += unit;
       return Value::of(out);
     }
     fail(e.line, fmt::format("operator '{}' does not apply to these values", op));
@@ -1290,17 +1508,26 @@ class Renderer {
     const int64_t stop = clamp(part[1], step > 0 ? n : -1, true);
     Json out = Json::array();
     std::string s;
-    for (int64_t i = start; step > 0 ? i < stop : i > stop; i += step) {
+    for (int64_t i = start; step > 0 ? i < stop : i > stop;) {
       if (text) {
         s += items[static_cast<std::size_t>(i)].get<std::string>();
       } else {
         out.push_back(items[static_cast<std::size_t>(i)]);
       }
+      if (__builtin_add_overflow(i, step, &i)) break;  // a step near 2^63 ends the slice
     }
     return text ? Value::of(s) : Value::of(out);
   }
 
   Value eval(const Expr& e) {
+    const Deeper deeper(*this, e.line);
+    step(e.line);
+    Value v = eval_node(e);
+    charge(v.json(), e.line);
+    return v;
+  }
+
+  Value eval_node(const Expr& e) {
     switch (e.kind) {
       case Expr::Kind::literal:
         return Value::of(e.value);
@@ -1334,7 +1561,7 @@ class Renderer {
         const Json& j = v.json();
         if (!j.is_number()) fail(e.line, fmt::format("unary '{}' of a value that is not a number", e.name));
         if (e.name == "+") return v;
-        if (j.is_number_integer()) return Value::of(-j.get<int64_t>());
+        if (j.is_number_integer()) return Value::of(integer_op("-", 0, j.get<int64_t>(), e.line));
         return Value::of(-j.get<double>());
       }
       case Expr::Kind::binary:
@@ -1358,7 +1585,12 @@ class Renderer {
   }
 
   const std::string& name_;
+  const JinjaLimits& limits_;
   std::vector<std::map<std::string, Value>> scopes_;
+  int depth_ = 0;
+  int macro_depth_ = 0;
+  int64_t steps_ = 0;
+  int64_t value_bytes_ = 0;
 };
 
 }  // namespace
@@ -1371,11 +1603,17 @@ JinjaTemplate::~JinjaTemplate() = default;
 JinjaTemplate::JinjaTemplate(JinjaTemplate&&) noexcept = default;
 JinjaTemplate& JinjaTemplate::operator=(JinjaTemplate&&) noexcept = default;
 
-std::string JinjaTemplate::render(const nlohmann::ordered_json& context) const {
+std::string JinjaTemplate::render(const nlohmann::ordered_json& context, const JinjaLimits& limits) const {
   if (!context.is_object()) throw_usage("chat template '{}': the context must be a JSON object", name_);
-  Renderer renderer(name_, context);
+  Renderer renderer(name_, context, limits);
   std::string out;
-  renderer.run(*root_, out);
+  try {
+    renderer.run(*root_, out);
+  } catch (const nlohmann::json::exception& e) {
+    // A value the JSON library refuses (a string of invalid UTF-8 to print as JSON, a type it
+    // cannot convert) is the template's error, not ladle's.
+    throw_input(SourceLocation{name_, 0, 0, ""}, "chat template: {}", e.what());
+  }
   return out;
 }
 
