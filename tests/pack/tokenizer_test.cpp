@@ -5,7 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdlib>
+#include <sstream>
+#include <streambuf>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -143,6 +146,48 @@ TEST(TokenizerLoad, RejectsUnsupportedKinds) {
       Tokenizer::from_json(R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": ["a b"]}})",
                            "t.json"),
       input, "merges[0]: merge 'a b' uses a token missing from the vocabulary");
+}
+
+// A tokenizer that splits with `pattern` (each piece a token of the vocabulary {a, !}).
+Tokenizer split_tokenizer(const std::string& pattern) {
+  json t;
+  t["model"] = {{"type", "BPE"}, {"vocab", {{"a", 0}, {"!", 1}}}, {"merges", json::array()}};
+  t["pre_tokenizer"] = {{"type", "Split"}, {"pattern", {{"Regex", pattern}}}, {"behavior", "Isolated"}};
+  return Tokenizer::from_json(t.dump(), "t.json");
+}
+
+// Issue 29: a pattern that hits PCRE2's match limit was taken as "no more matches", so the rest of
+// the piece became one piece: 21 tokens where the equivalent pattern gives 41, with exit 0.
+TEST(TokenizerEncode, ARegexLimitIsAnErrorNamingThePattern) {
+  const std::string text = std::string(40, 'a') + "!";
+  EXPECT_EQ(split_tokenizer("a+$|.").encode_ids(text).size(), 41u);
+  EXPECT_LADLE_ERROR(split_tokenizer("(?:a+)+$|.").encode_ids(text), input,
+                     "t.json: error: pre_tokenizer.pattern.Regex: pattern '(?:a+)+$|.' cannot be matched on a "
+                     "piece of 41 bytes: match limit exceeded");
+}
+
+// An endless stream of zero bytes, as /dev/zero gives.
+class ZeroBuffer : public std::streambuf {
+ protected:
+  int_type underflow() override {
+    setg(zeros_.data(), zeros_.data(), zeros_.data() + zeros_.size());
+    return traits_type::to_int_type(zeros_[0]);
+  }
+
+ private:
+  std::array<char, 1 << 16> zeros_{};
+};
+
+// Issue 29: `ladle tokenize < /dev/zero` read until memory ran out.
+TEST(TokenizeInput, StandardInputIsReadWithABound) {
+  ZeroBuffer zeros;
+  std::istream endless(&zeros);
+  EXPECT_LADLE_ERROR(read_bounded_text(endless, "<stdin>", kMaxTokenizeInputBytes), input,
+                     "<stdin>: error: more than 67108864 bytes of text");
+  std::istringstream small("hello\n");
+  EXPECT_EQ(read_bounded_text(small, "<stdin>", 6), "hello\n");
+  std::istringstream over("hello\n!");
+  EXPECT_LADLE_ERROR(read_bounded_text(over, "<stdin>", 6), input, "more than 6 bytes");
 }
 
 }  // namespace

@@ -66,7 +66,7 @@ std::vector<int32_t> parse_ids(const std::string& input) {
 int run_tokenize(const TokenizeOptions& opt, Io& io) {
   // A tokenizer.json, a checkpoint folder or a Hugging Face repo id (resolve_hf_file in commands.cpp).
   const pack::Tokenizer tokenizer = pack::Tokenizer::from_file(resolve_hf_file(opt.tokenizer_path, "tokenizer.json"));
-  const std::string input{std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>()};
+  const std::string input = pack::read_bounded_text(std::cin, "<stdin>", pack::kMaxTokenizeInputBytes);
   if (opt.decode) {
     const std::string text = tokenizer.decode(parse_ids(input));
     if (opt.json) {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <istream>
 #include <nlohmann/json.hpp>
 #include <queue>
 #include <unordered_map>
@@ -48,6 +49,9 @@ enum class SplitBehavior { isolated, removed, merged_with_previous, merged_with_
 
 struct Regex {
   pcre2_code* code = nullptr;
+  std::string pattern;  // for errors: the pattern as the tokenizer.json gives it, and where
+  std::string source;
+  std::string field;
   Regex() = default;
   Regex(const Regex&) = delete;
   Regex& operator=(const Regex&) = delete;
@@ -93,6 +97,17 @@ std::atomic<uint64_t> g_next_serial{1};
   throw Error(ErrorKind::input, what, SourceLocation{source, 0, 0, field});
 }
 
+// A match that ends in an error (PCRE2's match, depth or heap limit, a JIT stack too small) says
+// nothing about where the next match is: taking it as "no more matches" gave wrong tokens with
+// exit 0, so it is an error naming the pattern.
+[[noreturn]] void regex_failed(const Regex& regex, int rc, std::size_t subject_bytes) {
+  std::array<PCRE2_UCHAR, 256> message{};
+  pcre2_get_error_message(rc, message.data(), message.size());
+  unsupported(regex.source, regex.field,
+              fmt::format("pattern '{}' cannot be matched on a piece of {} bytes: {}", regex.pattern, subject_bytes,
+                          reinterpret_cast<const char*>(message.data())));
+}
+
 // A token id: an integer in [0, limits::kMaxVocabulary), so the id-to-token table it sizes is bounded.
 int32_t bounded_id(const Json& value, const std::string& source, const std::string& field) {
   if (!value.is_number_integer()) unsupported(source, field, fmt::format("ids must be integers, got {}", value.dump()));
@@ -113,6 +128,9 @@ std::shared_ptr<Regex> compile_regex(const std::string& pattern, bool literal,
   // PCRE2_LITERAL admits no PCRE2_UCP; a literal needs no Unicode classes anyway.
   const uint32_t options = PCRE2_UTF | PCRE2_NO_UTF_CHECK | (literal ? PCRE2_LITERAL : PCRE2_UCP);
   auto regex = std::make_shared<Regex>();
+  regex->pattern = pattern;
+  regex->source = source;
+  regex->field = field;
   regex->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
                               options, &error_code, &error_offset, nullptr);
   if (!regex->code) {
@@ -602,7 +620,8 @@ void Tokenizer::Impl::pre_tokenize(std::string_view segment, uint32_t /*base*/,
       while (offset <= subject.size()) {
         const int rc = pcre2_match(step.regex->code, reinterpret_cast<PCRE2_SPTR>(subject.data()),
                                    subject.size(), offset, PCRE2_NO_UTF_CHECK, s.match, s.context);
-        if (rc < 0) break;
+        if (rc == PCRE2_ERROR_NOMATCH) break;
+        if (rc < 0) regex_failed(*step.regex, rc, subject.size());
         const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(s.match);
         if (ov[1] == ov[0]) {
           // An empty match yields nothing; step over one character.
@@ -961,5 +980,22 @@ std::optional<std::string> Tokenizer::id_to_token(int32_t id) const {
 size_t Tokenizer::vocab_size() const { return impl_->id_to_token.size(); }
 
 const std::string& Tokenizer::sha256() const { return impl_->sha256; }
+
+std::string read_bounded_text(std::istream& in, const std::string& name, int64_t max_bytes) {
+  constexpr std::size_t kChunkBytes = std::size_t{1} << 16;
+  std::string out;
+  std::string chunk(kChunkBytes, '\0');
+  while (in) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    out.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+    if (static_cast<int64_t>(out.size()) > max_bytes) {
+      throw Error(ErrorKind::input,
+                  fmt::format("more than {} bytes of text; ladle reads at most that much at once", max_bytes),
+                  SourceLocation{name, 0, 0, ""});
+    }
+  }
+  if (in.bad()) throw Error(ErrorKind::io, "cannot read the input", SourceLocation{name, 0, 0, ""});
+  return out;
+}
 
 }  // namespace ladle::pack

@@ -4,6 +4,7 @@
 // with Unicode properties, JIT-compiled), the byte-level alphabet, and BPE merges by rank.
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <optional>
 #include <span>
@@ -12,6 +13,14 @@
 #include <vector>
 
 namespace ladle::pack {
+
+/// The most bytes of text `ladle tokenize` reads from standard input: one line of a conversation
+/// file (limits::kMaxLineBytes, 64 MiB), the longest text ladle tokenizes in one piece.
+inline constexpr int64_t kMaxTokenizeInputBytes = int64_t{64} << 20;
+
+/// Reads `in` to its end, at most `max_bytes`. Throws Error(input) naming `name` when there is
+/// more (`ladle tokenize < /dev/zero` read until memory ran out), and Error(io) when reading fails.
+std::string read_bounded_text(std::istream& in, const std::string& name, int64_t max_bytes);
 
 /// Token ids of a text and, for each token, the byte offset of its first byte in the text.
 struct Encoding {
