@@ -80,7 +80,8 @@ TEST(ConfigJson, RejectsHeadsThatDoNotDivide) {
 
 TEST(ConfigJson, RejectsUnknownModelTypeNamingSupportedOnes) {
   EXPECT_LADLE_ERROR(read_config_file(fixture("unknown_model_type.json")), input,
-                     "unsupported model_type 'mamba'; supported: bailing_moe, deepseek_v2, deepseek_v3");
+                     "unsupported model_type 'mamba'; nearest by its keys (dense attention and MLP): "
+                     "gpt2, llama, mistral, phi3; supported: bailing_moe, deepseek_v2, deepseek_v3");
 }
 
 TEST(ConfigJson, RejectsWrongType) {

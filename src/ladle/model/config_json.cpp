@@ -3,6 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <initializer_list>
 #include <iterator>
 #include <filesystem>
@@ -31,6 +33,16 @@ class ConfigReader {
 
   bool has(const char* key) const { return root_.contains(key) && !root_[key].is_null(); }
 
+  /// Whether `key` holds something that switches a feature on: not null, false, 0, "" or empty.
+  bool set(const char* key) const {
+    if (!has(key)) return false;
+    const Json& value = root_[key];
+    if (value.is_boolean()) return value.get<bool>();
+    if (value.is_number()) return value.get<double>() != 0.0;
+    if (value.is_string() || value.is_array() || value.is_object()) return !value.empty();
+    return true;
+  }
+
   /// Whether `key` holds a JSON object (a nested config such as `text_config`).
   bool has_object(const char* key) const { return has(key) && root_[key].is_object(); }
 
@@ -41,14 +53,19 @@ class ConfigReader {
   double number(const char* key) const {
     if (!has(key)) fail(key, "missing required field");
     const Json& value = root_[key];
-    if (!value.is_number()) fail(key, fmt::format("expected a number, got {}", value.dump()));
+    if (!value.is_number()) fail(key, fmt::format("expected a number, got {}", util::show_json(value)));
+    if (!std::isfinite(value.get<double>())) {
+      fail(key, fmt::format("expected a finite number, got {}", util::show_json(value)));
+    }
     return value.get<double>();
   }
 
   int64_t integer(const char* key) const {
     if (!has(key)) fail(key, "missing required field");
     const Json& value = root_[key];
-    if (!value.is_number_integer()) fail(key, fmt::format("expected an integer, got {}", value.dump()));
+    if (!value.is_number_integer()) {
+      fail(key, fmt::format("expected an integer, got {}", util::show_json(value)));
+    }
     return bounded(key, value);
   }
 
@@ -71,14 +88,14 @@ class ConfigReader {
   bool boolean_or(const char* key, bool fallback) const {
     if (!has(key)) return fallback;
     const Json& value = root_[key];
-    if (!value.is_boolean()) fail(key, fmt::format("expected true or false, got {}", value.dump()));
+    if (!value.is_boolean()) fail(key, fmt::format("expected true or false, got {}", util::show_json(value)));
     return value.get<bool>();
   }
 
   std::string text(const char* key) const {
     if (!has(key)) fail(key, "missing required field");
     const Json& value = root_[key];
-    if (!value.is_string()) fail(key, fmt::format("expected a string, got {}", value.dump()));
+    if (!value.is_string()) fail(key, fmt::format("expected a string, got {}", util::show_json(value)));
     return value.get<std::string>();
   }
 
@@ -87,7 +104,7 @@ class ConfigReader {
     if (!value.is_array()) fail(key, "expected a list of strings");
     std::vector<std::string> out;
     for (const Json& item : value) {
-      if (!item.is_string()) fail(key, fmt::format("expected a list of strings, got {}", item.dump()));
+      if (!item.is_string()) fail(key, fmt::format("expected a list of strings, got {}", util::show_json(item)));
       out.push_back(item.get<std::string>());
     }
     return out;
@@ -99,7 +116,7 @@ class ConfigReader {
     std::vector<int64_t> out;
     for (const Json& item : value) {
       if (!item.is_number_integer()) {
-        fail(key, fmt::format("expected a list of integers, got {}", item.dump()));
+        fail(key, fmt::format("expected a list of integers, got {}", util::show_json(item)));
       }
       out.push_back(bounded(key, item));
     }
@@ -143,7 +160,8 @@ class ConfigReader {
                                 const char* what = "layer type") const {
     const std::vector<std::string> entries = strings(key);
     if (static_cast<int64_t>(entries.size()) != num_layers) {
-      fail(key, fmt::format("has {} entries for {} layers", entries.size(), num_layers));
+      fail(key, fmt::format("has {} entries for {} layers (num_hidden_layers {})", entries.size(),
+                            num_layers, num_layers));
     }
     std::string expected;
     size_t k = 0;
@@ -335,10 +353,8 @@ void read_llama(const ConfigReader& in, ModelSpec& spec) {
   spec.mlp_bias = in.boolean_or("mlp_bias", false);
 }
 
-void read_qwen3(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.qk_norm = true;
-  spec.intermediate_size = in.positive("intermediate_size");
+// Qwen2/Qwen3 windows: layer_types, else (use_sliding_window) layers from max_window_layers on.
+void read_qwen_sliding_window(const ConfigReader& in, ModelSpec& spec) {
   if (in.has("layer_types")) {
     read_sliding_window_layers(in, spec);
   } else if (in.boolean_or("use_sliding_window", false) && in.has("sliding_window")) {
@@ -349,6 +365,86 @@ void read_qwen3(const ConfigReader& in, ModelSpec& spec) {
       if (i >= first) spec.sliding_window[i] = window;
     }
   }
+}
+
+void read_qwen3(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.qk_norm = true;
+  spec.intermediate_size = in.positive("intermediate_size");
+  read_qwen_sliding_window(in, spec);
+}
+
+// Qwen2/Qwen2.5 (transformers modeling_qwen2.py): Qwen3's layout without q/k norms, with biases
+// on q, k and v (always, whatever attention_bias says) and none on o.
+void read_qwen2(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_bias = true;
+  spec.intermediate_size = in.positive("intermediate_size");
+  read_qwen_sliding_window(in, spec);
+}
+
+// MiMo (XiaomiMiMo's modeling_mimo.py): Qwen2's layers plus num_nextn_predict_layers MTP layers
+// that share the embedding and output head.
+void read_mimo(const ConfigReader& in, ModelSpec& spec) {
+  read_qwen2(in, spec);
+  spec.num_mtp_layers = static_cast<int>(in.non_negative_or("num_nextn_predict_layers", 0));
+  spec.mtp_stores_embedding_and_head = false;
+}
+
+// Mistral (modeling_mistral.py; Ministral 3's text model alike): Llama's layers without biases;
+// a non-null sliding_window applies to every layer.
+void read_mistral(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_bias = false;
+  spec.intermediate_size = in.positive("intermediate_size");
+  if (in.has("sliding_window")) spec.sliding_window.assign(spec.num_layers, in.positive("sliding_window"));
+}
+
+// Phi-3/Phi-4 (modeling_phi3.py): Mistral's shapes, with q/k/v fused into qkv_proj and gate/up
+// into gate_up_proj, no biases.
+void read_phi3(const ConfigReader& in, ModelSpec& spec) { read_mistral(in, spec); }
+
+// Sliding layers from layer_types, else every sliding_window_pattern-th layer is full (Gemma 3's
+// older configs spell it `sliding_window_pattern`, newer ones `_sliding_window_pattern` beside
+// layer_types).
+void read_sliding_window_pattern(const ConfigReader& in, ModelSpec& spec) {
+  if (in.has("layer_types")) {
+    read_sliding_window_layers(in, spec);
+    return;
+  }
+  const char* key = in.has("sliding_window_pattern") ? "sliding_window_pattern" : "_sliding_window_pattern";
+  if (!in.has(key) || !in.has("sliding_window")) return;
+  const int64_t pattern = in.positive(key);
+  const int64_t window = in.positive("sliding_window");
+  for (int i = 0; i < spec.num_layers; ++i) {
+    if ((i + 1) % pattern != 0) spec.sliding_window[i] = window;
+  }
+}
+
+// Gemma 3 text (modeling_gemma3.py): GQA with q/k norms of head_dim, four norms per layer
+// (before and after attention and the MLP), a GeGLU MLP (gelu_pytorch_tanh), the output head
+// tied to the embedding unless the config says otherwise (Gemma3TextConfig's default).
+void read_gemma3(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_out_bias = spec.attention_bias;
+  spec.qk_norm = true;
+  spec.norms = NormPlacement::pre_and_post;
+  spec.silu_glu = false;
+  spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", true);
+  spec.intermediate_size = in.positive("intermediate_size");
+  read_sliding_window_pattern(in, spec);
+}
+
+// OLMo 3 (modeling_olmo3.py): OLMo 2's layers (norms after attention and after the MLP, q/k
+// norms over the whole q and k projections) with sliding-window layers from layer_types.
+void read_olmo3(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.attention_out_bias = spec.attention_bias;
+  spec.qk_norm = true;
+  spec.qk_norm_full_width = true;
+  spec.norms = NormPlacement::post;
+  spec.intermediate_size = in.positive("intermediate_size");
+  read_sliding_window_layers(in, spec);
 }
 
 void read_qwen3_moe(const ConfigReader& in, ModelSpec& spec) {
@@ -413,6 +509,37 @@ void read_glm_moe_dsa(const ConfigReader& in, ModelSpec& spec) {
   read_mlp_layer_types(in, spec);
   read_indexer(in, spec);
   spec.mtp_stores_embedding_and_head = false;  // GLM-5's MTP layer shares them with the model
+}
+
+// DeepSeek-V3.2 (DeepseekV32ForCausalLM): DeepSeek-V3 with a DSA lightning indexer on every layer.
+void read_deepseek_v32(const ConfigReader& in, ModelSpec& spec) {
+  read_deepseek_v3(in, spec);
+  read_indexer(in, spec);
+}
+
+// MiniMax-M2 (MiniMaxAI's modeling_minimax_m2.py): GQA with q/k norms over the whole projections
+// (qk_norm_type per_layer), every layer MoE of num_local_experts experts of intermediate_size
+// (block_sparse_moe, w1/w2/w3), a sigmoid router with a per-expert correction bias
+// (use_routing_bias). The config's MTP modules are not in the Hugging Face checkpoint's
+// model.layers, so they are not counted.
+void read_minimax_m2(const ConfigReader& in, ModelSpec& spec) {
+  read_gqa(in, spec);
+  spec.qk_norm = in.boolean_or("use_qk_norm", false);
+  if (spec.qk_norm) {
+    const std::string type = in.has("qk_norm_type") ? in.text("qk_norm_type") : "per_layer";
+    if (type != "per_layer") in.fail("qk_norm_type", fmt::format("'{}' is not read (expected per_layer)", type));
+    spec.qk_norm_full_width = true;
+  }
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = spec.intermediate_size;
+  spec.num_experts = in.positive("num_local_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_local_experts");
+  if (in.non_negative_or("shared_intermediate_size", 0) > 0) {
+    in.fail("shared_intermediate_size", "a shared expert is not read for minimax_m2 (expected 0)");
+  }
+  spec.mlp.assign(spec.num_layers, MlpKind::moe);
+  spec.router_correction_bias = in.boolean_or("use_routing_bias", false);
 }
 
 
@@ -657,6 +784,131 @@ void read_gpt2(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
+// Gemma 3's SigLIP vision tower and projector (transformers modeling_siglip.py, Gemma3's
+// Gemma3MultiModalProjector): a biased conv patch embedding, a position embedding per patch of
+// the image, encoder layers of biased q/k/v/out and fc1/fc2 with two LayerNorms, post_layernorm;
+// the projector's RMSNorm and its [vision hidden, text hidden] projection without bias.
+int64_t siglip_vision_params(const ConfigReader&, const ConfigReader& v, int64_t text_hidden) {
+  if (v.boolean_or("vision_use_head", false)) v.fail("vision_use_head", "a SigLIP pooling head is not counted (expected false)");
+  const int64_t h = v.positive("hidden_size");
+  const int64_t layers = v.positive("num_hidden_layers");
+  const int64_t inner = v.positive("intermediate_size");
+  const int64_t channels = v.has("num_channels") ? v.positive("num_channels") : 3;
+  const int64_t patch = v.positive("patch_size");
+  const int64_t side = v.positive("image_size") / patch;
+  int64_t n = channels * patch * patch * h + h + side * side * h;
+  n += layers * (4 * (h * h + h) + (h * inner + inner) + (inner * h + h) + 2 * 2 * h);
+  n += 2 * h;                  // post_layernorm
+  n += h + h * text_hidden;    // mm_soft_emb_norm, mm_input_projection_weight
+  return n;
+}
+
+// Qwen3-VL's vision tower (transformers modeling_qwen3_vl.py): a biased Conv3d patch embedding
+// (temporal x patch x patch), a learned position table of num_position_embeddings, `depth` blocks
+// of LayerNorm, biased fused qkv and proj, LayerNorm, biased fc1/fc2; the patch merger (LayerNorm
+// of the hidden, fc1 [h m^2 -> h m^2], fc2 -> out_hidden_size, biased) and one more merger, with
+// its LayerNorm after the shuffle (h m^2), for each deepstack_visual_indexes entry.
+int64_t qwen3_vl_vision_params(const ConfigReader&, const ConfigReader& v, int64_t) {
+  const int64_t h = v.positive("hidden_size");
+  const int64_t depth = v.positive("depth");
+  const int64_t inner = v.positive("intermediate_size");
+  const int64_t channels = v.has("in_channels") ? v.positive("in_channels") : 3;
+  const int64_t patch = v.positive("patch_size");
+  const int64_t temporal = v.positive("temporal_patch_size");
+  const int64_t positions = v.positive("num_position_embeddings");
+  const int64_t out = v.positive("out_hidden_size");
+  const int64_t merge = v.positive("spatial_merge_size");
+  const int64_t deepstack = v.has("deepstack_visual_indexes")
+                                ? static_cast<int64_t>(v.integers("deepstack_visual_indexes").size())
+                                : 0;
+  int64_t n = channels * temporal * patch * patch * h + h + positions * h;
+  n += depth * (2 * 2 * h + (3 * h * h + 3 * h) + (h * h + h) + (h * inner + inner) + (inner * h + h));
+  const int64_t merged = h * merge * merge;
+  const auto merger = [&](int64_t norm) { return 2 * norm + merged * merged + merged + merged * out + out; };
+  n += merger(h) + deepstack * merger(merged);
+  return n;
+}
+
+// Mistral 3's Pixtral tower and projector (transformers modeling_pixtral.py, modeling_mistral3.py):
+// a conv patch embedding without bias, ln_pre, layers of attention_norm, q/k/v/o without biases,
+// ffn_norm and a SwiGLU feed_forward; the projector's RMSNorm, the patch merger [h m^2 -> h] and
+// linear_1 [h -> text], linear_2 [text -> text] (biased when multimodal_projector_bias).
+int64_t pixtral_vision_params(const ConfigReader& top, const ConfigReader& v, int64_t text_hidden) {
+  const int64_t h = v.positive("hidden_size");
+  const int64_t layers = v.positive("num_hidden_layers");
+  const int64_t inner = v.positive("intermediate_size");
+  const int64_t channels = v.has("num_channels") ? v.positive("num_channels") : 3;
+  const int64_t patch = v.positive("patch_size");
+  const int64_t heads = v.positive("num_attention_heads");
+  const int64_t head_dim = v.has("head_dim") ? v.positive("head_dim") : h / heads;
+  const int64_t merge = top.has("spatial_merge_size") ? top.positive("spatial_merge_size") : 2;
+  const bool bias = top.boolean_or("multimodal_projector_bias", false);
+  const int64_t q = heads * head_dim;
+  int64_t n = channels * patch * patch * h + h;
+  n += layers * (2 * h + 4 * h * q + 3 * h * inner);
+  n += h + h * merge * merge * h;
+  n += h * text_hidden + (bias ? text_hidden : 0) + text_hidden * text_hidden + (bias ? text_hidden : 0);
+  return n;
+}
+
+int64_t llama4_vision(const ConfigReader&, const ConfigReader& v, int64_t text_hidden) {
+  return llama4_vision_params(v, text_hidden);
+}
+
+// Parts of a model's shape that its config's keys show, for telling a user which supported
+// model_type is nearest to an unknown one by what the config holds rather than by its name.
+enum Shape : unsigned {
+  kMla = 1u << 0,           // multi-head latent attention
+  kDsa = 1u << 1,           // DeepSeek Sparse Attention indexer
+  kExperts = 1u << 2,       // routed experts
+  kShared = 1u << 3,        // shared experts
+  kTextConfig = 1u << 4,    // language model under text_config
+  kVision = 1u << 5,        // vision tower
+  kSliding = 1u << 6,       // sliding-window or per-layer attention types
+  kLinear = 1u << 7,        // linear attention (Gated DeltaNet)
+  kMamba = 1u << 8,         // Mamba-2 layers
+  kBlockConfigs = 1u << 9,  // per-layer block configs (Nemotron-NAS)
+  kMtp = 1u << 10,          // multi-token prediction layers
+};
+
+// The keys that show each part, the first one the config holds named in errors.
+struct ShapeKeys {
+  Shape part;
+  const char* what;
+  std::initializer_list<const char*> keys;
+};
+
+const ShapeKeys kShapeKeys[] = {
+    {kMla, "multi-head latent attention", {"kv_lora_rank", "q_lora_rank"}},
+    {kDsa, "a DeepSeek Sparse Attention indexer", {"index_topk", "index_n_heads", "index_head_dim", "indexer_types"}},
+    {kExperts, "routed experts", {"n_routed_experts", "num_experts", "num_local_experts"}},
+    {kShared, "shared experts", {"n_shared_experts", "num_shared_experts", "shared_expert_intermediate_size", "shared_intermediate_size", "share_expert_dim"}},
+    {kTextConfig, "a text_config", {"text_config"}},
+    {kVision, "a vision tower", {"vision_config"}},
+    {kSliding, "sliding-window layers", {"layer_types", "sliding_window_pattern", "_sliding_window_pattern"}},
+    {kLinear, "linear attention", {"linear_num_value_heads", "linear_num_key_heads"}},
+    {kMamba, "Mamba-2 layers", {"hybrid_override_pattern", "mamba_num_heads", "ssm_state_size"}},
+    {kBlockConfigs, "per-layer block configs", {"block_configs"}},
+    {kMtp, "MTP layers", {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}},
+};
+
+// Parts a type that lacks them would silently drop: a config that has one under such a type is
+// refused rather than counted without it.
+constexpr unsigned kStructural = kMla | kDsa | kLinear | kMamba | kBlockConfigs;
+
+// The parts the config shows, looking into text_config too.
+unsigned config_shape(const ConfigReader& top) {
+  unsigned shape = 0;
+  for (const ShapeKeys& part : kShapeKeys) {
+    for (const char* key : part.keys) {
+      if (top.set(key) || (top.has_object("text_config") && top.nested("text_config").set(key))) {
+        shape |= part.part;
+      }
+    }
+  }
+  return shape;
+}
+
 // How one model_type is read: `text_config` says whether its text fields may sit in a nested
 // `text_config` object (multimodal checkpoints) rather than at the top level.
 struct ModelTypeRow {
@@ -665,29 +917,106 @@ struct ModelTypeRow {
   bool text_config;
   /// Reads the fields every type has (layers, width, vocabulary, heads) under the type's names.
   void (*common)(const ConfigReader&, ModelSpec&);
+  /// The parts its configs show (Shape bits); the structural ones are those its reader reads.
+  unsigned shape = 0;
+  /// Counts the vision tower and projector of `vision_config` (nullptr: none is read).
+  int64_t (*vision)(const ConfigReader& top, const ConfigReader& vision, int64_t text_hidden) = nullptr;
 };
 
 // One row per supported model_type, sorted; gpt2 names its common fields its own way; kimi_k2
 // and glm4_moe_lite are DeepSeek-V3's architecture under their own names, llama4_text is
 // Llama 4's text config on its own.
+constexpr unsigned kDeepSeek = kMla | kExperts | kShared | kMtp;
 constexpr ModelTypeRow kModelTypes[] = {
-    {"bailing_moe", read_bailing_moe, false, read_common},
-    {"deepseek_v2", read_deepseek_v2, false, read_common},
-    {"deepseek_v3", read_deepseek_v3, false, read_common},
-    {"glm4_moe", read_glm4_moe, false, read_common},
-    {"glm4_moe_lite", read_deepseek_v3, false, read_common},
-    {"glm_moe_dsa", read_glm_moe_dsa, false, read_common},
-    {"gpt2", read_gpt2, false, read_gpt2_common},
-    {"gpt_oss", read_gpt_oss, false, read_common},
-    {"kimi_k2", read_deepseek_v3, false, read_common},
-    {"llama", read_llama, false, read_common},
-    {"llama4", read_llama4_text, true, read_common},
-    {"llama4_text", read_llama4_text, false, read_common},
-    {"mixtral", read_mixtral, false, read_common},
-    {"qwen3", read_qwen3, false, read_common},
-    {"qwen3_moe", read_qwen3_moe, false, read_common},
-    {"qwen3_next", read_qwen3_next, false, read_common},
+    {"bailing_moe", read_bailing_moe, false, read_common, kExperts | kShared, nullptr},
+    {"deepseek_v2", read_deepseek_v2, false, read_common, kMla | kExperts | kShared, nullptr},
+    {"deepseek_v3", read_deepseek_v3, false, read_common, kDeepSeek, nullptr},
+    {"deepseek_v32", read_deepseek_v32, false, read_common, kDeepSeek | kDsa, nullptr},
+    {"gemma3", read_gemma3, true, read_common, kTextConfig | kVision | kSliding, siglip_vision_params},
+    {"gemma3_text", read_gemma3, false, read_common, kSliding, nullptr},
+    {"glm4_moe", read_glm4_moe, false, read_common, kExperts | kShared | kMtp, nullptr},
+    {"glm4_moe_lite", read_deepseek_v3, false, read_common, kDeepSeek, nullptr},
+    {"glm_moe_dsa", read_glm_moe_dsa, false, read_common, kDeepSeek | kDsa, nullptr},
+    {"gpt2", read_gpt2, false, read_gpt2_common, 0, nullptr},
+    {"gpt_oss", read_gpt_oss, false, read_common, kExperts | kSliding, nullptr},
+    {"kimi_k2", read_deepseek_v3, false, read_common, kDeepSeek, nullptr},
+    {"kimi_k25", read_deepseek_v3, true, read_common, kDeepSeek | kTextConfig | kVision, nullptr},
+    {"llama", read_llama, false, read_common, 0, nullptr},
+    {"llama4", read_llama4_text, true, read_common, kExperts | kTextConfig | kVision, llama4_vision},
+    {"llama4_text", read_llama4_text, false, read_common, kExperts, nullptr},
+    {"mimo", read_mimo, false, read_common, kMtp, nullptr},
+    {"minimax_m2", read_minimax_m2, false, read_common, kExperts | kMtp, nullptr},
+    {"mistral", read_mistral, false, read_common, 0, nullptr},
+    {"mistral3", read_mistral, true, read_common, kTextConfig | kVision, pixtral_vision_params},
+    {"mixtral", read_mixtral, false, read_common, kExperts, nullptr},
+    {"olmo3", read_olmo3, false, read_common, kSliding, nullptr},
+    {"phi3", read_phi3, false, read_common, 0, nullptr},
+    {"qwen2", read_qwen2, false, read_common, 0, nullptr},
+    {"qwen3", read_qwen3, false, read_common, 0, nullptr},
+    {"qwen3_moe", read_qwen3_moe, false, read_common, kExperts, nullptr},
+    {"qwen3_next", read_qwen3_next, false, read_common, kExperts | kShared | kLinear | kMtp | kSliding, nullptr},
+    {"qwen3_vl", read_qwen3, true, read_common, kTextConfig | kVision, qwen3_vl_vision_params},
+    {"qwen3_vl_moe", read_qwen3_moe, true, read_common, kExperts | kTextConfig | kVision, qwen3_vl_vision_params},
 };
+
+// "routed experts, shared experts" for the parts of `shape`; "dense attention and MLP" for none.
+std::string describe_shape(unsigned shape) {
+  std::vector<std::string> parts;
+  for (const ShapeKeys& part : kShapeKeys) {
+    if ((shape & part.part) != 0) parts.emplace_back(part.what);
+  }
+  return parts.empty() ? "dense attention and MLP" : util::join(parts, ", ");
+}
+
+// The supported types whose shape differs from `shape` in the fewest parts (at most four).
+std::vector<std::string> nearest_by_shape(unsigned shape) {
+  int best = 1 << 10;
+  for (const ModelTypeRow& row : kModelTypes) best = std::min(best, std::popcount(shape ^ row.shape));
+  std::vector<std::string> out;
+  for (const ModelTypeRow& row : kModelTypes) {
+    if (std::popcount(shape ^ row.shape) == best && out.size() < 4) out.emplace_back(row.model_type);
+  }
+  return out;
+}
+
+// Types no row reads, refused with what ladle does not count or price.
+struct RefusedType {
+  const char* model_type;
+  const char* reason;
+};
+
+constexpr RefusedType kRefusedTypes[] = {
+    {"nemotron-nas", "its per-layer block_configs (attention skipped or replaced, an MLP width per layer) "
+                     "are not read: ladle's layers share one attention and one MLP width"},
+    {"nemotron_h", "its Mamba-2 layers (hybrid_override_pattern) are not counted or priced by ladle"},
+    {"qwen3_5", "its hybrid Gated-DeltaNet layout in the Qwen3.5 checkpoints is not verified, so no "
+                "count could be exact"},
+    {"qwen3_5_moe", "its hybrid Gated-DeltaNet layout in the Qwen3.5 checkpoints is not verified, so "
+                    "no count could be exact"},
+    {"step3p7", "its checkpoint's attention (per-head gates, per-layer heads) and shared-expert "
+                "layout are not verified, so no count could be exact"},
+};
+
+// Refuses a config that holds a structural part (MLA, a DSA indexer, linear attention, Mamba,
+// block configs) its model_type's reader does not read, naming the key, rather than counting the
+// model without it (deepseek_v32 renamed deepseek_v3 would lose its indexer).
+void check_structural_keys(const ConfigReader& in, const ModelTypeRow& row) {
+  for (const ShapeKeys& part : kShapeKeys) {
+    if ((part.part & kStructural) == 0 || (row.shape & part.part) != 0) continue;
+    for (const char* key : part.keys) {
+      if (!in.set(key)) continue;
+      std::vector<std::string> readers;
+      for (const ModelTypeRow& other : kModelTypes) {
+        if ((other.shape & part.part) != 0) readers.emplace_back(other.model_type);
+      }
+      in.fail(key, fmt::format("a key of {}, which model_type '{}' does not read (the model would "
+                               "be counted without it){}",
+                               part.what, row.model_type,
+                               readers.empty() ? std::string("; no supported type reads it")
+                                               : "; types that read it: " + util::join(readers, ", ")));
+    }
+  }
+}
 
 const ModelTypeRow* find_model_type(const std::string& type) {
   for (const ModelTypeRow& row : kModelTypes) {
@@ -705,7 +1034,8 @@ std::vector<std::string> supported_model_types() {
 }
 
 ModelSpec parse_config(std::string_view json_text, const std::string& file, const std::string& name) {
-  const Json root = util::parse_json(json_text, SourceLocation{file, 0, 0, ""}, "not valid JSON");
+  // Python's json module writes Infinity and NaN into configs (Nemotron-H's time_step_limit).
+  const Json root = util::parse_json_with_non_finite(json_text, SourceLocation{file, 0, 0, ""}, "not valid JSON");
   if (!root.is_object()) throw_input(SourceLocation{file, 1, 1, ""}, "expected a JSON object");
   const ConfigReader in(root, json_text, file);
 
@@ -714,26 +1044,34 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   spec.source = file;
   spec.model_type = in.text("model_type");
   const std::string& type = spec.model_type;
-  if (type == "qwen3_5_moe" || type == "qwen3_5") {
-    in.fail("model_type", fmt::format("'{}' is not supported: its hybrid Gated-DeltaNet layout in "
-                                      "the Qwen3.5 checkpoints is not verified, so no count could "
-                                      "be exact",
-                                      type));
+  for (const RefusedType& refused : kRefusedTypes) {
+    if (type == refused.model_type) {
+      in.fail("model_type", fmt::format("'{}' is not supported: {}", type, refused.reason));
+    }
   }
   const ModelTypeRow* row = find_model_type(type);
   if (row == nullptr) {
-    const std::vector<std::string> types = supported_model_types();
-    in.fail("model_type", fmt::format("unsupported model_type '{}'{}; supported: {}", type,
-                                      util::did_you_mean(type, types), util::join(types, ", ")));
+    // Suggested by what the config holds, not by the name: `mistral` is not `mixtral`.
+    const unsigned shape = config_shape(in);
+    in.fail("model_type", fmt::format("unsupported model_type '{}'; nearest by its keys ({}): {}; "
+                                      "supported: {}",
+                                      type, describe_shape(shape), util::join(nearest_by_shape(shape), ", "),
+                                      util::join(supported_model_types(), ", ")));
   }
   // A multimodal checkpoint keeps its language model's fields in text_config (some copies also
   // flatten them to the top level; text_config wins).
   const bool nested = row->text_config && in.has_object("text_config");
   const ConfigReader text = nested ? in.nested("text_config") : in;
+  check_structural_keys(text, *row);
+  if (nested) check_structural_keys(in, *row);
   row->common(text, spec);
   row->read(text, spec);
-  if (type == "llama4" && in.has_object("vision_config")) {
-    spec.vision_params = llama4_vision_params(in.nested("vision_config"), spec.hidden_size);
+  // A nested config's top level may say whether the head is tied (Qwen3-VL's does).
+  if (nested && !text.has("tie_word_embeddings") && in.has("tie_word_embeddings")) {
+    spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", false);
+  }
+  if (row->vision != nullptr && in.has_object("vision_config")) {
+    spec.vision_params = row->vision(in, in.nested("vision_config"), spec.hidden_size);
   }
   return spec;
 }

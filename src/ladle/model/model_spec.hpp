@@ -20,6 +20,13 @@ enum class MlpKind {
   moe,    ///< routed experts (+ shared experts) of `moe_intermediate_size`, with a router
 };
 
+/// Where a decoder layer's RMSNorms sit; counts and names of the norm tensors.
+enum class NormPlacement {
+  pre,           ///< before attention and before the MLP (input_/post_attention_layernorm; Llama)
+  pre_and_post,  ///< before and after each of attention and the MLP, four norms (Gemma 2/3)
+  post,          ///< after attention and after the MLP only (OLMo 2/3: post_attention_/post_feedforward_layernorm)
+};
+
 /// The architecture facts ladle needs. Per-layer vectors have `num_layers` entries (the decoder
 /// layers without MTP); MTP layers repeat the last layer's kinds (DeepSeek-V3 report, sec. 2.2).
 struct ModelSpec {
@@ -49,6 +56,10 @@ struct ModelSpec {
   bool attention_bias = false;      ///< q/k/v projections carry biases
   bool attention_out_bias = false;  ///< the output projection carries a bias (gpt-oss)
   bool qk_norm = false;             ///< per-head RMSNorm of q and k (Qwen3)
+  /// The q and k norms span the whole projection (weights of heads x head_dim and kv heads x
+  /// head_dim: OLMo 2/3, MiniMax-M2's per_layer) rather than one head (head_dim).
+  bool qk_norm_full_width = false;
+  NormPlacement norms = NormPlacement::pre;
   bool attention_sinks = false;     ///< one learned sink logit per head (gpt-oss)
   // MLA dimensions (attention == mla).
   int64_t q_lora_rank = 0;  ///< 0: q is projected directly from the hidden state (no q_a/q_b)
@@ -90,7 +101,8 @@ struct ModelSpec {
   /// MLP, fc1 -> GELU -> fc2 (`c_fc`, `c_proj`).
   bool gated_mlp = true;
   /// A gated MLP's activation is SiLU (SwiGLU). gpt-oss's is a clamped quick-GELU GLU with an
-  /// offset (Megatron-Bridge's GPTOSSProvider: quick_gelu, glu_linear_offset 1, clamp 7).
+  /// offset (Megatron-Bridge's GPTOSSProvider: quick_gelu, glu_linear_offset 1, clamp 7); Gemma's
+  /// is GeGLU (tanh-approximated GELU).
   bool silu_glu = true;
   int64_t moe_intermediate_size = 0;    ///< one routed expert's width
   int64_t num_experts = 0;              ///< routed experts per MoE layer

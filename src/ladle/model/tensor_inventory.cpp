@@ -38,7 +38,9 @@ class InventoryBuilder {
   void add_block(const std::string& p, TensorSection section, int layer, MlpKind mlp_kind,
                  bool with_indexer) {
     const int64_t h = spec_.hidden_size;
-    add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, TensorSplit::replicated);
+    const TensorSplit rep = TensorSplit::replicated;
+    const NormPlacement norms = spec_.norms;
+    if (norms != NormPlacement::post) add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     if (section == TensorSection::layer && spec_.is_linear_attention(layer)) {
       add_gated_deltanet(p + "linear_attn.", section, layer);
     } else if (spec_.attention == AttentionKind::mla) {
@@ -49,13 +51,18 @@ class InventoryBuilder {
       add_gqa(p + "self_attn.", section, layer);
     }
     if (with_indexer) add_indexer(p + "self_attn.indexer.", section, layer);
-    add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm,
-        TensorSplit::replicated);
+    add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
+    if (norms == NormPlacement::pre_and_post) {
+      add(p + "pre_feedforward_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
+    }
     if (mlp_kind == MlpKind::dense) {
       add_swiglu(p + mlp_name(), spec_.intermediate_size, section, layer, TensorRole::dense_mlp,
                  spec_.mlp_bias);
     } else {
       add_moe(p, section, layer);
+    }
+    if (norms != NormPlacement::pre) {
+      add(p + "post_feedforward_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     }
   }
 
@@ -103,9 +110,14 @@ class InventoryBuilder {
     const TensorRole a = TensorRole::attention;
     // Gated attention: the projection also produces one gate value per q channel.
     const int64_t q_out = spec_.attention_output_gate ? 2 * q : q;
-    add(p + "q_proj.weight", {q_out, h}, s, layer, a, TensorSplit::tp_column);
-    add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
-    add(p + "v_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+    if (spec_.model_type == "phi3") {
+      // Phi-3/Phi-4 store q, k and v as one qkv_proj of the same total shape.
+      add(p + "qkv_proj.weight", {q + 2 * kv, h}, s, layer, a, TensorSplit::tp_column);
+    } else {
+      add(p + "q_proj.weight", {q_out, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "v_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+    }
     if (spec_.attention_bias) {
       add(p + "q_proj.bias", {q}, s, layer, a, TensorSplit::tp_column);
       add(p + "k_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
@@ -114,8 +126,10 @@ class InventoryBuilder {
     add(p + "o_proj.weight", {h, q}, s, layer, a, TensorSplit::tp_row);
     if (spec_.attention_out_bias) add(p + "o_proj.bias", {h}, s, layer, a, TensorSplit::replicated);
     if (spec_.qk_norm) {
-      add(p + "q_norm.weight", {spec_.head_dim}, s, layer, TensorRole::norm, TensorSplit::replicated);
-      add(p + "k_norm.weight", {spec_.head_dim}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      const int64_t q_norm = spec_.qk_norm_full_width ? q : spec_.head_dim;
+      const int64_t k_norm = spec_.qk_norm_full_width ? kv : spec_.head_dim;
+      add(p + "q_norm.weight", {q_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      add(p + "k_norm.weight", {k_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
     }
     if (spec_.attention_sinks) add(p + "sinks", {spec_.num_heads}, s, layer, a, TensorSplit::tp_column);
   }
@@ -163,8 +177,13 @@ class InventoryBuilder {
   void add_swiglu(const std::string& p, int64_t width, TensorSection s, int layer, TensorRole role,
                   bool bias) {
     const int64_t h = spec_.hidden_size;
-    add(p + "gate_proj.weight", {width, h}, s, layer, role, TensorSplit::tp_column);
-    add(p + "up_proj.weight", {width, h}, s, layer, role, TensorSplit::tp_column);
+    if (spec_.model_type == "phi3") {
+      // Phi-3/Phi-4 store gate and up as one gate_up_proj.
+      add(p + "gate_up_proj.weight", {2 * width, h}, s, layer, role, TensorSplit::tp_column);
+    } else {
+      add(p + "gate_proj.weight", {width, h}, s, layer, role, TensorSplit::tp_column);
+      add(p + "up_proj.weight", {width, h}, s, layer, role, TensorSplit::tp_column);
+    }
     add(p + "down_proj.weight", {h, width}, s, layer, role, TensorSplit::tp_row);
     if (bias) {
       add(p + "gate_proj.bias", {width}, s, layer, role, TensorSplit::tp_column);
@@ -182,9 +201,13 @@ class InventoryBuilder {
     const TensorRole x = TensorRole::expert;
     const TensorSplit col = TensorSplit::tp_column;
     const TensorSplit row = TensorSplit::tp_row;
-    if (spec_.model_type == "mixtral") {
+    if (spec_.model_type == "mixtral" || spec_.model_type == "minimax_m2") {
       const std::string m = p + "block_sparse_moe.";
       add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
+      if (spec_.router_correction_bias) {  // MiniMax-M2's use_routing_bias
+        add(m + "e_score_correction_bias", {e}, s, layer, TensorRole::correction_bias,
+            TensorSplit::replicated);
+      }
       add(m + "experts.{e}.w1.weight", {w, h}, s, layer, x, ep, e, k, col);
       add(m + "experts.{e}.w2.weight", {h, w}, s, layer, x, ep, e, k, row);
       add(m + "experts.{e}.w3.weight", {w, h}, s, layer, x, ep, e, k, col);
@@ -284,6 +307,20 @@ std::vector<TensorInfo> gpt2_inventory(const ModelSpec& spec) {
   return out;
 }
 
+// MiMo's MTP layer (XiaomiMiMo's modeling_mimo.py, MiMoMTPLayers): the same tensors as
+// DeepSeek-V3's under its own names (token_layernorm, hidden_layernorm, input_proj [h, 2h], a
+// dense Qwen2 block, final_layernorm), sharing the model's embedding and head.
+void add_mimo_mtp_layer(InventoryBuilder& b, const ModelSpec& spec, int k, int layer) {
+  const int64_t h = spec.hidden_size;
+  const std::string p = fmt::format("model.mtp_layers.{}.", k);
+  const TensorSection s = TensorSection::mtp;
+  b.add(p + "token_layernorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+  b.add(p + "hidden_layernorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+  b.add(p + "input_proj.weight", {h, 2 * h}, s, layer, TensorRole::mtp_projection, TensorSplit::tp_column);
+  b.add_block(p, s, layer, MlpKind::dense, false);
+  b.add(p + "final_layernorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+}
+
 }  // namespace
 
 int64_t TensorInfo::numel() const {
@@ -320,8 +357,12 @@ std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
   const bool mtp_indexer = spec.count_indexers() > 0;
   for (int k = 0; k < spec.num_mtp_layers; ++k) {
     const int layer = spec.num_layers + k;
-    const std::string p = fmt::format("model.layers.{}.", layer);
     const TensorSection s = TensorSection::mtp;
+    if (spec.model_type == "mimo") {
+      add_mimo_mtp_layer(b, spec, k, layer);
+      continue;
+    }
+    const std::string p = fmt::format("model.layers.{}.", layer);
     if (spec.mtp_stores_embedding_and_head) {
       b.add(p + "embed_tokens.weight", {v, h}, s, layer, TensorRole::embedding, TensorSplit::vocab);
     }

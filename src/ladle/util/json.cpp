@@ -1,6 +1,10 @@
 #include "ladle/util/json.hpp"
 
+#include <array>
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <string>
 #include <type_traits>
 
 namespace ladle::util {
@@ -33,6 +37,71 @@ SourceLocation locate_offset(std::string_view text, size_t offset, const SourceL
 
 namespace {
 
+// Python's json module writes non-finite floats as the bare words Infinity, -Infinity and NaN,
+// which JSON (and nlohmann) reject. Each is swapped for a number literal of the same length, so
+// every later error keeps its line and column, and the literal is read back as the value it
+// stands for. A text that already holds one of these literals is parsed as it is.
+struct PythonLiteral {
+  std::string_view word;
+  std::string_view stand_in;
+  double value;
+};
+
+constexpr std::array<PythonLiteral, 3> kPythonLiterals = {{
+    {"-Infinity", "-0.0e-000", -std::numeric_limits<double>::infinity()},
+    {"Infinity", "-0.0e-00", std::numeric_limits<double>::infinity()},
+    {"NaN", "0E0", std::numeric_limits<double>::quiet_NaN()},
+}};
+
+double non_finite_value(const std::string& token, double parsed) {
+  for (const PythonLiteral& literal : kPythonLiterals) {
+    if (token == literal.stand_in) return literal.value;
+  }
+  return parsed;
+}
+
+bool is_word_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+// `text` with the bare Python literals outside strings swapped for their stand-ins; nullopt when
+// it holds none, or when a stand-in already occurs in it (it could not be told apart).
+std::optional<std::string> swap_python_literals(std::string_view text) {
+  for (const PythonLiteral& literal : kPythonLiterals) {
+    if (text.find(literal.stand_in) != std::string_view::npos) return std::nullopt;
+  }
+  std::string out(text);
+  bool swapped = false;
+  bool in_string = false;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const char c = out[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      continue;
+    }
+    if (i > 0 && is_word_char(out[i - 1])) continue;
+    for (const PythonLiteral& literal : kPythonLiterals) {
+      const size_t end = i + literal.word.size();
+      if (std::string_view(out).substr(i, literal.word.size()) != literal.word) continue;
+      if (end < out.size() && is_word_char(out[end])) continue;
+      out.replace(i, literal.word.size(), literal.stand_in);
+      i = end - 1;
+      swapped = true;
+      break;
+    }
+  }
+  if (!swapped) return std::nullopt;
+  return out;
+}
+
 // nlohmann's DOM builder, told not to throw: a syntax error or a number out of range is kept here
 // and reported once the parser returns, so a malformed line costs one exception (ladle's Error),
 // not two (nlohmann's, caught and thrown again). The DOM and the messages are nlohmann's own.
@@ -45,7 +114,10 @@ class QuietDom {
   bool boolean(bool v) { return dom_.boolean(v); }
   bool number_integer(json::number_integer_t v) { return dom_.number_integer(v); }
   bool number_unsigned(json::number_unsigned_t v) { return dom_.number_unsigned(v); }
-  bool number_float(json::number_float_t v, const json::string_t& s) { return dom_.number_float(v, s); }
+  bool number_float(json::number_float_t v, const json::string_t& s) {
+    if (non_finite_) v = non_finite_value(s, v);
+    return dom_.number_float(v, s);
+  }
   bool string(json::string_t& v) { return dom_.string(v); }
   bool binary(json::binary_t& v) { return dom_.binary(v); }
   bool start_object(std::size_t n) { return dom_.start_object(n); }
@@ -71,6 +143,9 @@ class QuietDom {
   std::optional<json::out_of_range> range_;
   std::string other_;
   bool has_other_ = false;
+  /// Whether number literals standing for Infinity, -Infinity and NaN (see python_literals) are read
+  /// back as those values.
+  bool non_finite_ = false;
 
  private:
   nlohmann::detail::json_sax_dom_parser<json> dom_;
@@ -102,10 +177,13 @@ class QuietDom {
 
 }  // namespace
 
-nlohmann::json parse_json(std::string_view text, const SourceLocation& where,
-                          std::string_view invalid) {
+namespace {
+
+nlohmann::json parse(std::string_view text, const SourceLocation& where, std::string_view invalid,
+                     bool non_finite) {
   nlohmann::json result;
   QuietDom sax(result);
+  sax.non_finite_ = non_finite;
   bool ok = false;
   try {
     ok = nlohmann::json::sax_parse(text.begin(), text.end(), &sax);
@@ -121,6 +199,29 @@ nlohmann::json parse_json(std::string_view text, const SourceLocation& where,
   if (sax.has_other_) throw_input(where, "{}: {}", invalid, untagged(sax.other_.c_str()));
   LADLE_ASSERT(ok, "the JSON parser failed without saying why");
   return result;
+}
+
+}  // namespace
+
+nlohmann::json parse_json(std::string_view text, const SourceLocation& where,
+                          std::string_view invalid) {
+  return parse(text, where, invalid, false);
+}
+
+nlohmann::json parse_json_with_non_finite(std::string_view text, const SourceLocation& where,
+                                          std::string_view invalid) {
+  const std::optional<std::string> swapped = swap_python_literals(text);
+  if (!swapped) return parse(text, where, invalid, false);
+  return parse(*swapped, where, invalid, true);
+}
+
+std::string show_json(const nlohmann::json& value) {
+  if (value.is_number_float()) {
+    const double v = value.get<double>();
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+  }
+  return value.dump();
 }
 
 }  // namespace ladle::util

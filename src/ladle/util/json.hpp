@@ -16,6 +16,16 @@ namespace ladle::util {
 nlohmann::json parse_json(std::string_view text, const SourceLocation& where,
                           std::string_view invalid = "invalid JSON");
 
+/// As parse_json, but also reads the bare `Infinity`, `-Infinity` and `NaN` that Python's json
+/// module writes (Hugging Face config.json files hold them, e.g. `"time_step_limit": [0.0,
+/// Infinity]`) as non-finite doubles; a reader that needs a finite number must check for them.
+nlohmann::json parse_json_with_non_finite(std::string_view text, const SourceLocation& where,
+                                          std::string_view invalid = "invalid JSON");
+
+/// A JSON value as an error message shows it: its dump, but `Infinity`, `-Infinity` or `NaN` for
+/// a non-finite double (nlohmann dumps those as null).
+std::string show_json(const nlohmann::json& value);
+
 /// The 1-based line and column of byte `offset` of `text`, added to `where`.
 SourceLocation locate_offset(std::string_view text, size_t offset, const SourceLocation& where);
 
