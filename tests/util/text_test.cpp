@@ -33,5 +33,14 @@ TEST(Text, SplitKeepsEmptyParts) {
   EXPECT_EQ(trim("  x \n"), "x");
 }
 
+TEST(Text, TerminalSafeEscapesControlsAndKeepsLines) {
+  EXPECT_EQ(terminal_safe("a\x1b]0;t\a\x1b[2J\rb\x7f\n\tc"), "a\\x1b]0;t\\x07\\x1b[2J\\x0db\\x7f\n\tc");
+  EXPECT_EQ(terminal_safe("\xc2\x9b" "31m caf\xc3\xa9"), "\\u009b31m caf\xc3\xa9");  // C1 CSI; é stays
+}
+
+TEST(Text, TerminalSafeLineEscapesLineBreaksToo) {
+  EXPECT_EQ(terminal_safe_line("a\nb\tc\x1b"), "a\\nb\\tc\\x1b");
+}
+
 }  // namespace
 }  // namespace ladle::util

@@ -20,6 +20,7 @@
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 namespace {
@@ -113,7 +114,7 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
       "fitted by `ladle calibrate` from the built-in priors: bounded least squares on log(predicted / measured) "
       "tokens/s per GPU over the runs above, with a weak pull to the priors (NLopt BOBYQA in log space); the "
       "interval half-width from the leave-one-source-out residuals";
-  io.out << (o.json ? plan::fit_json(fit) : plan::render_fit(fit));
+  io.out << (o.json ? plan::fit_json(fit) : util::terminal_safe(plan::render_fit(fit)));
   if (!o.out.empty()) {
     util::write_file_atomic(
         o.out, plan::write_calibration(

@@ -8,6 +8,7 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/rules.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 
@@ -68,16 +69,21 @@ int run_check(const CheckOptions& opt, Io& io) {
     j["errors"] = errors;
     io.out << j.dump(2) << "\n";
   } else {
+    // Findings quote the recipe (names, values, script words): escaped, so that a field holding
+    // an escape sequence cannot drive the terminal.
+    using util::terminal_safe;
     for (const auto& report : reports) {
-      for (const auto& f : report.findings) io.out << f.file << ":" << f.line << ": " << f.rule << ": " << f.message << "\n";
-      for (const auto& s : report.skipped) io.out << report.file << ": note: not checked: " << s << "\n";
+      for (const auto& f : report.findings) {
+        io.out << terminal_safe(f.file) << ":" << f.line << ": " << f.rule << ": " << terminal_safe(f.message) << "\n";
+      }
+      for (const auto& s : report.skipped) io.out << terminal_safe(report.file) << ": note: not checked: " << terminal_safe(s) << "\n";
       if (report.findings.empty()) {
-        io.out << report.file << ": ok";
+        io.out << terminal_safe(report.file) << ": ok";
         if (report.expert_data_parallel) io.out << " (expert data-parallel size " << *report.expert_data_parallel << ")";
         io.out << "\n";
       }
     }
-    for (const std::string& e : errors) io.err << e << "\n";
+    for (const std::string& e : errors) io.err << terminal_safe(e) << "\n";
     // When nothing could be read, the error lines say it all.
     if (!reports.empty()) {
       io.out << "checked " << reports.size() << (reports.size() == 1 ? " recipe: " : " recipes: ") << violations

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "ladle/cli/commands.hpp"
@@ -92,8 +93,10 @@ void run_diff(const DiffOptions& options, Io& io) {
     out["rules"] = rules.file;
     io.out << out.dump(2) << "\n";
   } else {
-    io.out << fmt::format("A: {}\nB: {}\n", diff.a_path, diff.b_path);
-    if (diff.differences.empty()) io.out << fmt::format("no differences in {} arguments\n", diff.flags_compared);
+    // Arguments, values and notes quote the scripts: escaped, so that none can drive the terminal.
+    std::ostringstream text;
+    text << fmt::format("A: {}\nB: {}\n", diff.a_path, diff.b_path);
+    if (diff.differences.empty()) text << fmt::format("no differences in {} arguments\n", diff.flags_compared);
     const auto section = [&](const std::vector<verify::ArgDifference>& list, const std::string& name,
                              const std::string& title, bool with_class) {
       util::Table table;
@@ -112,16 +115,17 @@ void run_diff(const DiffOptions& options, Io& io) {
         table.rows.push_back(std::move(row));
       }
       if (table.rows.empty()) return;
-      io.out << title << ":\n" << table.render();
-      if (!reasons.empty()) io.out << "why:\n" << reasons;
+      text << title << ":\n" << table.render();
+      if (!reasons.empty()) text << "why:\n" << reasons;
     };
     section(diff.differences, "training", "training arguments", true);
     section(diff.differences, "launcher", "launcher arguments (ray, torchrun, srun, mpirun, deepspeed)", true);
     section(diff.differences, "environment", "environment", true);
     section(diff.unresolved, "", "unresolved (set outside the scripts; not compared)", false);
-    for (const std::string& note : diff.notes) io.out << "note: " << note << "\n";
-    io.out << fmt::format("verdict: {}\ncorrectness.configuration: {}\nrules: {}\n", diff.verdict, diff.configuration,
-                          rules.file);
+    for (const std::string& note : diff.notes) text << "note: " << note << "\n";
+    text << fmt::format("verdict: {}\ncorrectness.configuration: {}\nrules: {}\n", diff.verdict, diff.configuration,
+                        rules.file);
+    io.out << util::terminal_safe(text.str());
   }
   io.exit_code = diff.configuration == "pass" ? kExitOk : kExitNo;
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <sstream>
 #include <string>
 
 #include "ladle/cli/commands.hpp"
@@ -316,7 +317,10 @@ void run_model(const ModelOptions& options, Io& io) {
   if (options.json) {
     io.out << report_json(report).dump(2) << "\n";
   } else {
-    render_text(report, io.out);
+    // Names and types come from the model's config.json: escaped, as every text report.
+    std::ostringstream text;
+    render_text(report, text);
+    io.out << util::terminal_safe(text.str());
   }
   io.exit_code = kExitOk;
 }

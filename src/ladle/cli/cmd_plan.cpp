@@ -159,7 +159,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     }
     progress.finish();
     plan::mark_frontier(points);
-    io.out << (o.json ? plan::sweep_json(points, header) : plan::render_sweep(points, header));
+    io.out << (o.json ? plan::sweep_json(points, header) : util::terminal_safe(plan::render_sweep(points, header)));
     return kExitOk;
   }
   request.cluster = plan::make_cluster(hardware, counts[0]);
@@ -192,7 +192,9 @@ int run_plan(const PlanOptions& o, Io& io) {
     recipe = plan::planned_recipe(request.model, request.cluster, request.workload, report.top.front(), engine,
                                   request.calibration, base, o.slurm);
   }
-  io.out << (o.json ? plan::plan_json(report, header, o.margin) : plan::render_plan(report, header, o.margin));
+  // The header quotes the model's config and the user's arguments: escaped, as every text report.
+  io.out << (o.json ? plan::plan_json(report, header, o.margin)
+                    : util::terminal_safe(plan::render_plan(report, header, o.margin)));
   if (recipe) {
     write_emitted(o.emit, *recipe);
     if (!o.json) {

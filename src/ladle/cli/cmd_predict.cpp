@@ -22,6 +22,7 @@
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 namespace {
@@ -203,7 +204,9 @@ int run_predict(const PredictOptions& o, Io& io) {
   if (!o.emit.empty()) {
     recipe = plan::planned_recipe(m.model, m.cluster, m.workload, p, engine, calibration, base, o.slurm);
   }
-  io.out << (o.json ? plan::prediction_json(p, header, measured) : plan::render_prediction(p, header, measured));
+  // The header quotes the recipe, the model's config and the user's arguments: escaped.
+  io.out << (o.json ? plan::prediction_json(p, header, measured)
+                    : util::terminal_safe(plan::render_prediction(p, header, measured)));
   if (recipe) {
     write_emitted(o.emit, *recipe);
     if (!o.json) {

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/table.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 
@@ -127,16 +129,18 @@ void run_steps(const StepsOptions& options, Io& io) {
     io.exit_code = kExitOk;
     return;
   }
+  // Paths and notes quote the logs: escaped, so that a log line cannot drive the terminal.
+  std::ostringstream text;
   bool first = true;
   for (const runlog::RunLog& log : logs) {
-    if (!first) io.out << "\n";
+    if (!first) text << "\n";
     first = false;
-    io.out << fmt::format("{}: {}, {} record{}", log.path, runlog::to_string(log.format), log.steps.size(),
-                          log.steps.size() == 1 ? "" : "s");
-    if (log.log_interval > 1) io.out << fmt::format(", one every {} steps (times and losses are averages)", log.log_interval);
-    io.out << "\n";
+    text << fmt::format("{}: {}, {} record{}", log.path, runlog::to_string(log.format), log.steps.size(),
+                        log.steps.size() == 1 ? "" : "s");
+    if (log.log_interval > 1) text << fmt::format(", one every {} steps (times and losses are averages)", log.log_interval);
+    text << "\n";
     if (log.first_timestamp) {
-      io.out << fmt::format("timestamps: {} to {}\n", *log.first_timestamp, *log.last_timestamp);
+      text << fmt::format("timestamps: {} to {}\n", *log.first_timestamp, *log.last_timestamp);
     }
     util::Table table;
     table.header = {"step", "step time (s)", "loss", "grad norm", "learning rate", "samples", "tokens"};
@@ -145,10 +149,11 @@ void run_steps(const StepsOptions& options, Io& io) {
                             cell(step.grad_norm, "{:.4f}"), cell(step.learning_rate, "{:.4e}"), cell(step.samples),
                             cell(step.tokens)});
     }
-    io.out << table.render();
-    if (!log.memory.empty()) io.out << memory_line(log);
-    for (const std::string& note : log.notes) io.out << "note: " << note << "\n";
+    text << table.render();
+    if (!log.memory.empty()) text << memory_line(log);
+    for (const std::string& note : log.notes) text << "note: " << note << "\n";
   }
+  io.out << util::terminal_safe(text.str());
   io.exit_code = kExitOk;
 }
 

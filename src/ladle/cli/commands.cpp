@@ -138,8 +138,8 @@ std::string hf_cache_snapshot(const std::string& repo_id) {
       return (repo / "snapshots" / revision).string();
     }
     std::vector<std::string> snapshots;
-    for (const auto& entry : std::filesystem::directory_iterator(repo / "snapshots", ec)) {
-      if (entry.is_directory()) snapshots.push_back(entry.path().string());
+    for (std::filesystem::directory_iterator it(repo / "snapshots", ec), end; !ec && it != end; it.increment(ec)) {
+      if (it->is_directory(ec)) snapshots.push_back(it->path().string());
     }
     if (snapshots.size() == 1) return snapshots[0];
   }
@@ -151,6 +151,7 @@ std::string hf_cache_snapshot(const std::string& repo_id) {
 std::string resolve_hf_file(const std::string& path, const std::string& file) {
   std::error_code ec;
   // A file of any kind is the reader's to accept or refuse (a FIFO or /dev/zero is refused there).
+    // Each step takes `ec`: an unreadable entry (a symlink loop) is not a snapshot, not a crash.
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) return path;
   if (std::filesystem::is_directory(path, ec)) {
     const std::filesystem::path inside = std::filesystem::path(path) / file;

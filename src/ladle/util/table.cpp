@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "ladle/util/text.hpp"
+
 namespace ladle::util {
 
 namespace {
@@ -38,6 +40,18 @@ size_t display_width(const std::string& s) {
 }  // namespace
 
 std::string Table::render() const {
+  // Cells hold names and values read from files: escaped, so that none moves the cursor or breaks
+  // its row, and measured after escaping so that the columns still line up.
+  Table safe;
+  for (const std::string& cell : header) safe.header.push_back(terminal_safe_line(cell));
+  for (const auto& row : rows) {
+    std::vector<std::string>& escaped = safe.rows.emplace_back();
+    for (const std::string& cell : row) escaped.push_back(terminal_safe_line(cell));
+  }
+  return safe.render_escaped();
+}
+
+std::string Table::render_escaped() const {
   const size_t columns = header.size();
   std::vector<size_t> width(columns, 0);
   // A column is right-aligned when every cell in it that holds a value ("-" holds none) is a number.

@@ -12,7 +12,11 @@ struct Table {
   std::vector<std::vector<std::string>> rows;
 
   /// Renders with two spaces between columns and a dashed rule under the header.
+  /// Control characters in cells are shown escaped (terminal_safe_line).
   std::string render() const;
+
+ private:
+  std::string render_escaped() const;
 };
 
 }  // namespace ladle::util

@@ -106,12 +106,16 @@ std::string format_grouped(long long value) {
   return (value < 0 ? "-" : "") + group_digits(digits);
 }
 
-std::string terminal_safe(std::string_view s) {
+namespace {
+
+std::string escape_controls(std::string_view s, bool keep_line_breaks) {
   std::string out;
   out.reserve(s.size());
   for (size_t i = 0; i < s.size(); ++i) {
     const auto byte = static_cast<unsigned char>(s[i]);
-    if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f) {
+    if (!keep_line_breaks && (byte == '\n' || byte == '\t')) {
+      out += byte == '\n' ? "\\n" : "\\t";
+    } else if ((byte < 0x20 && byte != '\n' && byte != '\t') || byte == 0x7f) {
       out += fmt::format("\\x{:02x}", byte);
     } else if (byte == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
                static_cast<unsigned char>(s[i + 1]) <= 0x9f) {
@@ -123,5 +127,11 @@ std::string terminal_safe(std::string_view s) {
   }
   return out;
 }
+
+}  // namespace
+
+std::string terminal_safe(std::string_view s) { return escape_controls(s, true); }
+
+std::string terminal_safe_line(std::string_view s) { return escape_controls(s, false); }
 
 }  // namespace ladle::util

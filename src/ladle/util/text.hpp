@@ -41,4 +41,8 @@ std::string format_grouped(long long value);
 /// cannot move the cursor, clear the screen or retitle the terminal.
 std::string terminal_safe(std::string_view s);
 
+/// terminal_safe for text that must stay on one line (a table cell): newline and tab are
+/// escaped too ("\n", "\t"), so a value cannot break a row or push columns apart.
+std::string terminal_safe_line(std::string_view s);
+
 }  // namespace ladle::util
