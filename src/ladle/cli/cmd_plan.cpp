@@ -31,6 +31,11 @@
 namespace ladle::cli {
 namespace {
 
+// The most layouts --top prints: more than anyone reads, and a bound on the search, whose pruning
+// compares against the top-ranked pool (an unbounded --top enumerates every layout and keeps
+// each one).
+constexpr int64_t kMaxTop = 1000;
+
 struct PlanOptions {
   std::string model_positional;
   std::string model;
@@ -82,7 +87,6 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (o.gpu.empty() && o.cluster.empty())
     throw_usage("plan needs --gpu (e.g. h200) or --cluster FILE");
   if (o.gpus.empty()) throw_usage("plan needs --gpus, a GPU count or a list such as 64,128,256");
-  if (o.top < 1) throw_usage("--top must be at least 1, got {}", o.top);
   if (o.row_tokens && (*o.row_tokens < 1 || *o.row_tokens > limits::kMaxSequenceTokens)) {
     throw_usage("--row-tokens must be 1 to {} (the limit of one row), got {}", limits::kMaxSequenceTokens, *o.row_tokens);
   }
@@ -222,7 +226,8 @@ void add_plan_command(CLI::App& command, Io& io) {
                      "USD per GPU-hour, overriding the instance's or cluster's price");
   command.add_option("--row-tokens", options->row_tokens, "tokens per row (default 8192)");
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)");
-  command.add_option("--top", options->top, "layouts to print (default 5)");
+  command.add_option("--top", options->top, "layouts to print (default 5, at most 1,000)")
+      ->check(integer_in(1, kMaxTop));
   command.add_option("--objective", options->objective, "throughput or cost (default throughput)");
   command.add_option("--rank", options->rank,
                      "median (the predicted value, default) or p10 (the lower end of its 80% interval: safe picks)");

@@ -78,6 +78,20 @@ const CLI::Validator& positive_integer() {
   return check;
 }
 
+CLI::Validator integer_in(long long low, long long high) {
+  return CLI::Validator(
+      [low, high](std::string& text) -> std::string {
+        long long value = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+        if (ec != std::errc() || end != text.data() + text.size() || value < low || value > high) {
+          return fmt::format("expected an integer from {} to {}, got '{}'", util::format_grouped(low),
+                             util::format_grouped(high), text);
+        }
+        return {};
+      },
+      "");
+}
+
 CLI::Validator one_of(std::vector<std::string> names) {
   return CLI::Validator(
       [names = std::move(names)](std::string& text) -> std::string {
@@ -137,6 +151,7 @@ std::string hf_cache_snapshot(const std::string& repo_id) {
     if (!revision.empty() && std::filesystem::is_directory(repo / "snapshots" / revision, ec)) {
       return (repo / "snapshots" / revision).string();
     }
+    // Each step takes `ec`: an unreadable entry (a symlink loop) is not a snapshot, not a crash.
     std::vector<std::string> snapshots;
     for (std::filesystem::directory_iterator it(repo / "snapshots", ec), end; !ec && it != end; it.increment(ec)) {
       if (it->is_directory(ec)) snapshots.push_back(it->path().string());
@@ -151,7 +166,6 @@ std::string hf_cache_snapshot(const std::string& repo_id) {
 std::string resolve_hf_file(const std::string& path, const std::string& file) {
   std::error_code ec;
   // A file of any kind is the reader's to accept or refuse (a FIFO or /dev/zero is refused there).
-    // Each step takes `ec`: an unreadable entry (a symlink loop) is not a snapshot, not a crash.
   if (std::filesystem::exists(path, ec) && !std::filesystem::is_directory(path, ec)) return path;
   if (std::filesystem::is_directory(path, ec)) {
     const std::filesystem::path inside = std::filesystem::path(path) / file;

@@ -66,6 +66,10 @@ void add_quiet_flag(CLI::App& command, bool& quiet);
 /// A CLI11 check that accepts an integer >= 1 and otherwise says "expected a positive integer".
 const CLI::Validator& positive_integer();
 
+/// A CLI11 check that accepts an integer from `low` to `high` and otherwise says "expected an
+/// integer from 1 to 1,000, got 'x'": the bound of a count that sizes work or memory.
+CLI::Validator integer_in(long long low, long long high);
+
 /// A CLI11 check that accepts one of `names` and otherwise says "expected one of a, b or c, got
 /// 'x'" with the nearest name ("did you mean 'a'?"); no type noise in --help.
 CLI::Validator one_of(std::vector<std::string> names);
