@@ -182,6 +182,10 @@ TEST(JinjaLimits, DeepNestingIsAnErrorNamingThePosition) {
 TEST(JinjaLimits, MacroRecursionIsBounded) {
   EXPECT_LADLE_ERROR(render("{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}\n{{ f(0) }}"), input,
                      "macro 'f': calls nested deeper than 64");
+  // A macro whose body nests deeply recurses fewer times before the stack's bound.
+  const std::string body = repeat("{% if true %}", 100) + "{{ " + repeat("not ", 100) + "f(n + 1) }}" + repeat("{% endif %}", 100);
+  EXPECT_LADLE_ERROR(render("{% macro f(n) %}" + body + "{% endmacro %}{{ f(0) }}"), input,
+                     "template nested deeper than 512 levels (macro calls included)");
   // A recursion that ends renders.
   EXPECT_EQ(render("{% macro f(n) %}{% if n > 0 %}{{ n }}{{ f(n - 1) }}{% endif %}{% endmacro %}{{ f(40)|length }}"),
             "71");

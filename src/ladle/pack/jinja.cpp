@@ -1476,7 +1476,8 @@ class Renderer {
     std::size_t next = 1;
     for (int k = 0; k < 3; ++k) {
       if (!e.has[k]) continue;
-      const Json& j = eval(*e.args[next++]).json();
+      const Value bound = eval(*e.args[next++]);  // held: json() refers into it
+      const Json& j = bound.json();
       if (!j.is_null()) {
         if (!j.is_number_integer()) fail(e.line, "slice bounds must be integers");
         part[k] = j.get<int64_t>();
