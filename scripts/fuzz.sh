@@ -18,21 +18,23 @@ root=$PWD
 if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLADLE_FUZZ=ON >/dev/null
 fi
-harnesses=(recipe model_config tokenizer conversation launch_script layout_spec
+harnesses=(recipe model_config tokenizer conversation jinja launch_script layout_spec
            log_detect log_megatron log_megatron_bridge log_slime log_miles log_nemo log_jsonl)
 [[ -f src/ladle/layout/job_args.hpp ]] && harnesses+=(job_args)  # `--args` and job scripts
 if [[ -n ${FUZZ_HARNESSES:-} ]]; then read -r -a harnesses <<<"$FUZZ_HARNESSES"; fi
 [[ ${FUZZ_BUILD:-1} == 0 ]] || cmake --build "$build" --target "${harnesses[@]/#/ladle_fuzz_}"
 
-# seeds HARNESS: the repo's test data that harness reads.
+# seeds HARNESS: the repo's test data that harness reads, and the hostile inputs kept for it in
+# tests/fuzz/seeds/HARNESS/ (the probes of past findings).
 seeds() {
+  [[ -d tests/fuzz/seeds/$1 ]] && find "tests/fuzz/seeds/$1" -type f
   case $1 in
     recipe) find recipes tests/data/recipe tests/cli -name '*.yaml' ;;
     model_config) find data/models tests/data/model tests/cli/model -name '*.json' ;;
     tokenizer) find tests/data/pack/tokenizers -name '*.json' ;;
     conversation) find tests/data/pack tests/cli/pack -name '*.jsonl' ;;
+    jinja) find tools/reference/templates tests/data/pack -name '*.jinja' ;;  # the chat templates ladle ships
     launch_script) find tests/data/verify tests/cli/diff -type f ;;
-    layout_spec) printf '%s\n' tests/fuzz/seeds/layout_spec/* ;;
     job_args) find tests/data/verify tests/data/jobs tests/cli/diff tests/cli/predict tests/cli/plan -type f \( -name '*.sh' -o -name 'args' \) ;;
     log_*) find tests/data/runlog tests/cli/steps tests/cli/score tests/cli/converge \
              \( -name '*.log' -o -name '*.jsonl' \) ;;
