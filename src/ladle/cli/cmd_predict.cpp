@@ -22,6 +22,7 @@
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -133,8 +134,14 @@ int run_predict(const PredictOptions& o, Io& io) {
     if (!from_args && o.layout.empty()) {
       throw_usage("predict needs --layout, e.g. 'tp=1,ep=8,recompute=full', or the job's own --args/--script");
     }
-    if (o.row_tokens < 1) throw_usage("--row-tokens must be at least 1, got {}", o.row_tokens);
-    if (o.global_batch < 1) throw_usage("--global-batch must be at least 1, got {}", o.global_batch);
+    // The bounds plan takes: a row or a step beyond them is no workload anyone trains.
+    if (o.row_tokens < 1 || o.row_tokens > limits::kMaxSequenceTokens) {
+      throw_usage("--row-tokens must be 1 to {} (the limit of one row), got {}", limits::kMaxSequenceTokens, o.row_tokens);
+    }
+    if (o.global_batch < 1 || o.global_batch > limits::kMaxGlobalBatchRows) {
+      throw_usage("--global-batch must be 1 to {} rows (the limit of one step), got {}", limits::kMaxGlobalBatchRows,
+                  o.global_batch);
+    }
     m.model = model::load_model(o.model);
     m.cluster =
         plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, o.gpus);
