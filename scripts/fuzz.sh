@@ -19,7 +19,7 @@ if [[ ! -f $build/build.ninja ]]; then
   CC=clang CXX=clang++ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLADLE_FUZZ=ON >/dev/null
 fi
 harnesses=(recipe model_config tokenizer conversation jinja launch_script layout_spec
-           log_detect log_megatron log_megatron_bridge log_slime log_miles log_nemo log_jsonl)
+           log_detect log_megatron log_megatron_bridge log_slime log_miles log_nemo log_jsonl log_megatron_golden)
 [[ -f src/ladle/layout/job_args.hpp ]] && harnesses+=(job_args)  # `--args` and job scripts
 if [[ -n ${FUZZ_HARNESSES:-} ]]; then read -r -a harnesses <<<"$FUZZ_HARNESSES"; fi
 [[ ${FUZZ_BUILD:-1} == 0 ]] || cmake --build "$build" --target "${harnesses[@]/#/ladle_fuzz_}"

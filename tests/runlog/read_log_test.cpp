@@ -115,6 +115,94 @@ TEST(ReadLog, EmptyAndNoiseOnlyLogsAreRejected) {
                      "x.log: error: no training-step records: not a Megatron-LM");
 }
 
+TEST(ReadLog, GoldenValuesBadInputIsOneLocatedLine) {
+  // Cut off: the JSON syntax error is reported at its line.
+  EXPECT_LADLE_ERROR(read_log("{\"lm loss\": {\"start_step\": 1, \"end_step\": 5,\n\"step_interval\": 1, \"values\": {\"1\": 2.0",
+                              "g.json"),
+                     input, "g.json:2:");
+  EXPECT_LADLE_ERROR(
+      read_log(R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 1, "values": {"1": "high"}}})", "g.json"),
+      input, "g.json: error: lm loss.values.\"1\": \"high\": expected a number or \"nan\"");
+  EXPECT_LADLE_ERROR(
+      read_log(R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 1, "values": {"9": 1.0}}})", "g.json"),
+      input, "step 9 is outside start_step 1 to end_step 5");
+  EXPECT_LADLE_ERROR(
+      read_log(R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 0, "values": {"1": 1.0}}})", "g.json"),
+      input, "expected start_step <= end_step and step_interval >= 1");
+  EXPECT_LADLE_ERROR(
+      read_log(R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 1, "values": {"-1": 1.0}}})", "g.json"),
+      input, "expected a whole step number >= 0 as the key");
+  EXPECT_LADLE_ERROR(
+      read_log(R"({"num-zeros": {"start_step": 1, "end_step": 5, "step_interval": 1, "values": {"1": 1.0}}})", "g.json"),
+      input, "no \"lm loss\" or \"iteration-time\" step series");
+  EXPECT_LADLE_ERROR(
+      read_log(R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 1, "values": {}}})", "g.json"),
+      input, "no step records for format megatron_golden");
+}
+
+// nemo_wrapped.log is the real NeMo 2.0 excerpt real/nemo2_awsome_k8s_ray_excerpt.log (lines 9-13)
+// with each record folded at word boundaries to 90 columns, as an editor or a narrow terminal
+// copies it: three lines a record, global_step on the second, "train_step_timing" cut from its
+// "in s: 47.12".
+TEST(ReadLog, NemoRecordWrappedOverThreeLinesIsRead) {
+  const RunLog log = read_synthetic("nemo_wrapped.log");
+  EXPECT_EQ(log.format, LogFormat::nemo);
+  ASSERT_EQ(log.steps.size(), 3u);
+  EXPECT_EQ(log.steps[0].step, 45);
+  EXPECT_EQ(log.steps[0].line, 1);
+  EXPECT_EQ(log.steps[2].step, 48);
+  EXPECT_DOUBLE_EQ(*log.steps[0].step_time_s, 47.12);
+  EXPECT_DOUBLE_EQ(*log.steps[2].step_time_s, 46.81);
+  EXPECT_DOUBLE_EQ(*log.steps[1].loss, 11.02);
+  EXPECT_DOUBLE_EQ(*log.steps[1].learning_rate, 7.046e-6);
+  EXPECT_EQ(log.steps[1].samples, 512);
+  // The same records as the unwrapped log.
+  const RunLog real = read_log_file(test::source_path("tests/data/runlog/real/nemo2_awsome_k8s_ray_excerpt.log"));
+  ASSERT_EQ(real.steps.size(), log.steps.size());
+  for (size_t i = 0; i < log.steps.size(); ++i) {
+    Step a = real.steps[i];
+    Step b = log.steps[i];
+    a.line = b.line = 0;
+    EXPECT_EQ(a, b) << i;
+  }
+  EXPECT_EQ(log.notes, real.notes);
+}
+
+TEST(ReadLog, NemoRecordWrappedBeforeItsFirstBarIsRead) {
+  const RunLog log = read_log(
+      "Training epoch 0, iteration 3/9\n| lr: 6e-05 | global_batch_size: 1 | global_step: 3 | reduced_train_loss: 1.277\n",
+      "n.log");
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].step, 3);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 1.277);
+}
+
+TEST(ReadLog, NemoRecordCutBeforeGlobalStepIsStillAnError) {
+  // The next line is a log line of its own, not the rest of the record.
+  EXPECT_LADLE_ERROR(read_log("Training epoch 0, iteration 3/9 | lr: 6e-05 | global_batch_size: 1 |\n"
+                              "[NeMo I 2025-06-18 21:57:04 nemo_logging:393] saving\n",
+                              "n.log"),
+                     input, "n.log:1:1: error: NeMo record without 'global_step'");
+  EXPECT_LADLE_ERROR(read_log("Training epoch 0, iteration 3/9 | lr: 6e-05 | global_batch_size: 1 |\n", "n.log"), input,
+                     "n.log:1:1: error: NeMo record without 'global_step'");
+}
+
+TEST(ReadLog, ArgumentDumpKeepsTheFirstPrintingOfTheComparedKeys) {
+  const std::string text =
+      "------------------------ arguments ------------------------\n"
+      "  hidden_size ..................................... 4096\n"
+      "  num_experts ..................................... None\n"
+      "  lr .............................................. 0.0003\n"
+      "  hidden_size ..................................... 8192\n"
+      "  num_layers is 32 ...... not a dump line\n"
+      " iteration        1/      10 | consumed samples:  8 | elapsed time per iteration (ms): 10.0 | lm loss: "
+      "2.0E+00 |\n";
+  const RunLog log = read_log(text, "a.log");
+  ASSERT_EQ(log.settings.size(), 2u);
+  EXPECT_EQ(log.settings[0], (LogSetting{"hidden_size", "4096", 2}));
+  EXPECT_EQ(log.settings[1], (LogSetting{"num_experts", "None", 3}));
+}
+
 TEST(ReadLog, TruncatedMegatronRecordIsAnError) {
   const std::string text =
       " iteration        1/      10 | consumed samples:  8 | elapsed time per iteration (ms): 10.0 | lm loss: "

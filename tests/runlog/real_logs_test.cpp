@@ -152,5 +152,75 @@ TEST(RealLogs, LightningProgressBarIsRejectedWithItsReason) {
                      "nemo1_bionemo_ptl_progress_excerpt.log: error: a PyTorch Lightning progress bar");
 }
 
+TEST(RealLogs, BigscienceArgumentDumpGivesTheModelAndLayout) {
+  const RunLog log = read_real("megatron_bigscience_gpt2_base_n4.log");
+  const auto value = [&](const std::string& key) {
+    for (const LogSetting& s : log.settings) {
+      if (s.key == key) return s.value + " @" + std::to_string(s.line);
+    }
+    return std::string("-");
+  };
+  EXPECT_EQ(value("hidden_size"), "6144 @1206");
+  EXPECT_EQ(value("num_layers"), "40 @1254");
+  EXPECT_EQ(value("num_attention_heads"), "32 @1251");
+  EXPECT_EQ(value("ffn_hidden_size"), "24576 @1199");
+  EXPECT_EQ(value("global_batch_size"), "4 @1204");
+  EXPECT_EQ(value("tensor_model_parallel_size"), "4 @1281");
+  EXPECT_EQ(value("pipeline_model_parallel_size"), "4 @1263");
+}
+
+TEST(RealLogs, NemoAndGoldenValuesStateNoArguments) {
+  EXPECT_TRUE(read_real("nemo2_awsome_k8s_ray_excerpt.log").settings.empty());
+  EXPECT_TRUE(read_real("megatron_golden_t5_11b_tp4.json").settings.empty());
+}
+
+// Megatron-LM CI golden values (NVIDIA/Megatron-LM tests/functional_tests): per-metric series.
+TEST(RealLogs, GoldenValuesKeyedByStepGiveLossAndStepTime) {
+  const RunLog log = read_real("megatron_golden_t5_11b_tp4.json");
+  EXPECT_EQ(log.format, LogFormat::megatron_golden);
+  ASSERT_EQ(log.steps.size(), 6u);
+  EXPECT_EQ(log.steps[0].step, 1);
+  EXPECT_EQ(log.steps[1].step, 5);
+  EXPECT_EQ(log.steps[5].step, 25);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 10.64514);
+  EXPECT_DOUBLE_EQ(*log.steps[5].loss, 7.72142);
+  EXPECT_DOUBLE_EQ(*log.steps[0].step_time_s, 12.14062);
+  EXPECT_DOUBLE_EQ(*log.steps[2].step_time_s, 0.96499);
+  for (const Step& step : log.steps) {
+    EXPECT_EQ(step.iterations, 1) << step.step;  // the value at that step, not an average
+    EXPECT_FALSE(step.samples.has_value()) << step.step;  // the file states no batch
+    EXPECT_FALSE(step.tokens.has_value()) << step.step;
+  }
+  EXPECT_FALSE(log.first_timestamp.has_value());
+}
+
+TEST(RealLogs, GoldenValuesListedFromStartStepEveryInterval) {
+  const RunLog log = read_real("megatron_golden_gpt3_fp16_list.json");
+  EXPECT_EQ(log.format, LogFormat::megatron_golden);
+  ASSERT_EQ(log.steps.size(), 10u);  // 0, 5, ..., 45
+  EXPECT_EQ(log.steps[0].step, 0);
+  EXPECT_EQ(log.steps[9].step, 45);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 10.83369);
+  EXPECT_DOUBLE_EQ(*log.steps[9].loss, 10.24593);
+  for (const Step& step : log.steps) EXPECT_FALSE(step.step_time_s.has_value()) << step.step;
+}
+
+TEST(RealLogs, GoldenValuesNanStepTimeIsKeptAsNan) {
+  const RunLog log = read_real("megatron_golden_gpt3_7b_nan_times.json");
+  ASSERT_EQ(log.steps.size(), 6u);
+  EXPECT_TRUE(std::isnan(*log.steps[0].step_time_s));
+  EXPECT_DOUBLE_EQ(*log.steps[2].step_time_s, 2.9368);
+  EXPECT_DOUBLE_EQ(*log.steps[4].step_time_s, 2.94791);
+  EXPECT_DOUBLE_EQ(*log.steps[5].loss, 10.98449);
+}
+
+TEST(RealLogs, GoldenValuesPrettyPrintedOverLines) {
+  const RunLog log = read_real("megatron_golden_reruns_pretty.json");
+  EXPECT_EQ(log.format, LogFormat::megatron_golden);
+  ASSERT_EQ(log.steps.size(), 1u);
+  EXPECT_EQ(log.steps[0].step, 1);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 29.29548);
+}
+
 }  // namespace
 }  // namespace ladle::runlog

@@ -10,13 +10,14 @@
 namespace ladle::runlog {
 
 namespace {
-constexpr std::array<std::pair<LogFormat, const char*>, 6> kNames = {{
+constexpr std::array<std::pair<LogFormat, const char*>, 7> kNames = {{
     {LogFormat::megatron, "megatron"},
     {LogFormat::megatron_bridge, "megatron_bridge"},
     {LogFormat::slime, "slime"},
     {LogFormat::miles, "miles"},
     {LogFormat::nemo, "nemo"},
     {LogFormat::jsonl, "jsonl"},
+    {LogFormat::megatron_golden, "megatron_golden"},
 }};
 }  // namespace
 

@@ -14,6 +14,7 @@ enum class LogFormat {
   miles,            ///< miles (a slime fork): the same lines, each step printed twice
   nemo,             ///< NeMo 2.0: "Training epoch E, iteration I/T | ... |" lines
   jsonl,            ///< ladle's own JSONL, one object per step (runlog/README.md)
+  megatron_golden,  ///< Megatron-LM / Megatron-Bridge CI golden values: JSON of per-metric step series
 };
 
 /// The name of a format as written on the command line.

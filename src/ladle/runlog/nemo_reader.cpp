@@ -8,6 +8,7 @@
 // `iteration` restarts every epoch; `global_step` is the run's step, so it is the step index.
 // train_step_timing is the time of the logged step.
 #include <map>
+#include <optional>
 
 #include "ladle/runlog/readers.hpp"
 #include "ladle/util/error.hpp"
@@ -20,8 +21,14 @@ size_t find_nemo_record(std::string_view s) {
   const size_t at = find_text(s, "Training epoch ");
   if (at == std::string_view::npos) return at;
   const size_t comma = find_text(s, ", iteration ", at);
-  if (comma == std::string_view::npos || s.find('|', comma) == std::string_view::npos) return std::string_view::npos;
-  return at;
+  if (comma == std::string_view::npos) return std::string_view::npos;
+  if (s.find('|', comma) != std::string_view::npos) return at;
+  // Wrapped before its first '|': the line ends with "iteration I/T".
+  const std::string_view rest = util::trim(s.substr(comma + 12));
+  const size_t slash = rest.find('/');
+  const bool counts = slash != std::string_view::npos && slash > 0 && slash + 1 < rest.size() &&
+                      rest.find_first_not_of("0123456789/") == std::string_view::npos;
+  return counts ? at : std::string_view::npos;
 }
 
 bool is_lightning_progress(std::string_view s) {
@@ -30,17 +37,73 @@ bool is_lightning_progress(std::string_view s) {
 
 namespace {
 
+// Whether a record's text may go on on the next line: it has no global_step yet (NeMo prints one in
+// every record), or its last field is cut before its value ("| train_step_timing in", "lr:").
+bool incomplete(std::string_view record) {
+  if (find_text(record, "global_step") == std::string_view::npos) return true;
+  const size_t bar = record.rfind('|');
+  const std::string_view last = util::trim(bar == std::string_view::npos ? record : record.substr(bar + 1));
+  return last.empty() || last.find(':') == std::string_view::npos || last.back() == ':';
+}
+
+// A record hard-wrapped over several physical lines (a terminal or an editor folding it) goes on on
+// lines that are not log lines of their own: no record, no timestamp, no "[NeMo I ...]" tag.
+bool continues(const LogLine& line) {
+  const std::string_view text = util::trim(line.text);
+  return !text.empty() && text[0] != '[' && !line.timestamp && find_nemo_record(text) == std::string_view::npos;
+}
+
 class NemoReader final : public LineRecordReader {
  public:
   using LineRecordReader::LineRecordReader;
   void add(LogLine line) override;
+
+ private:
+  void flush() override;
+  void read_record(const LogLine& line, size_t at, bool joined);
+
+  std::optional<LogLine> pending_;  ///< a record whose next lines may continue it
+  size_t pending_at_ = 0;
+  int joined_ = 0;  ///< lines joined to pending_
 };
 
 void NemoReader::add(LogLine line) {
+  if (pending_) {
+    if (joined_ < kMaxNemoContinuationLines && incomplete(std::string_view(pending_->text).substr(pending_at_)) &&
+        continues(line)) {
+      // Joined with one blank, as at a wrap between words; trailing blanks go so `pending_at_` holds.
+      std::string& text = pending_->text;
+      text.erase(text.find_last_not_of(" \t") + 1);
+      text += " ";
+      text += util::trim(line.text);
+      ++joined_;
+      return;
+    }
+    flush();
+  }
+  const size_t at = find_nemo_record(line.text);
+  if (at == std::string::npos) return;
+  if (incomplete(std::string_view(line.text).substr(at))) {
+    pending_ = std::move(line);
+    pending_at_ = at;
+    joined_ = 0;
+    return;
+  }
+  read_record(line, at, false);
+}
+
+void NemoReader::flush() {
+  if (!pending_) return;
+  const LogLine line = std::move(*pending_);
+  pending_.reset();
+  read_record(line, pending_at_, joined_ > 0);
+}
+
+void NemoReader::read_record(const LogLine& line, size_t at, bool joined) {
   const std::string& path = path_;
   {
-    const size_t at = find_nemo_record(line.text);
-    if (at == std::string::npos) return;
+    // Columns are those of the first physical line; a joined record's fields have none.
+    const auto column = [&](size_t index) { return joined ? 0 : line.column(index); };
     std::map<std::string, std::pair<std::string, int>> fields;
     size_t start = line.text.find('|', at);
     while (start != std::string::npos && start < line.text.size()) {
@@ -50,7 +113,7 @@ void NemoReader::add(LogLine line) {
       const size_t colon = field.rfind(':');
       if (colon != std::string_view::npos) {
         fields[std::string(util::trim(field.substr(0, colon)))] = {std::string(util::trim(field.substr(colon + 1))),
-                                                                  line.column(start + 1)};
+                                                                  column(start + 1)};
       }
       start = bar;
     }
@@ -66,7 +129,7 @@ void NemoReader::add(LogLine line) {
     };
     const auto global_step = number("global_step");
     if (!global_step) {
-      throw_input(SourceLocation{path, line.line, line.column(at), ""},
+      throw_input(SourceLocation{path, line.line, column(at), ""},
                   "NeMo record without 'global_step': the step is unknown");
     }
     const auto step_number = util::exact_int64(*global_step);

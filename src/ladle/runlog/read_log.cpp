@@ -7,6 +7,7 @@
 #include <set>
 
 #include "ladle/runlog/log_lines.hpp"
+#include "ladle/runlog/log_settings.hpp"
 #include "ladle/runlog/memory_report.hpp"
 #include "ladle/runlog/readers.hpp"
 #include "ladle/runlog/run_log.hpp"
@@ -27,6 +28,8 @@ struct Counts {
   size_t nemo = 0;
   size_t lightning = 0;
   bool jsonl = false;
+  bool golden_start = false;  ///< the first meaningful line opens a JSON object that is not JSONL
+  bool golden = false;        ///< ... and a line holds a golden-value series' "step_interval"
   bool empty = true;
 };
 
@@ -62,7 +65,9 @@ class Census {
       first_meaningful_ = false;
       counts.jsonl = line.text[0] == '{' && find_text(line.text, "\"step\"") != std::string::npos;
       if (counts.jsonl) jsonl_from = number;
+      counts.golden_start = line.text[0] == '{' && !counts.jsonl;
     }
+    if (counts.golden_start && !counts.golden) counts.golden = detail::is_golden_values_marker(line.text);
     if (line.any_timestamp) {
       if (!first_timestamp) first_timestamp = line.any_timestamp;
       last_timestamp = std::move(line.any_timestamp);
@@ -132,11 +137,16 @@ class Census {
 class Feed {
  public:
   /// `jsonl_from`: 0 for a log that is not JSONL, else its first line of JSON (1 when forced).
-  /// `keep_memory`: read Megatron-LM's memory lines (reported at `path`).
-  Feed(detail::RecordReader& reader, int jsonl_from, bool keep_memory, const std::string& path)
-      : reader_(reader), jsonl_from_(jsonl_from), keep_memory_(keep_memory), path_(path) {}
+  /// `keep_memory`: read Megatron-LM's memory lines (reported at `path`). `whole`: hand the reader
+  /// every line as it is (a JSON document).
+  Feed(detail::RecordReader& reader, int jsonl_from, bool keep_memory, const std::string& path, bool whole = false)
+      : reader_(reader), jsonl_from_(jsonl_from), keep_memory_(keep_memory), whole_(whole), path_(path) {}
 
   void add(std::string_view raw, int number) {
+    if (whole_) {
+      reader_.add(LogLine{std::string(raw), std::nullopt, std::nullopt, number, 0});
+      return;
+    }
     if (jsonl_from_ > 0) {
       if (number < jsonl_from_) return;
       const std::string_view text = util::trim(raw);
@@ -150,6 +160,7 @@ class Feed {
       if (follow_ > 0) keep(std::move(line));
       return;
     }
+    if (auto setting = read_setting(line)) keep_setting(std::move(*setting));
     // Megatron-LM's memory lines are read apart, for the measured peak (memory_report.hpp); the
     // first bad one is reported once the records are read, as if they were read first.
     if (keep_memory_ && is_memory_report(line.text) && !memory_error) {
@@ -164,7 +175,14 @@ class Feed {
       depth_ = open_brackets(t);
       const bool open_megatron = detail::find_megatron_record(t) != std::string::npos && t.back() != '|';
       follow_ = depth_ > 0 || open_megatron ? detail::kMaxRecordLines : 0;
+      // A NeMo record has no closing mark: the reader decides which of the next lines continue it.
+      nemo_ = detail::find_nemo_record(t) != std::string::npos;
+      if (nemo_) follow_ = detail::kMaxNemoContinuationLines;
       reader_.add(std::move(line));
+      return;
+    }
+    if (follow_ > 0 && nemo_) {
+      keep(std::move(line));
       return;
     }
     if (follow_ > 0) {
@@ -178,8 +196,16 @@ class Feed {
 
   std::vector<MemoryReport> memory;  ///< Megatron-LM memory lines, read
   std::exception_ptr memory_error;   ///< the error of the first memory line that is not one
+  std::vector<LogSetting> settings;  ///< the first printing of each setting
 
  private:
+  void keep_setting(LogSetting setting) {
+    for (const LogSetting& kept : settings) {
+      if (kept.key == setting.key) return;
+    }
+    settings.push_back(std::move(setting));
+  }
+
   void keep(LogLine line) {
     reader_.add(std::move(line));
     --follow_;
@@ -188,13 +214,16 @@ class Feed {
   detail::RecordReader& reader_;
   int jsonl_from_ = 0;
   bool keep_memory_ = false;
+  bool whole_ = false;
   const std::string& path_;
   int follow_ = 0;
   int depth_ = 0;
+  bool nemo_ = false;  ///< the lines followed are after a NeMo record
 };
 
 std::optional<LogFormat> format_of(const Counts& census) {
   if (census.jsonl) return LogFormat::jsonl;
+  if (census.golden) return LogFormat::megatron_golden;
   if (census.nemo > 0) return LogFormat::nemo;
   if (census.megatron > 0) return census.bridge > 0 ? LogFormat::megatron_bridge : LogFormat::megatron;
   if (census.slime_steps > 0) return census.slime_repeats ? LogFormat::miles : LogFormat::slime;
@@ -210,8 +239,8 @@ std::optional<LogFormat> format_of(const Counts& census) {
                 "(e.g. 3.1e+4), so steps cannot be told apart; log per step or write ladle JSONL");
   }
   throw_input(where,
-              "no training-step records: not a Megatron-LM, Megatron-Bridge, slime, miles, NeMo 2.0 or "
-              "ladle JSONL log");
+              "no training-step records: not a Megatron-LM, Megatron-Bridge, slime, miles, NeMo 2.0, "
+              "Megatron-LM golden-value or ladle JSONL log");
 }
 
 std::string expected_record(LogFormat format) {
@@ -226,6 +255,8 @@ std::string expected_record(LogFormat format) {
       return "'Training epoch E, iteration I/T | ...' lines";
     case LogFormat::jsonl:
       return "JSON objects with a \"step\"";
+    case LogFormat::megatron_golden:
+      return "a JSON object of step series (\"lm loss\": {\"start_step\": ..., \"values\": ...})";
   }
   return "";
 }
@@ -282,6 +313,8 @@ RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogForma
     case LogFormat::jsonl:
       expected = scan.jsonl_lines;
       break;
+    case LogFormat::megatron_golden:
+      break;  // one document; its reader bounds its size
   }
   if (expected > static_cast<size_t>(limits::kMaxLogRecords)) {
     throw_input(SourceLocation{path, 0, 0, ""}, "{} record lines: a log holds at most {} records ({})", expected,
@@ -302,12 +335,16 @@ RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogForma
     case LogFormat::jsonl:
       reader = detail::jsonl_reader(path, expected);
       break;
+    case LogFormat::megatron_golden:
+      reader = detail::golden_reader(path);
+      break;
   }
   // slime and miles train with Megatron-LM: their actors print the same memory lines behind a Ray
   // prefix.
   const bool megatron = format == LogFormat::megatron || format == LogFormat::megatron_bridge ||
                         format == LogFormat::slime || format == LogFormat::miles;
-  Feed feed(*reader, format != LogFormat::jsonl ? 0 : forced ? 1 : scan.jsonl_from, megatron, path);
+  Feed feed(*reader, format != LogFormat::jsonl ? 0 : forced ? 1 : scan.jsonl_from, megatron, path,
+            format == LogFormat::megatron_golden);
   lines([&](std::string_view raw, int number) {
     if (number <= scan.lines) feed.add(raw, number);
   });
@@ -327,6 +364,7 @@ RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogForma
   log.steps = !read.series.empty() ? std::move(read.series) : detail::to_series(read.steps);
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
+  log.settings = std::move(feed.settings);
   if (megatron) {
     if (feed.memory_error) std::rethrow_exception(feed.memory_error);
     log.memory = std::move(feed.memory);

@@ -64,10 +64,15 @@ size_t find_megatron_record(std::string_view s);
 bool is_bridge_step_time(std::string_view s);
 /// Where a slime/miles "step N: {" (kind "step") or "perf N: {" record starts in `s`, or npos.
 size_t find_slime_record(std::string_view s, std::string_view kind);
-/// Where NeMo 2.0's "Training epoch E, iteration I/T |" record starts in `s`, or npos.
+/// Where NeMo 2.0's "Training epoch E, iteration I/T |" record starts in `s`, or npos; a line that
+/// ends right after "I/T" starts a record hard-wrapped before its first '|'.
 size_t find_nemo_record(std::string_view s);
+/// The most physical lines after a NeMo record's first that may continue it (hard wraps).
+inline constexpr int kMaxNemoContinuationLines = 4;
 /// Whether `s` is a PyTorch Lightning progress-bar line ("... it/s, ... global_step=...").
 bool is_lightning_progress(std::string_view s);
+/// Whether `s` holds the "step_interval" key of a Megatron-LM golden-value series.
+bool is_golden_values_marker(std::string_view s);
 
 /// The most physical lines one record may span (slime's hard-wrapped dicts); read_log hands a
 /// reader every record line with up to this many continuation lines after it, and no other line.
@@ -110,6 +115,8 @@ std::unique_ptr<RecordReader> megatron_reader(const std::string& path, bool brid
 std::unique_ptr<RecordReader> slime_reader(const std::string& path, bool miles, size_t expected);
 std::unique_ptr<RecordReader> nemo_reader(const std::string& path, size_t expected);
 std::unique_ptr<RecordReader> jsonl_reader(const std::string& path, size_t expected);
+/// Megatron-LM golden values: one JSON document, so it is given every line, uncleaned.
+std::unique_ptr<RecordReader> golden_reader(const std::string& path);
 
 /// A count of samples printed as a number: a whole number >= 0 within int64, else Error(input)
 /// at path:line naming `key` (NaN, infinities and fractions such as 128.7 are refused).
@@ -160,6 +167,9 @@ class LineRecordReader : public RecordReader {
 
  protected:
   void push(Step step);
+  /// Runs first in finish(): a reader that holds a record back (one continued on the next lines)
+  /// pushes it here.
+  virtual void flush() {}
 
   const std::string& path_;
   ReadResult result_;

@@ -232,6 +232,7 @@ void LineRecordReader::push(Step step) {
 }
 
 ReadResult LineRecordReader::finish() {
+  flush();
   if (!in_order_) {
     finish_records(result_, path_, false, "");
     return std::move(result_);

@@ -13,6 +13,15 @@
 
 namespace ladle::runlog {
 
+/// A setting a log prints about its run, e.g. Megatron-LM's argument dump
+/// "  hidden_size ..................................... 4096", as printed, with its line.
+struct LogSetting {
+  std::string key;    ///< the argument's name, e.g. "hidden_size"
+  std::string value;  ///< as printed, e.g. "4096" or "None"
+  int line = 0;       ///< 1-based line that prints it
+  bool operator==(const LogSetting&) const = default;
+};
+
 /// What ladle understood of one log: its format, its step records in step order (unique), and what
 /// it inferred or left out, in words.
 struct RunLog {
@@ -27,6 +36,9 @@ struct RunLog {
   std::optional<double> span_s;
   std::vector<std::string> notes;  ///< inferences and gaps, one sentence each
   std::vector<MemoryReport> memory;  ///< Megatron-LM / Bridge memory lines, per rank, in log order
+  /// The model and layout arguments the log prints (log_settings.hpp lists them), the first printing
+  /// of each, in log order; empty when it prints none.
+  std::vector<LogSetting> settings;
 
   bool operator==(const RunLog&) const = default;
 };
