@@ -14,6 +14,7 @@
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/verify/convergence.hpp"
+#include "ladle/verify/log_identity.hpp"
 
 namespace ladle::cli {
 
@@ -96,6 +97,13 @@ void run_converge(const ConvergeOptions& options, Io& io) {
   if (!write_path.empty()) loaded = recipe::read_recipe_file(write_path);  // fail early on a bad recipe
   const runlog::RunLog reference = runlog::read_log_file(options.reference, forced);
   const runlog::RunLog candidate = runlog::read_log_file(options.candidate, forced);
+  // Loss curves of different models do not converge to each other; the candidate is the recipe's
+  // run, the reference may have had another engine or layout.
+  verify::check_logs_same_model(reference, candidate);
+  if (loaded) {
+    verify::check_log_matches_recipe(reference, loaded->recipe, write_path, verify::LogIdentity::model);
+    verify::check_log_matches_recipe(candidate, loaded->recipe, write_path, verify::LogIdentity::run);
+  }
   const verify::ConvergenceReport report = verify::check_convergence(reference, candidate, options.steps,
                                                                      verify::default_convergence_thresholds());
   if (options.json) {

@@ -16,6 +16,7 @@
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
+#include "ladle/verify/log_identity.hpp"
 #include "ladle/verify/score.hpp"
 
 namespace ladle::cli {
@@ -121,6 +122,10 @@ void run_score(const ScoreOptions& options, Io& io) {
   const verify::ScoreInputs inputs = verify::score_inputs_from_recipe(loaded.recipe, loaded.path, options.price);
   std::vector<runlog::RunLog> logs;
   for (const std::string& path : options.logs) logs.push_back(runlog::read_log_file(path, forced));
+  // A log of another model, engine, batch or layout would give figures of another run.
+  for (const runlog::RunLog& log : logs) {
+    verify::check_log_matches_recipe(log, loaded.recipe, loaded.path, verify::LogIdentity::run);
+  }
   const verify::ScoreReport report = verify::score_runs(logs, inputs, window);
   if (options.json) {
     print_json(report, options.recipe_path, io);
