@@ -1,7 +1,11 @@
 #include "ladle/recipe/recipe_io.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "ladle/util/file_io.hpp"
@@ -236,6 +240,168 @@ TEST(RecipeIo, MeasuredPeakMemoryIsOptionalPositiveAndRoundTrips) {
   EXPECT_LADLE_ERROR(read_recipe(zero, "x.yaml"), input, "result.peak_memory_gib: expected a number greater than 0, got '0'");
   const std::string word = replace_once(text, "  peak_memory_gib: 101.25\n", "  peak_memory_gib: lots\n");
   EXPECT_LADLE_ERROR(read_recipe(word, "x.yaml"), input, "result.peak_memory_gib: expected a number, got 'lots'");
+}
+
+}  // namespace
+}  // namespace ladle::recipe
+
+namespace ladle::recipe {
+namespace {
+
+// Ten levels of ten aliases each: 10^10 nodes once expanded, in 20 lines ("billion laughs").
+std::string alias_bomb(const std::string& head) {
+  std::string text = head + "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int level = 1; level < 10; ++level) {
+    text += fmt::format("l{}: &l{} [", level, level);
+    for (int i = 0; i < 10; ++i) text += fmt::format("{}*l{}", i ? ", " : "", level - 1);
+    text += "]\n";
+  }
+  return text;
+}
+
+TEST(RecipeIo, AliasesThatExpandBeyondTheBudgetAreRefusedAtTheAlias) {
+  // The first alias past 100,000 expanded nodes: the 8th of level 4 (each *l3 adds 11,111).
+  EXPECT_LADLE_ERROR(read_recipe(alias_bomb(""), "bomb.yaml"), input,
+                     "bomb.yaml:5:45: error: aliases expand to more than 100000 nodes");
+  EXPECT_LADLE_ERROR(read_recipe(alias_bomb(seed_text()), "bomb.yaml"), input, "aliases expand to more than");
+  // An alias inside the node it names would make a cycle.
+  EXPECT_LADLE_ERROR(read_recipe(seed_text() + "loop: &a [*a]\n", "x.yaml"), input,
+                     "alias *a refers to a node that contains it");
+}
+
+TEST(RecipeIo, AFewAliasesStillRead) {
+  const std::string text =
+      replace_once(replace_once(seed_text(), "  count: 8\n", "  count: &eight 8\n"), "  per_node: 8\n", "  per_node: *eight\n");
+  const Recipe r = read_recipe(text, "x.yaml").recipe;
+  EXPECT_EQ(r.gpu.count, 8);
+  EXPECT_EQ(r.gpu.per_node, 8);
+}
+
+TEST(RecipeIo, ASecondDocumentIsRefusedWhereItStarts) {
+  const std::string seed = seed_text();
+  const int lines = static_cast<int>(std::count(seed.begin(), seed.end(), '\n'));
+  EXPECT_LADLE_ERROR(read_recipe(seed + "---\nmodel: other\n", "x.yaml"), input,
+                     fmt::format("x.yaml:{}:1: error: a second YAML document", lines + 1));
+  EXPECT_LADLE_ERROR(read_recipe(seed + "...\n---\n", "x.yaml"), input, "a second YAML document");
+  // One document, explicitly started and ended, is a recipe.
+  EXPECT_EQ(read_recipe("---\n" + seed + "...\n", "x.yaml").recipe.layout, read_recipe(seed, "x.yaml").recipe.layout);
+}
+
+TEST(RecipeIo, BytesThatAreNotUtf8AreRefusedWithTheirLineAndColumn) {
+  const std::string seed = seed_text();
+  const std::vector<BadInput> cases = {
+      {"stray byte", replace_once(seed, "model: GLM-4.7-Flash", "model: GLM\xff"), "x.yaml:4:11: error: byte 0xFF is not UTF-8"},
+      {"overlong slash", replace_once(seed, "model: GLM-4.7-Flash", "model: a\xc0\xaf"), "x.yaml:4:9: error: byte 0xC0"},
+      {"surrogate", replace_once(seed, "model: GLM-4.7-Flash", "model: \xed\xa0\x80"), "x.yaml:4:8: error: byte 0xED"},
+      {"cut short", replace_once(seed, "model: GLM-4.7-Flash", "model: \xe2\x82"), "x.yaml:4:8: error: byte 0xE2"},
+      {"in a comment", "# caf\xe9\n" + seed, "x.yaml:1:6: error: byte 0xE9 is not UTF-8"},
+  };
+  for (const BadInput& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_LADLE_ERROR(read_recipe(c.text, "x.yaml"), input, c.expected);
+  }
+  const std::string accented = replace_once(seed, "model: GLM-4.7-Flash", "model: GLM-4.7-Flash \xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80");
+  EXPECT_EQ(read_recipe(accented, "x.yaml").recipe.model, "GLM-4.7-Flash \xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80");
+}
+
+// `score --write` and `converge --write` of one recipe at once: each update re-reads under a lock,
+// so every update of every process lands (without the lock about half of them were lost).
+TEST(RecipeIo, ConcurrentUpdatesOfOneRecipeAllLand) {
+  test::TempDir dir;
+  const std::string path = dir.file("r.yaml");
+  write_recipe_file(path, read_recipe(seed_text(), "seed.yaml").recipe);
+  constexpr int kWriters = 3;
+  constexpr int kUpdates = 25;
+  std::vector<pid_t> children;
+  for (int w = 0; w < kWriters; ++w) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int status = 0;
+      try {
+        for (int i = 0; i < kUpdates; ++i) {
+          update_recipe_file(path, [&](Recipe& r) { r.notes += fmt::format("writer {} update {}\n", w, i); });
+        }
+      } catch (...) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  const std::string notes = read_recipe_file(path).recipe.notes;
+  for (int w = 0; w < kWriters; ++w) {
+    for (int i = 0; i < kUpdates; ++i) {
+      EXPECT_NE(notes.find(fmt::format("writer {} update {}\n", w, i)), std::string::npos) << w << " " << i;
+    }
+  }
+}
+
+// Whole writes of one file at once (no re-read) each land whole: a writer's clean-up of temporary
+// files never takes another's just-created one (that failed with "cannot write: No such file").
+TEST(RecipeIo, ConcurrentWholeWritesOfOneRecipeAllSucceed) {
+  test::TempDir dir;
+  const std::string path = dir.file("r.yaml");
+  const Recipe seed = read_recipe(seed_text(), "seed.yaml").recipe;
+  write_recipe_file(path, seed);
+  std::vector<pid_t> children;
+  for (int w = 0; w < 4; ++w) {
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      int status = 0;
+      try {
+        for (int i = 0; i < 40; ++i) write_recipe_file(path, seed);
+      } catch (...) {
+        status = 1;
+      }
+      ::_exit(status);
+    }
+    children.push_back(pid);
+  }
+  for (const pid_t pid : children) {
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  EXPECT_EQ(read_recipe_file(path).recipe, seed);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path()), std::filesystem::directory_iterator()), 1);
+}
+
+TEST(RecipeIo, ReplacingTextRefusesAFileChangedSinceItWasRead) {
+  test::TempDir dir;
+  const std::string path = dir.file("r.yaml");
+  util::write_file_atomic(path, "old\n");
+  EXPECT_LADLE_ERROR(replace_recipe_text(path, "what fmt read\n", "canonical\n"), io,
+                     "r.yaml: error: changed by another process");
+  EXPECT_EQ(util::read_file(path), "old\n");
+  replace_recipe_text(path, "old\n", "canonical\n");
+  EXPECT_EQ(util::read_file(path), "canonical\n");
+}
+
+// `fmt` run by root on another user's private recipe: the rewritten file is still theirs, 0600.
+TEST(RecipeIo, ReplacingTextKeepsTheFilesModeAndOwner) {
+  test::TempDir dir;
+  const std::string path = dir.file("r.yaml");
+  util::write_file_atomic(path, "old\n");
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  const bool root = ::geteuid() == 0;
+  constexpr uid_t kNobody = 65534;
+  if (root) {
+    ASSERT_EQ(::chown(path.c_str(), kNobody, kNobody), 0);
+  }
+  replace_recipe_text(path, "old\n", "new\n");
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  if (!root) GTEST_SKIP() << "giving a file to another user needs root";
+  EXPECT_EQ(st.st_uid, kNobody);
+  EXPECT_EQ(st.st_gid, kNobody);
 }
 
 }  // namespace

@@ -112,10 +112,12 @@ void run_converge(const ConvergeOptions& options, Io& io) {
     print_table(report, io);
   }
   if (loaded) {
-    Correctness correctness = loaded->recipe.correctness.value_or(Correctness{"pending", "", "", "pending", {}, {}, ""});
-    correctness.convergence = verify::update_convergence(correctness.convergence, report);
-    loaded->recipe.correctness = std::move(correctness);
-    recipe::write_recipe_file(write_path, loaded->recipe);
+    // Re-read under a lock, so a `score --write` of the same recipe meanwhile is kept.
+    recipe::update_recipe_file(write_path, [&report](Recipe& r) {
+      Correctness correctness = r.correctness.value_or(Correctness{"pending", "", "", "pending", {}, {}, ""});
+      correctness.convergence = verify::update_convergence(correctness.convergence, report);
+      r.correctness = std::move(correctness);
+    });
     io.err << fmt::format("wrote correctness.convergence to {}\n", options.write);
   }
   io.exit_code = report.passed ? kExitOk : kExitNo;

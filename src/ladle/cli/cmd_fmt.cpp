@@ -24,7 +24,12 @@ int run_fmt(const FmtOptions& opt, Io& io) {
     for (std::string& file : recipe::recipe_files(path)) files.push_back(std::move(file));
   }
   // Every file is parsed before any is written, so a bad file leaves all of them untouched.
-  std::vector<std::pair<std::string, std::string>> rewrites;
+  struct Rewrite {
+    std::string file;
+    std::string text;  ///< what was read and parsed
+    std::string canonical;
+  };
+  std::vector<Rewrite> rewrites;
   nlohmann::ordered_json report = nlohmann::ordered_json::array();
   int changed = 0;
   for (const std::string& file : files) {
@@ -39,11 +44,12 @@ int run_fmt(const FmtOptions& opt, Io& io) {
     if (opt.check) {
       if (!opt.json) io.out << file << ": not in canonical form\n";
     } else {
-      rewrites.emplace_back(file, canonical);
+      rewrites.push_back({file, text, canonical});
     }
   }
-  for (const auto& [file, canonical] : rewrites) {
-    util::write_file_atomic(file, canonical);
+  // A file another process changed since it was read (a `score --write`) is not overwritten.
+  for (const auto& [file, text, canonical] : rewrites) {
+    recipe::replace_recipe_text(file, text, canonical);
     if (!opt.json) io.out << file << ": rewritten\n";
   }
   if (opt.json) {

@@ -133,8 +133,8 @@ void run_score(const ScoreOptions& options, Io& io) {
     print_table(report, options.recipe_path, io);
   }
   if (options.write) {
-    loaded.recipe.result = verify::update_result(loaded.recipe.result, report);
-    recipe::write_recipe_file(write_path, loaded.recipe);
+    // Re-read under a lock, so a `converge --write` of the same recipe meanwhile is kept.
+    recipe::update_recipe_file(write_path, [&report](Recipe& r) { r.result = verify::update_result(r.result, report); });
     io.err << fmt::format("wrote result to {}\n", write_path);
   }
   io.exit_code = kExitOk;

@@ -10,6 +10,7 @@
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
+#include "ladle/util/yaml_document.hpp"
 
 namespace ladle::recipe {
 
@@ -492,13 +493,8 @@ LoadedRecipe read_recipe(std::string_view text, const std::string& path) {
   loaded.path = path;
   loaded.where.file = path;
   reject_tabs(text, path);
-  YAML::Node root;
-  try {
-    root = YAML::Load(std::string(text));
-  } catch (const YAML::Exception& e) {
-    throw Error(ErrorKind::input, fmt::format("malformed YAML: {}", e.msg),
-                {path, e.mark.line + 1, e.mark.column + 1, ""});
-  }
+  // One document of UTF-8 text whose aliases stay small (util/yaml_document.hpp).
+  const YAML::Node root = util::load_yaml_document(text, path);
   if (!root || root.IsNull()) {
     throw Error(ErrorKind::input, "empty file: expected a recipe mapping", {path, 1, 1, ""});
   }
@@ -538,6 +534,21 @@ void write_recipe_file(const std::string& path, const Recipe& recipe) {
   } catch (const Error& e) {
     throw Error(ErrorKind::input, "refusing to write a recipe ladle would reject: " + e.message(),
                 SourceLocation{path, 0, 0, e.where().field_path});
+  }
+  util::write_file_atomic(path, text);
+}
+
+void update_recipe_file(const std::string& path, const std::function<void(Recipe&)>& change) {
+  const util::PathLock lock(path);  // a concurrent update waits here, then re-reads what this one wrote
+  LoadedRecipe loaded = read_recipe_file(path);
+  change(loaded.recipe);
+  write_recipe_file(path, loaded.recipe);
+}
+
+void replace_recipe_text(const std::string& path, std::string_view expected, std::string_view text) {
+  const util::PathLock lock(path);
+  if (util::read_file(path, limits::FileKind::recipe) != expected) {
+    throw Error(ErrorKind::io, "changed by another process while ladle read it; nothing written, run again", {path});
   }
   util::write_file_atomic(path, text);
 }

@@ -4,6 +4,7 @@
 // word boundaries to end by column 120, and `run:` / `notes:` as literal blocks. Writing a file it
 // wrote gives the same bytes.
 
+#include <functional>
 #include <map>
 #include <string>
 #include <string_view>
@@ -43,5 +44,14 @@ std::string write_recipe(const Recipe& recipe);
 
 /// write_recipe into `path`, atomically.
 void write_recipe_file(const std::string& path, const Recipe& recipe);
+
+/// Changes the recipe in `path` without losing a concurrent update: under an exclusive lock on
+/// the file, re-reads it, applies `change` and writes it back (write_recipe_file) before the lock
+/// is released, so `score --write` and `converge --write` of one recipe at once both land.
+void update_recipe_file(const std::string& path, const std::function<void(Recipe&)>& change);
+
+/// Writes `text` into `path` atomically, under the same lock, if the file still holds `expected`
+/// (what the caller read); otherwise throws Error(io) "changed by another process".
+void replace_recipe_text(const std::string& path, std::string_view expected, std::string_view text);
 
 }  // namespace ladle::recipe

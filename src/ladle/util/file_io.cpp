@@ -166,6 +166,28 @@ bool LineReader::next(std::string_view& line) {
   }
 }
 
+PathLock::PathLock(const std::string& path) {
+  for (;;) {
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd_ < 0) throw_io(path, fmt::format("cannot open: {}", std::strerror(errno)));
+    while (::flock(fd_, LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      const std::string reason = std::strerror(errno);
+      ::close(fd_);
+      throw_io(path, "cannot lock: " + reason);
+    }
+    struct stat held {};
+    struct stat named {};
+    if (::fstat(fd_, &held) == 0 && ::stat(path.c_str(), &named) == 0 && named.st_dev == held.st_dev &&
+        named.st_ino == held.st_ino) {
+      return;
+    }
+    ::close(fd_);
+  }
+}
+
+PathLock::~PathLock() { ::close(fd_); }
+
 void write_file_atomic(const std::string& path, std::string_view content) {
   std::error_code ec;
   fs::path target(path);
@@ -179,16 +201,25 @@ void write_file_atomic(const std::string& path, std::string_view content) {
   const std::string name = target.filename().string();
   mode_t mode = 0644;
   struct stat st {};
-  if (::stat(target.c_str(), &st) == 0) {
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists) {
     if (!S_ISREG(st.st_mode))
       throw_io(path, fmt::format("is {}, expected a regular file", describe_type(st.st_mode)));
     mode = st.st_mode & 07777;
   }
   remove_stale_temps(dir, name);
-  std::string temp = (dir / ("." + name + kTempInfix + "XXXXXX")).string();
-  const int fd = ::mkstemp(temp.data());
-  if (fd < 0) throw_io(path, fmt::format("cannot create a file here: {}", std::strerror(errno)));
-  ::flock(fd, LOCK_EX);  // a concurrent writer's clean-up leaves this file alone
+  std::string temp;
+  int fd = -1;
+  for (;;) {
+    temp = (dir / ("." + name + kTempInfix + "XXXXXX")).string();
+    fd = ::mkstemp(temp.data());
+    if (fd < 0) throw_io(path, fmt::format("cannot create a file here: {}", std::strerror(errno)));
+    ::flock(fd, LOCK_EX);  // a concurrent writer's clean-up leaves this file alone
+    // ... from now on: one that ran between mkstemp and flock may have removed it already.
+    struct stat held {};
+    if (::fstat(fd, &held) == 0 && held.st_nlink > 0) break;
+    ::close(fd);
+  }
   const char* data = content.data();
   size_t left = content.size();
   bool ok = true;
@@ -203,6 +234,12 @@ void write_file_atomic(const std::string& path, std::string_view content) {
     left -= static_cast<size_t>(n);
   }
   ok = ok && ::fsync(fd) == 0;
+  // The replacement keeps the old file's owner: root rewriting another user's file must not take
+  // it over. Only root may give a file away, so for anyone else this is a no-op or EPERM (ignored:
+  // the file is theirs, or their group's, already). Before fchmod, which chown would clear.
+  if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid())) {
+    (void)::fchown(fd, st.st_uid, st.st_gid);
+  }
   ok = ::fchmod(fd, mode) == 0 && ok;  // mkstemp creates 0600
   if (!ok || std::rename(temp.c_str(), target.c_str()) != 0) {
     const std::string reason = std::strerror(errno);

@@ -46,9 +46,24 @@ class LineReader {
 
 /// Writes `content` to a temporary file beside `path`, flushes it and renames it into place, so a
 /// reader sees the old file or the new one, never half of one. A symbolic link is written through
-/// (its target is replaced, the link stays), an existing file keeps its permission bits (a new one
-/// gets 0644), and temporary files a killed earlier write left beside the same name are removed.
-/// Throws Error(io).
+/// (its target is replaced, the link stays), an existing file keeps its permission bits and, where
+/// the writer may give it (root), its owner and group (a new one gets 0644), and temporary files a
+/// killed earlier write left beside the same name are removed. Throws Error(io).
 void write_file_atomic(const std::string& path, std::string_view content);
+
+/// An exclusive flock(2) on the file or folder `path` names, held until destruction, for a
+/// read-change-write that must not interleave with another process's. write_file_atomic and
+/// folder swaps put a new inode under the name, so a lock won on the one replaced meanwhile is let
+/// go and taken again on the one the name holds now. Throws Error(io) when `path` cannot be opened.
+class PathLock {
+ public:
+  explicit PathLock(const std::string& path);
+  ~PathLock();
+  PathLock(const PathLock&) = delete;
+  PathLock& operator=(const PathLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
 
 }  // namespace ladle::util

@@ -1,0 +1,172 @@
+#include "ladle/util/yaml_document.hpp"
+
+#include <yaml-cpp/eventhandler.h>
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <vector>
+
+#include "ladle/util/error.hpp"
+
+namespace ladle::util {
+namespace {
+
+SourceLocation location_of(const std::string& path, const YAML::Mark& mark) {
+  return SourceLocation{path, mark.line + 1, mark.column + 1, ""};
+}
+
+// The length of the well-formed UTF-8 sequence at text[at] (Unicode table 3-7: no overlong forms,
+// no surrogates, nothing above U+10FFFF), or 0 when the bytes there are not one.
+size_t utf8_sequence_length(std::string_view text, size_t at) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
+  const unsigned char lead = byte(at);
+  if (lead < 0x80) return 1;
+  size_t length = 0;
+  unsigned char low = 0x80;
+  unsigned char high = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    if (lead == 0xE0) low = 0xA0;
+    if (lead == 0xED) high = 0x9F;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    if (lead == 0xF0) low = 0x90;
+    if (lead == 0xF4) high = 0x8F;
+  } else {
+    return 0;
+  }
+  if (at + length > text.size()) return 0;
+  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
+  for (size_t i = 2; i < length; ++i) {
+    if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
+  }
+  return length;
+}
+
+// YAML text is Unicode; yaml-cpp passes stray bytes through, and they would reach every page and
+// file written from the recipe. Reports the first byte that starts no UTF-8 character.
+void reject_invalid_utf8(std::string_view text, const std::string& path) {
+  int line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < text.size();) {
+    const size_t length = utf8_sequence_length(text, i);
+    if (length == 0) {
+      throw_input(SourceLocation{path, line, static_cast<int>(i - line_start) + 1, ""},
+                  "byte 0x{:02X} is not UTF-8: YAML text must be UTF-8",
+                  static_cast<unsigned char>(text[i]));
+    }
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+    i += length;
+  }
+}
+
+// Walks the parser's events once, without building nodes: counts the documents and what each
+// alias would add if it were copied where it stands, so neither a second document nor an alias
+// bomb reaches a reader that walks the node tree.
+class DocumentCheck : public YAML::EventHandler {
+ public:
+  explicit DocumentCheck(const std::string& path) : path_(path) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents_ > 1) {
+      throw_input(
+          location_of(path_, mark),
+          "a second YAML document: a recipe file holds one (move this one to a file of its own)");
+    }
+  }
+  void OnDocumentEnd() override {}
+
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
+  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                const std::string&) override {
+    leaf(anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = nodes_.find(anchor);
+    if (it == nodes_.end()) {
+      // yaml-cpp accepts an alias inside the node it names, which makes a cycle.
+      throw_input(location_of(path_, mark), "alias *{} refers to a node that contains it",
+                  anchor_name(anchor));
+    }
+    alias_nodes_ = std::min(alias_nodes_ + it->second, kSaturated);
+    if (alias_nodes_ > kMaxYamlAliasNodes) {
+      throw_input(location_of(path_, mark),
+                  "aliases expand to more than {} nodes: a recipe needs a few aliases at most",
+                  kMaxYamlAliasNodes);
+    }
+    add(it->second);
+  }
+  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open_.push_back({anchor, 1});
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open_.push_back({anchor, 1});
+  }
+  void OnMapEnd() override { close(); }
+  void OnAnchor(const YAML::Mark&, const std::string& name) override {
+    anchor_names_.push_back(name);
+  }
+
+ private:
+  // Counts above the limit are all the same answer; capping them keeps the sums from overflowing.
+  static constexpr int64_t kSaturated = kMaxYamlAliasNodes + 1;
+
+  struct Open {
+    YAML::anchor_t anchor;
+    int64_t nodes;  ///< this collection and everything in it, aliases expanded
+  };
+
+  void leaf(YAML::anchor_t anchor) {
+    if (anchor != YAML::NullAnchor) nodes_[anchor] = 1;
+    add(1);
+  }
+  void close() {
+    const Open done = open_.back();
+    open_.pop_back();
+    if (done.anchor != YAML::NullAnchor) nodes_[done.anchor] = done.nodes;
+    add(done.nodes);
+  }
+  void add(int64_t nodes) {
+    if (!open_.empty()) open_.back().nodes = std::min(open_.back().nodes + nodes, kSaturated);
+  }
+  // yaml-cpp numbers a document's anchors 1, 2, ... in the order it reports their names.
+  std::string anchor_name(YAML::anchor_t anchor) const {
+    return anchor >= 1 && anchor <= anchor_names_.size() ? anchor_names_[anchor - 1]
+                                                         : std::to_string(anchor);
+  }
+
+  const std::string& path_;
+  int documents_ = 0;
+  int64_t alias_nodes_ = 0;
+  std::vector<Open> open_;
+  std::map<YAML::anchor_t, int64_t> nodes_;
+  std::vector<std::string> anchor_names_;
+};
+
+}  // namespace
+
+YAML::Node load_yaml_document(std::string_view text, const std::string& path) {
+  reject_invalid_utf8(text, path);
+  const std::string owned(text);
+  try {
+    std::istringstream stream(owned);
+    YAML::Parser parser(stream);
+    DocumentCheck check(path);
+    while (parser.HandleNextDocument(check)) {
+    }
+    return YAML::Load(owned);
+  } catch (const YAML::Exception& e) {
+    throw_input(location_of(path, e.mark), "malformed YAML: {}", e.msg);
+  }
+}
+
+}  // namespace ladle::util
