@@ -2,6 +2,9 @@
 #include "ladle/tune/tune_db.hpp"
 
 #include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
 
 #include "support/test_support.hpp"
 
@@ -67,6 +70,103 @@ TEST(TuneDb, RefusesAFolderHoldingAnotherRunAndAFileThatIsNotOne) {
   sqlite3_exec(raw, "CREATE TABLE t(x)", nullptr, nullptr, nullptr);
   sqlite3_close(raw);
   EXPECT_LADLE_ERROR(TuneDb::open(other), usage, "not a ladle tuning database");
+}
+
+// Every connection opened while it is registered may hold at most kPages pages: a disk that
+// fills up, as SQLite sees one (SQLITE_FULL).
+constexpr int kPages = 12;
+int limit_pages(sqlite3* db, const char**, const void*) {
+  return sqlite3_exec(db, fmt::format("PRAGMA max_page_count={}", kPages).c_str(), nullptr, nullptr,
+                      nullptr);
+}
+
+TEST(TuneDb, AFullDiskIsNamedAndNotHiddenBehindAFailedRollback) {
+  test::TempDir dir;
+  const std::string path = (dir.path() / "tune.db").string();
+  TuneDb::create(path, {{"run_id", "feedbeef"}});
+  ASSERT_EQ(sqlite3_auto_extension(reinterpret_cast<void (*)()>(limit_pages)), SQLITE_OK);
+  try {
+    TuneDb db = TuneDb::open(path);
+    std::vector<Trial> trials(8);
+    for (Trial& t : trials) t.detail = std::string(64 * 1024, 'x');  // more pages than allowed
+    EXPECT_LADLE_ERROR(db.add_trials(trials), io, "disk full writing " + path);
+    // Nothing of the failed transaction is left, and the database still works.
+    EXPECT_TRUE(db.trials().empty());
+    EXPECT_EQ(db.meta("run_id"), "feedbeef");
+  } catch (...) {
+    sqlite3_reset_auto_extension();
+    throw;
+  }
+  sqlite3_reset_auto_extension();
+}
+
+TEST(TuneDb, ACopiedRunReadsTheTrialFilesOfItsOwnFolder) {
+  test::TempDir dir;
+  const std::filesystem::path a = dir.path() / "a";
+  std::filesystem::create_directories(a);
+  {
+    TuneDb db = TuneDb::create((a / "tune.db").string(), {{"run_id", "feedbeef"}});
+    std::vector<Trial> trials(2);
+    trials[0].script_path = (a / "trials" / "1" / "job.sh").string();
+    trials[0].log_path = (a / "trials" / "1" / "job.log").string();
+    trials[1].script_path = "/elsewhere/job.sh";  // outside the folder: kept as it is
+    db.add_trials(trials);
+    trials[1].log_path = (a / "trials" / "2" / "job.log").string();
+    db.update_trial(trials[1]);
+  }
+  const std::filesystem::path b = dir.path() / "b";
+  std::filesystem::copy(a, b, std::filesystem::copy_options::recursive);
+  const TuneDb copy = TuneDb::open((b / "tune.db").string());
+  EXPECT_EQ(copy.folder(), b);
+  const std::vector<Trial> trials = copy.trials();
+  ASSERT_EQ(trials.size(), 2u);
+  EXPECT_EQ(trials[0].script_path, (b / "trials" / "1" / "job.sh").string());
+  EXPECT_EQ(trials[0].log_path, (b / "trials" / "1" / "job.log").string());
+  EXPECT_EQ(trials[1].script_path, "/elsewhere/job.sh");
+  EXPECT_EQ(trials[1].log_path, (b / "trials" / "2" / "job.log").string());
+}
+
+TEST(TuneDb, AReadOnlyRunCanBeReadAndIsNotWritten) {
+  test::TempDir dir;
+  const std::filesystem::path run = dir.path() / "run";
+  std::filesystem::create_directories(run);
+  const std::string path = (run / "tune.db").string();
+  {
+    TuneDb db = TuneDb::create(path, {{"run_id", "feedbeef"}});
+    std::vector<Trial> trials(1);
+    trials[0].layout = "tp=1";
+    db.add_trials(trials);
+  }
+  namespace fs = std::filesystem;
+  const auto read_only = fs::perms::owner_read | fs::perms::owner_exec | fs::perms::group_read |
+                         fs::perms::group_exec | fs::perms::others_read | fs::perms::others_exec;
+  fs::permissions(dir.path(), read_only);
+  fs::permissions(run, read_only);
+  fs::permissions(path, fs::perms::owner_read | fs::perms::group_read | fs::perms::others_read);
+  // Permissions do not bind root: read as an unprivileged user then.
+  const bool as_root = ::geteuid() == 0;
+  if (as_root) {
+    ASSERT_EQ(::seteuid(65534), 0);
+  }
+  std::vector<Trial> trials;
+  std::string error;
+  try {
+    const TuneDb db = TuneDb::open(path, TuneDb::Access::read_only);
+    trials = db.trials();
+  } catch (const Error& e) {
+    error = e.describe();
+  }
+  if (as_root) {
+    ASSERT_EQ(::seteuid(0), 0);
+  }
+  fs::permissions(dir.path(), fs::perms::owner_all);
+  fs::permissions(run, fs::perms::owner_all);
+  EXPECT_EQ(error, "");
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].layout, "tp=1");
+  // A read-only handle refuses writes in one line naming the file.
+  TuneDb db = TuneDb::open(path, TuneDb::Access::read_only);
+  EXPECT_LADLE_ERROR(db.set_meta("x", "y"), io, path + " is read-only");
 }
 
 }  // namespace

@@ -35,6 +35,35 @@ constexpr const char* kTrialColumns =
     "log_path, "
     "submitted_at";
 
+// One line naming what went wrong with the database file, in the words of the fault rather than
+// SQLite's: a full disk, a read-only file, a damaged file, another process holding it.
+std::string describe_sqlite_error(int code, const std::string& path, const std::string& what,
+                                  const std::string& message) {
+  switch (code & 0xff) {
+    case SQLITE_FULL:
+      return fmt::format("disk full writing {}", path);
+    case SQLITE_READONLY:
+      return fmt::format("{} is read-only (sqlite {}: {})", path, what, message);
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return fmt::format("{} is damaged: not a readable tuning database ({})", path, message);
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return fmt::format("{} is locked by another process ({})", path, message);
+    case SQLITE_CANTOPEN:
+      return fmt::format("cannot open {} ({})", path, message);
+    case SQLITE_IOERR:
+      return fmt::format("I/O error on {} (sqlite {}: {})", path, what, message);
+    default:
+      return fmt::format("{}: sqlite {}: {}", path, what, message);
+  }
+}
+
+[[noreturn]] void throw_sqlite_error(sqlite3* db, int code, const std::string& path,
+                                     const std::string& what) {
+  throw Error(ErrorKind::io, describe_sqlite_error(code, path, what, sqlite3_errmsg(db)));
+}
+
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql, const std::string& path) : db_(db), path_(path) {
@@ -75,7 +104,7 @@ class Statement {
 
  private:
   [[noreturn]] void fail(const char* what) const {
-    throw Error(ErrorKind::io, fmt::format("{}: sqlite {}: {}", path_, what, sqlite3_errmsg(db_)));
+    throw_sqlite_error(db_, sqlite3_extended_errcode(db_), path_, what);
   }
   sqlite3* db_;
   sqlite3_stmt* stmt_ = nullptr;
@@ -84,16 +113,48 @@ class Statement {
 
 sqlite3* open_db(const std::string& path, int flags) {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(path.c_str(), &db, flags, nullptr) != SQLITE_OK) {
+  if (sqlite3_open_v2(path.c_str(), &db, flags | SQLITE_OPEN_URI, nullptr) != SQLITE_OK) {
     const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
     sqlite3_close(db);
     throw Error(ErrorKind::io, fmt::format("{}: cannot open the tuning database: {}", path, why));
   }
+  sqlite3_extended_result_codes(db, 1);
   sqlite3_busy_timeout(db, 10000);
   return db;
 }
 
-void bind_trial(Statement& s, const Trial& t) {
+// `path` as an SQLite URI (file:...?immutable=1): read without the WAL index, for a database in a
+// folder this process cannot write (where SQLite could not create the -shm file it needs).
+std::string immutable_uri(const std::string& path) {
+  std::string uri = "file:";
+  for (const char c : std::filesystem::absolute(path).string()) {
+    if (c == '%' || c == '?' || c == '#') {
+      uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+    } else {
+      uri += c;
+    }
+  }
+  return uri + "?immutable=1";
+}
+
+// A trial's file path as stored: relative to the run's folder when it lies inside it, so that a
+// copied or moved folder keeps working on its own files.
+std::string stored_path(const std::string& path, const std::filesystem::path& folder) {
+  if (path.empty() || folder.empty()) return path;
+  const std::filesystem::path p(path);
+  if (!p.is_absolute()) return path;
+  const std::filesystem::path rel = p.lexically_normal().lexically_relative(folder);
+  if (rel.empty() || *rel.begin() == "..") return path;
+  return rel.string();
+}
+
+// A stored path back as a path on this machine, against the folder the database is in now.
+std::string loaded_path(const std::string& path, const std::filesystem::path& folder) {
+  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
+  return (folder / path).string();
+}
+
+void bind_trial(Statement& s, const Trial& t, const std::filesystem::path& folder) {
   s.bind(1, t.id);
   s.bind(2, t.round);
   s.bind(3, std::string(to_string(t.kind)));
@@ -112,8 +173,8 @@ void bind_trial(Statement& s, const Trial& t) {
   s.bind(16, t.step_time_cv_percent);
   s.bind(17, t.gpu_hours);
   s.bind(18, t.detail);
-  s.bind(19, t.script_path);
-  s.bind(20, t.log_path);
+  s.bind(19, stored_path(t.script_path, folder));
+  s.bind(20, stored_path(t.log_path, folder));
   s.bind(21, t.submitted_at);
 }
 
@@ -139,7 +200,8 @@ void TuneDb::exec(const std::string& sql) const {
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &message) != SQLITE_OK) {
     const std::string why = message ? message : "unknown error";
     sqlite3_free(message);
-    throw Error(ErrorKind::io, fmt::format("{}: sqlite: {}", path_, why));
+    throw Error(ErrorKind::io,
+                describe_sqlite_error(sqlite3_extended_errcode(db_), path_, "exec", why));
   }
 }
 
@@ -167,17 +229,46 @@ TuneDb TuneDb::create(const std::string& path, const std::map<std::string, std::
   return db;
 }
 
-TuneDb TuneDb::open(const std::string& path) {
+TuneDb TuneDb::open(const std::string& path, Access access) {
   if (!std::filesystem::exists(path))
     throw_usage("{}: no tuning database here (ladle tune --out creates one)", path);
+  if (access == Access::read_only) return open_read_only(path);
   TuneDb db(path, open_db(path, SQLITE_OPEN_READWRITE));
   db.exec("PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL;");
-  Statement check(db.db_,
+  db.check_schema();
+  return db;
+}
+
+TuneDb TuneDb::open_read_only(const std::string& path) {
+  // A WAL database needs its -shm file, which SQLite creates next to it; where the folder is
+  // read-only to us and none is there, nobody can be writing the run either, so the file is read
+  // as it stands.
+  {
+    TuneDb db(path, open_db(path, SQLITE_OPEN_READONLY));
+    const int rc =
+        sqlite3_exec(db.db_, "SELECT count(*) FROM sqlite_master", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) {
+      db.check_schema();
+      return db;
+    }
+    if ((rc & 0xff) != SQLITE_CANTOPEN && (rc & 0xff) != SQLITE_READONLY)
+      throw_sqlite_error(db.db_, rc, path, "read");
+  }
+  TuneDb db(path, open_db(immutable_uri(path), SQLITE_OPEN_READONLY));
+  db.check_schema();
+  return db;
+}
+
+void TuneDb::check_schema() const {
+  Statement check(db_,
                   "SELECT count(*) FROM sqlite_master WHERE type='table' AND name IN "
                   "('meta','trials','rounds')",
-                  path);
-  if (!check.step() || check.integer(0) != 3) throw_usage("{}: not a ladle tuning database", path);
-  return db;
+                  path_);
+  if (!check.step() || check.integer(0) != 3) throw_usage("{}: not a ladle tuning database", path_);
+}
+
+std::filesystem::path TuneDb::folder() const {
+  return std::filesystem::absolute(path_).lexically_normal().parent_path();
 }
 
 std::optional<std::string> TuneDb::meta(const std::string& key) const {
@@ -220,8 +311,8 @@ std::vector<Trial> TuneDb::trials() const {
     t.step_time_cv_percent = s.optional_real(15);
     t.gpu_hours = s.optional_real(16);
     t.detail = s.text(17);
-    t.script_path = s.text(18);
-    t.log_path = s.text(19);
+    t.script_path = loaded_path(s.text(18), folder());
+    t.log_path = loaded_path(s.text(19), folder());
     t.submitted_at = s.real(20);
     out.push_back(std::move(t));
   }
@@ -240,13 +331,15 @@ void TuneDb::add_trials(std::vector<Trial>& trials, const std::optional<RoundRec
                   std::string("INSERT INTO trials(") + kTrialColumns +
                       ") VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
                   path_);
-      bind_trial(s, t);
+      bind_trial(s, t, folder());
       s.step();
     }
     if (round) add_round(*round);
     exec("COMMIT;");
   } catch (...) {
-    exec("ROLLBACK;");
+    // SQLite may have rolled back already (a full disk does): a second rollback would fail and
+    // hide the error that matters, so roll back only an open transaction, and keep the first error.
+    if (!sqlite3_get_autocommit(db_)) sqlite3_exec(db_, "ROLLBACK;", nullptr, nullptr, nullptr);
     throw;
   }
 }
@@ -260,7 +353,7 @@ void TuneDb::update_trial(const Trial& t) {
       "step_time_s=?15, cv_percent=?16, gpu_hours=?17, detail=?18, script_path=?19, log_path=?20, "
       "submitted_at=?21 WHERE id=?1",
       path_);
-  bind_trial(s, t);
+  bind_trial(s, t, folder());
   s.step();
 }
 

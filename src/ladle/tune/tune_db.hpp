@@ -5,6 +5,7 @@
 // transaction, so a kill at any moment leaves the state before or after it.
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -37,14 +38,21 @@ class TuneDb {
   /// Creates `path` with the run's settings. Throws Error(usage) when a database is already there
   /// (naming its run), Error(io) when it cannot be written.
   static TuneDb create(const std::string& path, const std::map<std::string, std::string>& meta);
+  /// How a database is opened: read_only writes nothing (not even the WAL index when the folder
+  /// is read-only), for `tune status`.
+  enum class Access { read_write, read_only };
   /// Opens an existing database; throws Error(usage) when there is none or it is not ladle's.
-  static TuneDb open(const std::string& path);
+  /// SQLite's errors are Error(io) in one line naming the fault ("disk full writing PATH").
+  static TuneDb open(const std::string& path, Access access = Access::read_write);
 
   TuneDb(TuneDb&&) noexcept;
   TuneDb& operator=(TuneDb&&) noexcept;
   ~TuneDb();
 
   const std::string& path() const { return path_; }
+  /// The run's folder (the database's own): trial paths are stored relative to it, so a copied
+  /// or moved run works on the files of its new place.
+  std::filesystem::path folder() const;
   std::optional<std::string> meta(const std::string& key) const;
   void set_meta(const std::string& key, const std::string& value);
 
@@ -66,6 +74,8 @@ class TuneDb {
 
  private:
   TuneDb(std::string path, sqlite3* db);
+  static TuneDb open_read_only(const std::string& path);
+  void check_schema() const;
   void exec(const std::string& sql) const;
   std::string path_;
   sqlite3* db_ = nullptr;
