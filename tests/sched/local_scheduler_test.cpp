@@ -1,5 +1,6 @@
 // Tests of the local back-end: real process groups on this machine.
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,6 +156,31 @@ TEST(Process, RunsAProgramWithoutAShellAndReportsAMissingOne) {
   EXPECT_EQ(r.err, "err\n");
   EXPECT_EQ(run_command({"no-such-program-ladle"}).exit_code, 127);
   EXPECT_EQ(shell_quote("it's"), "'it'\\''s'");
+}
+
+TEST(LocalScheduler, ReadsALogOfAGigabyteWithABound) {
+  test::TempDir dir;
+  // 1.1 GB, sparse: a first record, a gigabyte of nothing, a last record.
+  const std::string log = dir.file("job.log");
+  {
+    std::ofstream out(log, std::ios::binary);
+    out << "step 0: first\n";
+  }
+  std::filesystem::resize_file(log, int64_t{1100} << 20);
+  {
+    std::ofstream out(log, std::ios::binary | std::ios::app);
+    out << "\nstep 9: last\n";
+  }
+  auto local = make_local_scheduler(dir.file("jobs"));
+  const std::string text = local->read_log("ladle-x-1", log);
+  EXPECT_LE(text.size(), static_cast<size_t>(kMaxLogBytes) + 100);
+  EXPECT_EQ(text.rfind("step 0: first\n", 0), 0u);
+  EXPECT_NE(text.find(std::string(kLogSkippedMarker)), std::string::npos);
+  EXPECT_TRUE(text.ends_with("\nstep 9: last\n"));
+  // A FIFO in the log's place is refused, not waited on.
+  const std::string fifo = dir.file("fifo.log");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_LADLE_ERROR(local->read_log("ladle-x-2", fifo), io, "not a regular file");
 }
 
 }  // namespace

@@ -58,6 +58,28 @@ TEST(RayScheduler, SubmitsFindsReadsLogsAndStopsJobsThroughTheJobsApi) {
   EXPECT_EQ(ray->state("ladle-r-404").state, JobState::unknown);
 }
 
+TEST(RayScheduler, FetchesALogWithABound) {
+  test::TempDir dir;
+  test::RayJobsServer server(dir.path() / "ray");
+  auto ray = make_ray_scheduler(server.address());
+  JobSpec job;
+  job.name = "ladle-r-big";
+  // 72 MiB of 1 KiB lines (non-ASCII among them), more than ladle holds of a log.
+  job.script =
+      "line=$(printf '\\303\\251%.0s' $(seq 300))$(printf 'x%.0s' $(seq 423))\n"
+      "for i in $(seq 72); do for j in $(seq 1024); do echo \"$line\"; done; done\n"
+      "echo 'step 9: last'\n";
+  job.script_path = (dir.path() / "1" / "job.sh").string();
+  job.log_path = (dir.path() / "1" / "job.log").string();
+  const std::string id = ray->submit(job);
+  EXPECT_EQ(wait_finished(*ray, id).state, JobState::succeeded);
+  const std::string log = ray->read_log(id, job.log_path);
+  EXPECT_LE(log.size(), static_cast<size_t>(kMaxLogBytes));
+  EXPECT_GT(log.size(), static_cast<size_t>(kMaxLogBytes) / 4);
+  EXPECT_NE(log.find(std::string(kLogSkippedMarker)), std::string::npos);
+  EXPECT_EQ(util::read_file(job.log_path), log);
+}
+
 TEST(RayScheduler, ARefusingAddressIsOneLineAndSubmitsNothing) {
   test::TempDir dir;
   int port = 0;

@@ -193,9 +193,7 @@ class LocalScheduler final : public Scheduler {
   }
 
   std::string read_log(const std::string&, const std::string& log_path) override {
-    std::error_code ec;
-    if (!fs::exists(log_path, ec)) return {};
-    return util::read_file(log_path);
+    return read_log_file(log_path);
   }
 
  private:

@@ -4,6 +4,7 @@
 // GET /api/jobs/{id}/logs its output, POST /api/jobs/{id}/stop ends it.
 #include <httplib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -21,6 +22,44 @@ namespace fs = std::filesystem;
 std::string first_line(std::string_view text) {
   const size_t end = text.find('\n');
   return std::string(text.substr(0, end));
+}
+
+// Whether body[i] is a backslash that starts an escape (not itself escaped).
+bool starts_escape(const std::string& body, size_t i) {
+  if (body[i] != '\\') return false;
+  size_t run = 0;
+  while (run < i && body[i - 1 - run] == '\\') ++run;
+  return run % 2 == 0;
+}
+
+// A JSON answer {"logs": "..."} cut short, closed after its last whole character (no half UTF-8
+// sequence, no half escape, no high surrogate without its pair) so that it parses.
+std::string close_cut_answer(std::string body) {
+  const auto byte = [&](size_t i) { return static_cast<unsigned char>(body[i]); };
+  size_t lead = body.size();
+  size_t continuation = 0;
+  while (lead > 0 && continuation < 3 && (byte(lead - 1) & 0xc0) == 0x80) {
+    --lead;
+    ++continuation;
+  }
+  if (lead > 0 && byte(lead - 1) >= 0xc0) {
+    const size_t needed = byte(lead - 1) >= 0xf0 ? 3 : byte(lead - 1) >= 0xe0 ? 2 : 1;
+    if (continuation < needed) body.resize(lead - 1);
+  }
+  const size_t from = body.size() > 6 ? body.size() - 6 : 0;
+  for (size_t i = body.size(); i > from; --i) {
+    if (!starts_escape(body, i - 1)) continue;
+    const size_t rest = body.size() - (i - 1);
+    const bool unicode = rest > 1 && body[i] == 'u';
+    if (rest < 2 || (unicode && rest < 6)) body.resize(i - 1);
+    break;
+  }
+  if (body.size() >= 6 && starts_escape(body, body.size() - 6) && body[body.size() - 5] == 'u' &&
+      (body[body.size() - 4] == 'd' || body[body.size() - 4] == 'D') &&
+      std::string_view("89abAB").find(body[body.size() - 3]) != std::string_view::npos) {
+    body.resize(body.size() - 6);  // a high surrogate whose low half was cut off
+  }
+  return body + "\"}";
 }
 
 class RayScheduler final : public Scheduler {
@@ -109,11 +148,25 @@ class RayScheduler final : public Scheduler {
   }
 
   std::string read_log(const std::string& id, const std::string& log_path) override {
-    const auto res = client_.Get("/api/jobs/" + id + "/logs");
-    if (!res || res->status != 200) return {};
-    const nlohmann::json answer = nlohmann::json::parse(res->body, nullptr, false);
+    // The Jobs API answers the whole log in one JSON string; it is received with the bound of
+    // kMaxLogBytes (the download stops there), and a cut answer keeps the text before the cut.
+    std::string body;
+    bool cut = false;
+    const auto res = client_.Get("/api/jobs/" + id + "/logs", [&](const char* data, size_t size) {
+      const size_t room = static_cast<size_t>(kMaxLogBytes) - body.size();
+      body.append(data, std::min(size, room));
+      cut = size > room;
+      return !cut;
+    });
+    if (!cut && (!res || res->status != 200)) return {};
+    const nlohmann::json answer =
+        nlohmann::json::parse(cut ? close_cut_answer(body) : body, nullptr, false);
     if (!answer.is_object() || !answer.contains("logs") || !answer["logs"].is_string()) return {};
-    const std::string logs = answer["logs"].get<std::string>();
+    std::string logs = answer["logs"].get<std::string>();
+    if (cut) {
+      if (const size_t end = logs.rfind('\n'); end != std::string::npos) logs.resize(end + 1);
+      logs += fmt::format("{}the rest (fetched up to {} bytes)\n", kLogSkippedMarker, kMaxLogBytes);
+    }
     if (!log_path.empty()) {
       fs::create_directories(fs::path(log_path).parent_path());
       util::write_file_atomic(log_path, logs);

@@ -1,7 +1,10 @@
 #include "ladle/sched/scheduler.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 
 #include "ladle/util/error.hpp"
 
@@ -85,6 +88,36 @@ JobState parse_ray_status(std::string_view status) {
   if (status == "SUCCEEDED") return JobState::succeeded;
   if (status == "FAILED") return JobState::failed;
   return JobState::unknown;
+}
+
+std::string read_log_file(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) return {};
+  // A FIFO or a device in the log's place could block or never end.
+  if (!std::filesystem::is_regular_file(st))
+    throw Error(ErrorKind::io, fmt::format("the job log {} is not a regular file", path));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(ErrorKind::io, fmt::format("cannot read the job log {}", path));
+  in.seekg(0, std::ios::end);
+  const auto size = static_cast<int64_t>(in.tellg());
+  in.seekg(0);
+  const auto read = [&](int64_t bytes) {
+    std::string text(static_cast<size_t>(std::max<int64_t>(0, bytes)), '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(std::max<std::streamsize>(0, in.gcount())));
+    return text;
+  };
+  if (size <= kMaxLogBytes) return read(size);
+  const int64_t half = kMaxLogBytes / 2;
+  std::string head = read(half);
+  in.seekg(size - half);
+  std::string tail = read(half);
+  // Whole lines on both sides of the cut, so no record is read half.
+  if (const size_t end = head.rfind('\n'); end != std::string::npos) head.resize(end + 1);
+  if (const size_t start = tail.find('\n'); start != std::string::npos) tail.erase(0, start + 1);
+  const int64_t skipped = size - static_cast<int64_t>(head.size() + tail.size());
+  return head + fmt::format("{}{} bytes\n", kLogSkippedMarker, skipped) + tail;
 }
 
 std::string slurm_time_limit(int64_t seconds) {

@@ -94,6 +94,18 @@ std::unique_ptr<Scheduler> make_slurm_scheduler(const std::string& partition,
                                                 const std::string& account);
 std::unique_ptr<Scheduler> make_ray_scheduler(const std::string& address);
 
+/// The most of a job's log ladle holds at once. A trial may print without bound (a log of a
+/// gigabyte); the step records it is scored on are a few kilobytes, so a longer log is read as
+/// its first and last halves of this bound around a line that says how much was skipped.
+inline constexpr int64_t kMaxLogBytes = int64_t{64} << 20;
+
+/// The line put where a log's middle was skipped (followed by the number of bytes and a newline).
+inline constexpr std::string_view kLogSkippedMarker = "ladle: log longer than the bound; skipped ";
+
+/// The log at `path` read with the bound of kMaxLogBytes ("" when there is none yet). Throws
+/// Error(io) naming the path when it cannot be read.
+std::string read_log_file(const std::string& path);
+
 /// "HH:MM:SS" or "D-HH:MM:SS" for a time limit in seconds, rounded up to whole minutes (Slurm's
 /// granularity), at least one minute.
 std::string slurm_time_limit(int64_t seconds);

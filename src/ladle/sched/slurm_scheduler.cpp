@@ -149,9 +149,7 @@ class SlurmScheduler final : public Scheduler {
   void cancel(const std::string& id) override { run_command({"scancel", id}); }
 
   std::string read_log(const std::string&, const std::string& log_path) override {
-    std::error_code ec;
-    if (!fs::exists(log_path, ec)) return {};
-    return util::read_file(log_path);
+    return read_log_file(log_path);
   }
 
  private:

@@ -5,6 +5,8 @@
 #include <array>
 #include <vector>
 
+#include "ladle/tune/log_text.hpp"
+
 namespace ladle::tune {
 
 namespace {
@@ -48,11 +50,12 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return lines;
 }
 
+// A log line as it is kept in a trial's detail: its escapes and invalid bytes made visible
+// (log_text.hpp), so that the detail stays valid UTF-8 and harmless on a terminal.
 std::string clip(std::string_view line) {
   constexpr size_t kMax = 240;
   while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-  if (line.size() <= kMax) return std::string(line);
-  return std::string(line.substr(0, kMax)) + "...";
+  return visible_clip(line, kMax);
 }
 
 }  // namespace

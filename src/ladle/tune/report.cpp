@@ -7,6 +7,7 @@
 
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/site/svg_chart.hpp"
+#include "ladle/tune/log_text.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/table.hpp"
 
@@ -111,7 +112,8 @@ std::string render_report(const TuneDb& db, const TuneSettings& s, const std::st
   md += "| # | round | kind | layout | state | predicted | measured | CV % | GPU-h | note |\n";
   md += "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n";
   for (const Trial& t : trials) {
-    std::string note = t.detail;
+    // A detail quotes the trial's log: escapes and invalid bytes shown as text (log_text.hpp).
+    std::string note = visible_text(t.detail);
     for (char& ch : note) {
       if (ch == '|') ch = '/';
     }
@@ -185,7 +187,7 @@ std::string status_json(const TuneDb& db) {
                     {"step_time_s", number(t.step_time_s)},
                     {"step_time_cv_percent", number(t.step_time_cv_percent)},
                     {"gpu_hours", number(t.gpu_hours)},
-                    {"detail", t.detail}});
+                    {"detail", visible_text(t.detail)}});
   }
   out["trials"] = list;
   json rounds = json::array();
@@ -208,7 +210,9 @@ std::string status_json(const TuneDb& db) {
                            {"predicted_tokens_per_s_per_gpu", best->predicted_tokens_per_s_per_gpu}}
                     : json(nullptr);
   out["gpu_hours"] = total_gpu_hours(trials);
-  return out.dump(2) + "\n";
+  // Every text the trials wrote is made valid above; a byte that is not UTF-8 anywhere else (a
+  // flag's value in the settings) is replaced rather than ending the command.
+  return out.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string status_table(const TuneDb& db) {
@@ -229,7 +233,7 @@ std::string status_table(const TuneDb& db) {
         fmt::format("{:>3}  {:>5}  {:<9}  {:<13}  {:>9.1f}  {:>9}  {:<24}  {}{}\n", t.id, t.round,
                     to_string(t.kind), to_string(t.state), t.predicted_tokens_per_s_per_gpu,
                     optional_number(t.measured_tokens_per_s_per_gpu, 1), label(t), t.job_name,
-                    t.job_id.empty() ? "" : " (" + t.job_id + ")");
+                    t.job_id.empty() ? "" : " (" + visible_text(t.job_id) + ")");
   }
   const Trial* best = best_trial(trials);
   if (best) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ladle/sched/process.hpp"
+#include "ladle/tune/log_text.hpp"
 
 namespace ladle::tune {
 
@@ -118,6 +119,9 @@ std::string trial_script(const TrialScriptInputs& in) {
   return script;
 }
 
+// The longest stack value kept from a log (a version string, a commit, a GPU name).
+constexpr size_t kMaxStackValue = 200;
+
 RecipeStack parse_stack(std::string_view log, layout::Engine engine, const std::string& captured) {
   std::map<std::string, std::string> items;
   size_t pos = 0;
@@ -129,9 +133,13 @@ RecipeStack parse_stack(std::string_view log, layout::Engine engine, const std::
     const std::string_view item = log.substr(start, end - start);
     const size_t colon = item.find(": ");
     if (colon != std::string_view::npos) {
-      std::string value(item.substr(colon + 2));
-      while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) value.pop_back();
-      items.emplace(std::string(item.substr(0, colon)), value);  // the first print wins
+      std::string_view value = item.substr(colon + 2);
+      while (!value.empty() && (value.back() == '\r' || value.back() == ' ')) {
+        value.remove_suffix(1);
+      }
+      // The log is the trial's text: its escapes and bytes go into the recipe visible, as text.
+      // The first print wins.
+      items.emplace(std::string(item.substr(0, colon)), visible_clip(value, kMaxStackValue));
     }
     pos = end;
   }
