@@ -1,5 +1,5 @@
 // cmd_site.cpp: `ladle site`, writes the static site of a recipe catalog (index, a page per recipe
-// and per model, inline SVG charts) into a folder, replacing it whole.
+// and per model, inline SVG charts) into a folder, replacing the pages of an old site there.
 #include <CLI/CLI.hpp>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -88,7 +88,7 @@ int run_site(const SiteOptions& opt, Io& io) {
 void add_site_command(CLI::App& command, Io& io) {
   auto opt = std::make_shared<SiteOptions>();
   command.add_option("--recipes", opt->recipes_dir, "read the catalog from this folder instead of the embedded one");
-  command.add_option("--out", opt->out_dir, "folder to write the site into; an old site there is replaced whole")
+  command.add_option("--out", opt->out_dir, "folder to write the site into; an old site's pages there are replaced, files you added kept")
       ->required();
   add_json_flag(command, opt->json);
   command.callback([opt, &io] { io.exit_code = run_site(*opt, io); });

@@ -9,12 +9,14 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 
 #include "ladle/site/assets.hpp"
 #include "ladle/site/html.hpp"
 #include "ladle/site/pages.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 #include "ladle/util/output_dir.hpp"
 
 namespace ladle::site {
@@ -52,6 +54,85 @@ void write_plain(const fs::path& path, const std::string& content) {
   out.write(content.data(), static_cast<std::streamsize>(content.size()));
   out.close();
   if (!out) throw_io(path.string(), fmt::format("cannot write: {}", std::strerror(errno)));
+}
+
+// The marker lists every file ladle wrote, one a line after its first, so the next run replaces
+// exactly those and keeps what the user added (a CNAME, a .git folder).
+std::string marker_text(const std::vector<SiteFile>& files) {
+  std::string out = std::string(kSiteMarkerText) + "; the next run replaces the files listed here and keeps any other\n";
+  for (const SiteFile& f : files) out += f.path + "\n";
+  return out;
+}
+
+// Whether a site written before the marker listed its files would have written `rel`.
+bool legacy_site_file(const std::string& rel) {
+  const fs::path path(rel);
+  const std::string folder = path.parent_path().string();
+  const std::string ext = path.extension().string();
+  return rel == "index.html" || rel == "assets/site.css" || rel == "assets/site.js" ||
+         (folder == "models" && ext == ".html") || (folder == "recipes" && (ext == ".html" || ext == ".yaml"));
+}
+
+// The files an existing site's marker says ladle wrote (none for a folder that is not yet a site).
+std::set<std::string> files_ladle_wrote(const fs::path& site) {
+  std::set<std::string> out;
+  std::ifstream in(site / kSiteMarker, std::ios::binary);
+  std::string line;
+  if (!std::getline(in, line)) return out;  // no marker: an empty folder
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.insert(line);
+  }
+  return out;
+}
+
+// Puts `from` (a file or symbolic link the user added) at `to` in the new site: a hard link, so
+// nothing is copied and the user's file stays byte for byte, or a copy across file systems.
+void carry_entry(const fs::path& from, const fs::path& to, const fs::file_status& status) {
+  std::error_code ec;
+  fs::create_directories(to.parent_path(), ec);
+  if (fs::is_symlink(status)) {
+    fs::copy_symlink(from, to, ec);
+  } else if (fs::is_regular_file(status)) {
+    fs::create_hard_link(from, to, ec);
+    if (ec) {
+      ec.clear();
+      fs::copy_file(from, to, ec);
+    }
+  } else {
+    throw_io(from.string(), "is not a file, a folder or a link: cannot keep it in the new site; move it away");
+  }
+  if (ec) throw_io(from.string(), "cannot keep this file in the new site: " + ec.message());
+}
+
+// Carries every file of the old site ladle did not write into the new one, folders and all.
+// Refuses (nothing replaced yet) when the new site would write where such a file stands.
+void carry_user_files(const fs::path& old_site, const fs::path& staging, const std::vector<SiteFile>& files) {
+  const std::set<std::string> ladle_wrote = files_ladle_wrote(old_site);
+  const bool legacy = ladle_wrote.empty();
+  std::set<std::string> writing;
+  for (const SiteFile& f : files) writing.insert(f.path);
+  std::error_code ec;
+  fs::recursive_directory_iterator it(old_site, ec);
+  if (ec) throw_io(old_site.string(), "cannot read: " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) break;
+    const fs::path& from = it->path();
+    const std::string rel = from.lexically_relative(old_site).generic_string();
+    const fs::file_status status = it->symlink_status(ec);
+    if (ec) throw_io(from.string(), "cannot read: " + ec.message());
+    if (fs::is_directory(status)) {
+      fs::create_directories(staging / rel, ec);  // keeps a folder the user made, even empty
+      if (ec) throw_io((staging / rel).string(), "cannot create folder: " + ec.message());
+      continue;
+    }
+    if (rel == kSiteMarker || (legacy ? legacy_site_file(rel) : ladle_wrote.contains(rel))) continue;
+    if (writing.contains(rel)) {
+      throw_usage("--out: '{}' is a file ladle did not write and the new site writes there; move it away",
+                  from.string());
+    }
+    carry_entry(from, staging / rel, status);
+  }
+  if (ec) throw_io(old_site.string(), "cannot read: " + ec.message());
 }
 
 }  // namespace
@@ -131,7 +212,17 @@ void write_site(const std::vector<SiteFile>& files, const std::string& out_dir) 
     if (ec) throw_io(path.parent_path().string(), "cannot create folder: " + ec.message());
     write_plain(path, f.content);
   }
-  write_plain(staging.path() / kSiteMarker, std::string(kSiteMarkerText) + "; the whole folder is replaced on the next run\n");
+  // An old site's own files are dropped with it; what the user added there moves to the new one.
+  // Concurrent runs take turns from here to the swap, so each carries from the site the one
+  // before it swapped in, never from a folder being removed.
+  fs::path target = fs::path(out_dir).lexically_normal();
+  if (!target.has_filename()) target = target.parent_path();  // "site/" names "site"
+  std::optional<util::PathLock> lock;
+  if (fs::is_directory(fs::symlink_status(target, ec))) lock.emplace(target.string());
+  if (util::holds_marker(target, util::OutputMarker{kSiteMarker, kSiteMarkerText})) {
+    carry_user_files(target, staging.path(), files);
+  }
+  write_plain(staging.path() / kSiteMarker, marker_text(files));
   staging.commit();
 }
 

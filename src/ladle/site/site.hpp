@@ -51,8 +51,11 @@ std::vector<SiteFile> build_site(const SiteCatalog& catalog);
 /// Writes the files into `out_dir`: first into a new sibling folder, then swapped into place with
 /// one rename (renameat2 RENAME_EXCHANGE when `out_dir` exists), so a reader sees the old site or
 /// the new one, never a mix. An existing `out_dir` must be empty or a site ladle wrote (it holds
-/// the marker file .ladle-site); anything else is refused with Error(usage), as are files whose
-/// path would leave the folder. Throws Error(io) when the folder cannot be written.
+/// the marker file .ladle-site, which lists the files it wrote); anything else is refused with
+/// Error(usage), as are files whose path would leave the folder. Files of an old site that its
+/// marker does not list (a CNAME, a .git folder the user added) are kept in the new one; one where
+/// the new site writes a file is refused with Error(usage). Throws Error(io) when the folder cannot
+/// be written.
 void write_site(const std::vector<SiteFile>& files, const std::string& out_dir);
 
 /// The marker file write_site puts in every site it writes.

@@ -116,14 +116,24 @@ StagedDir::StagedDir(const std::string& target, OutputMarker marker, std::string
                 {parent.string()});
   }
   remove_stale(target_, marker_);
-  std::string pattern =
-      (parent / ("." + target_.filename().string() + kTempInfix + "XXXXXX")).string();
-  if (::mkdtemp(pattern.data()) == nullptr) {
-    throw_io(parent.string(), fmt::format("cannot create a folder here: {}", std::strerror(errno)));
+  for (;;) {
+    std::string pattern =
+        (parent / ("." + target_.filename().string() + kTempInfix + "XXXXXX")).string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw_io(parent.string(), fmt::format("cannot create a folder here: {}", std::strerror(errno)));
+    }
+    temp_ = pattern;
+    lock_fd_ = ::open(temp_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (lock_fd_ < 0 && errno == ENOENT) continue;  // removed already, as below
+    if (lock_fd_ < 0) throw_io(temp_.string(), fmt::format("cannot open: {}", std::strerror(errno)));
+    ::flock(lock_fd_, LOCK_EX);
+    // A concurrent run's remove_stale may have taken the folder, empty and unlocked, between
+    // mkdtemp and flock: then it has no links left, and another is made.
+    struct stat held {};
+    if (::fstat(lock_fd_, &held) == 0 && held.st_nlink > 0) break;
+    ::close(lock_fd_);
+    lock_fd_ = -1;
   }
-  temp_ = pattern;
-  lock_fd_ = ::open(temp_.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (lock_fd_ >= 0) ::flock(lock_fd_, LOCK_EX);
   ::chmod(temp_.c_str(), 0755);  // mkdtemp makes 0700; an output is readable like any other
   std::ofstream token(temp_ / kStagingToken);
   if (!token) {
