@@ -117,6 +117,123 @@ TEST(TuneLoop, BadInputIsOneLineExitTwoAndSubmitsNothing) {
            "no tuning database here");
 }
 
+// Starts `tune` with a slow stand-in engine on `out` and waits until its first trial runs.
+pid_t start_slow_run(const TempDir& dir, const std::string& out) {
+  use_engine_state(dir.path() / "engine");
+  ::setenv("FAKE_ENGINE_TIME_SCALE", "0.02", 1);  // slow enough to act while a trial runs
+  std::vector<std::string> args = flash_tune_args("local", out);
+  args.insert(args.end(), {"--budget", "2", "--per-round", "2"});
+  const pid_t pid = ladle_spawn(args, (dir.path() / "first.log").string());
+  const bool running = wait_for_status(
+      out,
+      [](const nlohmann::json& s) {
+        return s["trials"].size() > 0 && s["trials"][0]["state"] == "submitted";
+      },
+      60);
+  ::setenv("FAKE_ENGINE_TIME_SCALE", "0.002", 1);
+  EXPECT_TRUE(running) << util::read_file((dir.path() / "first.log").string());
+  return pid;
+}
+
+int interrupt_and_wait(pid_t pid) {
+  ::kill(pid, SIGINT);
+  int wstatus = 0;
+  ::waitpid(pid, &wstatus, 0);
+  return WIFEXITED(wstatus) ? WEXITSTATUS(wstatus) : 128 + WTERMSIG(wstatus);
+}
+
+TEST(TuneLoop, ASecondResumeOfARunningRunIsRefusedNamingTheHolder) {
+  TempDir dir;
+  const std::string out = (dir.path() / "run").string();
+  const pid_t pid = start_slow_run(dir, out);
+  const sched::CommandResult second = ladle_run({"tune", "resume", out});
+  const sched::CommandResult cancel = ladle_run({"tune", "cancel", out});
+  const sched::CommandResult status = ladle_run({"tune", "status", out});
+  EXPECT_EQ(interrupt_and_wait(pid), 130);
+  EXPECT_EQ(second.exit_code, 2) << second.out << second.err;
+  EXPECT_NE(second.err.find(fmt::format("{} is in use by pid {} on ", out, pid)), std::string::npos)
+      << second.err;
+  EXPECT_EQ(std::count(second.err.begin(), second.err.end(), '\n'), 1) << second.err;
+  EXPECT_EQ(cancel.exit_code, 2) << cancel.out << cancel.err;
+  EXPECT_EQ(status.exit_code, 0) << status.err;  // reading needs no lock
+  // Once the holder is gone the run resumes, and no job ran twice.
+  const sched::CommandResult resumed = ladle_run({"tune", "resume", out});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  for (const auto& [name, runs] : ledger_counts(dir.path() / "engine")) {
+    EXPECT_EQ(runs, 1) << name << " ran " << runs << " times";
+  }
+}
+
+TEST(TuneLoop, AResumedCopyOfARunWritesIntoItsOwnFolder) {
+  TempDir dir;
+  const fs::path a = dir.path() / "a";
+  const pid_t pid = start_slow_run(dir, a.string());
+  EXPECT_EQ(interrupt_and_wait(pid), 130);
+  const fs::path b = dir.path() / "b";
+  fs::copy(a, b, fs::copy_options::recursive);
+  const sched::CommandResult resumed = ladle_run({"tune", "resume", b.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.out << resumed.err;
+  EXPECT_TRUE(fs::exists(b / "recipe.yaml"));
+  EXPECT_TRUE(fs::exists(b / "trials" / "2" / "job.log"));
+  EXPECT_NE(resumed.out.find("wrote " + (b / "recipe.yaml").string()), std::string::npos)
+      << resumed.out;
+  // The original is as the interrupt left it: its second trial never ran, it has no recipe.
+  EXPECT_FALSE(fs::exists(a / "recipe.yaml"));
+  EXPECT_FALSE(fs::exists(a / "trials" / "2"));
+  EXPECT_FALSE(fs::exists(a / "report.md"));
+}
+
+TEST(TuneLoop, EscapesAndInvalidBytesOfATrialsLogStayVisibleText) {
+  TempDir dir;
+  // An engine that fails printing a terminal escape and bytes that are not UTF-8.
+  const std::string engine = dir.file("engine.sh");
+  util::write_file_atomic(engine,
+                          "#!/bin/bash\nprintf 'Error: \\033]0;pwned\\007\\033[2J\\377\\376 "
+                          "bad\\n'\nexit 3\n");
+  fs::permissions(engine, fs::perms::owner_all);
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("local", out);
+  args.back() = engine;  // --engine-program
+  args.insert(args.end(), {"--budget", "1"});
+  const sched::CommandResult r = ladle_run(args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Error: \\x1b]0;pwned\\x07\\x1b[2J\\xff\\xfe bad"), std::string::npos)
+      << r.err;
+  const sched::CommandResult status = ladle_run({"tune", "status", out, "--json"});
+  ASSERT_EQ(status.exit_code, 0) << status.err;
+  const nlohmann::json j = nlohmann::json::parse(status.out, nullptr, false);
+  ASSERT_TRUE(j.is_object()) << status.out;
+  EXPECT_NE(j["trials"][0]["detail"].get<std::string>().find("\\x1b]0;pwned\\x07"),
+            std::string::npos)
+      << j["trials"][0]["detail"];
+}
+
+TEST(TuneLoop, ADryRunUsesAPrivateScratchFolderThatAKilledOneCannotBlock) {
+  TempDir dir;
+  const fs::path tmp = dir.path() / "tmp";
+  fs::create_directories(tmp);
+  // What a dry run killed before it cleaned up used to leave at a fixed name.
+  util::write_file_atomic((tmp / "ladle-tune-dry-dryrun00.db").string(), "left by a killed run");
+  std::vector<std::string> args = flash_tune_args("local", (dir.path() / "run").string());
+  args.push_back("--dry-run");
+  const std::string saved = ::getenv("TMPDIR") ? ::getenv("TMPDIR") : "";
+  ::setenv("TMPDIR", tmp.c_str(), 1);
+  const sched::CommandResult r = ladle_run(args);
+  if (saved.empty()) {
+    ::unsetenv("TMPDIR");
+  } else {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  }
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("dry run: round 1 of run dryrun00"), std::string::npos) << r.out;
+  // Its scratch folder is gone; the stranger's file is untouched.
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(tmp)) left.push_back(entry.path().filename());
+  EXPECT_EQ(left, std::vector<std::string>{"ladle-tune-dry-dryrun00.db"});
+  EXPECT_FALSE(fs::exists(dir.path() / "run"));
+}
+
 }  // namespace
 }  // namespace ladle::test
 

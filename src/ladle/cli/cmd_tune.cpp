@@ -6,9 +6,13 @@
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <variant>
@@ -23,10 +27,12 @@
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/sched/scheduler.hpp"
+#include "ladle/tune/run_lock.hpp"
 #include "ladle/tune/tune_db.hpp"
 #include "ladle/tune/tuner.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/sha256.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 namespace {
@@ -84,6 +90,62 @@ struct DirOptions {
 };
 
 std::string db_path(const std::string& dir) { return (fs::path(dir) / "tune.db").string(); }
+
+/// A private scratch folder (mkdtemp, mode 0700) removed with everything in it when the guard
+/// goes: a dry run's database lives there, so no two dry runs share a file and a killed one
+/// leaves nothing that a later one trips over.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "ladle-tune-dry-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) {
+      throw Error(ErrorKind::io, fmt::format("cannot create a scratch folder {}: {}", pattern,
+                                             std::strerror(errno)));
+    }
+    path_ = pattern;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+/// Refuses an --out folder that holds anything but a ladle run: ladle writes recipe.yaml,
+/// report.md and chart.svg there and must not overwrite a user's files. A run folder is one with
+/// a tuning database (tune.db), which TuneDb::create then names; so once a run starts, everything
+/// in its folder is ladle's.
+void require_own_out_folder(const std::string& dir) {
+  std::error_code ec;
+  const fs::file_status st = fs::symlink_status(dir, ec);
+  if (!fs::exists(st)) return;
+  if (!fs::is_directory(fs::status(dir, ec))) throw_usage("--out {}: not a folder", dir);
+  if (fs::exists(db_path(dir), ec)) return;
+  fs::directory_iterator it(dir, ec);
+  if (ec) throw_usage("--out {}: cannot list the folder: {}", dir, ec.message());
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name == tune::kRunLockFile) continue;  // left by a run that stopped before its database
+    throw_usage(
+        "--out {}: the folder holds files ladle did not write (e.g. '{}'); give a new or empty "
+        "folder",
+        dir, util::terminal_safe_line(name));
+  }
+  if (ec) throw_usage("--out {}: cannot list the folder: {}", dir, ec.message());
+}
+
+/// Removes what a run that submitted nothing wrote into its (new or empty) folder, so that the
+/// same command can run again.
+void remove_unsubmitted_run(const std::string& dir) {
+  std::error_code ec;
+  for (const char* name : {"tune.db", "tune.db-wal", "tune.db-shm", "trials", "jobs"})
+    fs::remove_all(fs::path(dir) / name, ec);
+}
 
 tune::TuneSettings settings_from(const TuneOptions& o) {
   if (o.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
@@ -191,13 +253,11 @@ int run_tune(const TuneOptions& o, Io& io) {
   auto scheduler = sched::make_scheduler(settings.scheduler);
   if (o.dry_run) {
     // A fixed run id, so that the preview is the same for the same flags; the preview touches
-    // neither the folder nor the scheduler (its scratch database lives in the temp folder).
-    const std::string tmp =
-        (fs::temp_directory_path() / ("ladle-tune-dry-" + settings.run_id + ".db")).string();
-    tune::TuneDb db = tune::TuneDb::create(tmp, {});
+    // neither the folder nor the scheduler (its scratch database lives in a private folder).
+    const ScratchDir scratch;
+    tune::TuneDb db = tune::TuneDb::create((scratch.path() / "tune.db").string(), {});
     tune::Tuner tuner(db, *scheduler, settings, nullptr);
     const auto trials = tuner.preview_first_round();
-    fs::remove(tmp);
     io.out << fmt::format(
         "dry run: round 1 of run {} on {} ({} trials of {} steps); nothing submitted\n",
         settings.run_id, settings.scheduler.backend, trials.size(), settings.steps);
@@ -213,7 +273,9 @@ int run_tune(const TuneOptions& o, Io& io) {
     return kExitOk;
   }
   scheduler->check_reachable();
+  require_own_out_folder(o.out);
   fs::create_directories(settings.out_dir);
+  const tune::RunLock lock = tune::RunLock::acquire(settings.out_dir);
   const std::string path = db_path(settings.out_dir);
   tune::TuneDb db = tune::TuneDb::create(
       path, {{"run_id", settings.run_id}, {"settings", tune::settings_to_json(settings)}});
@@ -224,22 +286,37 @@ int run_tune(const TuneOptions& o, Io& io) {
     outcome = tuner.run(g_interrupted);
   } catch (const Error& e) {
     if (db.submissions().empty() && e.kind() == ErrorKind::input) {
-      // Nothing reached the scheduler: leave no database behind, so the same command can run again.
-      for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(path + suffix);
+      // Nothing reached the scheduler: leave none of the run behind (the folder was new or
+      // empty), so the same command can run again.
+      remove_unsubmitted_run(settings.out_dir);
     }
     throw;
   }
   return outcome_code(outcome, db, io, settings.out_dir);
 }
 
+/// The run's settings, with its paths where the run's folder is now (a copied or moved folder
+/// works on its own files, never on those of the folder it was copied from).
 tune::TuneSettings settings_of(const tune::TuneDb& db) {
   const auto text = db.meta("settings");
   if (!text) throw_usage("{}: the database holds no run settings", db.path());
-  return tune::settings_from_json(*text, db.path());
+  tune::TuneSettings settings = tune::settings_from_json(*text, db.path());
+  settings.out_dir = db.folder().string();
+  settings.scheduler.state_dir = (db.folder() / "jobs").string();
+  return settings;
+}
+
+/// The run's database, opened for writing once this process holds the run's lock.
+tune::TuneDb open_locked(const std::string& dir, std::optional<tune::RunLock>& lock) {
+  const std::string path = db_path(dir);
+  if (!fs::exists(path)) return tune::TuneDb::open(path);  // says there is no database here
+  lock = tune::RunLock::acquire(dir);
+  return tune::TuneDb::open(path);
 }
 
 int run_resume(const DirOptions& o, Io& io) {
-  tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
+  std::optional<tune::RunLock> lock;
+  tune::TuneDb db = open_locked(o.dir, lock);
   const tune::TuneSettings settings = settings_of(db);
   if (db.meta("cancelled"))
     throw_usage("{}: run {} was cancelled; start a new one", o.dir, settings.run_id);
@@ -251,7 +328,8 @@ int run_resume(const DirOptions& o, Io& io) {
 }
 
 int run_cancel(const DirOptions& o, Io& io) {
-  tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
+  std::optional<tune::RunLock> lock;
+  tune::TuneDb db = open_locked(o.dir, lock);
   const tune::TuneSettings settings = settings_of(db);
   auto scheduler = sched::make_scheduler(settings.scheduler);
   scheduler->check_reachable();
@@ -262,7 +340,7 @@ int run_cancel(const DirOptions& o, Io& io) {
 }
 
 int run_status(const DirOptions& o, Io& io) {
-  const tune::TuneDb db = tune::TuneDb::open(db_path(o.dir));
+  const tune::TuneDb db = tune::TuneDb::open(db_path(o.dir), tune::TuneDb::Access::read_only);
   io.out << (o.json ? tune::status_json(db) : tune::status_table(db));
   return kExitOk;
 }

@@ -24,9 +24,11 @@
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
+#include "ladle/recipe/rules.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/tune/belief.hpp"
 #include "ladle/tune/failure.hpp"
+#include "ladle/tune/log_text.hpp"
 #include "ladle/tune/memory_belief.hpp"
 #include "ladle/tune/proposer.hpp"
 #include "ladle/tune/report.hpp"
@@ -108,6 +110,8 @@ std::string settings_to_json(const TuneSettings& s) {
       {"prior_weight", s.prior_weight},
       {"early_stop_fraction", s.early_stop_fraction},
       {"trial_time_limit_s", s.trial_time_limit_s},
+      {"time_limit_factor", s.time_limit_factor},
+      {"time_limit_floor_s", s.time_limit_floor_s},
       {"max_running", s.max_running},
       {"poll_s", s.poll_s},
       {"engine_program", s.engine_program},
@@ -149,6 +153,9 @@ TuneSettings settings_from_json(const std::string& text, const std::string& path
     s.prior_weight = j.at("prior_weight");
     s.early_stop_fraction = j.at("early_stop_fraction");
     s.trial_time_limit_s = j.at("trial_time_limit_s");
+    // Absent from runs started before the default limit existed: they get it on resume.
+    s.time_limit_factor = j.value("time_limit_factor", s.time_limit_factor);
+    s.time_limit_floor_s = j.value("time_limit_floor_s", s.time_limit_floor_s);
     s.max_running = j.at("max_running");
     s.poll_s = j.at("poll_s");
     s.engine_program = j.at("engine_program");
@@ -157,6 +164,37 @@ TuneSettings settings_from_json(const std::string& text, const std::string& path
                 e.what());
   }
   return s;
+}
+
+int64_t trial_time_limit_s(const TuneSettings& s, const Trial& t, int64_t gpus) {
+  if (s.trial_time_limit_s > 0) return s.trial_time_limit_s;
+  const double rate =
+      t.predicted_tokens_per_s_per_gpu * static_cast<double>(std::max<int64_t>(1, gpus));
+  const double tokens = static_cast<double>(s.global_batch) * static_cast<double>(s.row_tokens);
+  const double step_s = rate > 0 ? tokens / rate : 0;
+  const double limit = s.time_limit_factor * static_cast<double>(t.steps) * step_s;
+  // A limit past a year is no limit anyone means; it also keeps the cast below in range.
+  constexpr double kYear = 365.0 * 24 * 3600;
+  if (!std::isfinite(limit) || limit > kYear) return static_cast<int64_t>(kYear);
+  return std::max<int64_t>(s.time_limit_floor_s, static_cast<int64_t>(std::ceil(limit)));
+}
+
+std::optional<std::string> check_rejection(const Recipe& r, const std::string& path) {
+  std::vector<recipe::Finding> findings;
+  try {
+    const recipe::LoadedRecipe loaded = recipe::read_recipe(recipe::write_recipe(r), path);
+    findings = recipe::check_recipe(loaded).findings;
+    for (recipe::Finding& f : layout::block_disagreements(loaded)) findings.push_back(std::move(f));
+  } catch (const Error& e) {
+    return "it does not read back: " + e.message();
+  }
+  if (findings.empty()) return std::nullopt;
+  std::string why;
+  for (const recipe::Finding& f : findings) {
+    why += fmt::format("{}{}: {}{}", why.empty() ? "" : "; ", f.rule, f.message,
+                       f.field.empty() ? "" : " (" + f.field + ")");
+  }
+  return visible_text(why);
 }
 
 Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std::ostream* progress)
@@ -414,7 +452,8 @@ void Tuner::submit(Trial& t, bool first_of_run) {
   job.nodes = (problem_->cluster.gpus + problem_->cluster.gpus_per_node() - 1) /
               problem_->cluster.gpus_per_node();
   job.gpus_per_node = std::min<int64_t>(problem_->cluster.gpus, problem_->cluster.gpus_per_node());
-  job.time_limit_s = settings_.trial_time_limit_s > 0 ? settings_.trial_time_limit_s + 120 : 0;
+  // The scheduler's own limit backs up ladle's (refresh), which cancels first.
+  job.time_limit_s = trial_time_limit_s(settings_, t, problem_->cluster.gpus) + 120;
   if (t.attempt > 1 || fs::exists(t.log_path)) {
     std::error_code ec;
     fs::remove(t.log_path, ec);  // a rerun's log starts empty (ladle wrote the old one's folder)
@@ -456,12 +495,16 @@ void Tuner::refresh(Trial& t) {
     say(fmt::format("trial {}: stopped early, {}", t.id, t.detail));
     return;
   }
-  if (settings_.trial_time_limit_s > 0 && t.submitted_at > 0 &&
-      now_s() - t.submitted_at > static_cast<double>(settings_.trial_time_limit_s)) {
+  const int64_t limit = trial_time_limit_s(settings_, t, problem_->cluster.gpus);
+  if (t.submitted_at > 0 && now_s() - t.submitted_at > static_cast<double>(limit)) {
     scheduler_.cancel(t.job_id);
     t.state = TrialState::timeout;
-    t.detail = fmt::format("ran past the trial time limit of {} s; cancelled",
-                           settings_.trial_time_limit_s);
+    t.detail =
+        fmt::format("ran past the trial time limit of {} s{}; cancelled", limit,
+                    settings_.trial_time_limit_s > 0
+                        ? ""
+                        : fmt::format(" (the default: {} x its predicted run time, at least {} s)",
+                                      settings_.time_limit_factor, settings_.time_limit_floor_s));
     db_.update_trial(t);
     say(fmt::format("trial {}: timeout", t.id));
   }
@@ -503,6 +546,12 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
       t.gpu_hours = full->gpu_hours;
       if (t.attempt == 1) t.detail.clear();  // a retry keeps why it was retried
     }
+    if (const size_t skipped = log.find(sched::kLogSkippedMarker); skipped != std::string::npos) {
+      // Scored on the step records of the log's first and last parts (sched::read_log_file).
+      const size_t end = log.find('\n', skipped);
+      t.detail += (t.detail.empty() ? "" : "; ") +
+                  visible_text(log.substr(skipped, end == std::string::npos ? end : end - skipped));
+    }
     db_.update_trial(t);
     say(fmt::format("trial {}: {} {:.1f} tokens/s/GPU (predicted {:.1f}), CV {:.2f}%", t.id,
                     to_string(t.state), *t.measured_tokens_per_s_per_gpu,
@@ -515,6 +564,7 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
           "finished without step records ladle can read: " + last_error_lines(log, 2)};
   }
   if (full) t.gpu_hours = full->gpu_hours;
+  fc.detail = visible_text(fc.detail);  // the scheduler's message, too, is the trial's text
   if (fc.state == TrialState::flaky && t.attempt == 1) {
     t.attempt = 2;
     t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
@@ -821,6 +871,15 @@ void Tuner::finalize() {
   r.correctness = c;
   r.status = r.result ? (c.result == "pass" ? "verified" : "measured") : "planned";
   r.notes = notes;
+  if (r.status == "verified") {
+    // Verified means `ladle check` passes it too: a recipe the check rejects stays measured, and
+    // its notes say why.
+    if (const auto why = check_rejection(r, recipe_path)) {
+      r.status = "measured";
+      r.notes += "- Not marked verified: `ladle check` rejects it: " + *why + "\n";
+      say("the winner's recipe is not marked verified: `ladle check` rejects it: " + *why);
+    }
+  }
   recipe::write_recipe_file(recipe_path, r);
   write_report(db_, settings_, recipe_path);
   db_.set_meta("finished", r.status);

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ladle/recipe/recipe.hpp"
 #include "ladle/sched/scheduler.hpp"
 #include "ladle/tune/tune_db.hpp"
 
@@ -47,12 +48,29 @@ struct TuneSettings {
   double prior_weight = 2;
   double early_stop_fraction =
       0.7;                         ///< cancel a trial whose first steps give < this x the incumbent
-  int64_t trial_time_limit_s = 0;  ///< 0: none
+  int64_t trial_time_limit_s = 0;  ///< 0: the default of trial_time_limit_s() below
+  /// The default limit: this many times a trial's predicted run time, ...
+  double time_limit_factor = 10;
+  int64_t time_limit_floor_s = 1800;  ///< ... and never under this
   int64_t max_running = 0;         ///< trials running at once; 0: as many as proposed (local: 1)
   double poll_s = 0.2;
   std::string engine_program;  ///< runs in place of python3 / torchrun (tests, dry runs)
   bool operator==(const TuneSettings&) const = default;
 };
+
+/// The wall-clock seconds a trial may run before it is cancelled as a timeout: --time-limit when
+/// given, else the default
+///   max(time_limit_floor_s, time_limit_factor x steps x predicted step time),
+/// predicted step time = global_batch x row_tokens / (predicted tokens/s per GPU x gpus).
+/// The factor (10) covers a prediction that is far off and a slow first step (compilation, the
+/// first all-to-all); the floor (30 minutes) covers start-up: loading the model and checkpoint,
+/// starting Ray, building the dataset. A trial that hangs is thus ended on every back-end.
+int64_t trial_time_limit_s(const TuneSettings& settings, const Trial& trial, int64_t gpus);
+
+/// Why `ladle check` rejects `recipe` (the recipe rules and the layout block's agreement with its
+/// script, recipe/rules.hpp) as one line "R7: ...; R16: ...", or nullopt when it passes; `path`
+/// names the file in the messages. A tuned recipe is marked verified only when this passes.
+std::optional<std::string> check_rejection(const Recipe& recipe, const std::string& path);
 
 /// JSON text of the settings and back (throws Error(input) for a malformed text).
 std::string settings_to_json(const TuneSettings& settings);
