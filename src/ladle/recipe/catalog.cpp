@@ -17,15 +17,45 @@ std::vector<LoadedRecipe> load_embedded_catalog() {
   return recipes;
 }
 
+namespace {
+
+[[noreturn]] void throw_unreadable(const std::filesystem::path& path, const std::error_code& ec) {
+  throw Error(ErrorKind::io, fmt::format("cannot read: {}", ec.message()), {path.string()});
+}
+
+// Appends the *.yaml files under `dir` (symbolic links to files count; links to folders are not
+// followed, so a loop cannot recur). Each folder is listed on its own, so an error names the
+// folder that could not be read rather than the one the walk started from.
+void collect_recipe_files(const std::filesystem::path& dir, std::vector<std::string>& files) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  std::vector<fs::path> folders;
+  fs::directory_iterator it(dir, ec);
+  if (ec) throw_unreadable(dir, ec);
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) throw_unreadable(dir, ec);
+    const fs::path& path = it->path();
+    std::error_code entry_ec;
+    const fs::file_status link = it->symlink_status(entry_ec);
+    if (entry_ec) throw_unreadable(path, entry_ec);
+    if (fs::is_directory(link)) {
+      folders.push_back(path);
+    } else if (path.extension() == ".yaml" && it->is_regular_file(entry_ec)) {  // a broken link is no recipe
+      files.push_back(path.string());
+    }
+  }
+  if (ec) throw_unreadable(dir, ec);
+  for (const fs::path& folder : folders) collect_recipe_files(folder, files);
+}
+
+}  // namespace
+
 std::vector<std::string> recipe_files(const std::string& file_or_dir) {
   std::error_code ec;
   if (!std::filesystem::exists(file_or_dir, ec)) throw Error(ErrorKind::io, "no such file or folder", {file_or_dir});
   if (!std::filesystem::is_directory(file_or_dir, ec)) return {file_or_dir};
   std::vector<std::string> files;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(file_or_dir, ec)) {
-    if (entry.is_regular_file() && entry.path().extension() == ".yaml") files.push_back(entry.path().string());
-  }
-  if (ec) throw Error(ErrorKind::io, fmt::format("cannot list: {}", ec.message()), {file_or_dir});
+  collect_recipe_files(file_or_dir, files);
   if (files.empty()) throw Error(ErrorKind::input, "no recipes (*.yaml) in this folder", {file_or_dir});
   std::sort(files.begin(), files.end());
   return files;

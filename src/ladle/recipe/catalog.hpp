@@ -11,8 +11,9 @@ namespace ladle::recipe {
 /// Every recipe of the embedded catalog, sorted by path ("recipes/glm-4.7-flash/h200/...").
 std::vector<LoadedRecipe> load_embedded_catalog();
 
-/// `file_or_dir` itself when it is a file, else every *.yaml under it, recursively, sorted. Throws
-/// Error(io) when it is missing and Error(input) for a folder with no recipe.
+/// `file_or_dir` itself when it is a file, else every *.yaml under it, recursively (not through
+/// links to folders), sorted. Throws Error(io) when it is missing or naming a folder under it that
+/// cannot be read, and Error(input) for a folder with no recipe.
 std::vector<std::string> recipe_files(const std::string& file_or_dir);
 
 /// Every *.yaml under `dir`, recursively, sorted by path. Throws Error(io) when `dir` is missing
