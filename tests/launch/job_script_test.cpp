@@ -9,7 +9,10 @@
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
 #include "ladle/layout/knobs.hpp"
+#include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/recipe/launch_args.hpp"
+#include "ladle/util/shell_quote.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::launch {
@@ -21,13 +24,93 @@ bool has(const std::vector<layout::EngineArg>& args, std::string_view flag) {
 }
 
 TEST(ShellWord, QuotesOnlyWhatNeedsIt) {
-  EXPECT_EQ(shell_word("1e-5"), "1e-5");
-  EXPECT_EQ(shell_word("/root/ckpt"), "/root/ckpt");
-  EXPECT_EQ(shell_word("$HF_CKPT"), "\"$HF_CKPT\"");
-  EXPECT_EQ(shell_word("a b"), "'a b'");
-  EXPECT_EQ(shell_word("it's"), "'it'\\''s'");
-  EXPECT_EQ(shell_word("[0]*1+[1]*46"), "'[0]*1+[1]*46'");
-  EXPECT_EQ(shell_word(""), "''");
+  EXPECT_EQ(util::shell_quote("1e-5"), "1e-5");
+  EXPECT_EQ(util::shell_quote("/root/ckpt"), "/root/ckpt");
+  EXPECT_EQ(util::shell_quote("a b"), "'a b'");
+  EXPECT_EQ(util::shell_quote("it's"), "'it'\\''s'");
+  EXPECT_EQ(util::shell_quote("[0]*1+[1]*46"), "'[0]*1+[1]*46'");
+  EXPECT_EQ(util::shell_quote(""), "''");
+  // Text is text: a `$` is written literally; only ladle's own inputs are expanded.
+  EXPECT_EQ(util::shell_quote("$HF_CKPT"), "'$HF_CKPT'");
+  EXPECT_EQ(util::shell_quote("lit$(touch M)"), "'lit$(touch M)'");
+  EXPECT_EQ(util::shell_quote("a\ntouch M"), "$'a\\ntouch M'");  // never two lines
+  EXPECT_EQ(util::shell_quote("it's\t\x01\\"), "$'it\\'s\\t\\x01\\\\'");
+  EXPECT_EQ(recipe::variable_shell_word("$HF_CKPT"), "\"$HF_CKPT\"");
+}
+
+// The words a job gives the entry point for a user's arguments, read back by bash.
+std::vector<std::string> job_words(const std::string& user_args, layout::Engine engine) {
+  const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  static Base base;
+  base = default_base(qwen, engine, 8192, 128);
+  carry_job_args(base, layout::training_args(recipe::parse_launch_args(user_args, "--args")));
+  JobRequest job;
+  job.base = &base;
+  job.model = &qwen;
+  job.engine = engine;
+  job.layout.dp = 8;
+  job.gpus = 8;
+  std::vector<std::string> words;
+  for (const JobArg& a : job_args(job)) {
+    for (const std::string& w : job_arg_words(a, engine)) words.push_back(w);
+  }
+  return words;
+}
+
+bool has_word(const std::vector<std::string>& words, std::string_view word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+TEST(JobScript, UsersLiteralsStayLiteral) {
+  const std::vector<std::string> words = job_words(
+      "--wandb-project 'lit$(touch M)' --cost 'cost$5' --pw 'pa$$w' '--foo$(touch M)' --q \"it's\"",
+      layout::Engine::megatron);
+  EXPECT_TRUE(has_word(words, "'lit$(touch M)'"));
+  EXPECT_TRUE(has_word(words, "'cost$5'"));
+  EXPECT_TRUE(has_word(words, "'pa$$w'"));
+  EXPECT_TRUE(has_word(words, "'--foo$(touch M)'"));
+  EXPECT_TRUE(has_word(words, "'it'\\''s'"));
+  EXPECT_TRUE(has_word(words, "\"$HF_CKPT\"") || has_word(words, "\"$DATA_PATH\""));  // ladle's inputs
+}
+
+TEST(JobScript, BridgeOverridesOfLiteralsStayLiteral) {
+  const std::vector<std::string> words =
+      job_words("--save 'ck$(touch M)pt' --load \"$CKPT\"", layout::Engine::bridge);
+  EXPECT_TRUE(has_word(words, "'checkpoint.save=\"ck$(touch M)pt\"'"));  // Hydra's quotes, literal
+  EXPECT_TRUE(has_word(words, "\"checkpoint.load=$CKPT\""));              // the user's variable
+  // One override word cannot hold a literal `$` beside a variable.
+  EXPECT_LADLE_ERROR(job_words("--data-path 'a$b' \"$DP\"", layout::Engine::bridge), input,
+                     "--data-path: the values mix a literal '$' with a variable");
+}
+
+TEST(JobScript, ArgumentsThatRunCommandsAreRefused) {
+  const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  Base base = default_base(qwen, layout::Engine::megatron, 8192, 128);
+  EXPECT_LADLE_ERROR(
+      carry_job_args(base, layout::training_args(recipe::parse_launch_args("--x \"$(touch M)\"", "--args"))), input,
+      "--args:1:1: error: --x expands '$(touch M)' when the job runs");
+  EXPECT_LADLE_ERROR(
+      carry_job_args(base, layout::training_args(recipe::parse_launch_args("--seed 1 --y`touch M`", "job.sh")),
+                     "job.sh"),
+      input, "job.sh:1:10: error: '--y`touch M`' expands '`touch M`'");
+}
+
+TEST(JobScript, HeaderCommentsStayOneLine) {
+  const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  Base base = default_base(qwen, layout::Engine::megatron, 8192, 128);
+  base.name = "evil\ntouch M\n";
+  JobRequest job;
+  job.base = &base;
+  job.model = &qwen;
+  job.layout.dp = 8;
+  job.gpus = 8;
+  job.slurm = true;
+  job.time_limit = "1:00\ntouch T";
+  job.title = "title\rtouch R";
+  const std::string script = job_script(job);
+  EXPECT_EQ(script.find("\ntouch"), std::string::npos) << script.substr(0, 400);
+  EXPECT_EQ(script.find('\r'), std::string::npos);
+  EXPECT_NE(script.find("base: $'evil\\ntouch M\\n'."), std::string::npos);
 }
 
 TEST(JobLayoutArgs, DenseModelsGetNoMoeArguments) {

@@ -8,7 +8,10 @@
 #   - a multi-node slime/miles job starts Ray on every node and submits once;
 #   - FP8 jobs carry the FP8 flags, dense models no MoE flags, CP layouts of DSA models --allgather-cp;
 #   - a missing input stops the job with one line and exit 2;
-#   - `ladle diff BASE EMITTED` shows no math-changing difference for every catalog recipe.
+#   - `ladle diff BASE EMITTED` shows no math-changing difference for every catalog recipe;
+#   - hostile arguments (flag names and values holding $(...), backticks, $5, $$, quotes and
+#     newlines; a base file whose name holds a newline) reach the entry point as their literal text,
+#     and neither the job nor plan --json's args evaluated by a shell run anything (issue 29).
 # Usage: jobs_test.sh LADLE_BINARY
 set -uo pipefail
 ladle=$1
@@ -22,7 +25,10 @@ bin=$work/bin
 mkdir -p "$bin"
 # Each call is written to its own file (background Ray workers run while the job goes on), named
 # so that sorting the names restores the order of the calls; collect_calls joins them.
-record='mkdir -p "$LADLE_STUB_LOG.d"; part="$LADLE_STUB_LOG.d/$(date +%s%N).$$";
+# With LADLE_STUB_ARGV set, each call's argv is also appended there NUL-separated after "CALL" and
+# the tool's name: exact even for words that hold newlines.
+record='if [[ -n "${LADLE_STUB_ARGV:-}" ]]; then printf "%s\0" CALL "$(basename "$0")" "$@" >> "$LADLE_STUB_ARGV"; fi
+  mkdir -p "$LADLE_STUB_LOG.d"; part="$LADLE_STUB_LOG.d/$(date +%s%N).$$";
   { printf "CALL %s\n" "$(basename "$0")"; for a in "$@"; do printf "ARG %s\n" "$a"; done;
   printf "ENV CUDA_DEVICE_MAX_CONNECTIONS=%s\n" "${CUDA_DEVICE_MAX_CONNECTIONS-}"; printf "END\n"; } > "$part.tmp";
   mv "$part.tmp" "$part"'
@@ -255,6 +261,99 @@ for emitted in "$work/args-plan.yaml" "$work/args-predict.yaml"; do
   [[ $(grep -c -- "--lr " "$emitted") == 1 ]] || fail "$(basename "$emitted"): --lr appears twice"
   "$ladle" check "$emitted" >/dev/null || fail "$(basename "$emitted"): ladle check"
 done
+
+# --- hostile arguments (issue 29) ------------------------------------------------------------------
+# The user's arguments below are each meant literally (single quotes, escaped $): the entry point
+# must get exactly these words, and no marker file may appear under $MARK.
+marks=$work/marks
+mkdir -p "$marks"
+cat > "$work/hostile.sh" <<'ARGS'
+--wandb-project 'lit$(touch "$MARK/wandb")' --wandb-exp-name 'bq`touch "$MARK/bq"`' \
+  --cost 'cost$5' --pw 'pa$$w' '--foo$(touch "$MARK/flag")' '--bar`touch "$MARK/flag2"`' \
+  --note 'two
+lines; touch "$MARK/nl"' --quoted "it's \"q\" \$(touch \"\$MARK/dq\") \`touch \"\$MARK/dq2\"\`"
+ARGS
+hostile_words=(--wandb-project 'lit$(touch "$MARK/wandb")' --wandb-exp-name 'bq`touch "$MARK/bq"`'
+  --cost 'cost$5' --pw 'pa$$w' '--foo$(touch "$MARK/flag")' '--bar`touch "$MARK/flag2"`'
+  --note $'two\nlines; touch "$MARK/nl"' --quoted "it's \"q\" \$(touch \"\$MARK/dq\") \`touch \"\$MARK/dq2\"\`")
+# Megatron-Bridge takes only the flags it has overrides for: literal values of those.
+cat > "$work/hostile-bridge.sh" <<'ARGS'
+--save 'ck$(touch "$MARK/save")pt' --load 'cost$5 pa$$w `touch "$MARK/load"`' \
+  --tokenizer-model 'two
+lines; touch "$MARK/nl"' --data-path '/d/$(touch "$MARK/data")'
+ARGS
+bridge_literals=('ck$(touch "$MARK/save")pt' 'cost$5 pa$$w `touch "$MARK/load"`' '/d/$(touch "$MARK/data")')
+
+sep=$'\x1f'  # joins words that may hold newlines (never NUL, which bash strings cannot hold)
+# The words after the entry point in the last call of TOOL recorded in the NUL-separated ARGV file.
+argv_after_entry() {  # ARGV TOOL ENTRY
+  local words=() out="" i last=-1
+  mapfile -d '' -t words < "$1"
+  for ((i = 0; i + 1 < ${#words[@]}; i++)); do
+    [[ ${words[i]} == CALL && ${words[i + 1]} == "$2" ]] && last=$i
+  done
+  ((last >= 0)) || return 0
+  for ((i = last + 2; i < ${#words[@]}; i++)); do [[ ${words[i]} == *"$3" ]] && break; done
+  for ((i = i + 1; i < ${#words[@]}; i++)); do
+    [[ ${words[i]} == CALL ]] && break
+    out+=${words[i]}$sep
+  done
+  printf '%s' "$out"
+}
+
+check_hostile() {  # ENGINE TOOL ENTRY ARGS_FILE LITERAL...
+  local engine=$1 tool=$2 entry=$3 args_file=$4
+  shift 4
+  local dir=$work/hostile-$engine
+  mkdir -p "$dir"
+  local flags=(plan qwen3-30b-a3b --gpu h200 --gpus 8 --top 1 --engine "$engine" --script "$args_file")
+  if ! "$ladle" "${flags[@]}" --emit "$dir/job.sh" >/dev/null 2>"$dir/emit.err"; then
+    fail "hostile $engine: ladle plan --emit: $(cat "$dir/emit.err")"
+    return
+  fi
+  "$ladle" "${flags[@]}" --json > "$dir/plan.json"
+  bash -n "$dir/job.sh" || fail "hostile $engine: bash -n"
+  (cd "$dir" && env -u SLURM_JOB_ID -u SLURM_JOB_NODELIST "${job_env[@]}" MARK="$marks" LADLE_STUB_LOG="$dir/calls.log" \
+     LADLE_STUB_ARGV="$dir/argv" bash job.sh >"$dir/job.out" 2>"$dir/job.err") ||
+    fail "hostile $engine: the job failed: $(tail -n 3 "$dir/job.err")"
+  local actual expected
+  actual=$(argv_after_entry "$dir/argv" "$tool" "$entry")
+  # plan --json's args, read by a shell as a user would paste them: the same words, nothing run.
+  expected=$(env "${job_env[@]}" MARK="$marks" bash -c 'MODEL_ARGS=(--num-layers 2 --hidden-size 64)
+    eval "words=($1)"; for w in "${words[@]}"; do printf "%s\x1f" "$w"; done' _ "$(json_args < "$dir/plan.json")")
+  [[ -n "$actual" && "$actual" == "$expected" ]] ||
+    fail "hostile $engine: the entry point's argv differs from plan --json's args: $(diff <(tr '\037' '\n' <<<"$expected") <(tr '\037' '\n' <<<"$actual") | head -n 6)"
+  local literal
+  for literal in "$@"; do
+    [[ "$sep$actual" == *"$literal"* ]] || fail "hostile $engine: the entry point did not get '$literal' literally"
+  done
+  if [[ -n "$(ls -A "$marks")" ]]; then
+    fail "hostile $engine: something ran: $(ls -A "$marks" | tr '\n' ' ')"
+    rm -f "$marks"/*
+  fi
+}
+
+joined=""
+for w in "${hostile_words[@]}"; do joined+=$w$sep; done
+check_hostile slime ray train_async.py "$work/hostile.sh" "$sep$joined"
+check_hostile miles ray train.py "$work/hostile.sh" "$sep$joined"
+check_hostile megatron torchrun pretrain_gpt.py "$work/hostile.sh" "$sep$joined"
+check_hostile bridge torchrun run_recipe.py "$work/hostile-bridge.sh" "${bridge_literals[@]}"
+
+# A base recipe whose file name holds a newline and a command: the job's header keeps it on its
+# comment line (quoted), and running the job runs nothing of it.
+evil_base="$work/evil"$'\n''touch base-ran'$'\n''.yaml'
+cp "$(dirname "$0")/../../recipes/glm-4.7-flash/h200/attune-tp1-pp1-ep8.yaml" "$evil_base"
+mkdir -p "$work/evil-job"
+if "$ladle" plan glm-4.7-flash --gpu h200 --gpus 8 --top 1 --engine miles --base "$evil_base" \
+     --emit "$work/evil-job/job.sh" >/dev/null 2>"$work/evil-job/emit.err"; then
+  grep -q '^touch' "$work/evil-job/job.sh" && fail "a base name's newline put a command on its own line"
+  bash -n "$work/evil-job/job.sh" || fail "the job of a base named with a newline: bash -n"
+  (cd "$work/evil-job" && env "${job_env[@]}" LADLE_STUB_LOG="$work/evil-job/calls.log" bash job.sh >/dev/null 2>&1)
+  [[ ! -e "$work/evil-job/base-ran" ]] || fail "the job of a base named with a newline ran the command in its name"
+else
+  fail "plan --base with a newline in its name: $(cat "$work/evil-job/emit.err")"
+fi
 
 if ((failures)); then
   echo "$failures check(s) failed" >&2

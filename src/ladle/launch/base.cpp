@@ -10,10 +10,20 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/shell_quote.hpp"
 
 namespace ladle::launch {
 
 namespace {
+
+// An argument the run would expand into what ladle cannot read is refused: a job carries the text
+// ladle read, which would not be what the script runs, and must not run a command it names.
+void refuse_run_time(const recipe::LaunchArg& arg, const SourceLocation& where) {
+  if (arg.runs.empty()) return;
+  throw_input(where, "{} expands {} when the job runs; a job ladle writes expands only its inputs ($NAME): "
+              "single-quote the word for a literal",
+              util::shell_quote(arg.flag), util::shell_quote(arg.runs));
+}
 
 // The flags of every knob of the knob table (every engine's spelling, old spellings too), the
 // switches layout_engine_args writes beside them, the cluster shape, and slime's CP switch.
@@ -75,8 +85,9 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
   try {
     launch = recipe::parse_launch_args(loaded.recipe.run, loaded.path);
   } catch (const Error& e) {
-    throw Error(ErrorKind::input, e.message(),
-                SourceLocation{loaded.path, run_line + e.where().line, 0, "run"});
+    // The script's columns are the file's past the block's indentation (two past `run:`).
+    const int col = e.where().col > 0 ? e.where().col + loaded.where.at("run").col + 1 : 0;
+    throw Error(ErrorKind::input, e.message(), SourceLocation{loaded.path, run_line + e.where().line, col, "run"});
   }
   if (launch.launches.empty()) {
     throw_input(SourceLocation{loaded.path, run_line, 0, "run"},
@@ -92,16 +103,22 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
     if (is_layout_flag(arg.flag)) continue;
     if (arg.flag == "--loss-type" && !arg.values.empty() && arg.values[0] == "sft_loss")
       b.sft = true;
+    refuse_run_time(arg, SourceLocation{loaded.path, run_line + arg.line,
+                                        arg.col > 0 ? arg.col + loaded.where.at("run").col + 1 : 0, "run"});
     b.args.push_back(arg);
   }
-  for (const recipe::LaunchExport& e : launch.exports) b.env.emplace_back(e.name, e.value);
+  for (const recipe::LaunchExport& e : launch.exports) {
+    b.env.emplace_back(e.name, e.value);
+    b.env_words.push_back(e.shell.empty() ? util::shell_quote(e.value) : e.shell);
+  }
   return b;
 }
 
-void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args) {
+void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args, const std::string& file) {
   for (const recipe::LaunchArg& arg : job_args) {
     // An array expansion's words are the user's script's, which the job does not have.
     if (arg.placeholder || is_layout_flag(arg.flag)) continue;
+    refuse_run_time(arg, SourceLocation{file, arg.line, arg.col, ""});
     const auto same = std::find_if(base.args.begin(), base.args.end(),
                                    [&](const recipe::LaunchArg& a) { return a.flag == arg.flag; });
     if (same == base.args.end()) {
@@ -109,6 +126,8 @@ void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args) 
     } else {
       same->values = arg.values;
       same->unresolved = arg.unresolved;
+      same->shell = arg.shell;  // the flag's text is the same; its values are the user's words
+      same->runs = arg.runs;
     }
   }
 }

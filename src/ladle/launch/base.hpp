@@ -27,6 +27,9 @@ struct Base {
   std::vector<recipe::LaunchArg>
       args;  ///< the entry point's arguments that are not layout, in order
   std::vector<std::pair<std::string, std::string>> env;  ///< the exports, in order
+  /// Each export's value as the job writes it (recipe::LaunchExport::shell), parallel to `env`;
+  /// missing entries are written as their literal text.
+  std::vector<std::string> env_words;
   bool sft = false;  ///< --loss-type sft_loss: the rollout arguments are SFT's
   /// The base recipe's layout (from_recipe only): the plan keeps its numerics-changing knobs.
   std::optional<Layout> layout;
@@ -37,15 +40,20 @@ struct Base {
 bool is_layout_flag(const std::string& flag);
 
 /// The base from a loaded recipe: its exports and its first launch's non-layout arguments. Throws
-/// Error(input) at the recipe's file:line when its run has no launch.
+/// Error(input) at the recipe's file:line when its run has no launch, and at file:line:col for an
+/// argument whose words the run expands into what ladle cannot read ($(...), backticks, $1):
+/// a job carries each argument as the text ladle read, so it would not run what the base runs.
 Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& name);
 
 /// Carries the arguments of a user's own job (the training arguments of plan's and predict's
 /// `--args`/`--script`) that set no layout knob into `base`, verbatim: each replaces the base's
 /// values of the same flag, or is appended after the base's arguments, in the job's order
 /// (`--seed 1234`, `--lr 3e-4`, data paths). The layout's flags stay the plan's; an array expansion
-/// of the user's script ("${EXTRA[@]}") is left out, its words being the script's.
-void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args);
+/// of the user's script ("${EXTRA[@]}") is left out, its words being the script's. Throws
+/// Error(input) at `file`:line:col for an argument that expands a command or a special parameter
+/// ($(...), backticks, $1): ladle writes into a job only literal text and variables.
+void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args,
+                    const std::string& file = "--args");
 
 /// ladle's defaults for `engine` (data/launch/engines.yaml), for `model`.
 Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens,

@@ -9,6 +9,7 @@
 #include "ladle/layout/knobs.hpp"
 #include "ladle/recipe/bridge_args.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::launch {
@@ -104,9 +105,21 @@ bool has_flag(const std::vector<JobArg>& args, std::string_view flag) {
   return std::any_of(args.begin(), args.end(), [&](const JobArg& a) { return a.flag == flag; });
 }
 
-// The $NAME / ${NAME} references of a word.
+// The $NAME / ${NAME} references a shell word expands: none inside single quotes or $'...' (the
+// literal text util::shell_quote writes), nor escaped.
 void collect_vars(const std::string& word, std::vector<std::string>& out) {
   for (size_t i = 0; i < word.size(); ++i) {
+    if (word[i] == '\\') {
+      ++i;
+      continue;
+    }
+    if (word[i] == '\'' || (word[i] == '$' && i + 1 < word.size() && word[i + 1] == '\'')) {
+      const bool ansi_c = word[i] == '$';
+      for (i += ansi_c ? 2 : 1; i < word.size() && word[i] != '\''; ++i) {
+        if (ansi_c && word[i] == '\\') ++i;
+      }
+      continue;
+    }
     if (word[i] != '$' || i + 1 >= word.size()) continue;
     size_t j = i + 1;
     const bool braced = word[j] == '{';
@@ -119,6 +132,21 @@ void collect_vars(const std::string& word, std::vector<std::string>& out) {
     if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
   }
 }
+
+// A name or title in a comment or an #SBATCH line: as it is, unless it holds a control character,
+// which would end the comment and start a command: then quoted, on one line.
+std::string comment_word(const std::string& text) {
+  const bool control = std::any_of(text.begin(), text.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  return control ? util::shell_quote(text) : text;
+}
+
+// Whether a script gave the job every word of `a` (its flag and each value).
+bool has_words(const recipe::LaunchArg& a) { return a.shell.size() == a.values.size() + 1; }
+
+// A word the reader kept is literal exactly when it is its text quoted.
+bool is_literal(const std::string& text, const std::string& shell) { return shell == util::shell_quote(text); }
 
 class Writer {
  public:
@@ -148,17 +176,17 @@ class Writer {
   void header() {
     line("#!/bin/bash");
     if (r_.slurm) {
-      line(fmt::format("#SBATCH --job-name=ladle-{}", r_.model->name));
+      line(fmt::format("#SBATCH --job-name={}", comment_word("ladle-" + r_.model->name)));
       line(fmt::format("#SBATCH --nodes={}", nodes_));
       line("#SBATCH --ntasks-per-node=1");
       line(fmt::format("#SBATCH --gpus-per-node={}", per_node_));
       line("#SBATCH --exclusive");
-      line(fmt::format("#SBATCH --time={}", r_.time_limit));
+      line(fmt::format("#SBATCH --time={}", comment_word(r_.time_limit)));
       line("#SBATCH --output=ladle-%x-%j.out");
     }
-    line("# " + r_.title);
+    line("# " + comment_word(r_.title));
     line(fmt::format("# Engine: {} ({}); base: {}.", layout::to_string(r_.engine), info_.repository,
-                     r_.base->name));
+                     comment_word(r_.base->name)));
     line(fmt::format("# {} node{} x {} GPUs. Job shape after {}.", nodes_, nodes_ == 1 ? "" : "s",
                      per_node_, info_.source));
     line("set -euo pipefail");
@@ -185,9 +213,10 @@ class Writer {
         info_.model_args == "helper" && table_.model_name(r_.model->name, r_.engine);
     if (info_.model_args != "recipe" && !helper) names.push_back("MODEL_ARGS_FILE");
     for (const JobArg& a : args_) {
-      for (const std::string& v : a.values) collect_vars(v, names);
+      if (a.placeholder) continue;  // an array the job sets (MODEL_ARGS) or the base's own
+      for (const std::string& word : job_arg_words(a, r_.engine)) collect_vars(word, names);
     }
-    for (const auto& [name, value] : r_.base->env) collect_vars(value, names);
+    for (size_t i = 0; i < r_.base->env.size(); ++i) collect_vars(env_word(i), names);
     if (std::find(names.begin(), names.end(), "OUTPUT_DIR") == names.end())
       names.push_back("OUTPUT_DIR");
     line("# Inputs: each is checked before anything starts; the first one missing stops the job.");
@@ -226,7 +255,7 @@ class Writer {
                                     *slime_model());
       }
       if (!default_value.empty()) line(fmt::format("MODEL_ARGS_FILE=\"{}\"", default_value));
-      line(fmt::format("need {} {} {}", name, kind, shell_word(what)));
+      line(fmt::format("need {} {} {}", name, kind, util::shell_quote(what)));
     }
     if (nodes_ > 1) hosts();
     line();
@@ -266,13 +295,20 @@ class Writer {
     }
   }
 
+  // The base's i-th export as the job writes it: as its script wrote it (a command substitution
+  // of the base runs in the job as in the base), else its literal text.
+  std::string env_word(size_t i) const {
+    const Base& base = *r_.base;
+    return i < base.env_words.size() ? base.env_words[i] : util::shell_quote(base.env[i].second);
+  }
+
   void environment() {
     line("# Environment of the base recipe.");
-    for (const auto& [name, value] : r_.base->env) {
-      const std::string word = shell_word(value);
+    for (size_t i = 0; i < r_.base->env.size(); ++i) {
+      const std::string word = env_word(i);
       if (word.rfind("$(", 0) == 0)
         line("# shellcheck disable=SC2155  # the value is the command's output, as in the base");
-      line(fmt::format("export {}={}", name, word));
+      line(fmt::format("export {}={}", r_.base->env[i].first, word));
     }
     line();
   }
@@ -294,14 +330,7 @@ class Writer {
   std::string args_block(const std::string& indent) const {
     std::string text;
     for (size_t i = 0; i < args_.size(); ++i) {
-      const JobArg& a = args_[i];
-      std::string words = a.placeholder ? "\"" + a.flag + "\"" : a.flag;
-      if (r_.engine == layout::Engine::bridge && !a.placeholder && a.flag.rfind("--", 0) != 0) {
-        words = shell_word(a.flag + "=" + util::join(a.values, ","));
-      } else {
-        for (const std::string& v : a.values) words += " " + shell_word(v);
-      }
-      text += indent + words + (i + 1 < args_.size() ? " \\\n" : "");
+      text += indent + util::join(job_arg_words(args_[i], r_.engine), " ") + (i + 1 < args_.size() ? " \\\n" : "");
     }
     return text;
   }
@@ -395,27 +424,18 @@ class Writer {
 
 }  // namespace
 
-std::string shell_word(const std::string& value) {
-  if (value.empty()) return "''";
-  bool plain = true;
-  for (char c : value) {
-    plain = plain && (std::isalnum(static_cast<unsigned char>(c)) ||
-                      std::string_view("_./:,=+@%-").find(c) != std::string_view::npos);
+std::vector<std::string> job_arg_words(const JobArg& a, layout::Engine engine) {
+  if (a.placeholder) return {"\"" + a.flag + "\""};
+  const auto value_word = [&](const std::string& text) {
+    return a.expands ? recipe::variable_shell_word(text) : util::shell_quote(text);
+  };
+  if (engine == layout::Engine::bridge && a.flag.rfind("--", 0) != 0) {
+    return {value_word(a.flag + "=" + util::join(a.values, ","))};  // one override word
   }
-  if (plain) return value;
-  if (value.size() > 3 && value.rfind("$(", 0) == 0 && value.back() == ')')
-    return value;  // a command substitution
-  if (value.find('$') != std::string::npos) {
-    std::string out = "\"";
-    for (char c : value) {
-      if (c == '"' || c == '\\' || c == '`') out += '\\';
-      out += c;
-    }
-    return out + "\"";
-  }
-  std::string out = "'";
-  for (char c : value) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
+  if (a.shell.size() == a.values.size() + 1) return a.shell;
+  std::vector<std::string> words = {util::shell_quote(a.flag)};
+  for (const std::string& v : a.values) words.push_back(value_word(v));
+  return words;
 }
 
 std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec& model,
@@ -437,6 +457,26 @@ std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec&
   return out;
 }
 
+// Whether a base argument's Bridge override expands its values' $NAME inputs: one override word
+// is written either with its variables expanded or wholly literal, so values that mix a variable
+// with a literal `$` cannot be converted.
+bool bridge_expands(const JobArg& a, const std::string& base) {
+  if (a.shell.empty()) return a.expands;
+  bool open = false;
+  bool literal_dollar = false;
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    const bool literal = is_literal(a.values[i], a.shell[i + 1]);
+    open = open || !literal;
+    literal_dollar = literal_dollar || (literal && a.values[i].find('$') != std::string::npos);
+  }
+  if (open && literal_dollar) {
+    throw_input(SourceLocation{base, 0, 0, a.flag},
+                "the values mix a literal '$' with a variable, which one Megatron-Bridge override word cannot "
+                "keep apart; give the literal through a variable");
+  }
+  return open;
+}
+
 std::vector<JobArg> job_args(const JobRequest& r) {
   const EngineTable& table = engine_table();
   const int64_t nodes = (r.gpus + r.gpus_per_node - 1) / r.gpus_per_node;
@@ -446,7 +486,11 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     args.push_back({"--actor-num-nodes", {std::to_string(nodes)}});
     args.push_back({"--actor-num-gpus-per-node", {std::to_string(per_node)}});
   }
-  for (const recipe::LaunchArg& a : r.base->args) args.push_back({a.flag, a.values, a.placeholder});
+  for (const recipe::LaunchArg& a : r.base->args) {
+    // ladle's defaults name the job's inputs ($HF_CKPT) without a script's words.
+    args.push_back({a.flag, a.values, a.placeholder, has_words(a) ? a.shell : std::vector<std::string>{},
+                    !has_words(a) && a.unresolved});
+  }
   for (const layout::EngineArg& a :
        job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
     std::vector<std::string> values;
@@ -499,7 +543,8 @@ std::vector<JobArg> job_args(const JobRequest& r) {
                   "cannot be converted",
                   a.flag);
     }
-    JobArg o{key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}};
+    JobArg o{key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}, false, {},
+             bridge_expands(a, r.base->name)};
     (key->key.rfind("mixed_precision.", 0) == 0 ? precision : rest).push_back(std::move(o));
   }
   // The precision: a mixed-precision recipe by name where one sets exactly these fields (a name is
@@ -524,16 +569,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
 std::string job_args_line(const JobRequest& r) {
   std::vector<std::string> words;
   for (const JobArg& a : job_args(r)) {
-    if (a.placeholder) {
-      words.push_back("\"" + a.flag + "\"");
-      continue;
-    }
-    if (r.engine == layout::Engine::bridge && a.flag.rfind("--", 0) != 0) {
-      words.push_back(shell_word(a.flag + "=" + util::join(a.values, ",")));
-      continue;
-    }
-    words.push_back(a.flag);
-    for (const std::string& v : a.values) words.push_back(shell_word(v));
+    for (std::string& w : job_arg_words(a, r.engine)) words.push_back(std::move(w));
   }
   return util::join(words, " ");
 }

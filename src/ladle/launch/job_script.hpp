@@ -34,6 +34,10 @@ struct JobArg {
   std::string flag;                 ///< "--lr", "${MODEL_ARGS[@]}", or a Bridge key "optimizer.lr"
   std::vector<std::string> values;  ///< as the base has them ($VARIABLES kept)
   bool placeholder = false;
+  /// The flag's and values' words as a script gave them (recipe::LaunchArg::shell), or empty:
+  /// the job then writes each value quoted, with its $NAME inputs expanded when `expands`.
+  std::vector<std::string> shell;
+  bool expands = false;  ///< the values name the job's inputs ($HF_CKPT) to expand
 };
 
 /// The layout's arguments for `engine` through the knob table, without the MoE flags for a dense
@@ -42,7 +46,8 @@ std::vector<layout::EngineArg> job_layout_args(const Layout& layout, const Model
                                                layout::Engine engine, int64_t row_tokens);
 
 /// The entry point's arguments: cluster shape, the base's arguments, the layout's, precision.
-/// Throws Error(input) for a base argument Megatron-Bridge has no override for.
+/// Throws Error(input) for a base argument Megatron-Bridge has no override for, or whose values
+/// mix a literal `$` with a variable (one override word cannot keep both).
 std::vector<JobArg> job_args(const JobRequest& request);
 
 /// The entry point's arguments on one line, as a shell would read them.
@@ -51,8 +56,8 @@ std::string job_args_line(const JobRequest& request);
 /// The whole bash job.
 std::string job_script(const JobRequest& request);
 
-/// `value` as one shell word: bare when plain, double-quoted when it expands a variable, else
-/// single-quoted.
-std::string shell_word(const std::string& value);
+/// The words the job writes for one argument: each literal text quoted by util::shell_quote, the
+/// job's inputs ($NAME) the only expansions, an array placeholder as "${NAME[@]}".
+std::vector<std::string> job_arg_words(const JobArg& arg, layout::Engine engine);
 
 }  // namespace ladle::launch

@@ -13,11 +13,157 @@
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::recipe {
 
 namespace {
+
+bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// ---------------------------------------------------------------------------------------------
+// Pieces of an expanded word: the text the script fixes, and the expansions it leaves to the run
+// kept as written ($HF_CKPT, $(nproc)). A word's text is its pieces' texts in order; a job writes
+// the fixed text quoted and only the expansions as expansions (LaunchArg::shell).
+
+struct Seg {
+  std::string text;
+  bool open = false;  ///< an expansion kept as written
+};
+using Segs = std::vector<Seg>;
+
+void add_literal(Segs& segs, std::string_view text) {
+  if (text.empty()) return;
+  if (segs.empty() || segs.back().open) segs.push_back(Seg{});
+  segs.back().text += text;
+}
+
+void add_segs(Segs& to, const Segs& from) {
+  for (const Seg& seg : from) {
+    if (seg.open) {
+      to.push_back(seg);
+    } else {
+      add_literal(to, seg.text);
+    }
+  }
+}
+
+// The `$NAME` and `${NAME}` references of a text as open pieces, the rest literal: the reading of
+// a value whose pieces were not kept (ladle's own defaults, a variable's word split in two).
+Segs variable_segments(std::string_view text) {
+  Segs segs;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t end = std::string_view::npos;
+    if (text[i] == '$' && i + 1 < text.size()) {
+      const bool braced = text[i + 1] == '{';
+      size_t j = i + (braced ? 2 : 1);
+      const size_t start = j;
+      while (j < text.size() && is_name_char(text[j])) ++j;
+      const bool named = j > start && !std::isdigit(static_cast<unsigned char>(text[start]));
+      if (named && !braced) end = j;
+      if (named && braced && j < text.size() && text[j] == '}') end = j + 1;
+    }
+    if (end == std::string_view::npos) {
+      add_literal(segs, text.substr(i, 1));
+      ++i;
+    } else {
+      segs.push_back(Seg{std::string(text.substr(i, end - i)), true});
+      i = end;
+    }
+  }
+  return segs;
+}
+
+std::string text_of(const Segs& segs) {
+  std::string text;
+  for (const Seg& seg : segs) text += seg.text;
+  return text;
+}
+
+std::string render_pieces(const Segs& segs);
+
+// The first piece that expands to something the script does not say (not a plain variable).
+const Seg* first_run_time(const Segs& segs) {
+  for (const Seg& seg : segs) {
+    if (seg.open && !is_variable_reference(seg.text)) return &seg;
+  }
+  return nullptr;
+}
+
+// The pieces as one bash word: literal runs through util::shell_quote, a variable in double
+// quotes (one word, as ladle reads it), a command substitution as written (an export's value).
+std::string render(const Segs& segs) {
+  // Variables amid text that double quotes keep literal ("$OUTPUT_DIR/checkpoints"): one pair.
+  bool one_pair = false;
+  for (const Seg& seg : segs) {
+    if (seg.open && !is_variable_reference(seg.text)) return render_pieces(segs);
+    const bool quotable = seg.open || std::none_of(seg.text.begin(), seg.text.end(), [](char c) {
+      return std::string_view("$`\"\\!").find(c) != std::string_view::npos || static_cast<unsigned char>(c) < 0x20 ||
+             c == 0x7f;
+    });
+    if (!quotable) return render_pieces(segs);
+    one_pair = one_pair || seg.open;
+  }
+  return one_pair ? "\"" + text_of(segs) + "\"" : render_pieces(segs);
+}
+
+// Piece by piece: each literal run quoted on its own, each expansion in its own quotes.
+std::string render_pieces(const Segs& segs) {
+  std::string out;
+  for (const Seg& seg : segs) {
+    if (!seg.open) {
+      out += util::shell_quote(seg.text);
+    } else if (seg.text.rfind("$(", 0) == 0 || seg.text.rfind('`', 0) == 0) {
+      out += seg.text;
+    } else {
+      out += "\"" + seg.text + "\"";
+    }
+  }
+  return out.empty() ? "''" : out;
+}
+
+// The pieces of text[from, to): a cut through an expansion leaves its part literal (never run).
+Segs slice(const Segs& segs, size_t from, size_t to) {
+  Segs out;
+  size_t at = 0;
+  for (const Seg& seg : segs) {
+    const size_t begin = std::max(at, from);
+    const size_t end = std::min(at + seg.text.size(), to);
+    if (begin < end) {
+      const std::string_view part = std::string_view(seg.text).substr(begin - at, end - begin);
+      if (seg.open && begin == at && end == at + seg.text.size()) {
+        out.push_back(seg);
+      } else {
+        add_literal(out, part);
+      }
+    }
+    at += seg.text.size();
+  }
+  return out;
+}
+
+// Field splitting of an unquoted expansion: literal text splits at blanks, an expansion kept as
+// written stays whole; empty fields are dropped.
+std::vector<Segs> split_fields(const Segs& segs) {
+  std::vector<Segs> fields(1);
+  for (const Seg& seg : segs) {
+    if (seg.open) {
+      fields.back().push_back(seg);
+      continue;
+    }
+    size_t start = 0;
+    for (size_t i = 0; i <= seg.text.size(); ++i) {
+      if (i < seg.text.size() && seg.text[i] != ' ' && seg.text[i] != '\t' && seg.text[i] != '\n') continue;
+      add_literal(fields.back(), std::string_view(seg.text).substr(start, i - start));
+      if (i < seg.text.size() && !fields.back().empty()) fields.emplace_back();
+      start = i + 1;
+    }
+  }
+  if (fields.back().empty()) fields.pop_back();
+  return fields;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Splitting: the script into commands of words, as bash tokenizes it.
@@ -208,12 +354,33 @@ class Splitter {
     --array_depth_;
   }
 
+  // `...`: an old-style command substitution, kept whole (as `$(...)` is) and left to the run.
+  void backtick_group(Word& w) {
+    const int start_line = line_;
+    size_t end = pos_ + 1;
+    while (end < s_.size() && s_[end] != '`') end += s_[end] == '\\' ? 2 : 1;
+    if (end >= s_.size()) unterminated("backtick", start_line);
+    for (size_t i = pos_; i <= end; ++i) line_ += s_[i] == '\n' ? 1 : 0;
+    w.text += s_.substr(pos_, end - pos_ + 1);
+    w.raw += s_.substr(pos_, end - pos_ + 1);
+    pos_ = end + 1;
+  }
+
   Word word() {
     Word w;
     w.line = line_;
     if (columns_) {  // the script's own text (a `bash -c` string's columns are not the script's)
-      const size_t nl = pos_ == 0 ? std::string_view::npos : s_.rfind('\n', pos_ - 1);
-      w.col = static_cast<int>(pos_ - (nl == std::string_view::npos ? 0 : nl + 1)) + 1;
+      // The line's start, found by scanning forward from the last word only: searching back from
+      // each word made a one-line script of n words take n^2 steps.
+      for (; col_scan_ < pos_; ++col_scan_) {
+        if (s_[col_scan_] == '\n') line_start_ = col_scan_ + 1;
+      }
+      w.col = static_cast<int>(pos_ - line_start_) + 1;
+    }
+    if (++words_ > static_cast<size_t>(limits::kMaxArguments)) {
+      throw_input(SourceLocation{path_, line_, w.col, ""},
+                  "the launch script holds more than {} words (the limit of a launch's arguments)",
+                  limits::kMaxArguments);
     }
     while (pos_ < s_.size()) {
       const char c = s_[pos_];
@@ -235,6 +402,10 @@ class Splitter {
       }
       if (c == '$' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == '(' || s_[pos_ + 1] == '{')) {
         dollar_group(w);
+        continue;
+      }
+      if (c == '`') {
+        backtick_group(w);
         continue;
       }
       if (c == '\'') {
@@ -269,6 +440,10 @@ class Splitter {
           }
           if (d == '$' && pos_ + 1 < s_.size() && (s_[pos_ + 1] == '(' || s_[pos_ + 1] == '{')) {
             dollar_group(w);
+            continue;
+          }
+          if (d == '`') {
+            backtick_group(w);
             continue;
           }
           if (d == '\n') ++line_;
@@ -311,6 +486,9 @@ class Splitter {
   int line_ = 1;
   bool columns_ = true;
   int array_depth_ = 0;
+  size_t words_ = 0;       ///< words read so far (bounded by limits::kMaxArguments)
+  size_t col_scan_ = 0;    ///< how far line_start_ has been looked for
+  size_t line_start_ = 0;  ///< where the line of col_scan_ starts
   std::vector<std::pair<std::string, bool>> heredocs_;
   bool pending_tag_ = false;
   bool pending_strip_ = false;
@@ -323,136 +501,199 @@ struct Var {
   std::vector<std::string> words;  ///< one for a scalar
   std::vector<int> lines;          ///< the line of each word's definition
   std::vector<char> open;          ///< per word: it holds an expansion the script does not set
+  std::vector<Segs> segs;          ///< per word: its pieces (missing: the word is literal)
   bool array = false;
   bool unresolved = false;  ///< its value is only known when the script runs ($(...), set in a branch)
 };
+
+// The pieces of a variable's k-th word.
+Segs segs_of(const Var& v, size_t k) {
+  if (k < v.segs.size()) return v.segs[k];
+  Segs segs;
+  add_literal(segs, v.words[k]);
+  return segs;
+}
 
 struct XWord {
   std::string text;
   bool unresolved = false;
   bool placeholder = false;  ///< an array expansion of an array the script does not set
   int line = 0;
+  Segs segs;  ///< the pieces of `text`
 };
 
-bool is_name_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+// What the expansions of one script have built so far, against its limits: variables and arrays
+// that double each other (X="$X$X", A=("${A[@]}" "${A[@]}")) stop at a named limit, not at the
+// machine's memory.
+struct Budget {
+  int64_t bytes = 0;
+  int64_t words = 0;
+};
 
 class Expander {
  public:
-  Expander(const std::map<std::string, Var>& vars, const std::string& path) : vars_(vars), path_(path) {}
+  Expander(const std::map<std::string, Var>& vars, const std::string& path, Budget& budget)
+      : vars_(vars), path_(path), budget_(budget) {}
 
-  /// The words `raw` expands to (several when an unquoted expansion splits or an array expands).
-  std::vector<XWord> expand(const std::string& raw, int line) {
+  /// The words `raw` expands to (several when an unquoted expansion splits or an array expands);
+  /// `col` is where the word starts, for errors.
+  std::vector<XWord> expand(const std::string& raw, int line, int col = 0) {
     out_.clear();
     cur_ = XWord{};
     cur_.line = line;
     have_ = false;
     line_ = line;
+    col_ = col;
     size_t i = 0;
     while (i < raw.size()) {
-      // Variables that expand into each other grow without bound (X=$X$X ...): one word stays
-      // within the size of a launch script.
-      if (static_cast<int64_t>(cur_.text.size()) > limits::kMaxLaunchScriptBytes) {
-        throw_input(SourceLocation{path_, line_, 0, ""}, "a word expands to more than {} bytes (the limit of a launch script)",
-                    limits::kMaxLaunchScriptBytes);
-      }
       const char c = raw[i];
       if (c == '\'') {
         // The splitter closed every quote of `raw`; were one open here, the rest is its text
         // (never `end + 1` of npos, which wrapped to 0 and expanded the word again and again).
         const size_t end = std::min(raw.find('\'', i + 1), raw.size());
-        cur_.text += raw.substr(i + 1, end - i - 1);
-        have_ = true;
+        literal(std::string_view(raw).substr(i + 1, end - i - 1));
         i = end + 1;
       } else if (c == '"') {
         have_ = true;
         ++i;
         while (i < raw.size() && raw[i] != '"') {
           if (raw[i] == '\\' && i + 1 < raw.size() && std::string_view("\"\\$`\n").find(raw[i + 1]) != std::string_view::npos) {
-            if (raw[i + 1] != '\n') cur_.text += raw[i + 1];
+            if (raw[i + 1] != '\n') literal(std::string_view(raw).substr(i + 1, 1));
             i += 2;
           } else if (raw[i] == '$') {
             i = dollar(raw, i, true);
+          } else if (raw[i] == '`') {
+            i = backtick(raw, i);
           } else {
-            cur_.text += raw[i++];
+            literal(std::string_view(raw).substr(i++, 1));
           }
         }
         ++i;
       } else if (c == '\\' && i + 1 < raw.size()) {
-        cur_.text += raw[i + 1];
-        have_ = true;
+        literal(std::string_view(raw).substr(i + 1, 1));
         i += 2;
       } else if (c == '$') {
         i = dollar(raw, i, false);
+      } else if (c == '`') {
+        i = backtick(raw, i);
       } else {
-        cur_.text += c;
-        have_ = true;
-        ++i;
+        literal(std::string_view(raw).substr(i++, 1));
       }
     }
-    if (have_ || !cur_.text.empty()) out_.push_back(cur_);
+    if (have_ || !cur_.text.empty()) emit();
     return out_;
   }
 
   /// `raw` expanded as one word, as in an assignment (no splitting; arrays joined by spaces).
-  XWord expand_joined(const std::string& raw, int line) {
-    const std::vector<XWord> words = expand(raw, line);
+  XWord expand_joined(const std::string& raw, int line, int col = 0) {
+    const std::vector<XWord> words = expand(raw, line, col);
     XWord joined;
     joined.line = line;
     for (size_t i = 0; i < words.size(); ++i) {
+      if (i) add_literal(joined.segs, " ");
       joined.text += (i ? " " : "") + words[i].text;
       joined.unresolved = joined.unresolved || words[i].unresolved;
+      add_segs(joined.segs, words[i].segs);
     }
     return joined;
   }
 
  private:
+  [[noreturn]] void over(const std::string& what) {
+    throw_input(SourceLocation{path_, line_, col_, ""}, "{}", what);
+  }
+
+  // One word stays within the size of a launch script, however its variables expand into each
+  // other, inside quotes as outside.
+  void check_word() {
+    if (static_cast<int64_t>(cur_.text.size()) > limits::kMaxLaunchScriptBytes) {
+      over(fmt::format("a word expands to more than {} bytes (the limit of a launch script)",
+                       limits::kMaxLaunchScriptBytes));
+    }
+  }
+
+  void literal(std::string_view text) {
+    cur_.text += text;
+    add_literal(cur_.segs, text);
+    have_ = true;
+    check_word();
+  }
+
+  // The current word is done: it counts against the script's budget.
+  void emit() {
+    budget_.bytes += static_cast<int64_t>(cur_.text.size());
+    if (++budget_.words > limits::kMaxArguments) {
+      over(fmt::format("the launch script expands to more than {} words in all (the limit of a launch's "
+                       "arguments)",
+                       limits::kMaxArguments));
+    }
+    if (budget_.bytes > kMaxLaunchExpansionBytes) {
+      over(fmt::format("the launch script's expansions make more than {} bytes in all", kMaxLaunchExpansionBytes));
+    }
+    out_.push_back(std::move(cur_));
+  }
+
   void push_word() {
-    out_.push_back(cur_);
+    emit();
     cur_ = XWord{};
     cur_.line = line_;
     have_ = false;
   }
 
-  // Appends expanded words: the first joins the current word, the rest start new ones.
+  // Appends expanded words: the first joins the current word, the rest start new ones. `segs`,
+  // when given, holds each word's pieces (else a word is literal).
   void append(const std::vector<std::string>& words, const std::vector<int>& lines, bool split, bool unresolved,
-              const std::vector<char>& open = {}) {
-    std::vector<std::string> pieces;
+              const std::vector<char>& open = {}, const std::vector<Segs>* segs = nullptr) {
+    std::vector<Segs> pieces;
     std::vector<int> piece_lines;
     std::vector<char> piece_open;
     for (size_t k = 0; k < words.size(); ++k) {
       const char word_open = k < open.size() ? open[k] : 0;
+      Segs word_segs;
+      if (segs != nullptr && k < segs->size()) {
+        word_segs = (*segs)[k];
+      } else {
+        add_literal(word_segs, words[k]);
+      }
       if (!split) {
-        pieces.push_back(words[k]);
+        pieces.push_back(std::move(word_segs));
         piece_lines.push_back(k < lines.size() ? lines[k] : line_);
         piece_open.push_back(word_open);
         continue;
       }
-      for (const std::string& part : util::split(words[k], ' ')) {
-        for (const std::string& piece : util::split(part, '\t')) {
-          for (const std::string& p : util::split(piece, '\n')) {
-            if (!p.empty()) {
-              pieces.push_back(p);
-              piece_lines.push_back(k < lines.size() ? lines[k] : line_);
-              piece_open.push_back(word_open);
-            }
-          }
-        }
+      for (Segs& field : split_fields(word_segs)) {
+        pieces.push_back(std::move(field));
+        piece_lines.push_back(k < lines.size() ? lines[k] : line_);
+        piece_open.push_back(word_open);
       }
     }
     for (size_t k = 0; k < pieces.size(); ++k) {
       if (k > 0) push_word();
       if (k > 0 || cur_.text.empty()) cur_.line = piece_lines[k];
-      cur_.text += pieces[k];
+      cur_.text += text_of(pieces[k]);
+      add_segs(cur_.segs, pieces[k]);
       cur_.unresolved = cur_.unresolved || unresolved || piece_open[k] != 0;
       have_ = true;
+      check_word();
     }
     if (!split && !pieces.empty()) have_ = true;
   }
 
   void keep_as_written(const std::string& text) {
     cur_.text += text;
+    cur_.segs.push_back(Seg{text, true});
     cur_.unresolved = true;
     have_ = true;
+    check_word();
+  }
+
+  // A backtick substitution at raw[i]: kept as written, as `$(...)` is; returns the index after it.
+  size_t backtick(const std::string& raw, size_t i) {
+    size_t end = i + 1;
+    while (end < raw.size() && raw[end] != '`') end += raw[end] == '\\' ? 2 : 1;
+    end = std::min(end, raw.size() - 1);
+    keep_as_written(raw.substr(i, end + 1 - i));
+    return end + 1;
   }
 
   // The body of `$(cat <<TAG ... TAG)`, expanded as a double-quoted string, or nullopt.
@@ -475,7 +716,7 @@ class Expander {
       if (ch == '"') escaped += '\\';
       escaped += ch;
     }
-    Expander inner_expander(vars_, path_);
+    Expander inner_expander(vars_, path_, budget_);
     const XWord w = inner_expander.expand_joined("\"" + escaped + "\"", line_);
     if (w.unresolved) return std::nullopt;
     return w.text;
@@ -484,15 +725,14 @@ class Expander {
   // An expansion at raw[i] == '$'; returns the index after it.
   size_t dollar(const std::string& raw, size_t i, bool quoted) {
     if (i + 1 >= raw.size()) {
-      cur_.text += '$';
-      have_ = true;
+      literal("$");
       return i + 1;
     }
     const char next = raw[i + 1];
     if (next == '(') {
-      const size_t j = matching_paren(raw, i + 1);
+      const size_t j = std::min(matching_paren(raw, i + 1), raw.size() - 1);
       const std::string group = raw.substr(i, j + 1 - i);
-      if (const auto body = heredoc_body(group.substr(2, group.size() - 3))) {
+      if (const auto body = group.size() >= 3 ? heredoc_body(group.substr(2, group.size() - 3)) : std::nullopt) {
         append({*body}, {}, !quoted, false);
       } else {
         keep_as_written(group);
@@ -517,8 +757,7 @@ class Expander {
       keep_as_written(raw.substr(i, 2));
       return i + 2;
     }
-    cur_.text += '$';
-    have_ = true;
+    literal("$");
     return i + 1;
   }
 
@@ -617,29 +856,33 @@ class Expander {
     }
     const Var& v = it->second;
     if (v.array && !all) {  // $A is the first element
-      append({v.words.empty() ? std::string() : v.words[0]}, v.lines, !quoted, false, v.open);
+      const std::vector<Segs> first = {v.words.empty() ? Segs{} : segs_of(v, 0)};
+      append({v.words.empty() ? std::string() : v.words[0]}, v.lines, !quoted, false, v.open, &first);
       return;
     }
     if (v.array && quoted) {  // "${A[@]}": one word per element
-      append(v.words, v.lines, false, false, v.open);
+      append(v.words, v.lines, false, false, v.open, &v.segs);
       return;
     }
-    append(v.words, v.lines, !quoted, false, v.open);
+    append(v.words, v.lines, !quoted, false, v.open, &v.segs);
   }
 
   void append_word(const std::string& word_raw, bool quoted) {
-    Expander inner(vars_, path_);
-    const XWord w = inner.expand_joined(quoted ? "\"" + word_raw + "\"" : word_raw, line_);
-    append({w.text}, {}, !quoted, w.unresolved);
+    Expander inner(vars_, path_, budget_);
+    const XWord w = inner.expand_joined(quoted ? "\"" + word_raw + "\"" : word_raw, line_, col_);
+    const std::vector<Segs> segs = {w.segs};
+    append({w.text}, {}, !quoted, w.unresolved, {}, &segs);
     if (w.unresolved) cur_.unresolved = true;
   }
 
   const std::map<std::string, Var>& vars_;
   const std::string& path_;
+  Budget& budget_;
   std::vector<XWord> out_;
   XWord cur_;
   bool have_ = false;
   int line_ = 0;
+  int col_ = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -706,7 +949,21 @@ struct Item {
   bool placeholder = false;
   int line = 0;
   int col = 0;  ///< where the script writes it (0: unknown, or expanded from elsewhere)
+  Segs segs;    ///< the pieces of `text` (none kept: literal, or $NAME references when unresolved)
 };
+
+// The pieces of an item, or of a text whose pieces were not kept.
+Segs item_segs(const std::string& text, const Segs& segs, bool unresolved) {
+  if (!segs.empty() || text.empty()) return segs;
+  if (unresolved) return variable_segments(text);
+  return Segs{Seg{text, false}};
+}
+
+// `--flag=value` split at `eq`: the flag's and the value's shell words.
+std::vector<std::string> split_shell(const Item& w, size_t eq) {
+  const Segs segs = item_segs(w.text, w.segs, w.unresolved);
+  return {render(slice(segs, 0, eq)), render(slice(segs, eq + 1, w.text.size()))};
+}
 
 class Interpreter {
  public:
@@ -722,7 +979,7 @@ class Interpreter {
  private:
   std::vector<Item> expand_words(const std::vector<Word>& words, size_t from) {
     std::vector<Item> items;
-    Expander expander(vars_, path_);
+    Expander expander(vars_, path_, budget_);
     for (size_t i = from; i < words.size(); ++i) {
       const Word& w = words[i];
       const auto var = is_array_expansion(w) ? vars_.find(array_name(w)) : vars_.end();
@@ -732,8 +989,9 @@ class Interpreter {
         items.push_back(Item{raw, true, true, w.line});
         continue;
       }
-      for (const XWord& x : expander.expand(w.raw, w.line)) {
-        items.push_back(Item{x.text, x.unresolved, false, x.line, x.line == w.line ? w.col : 0});
+      for (XWord& x : expander.expand(w.raw, w.line, w.col)) {
+        items.push_back(Item{std::move(x.text), x.unresolved, false, x.line, x.line == w.line ? w.col : 0,
+                             std::move(x.segs)});
       }
     }
     return items;
@@ -764,31 +1022,36 @@ class Interpreter {
     const bool append_to = w.raw[eq - 1] == '+';
     const std::string name = w.raw.substr(0, append_to ? eq - 1 : eq);
     Var v;
-    Expander expander(vars_, path_);
+    Expander expander(vars_, path_, budget_);
     if (w.is_array_literal) {
       v.array = true;
       for (const Word& e : w.elements) {
-        for (const XWord& x : expander.expand(e.raw, e.line)) {
-          v.words.push_back(x.text);
+        for (XWord& x : expander.expand(e.raw, e.line, e.col)) {
+          v.words.push_back(std::move(x.text));
           v.lines.push_back(x.line);
           v.open.push_back(x.unresolved ? 1 : 0);
+          v.segs.push_back(std::move(x.segs));
         }
       }
     } else {
-      const XWord x = expander.expand_joined(w.raw.substr(eq + 1), w.line);
-      v.words = {x.text};
+      XWord x = expander.expand_joined(w.raw.substr(eq + 1), w.line, w.col);
+      v.words = {std::move(x.text)};
       v.lines = {w.line};
+      v.segs = {std::move(x.segs)};
       v.unresolved = x.unresolved;
     }
     if (!blocks_.empty()) v.unresolved = true;  // set in a branch or loop: known only when the script runs
     if (append_to && vars_.count(name)) {
       Var& old = vars_[name];
+      for (size_t k = old.segs.size(); k < old.words.size(); ++k) old.segs.push_back(segs_of(old, k));
       if (v.array) {
         old.words.insert(old.words.end(), v.words.begin(), v.words.end());
         old.lines.insert(old.lines.end(), v.lines.begin(), v.lines.end());
         old.open.insert(old.open.end(), v.open.begin(), v.open.end());
+        old.segs.insert(old.segs.end(), v.segs.begin(), v.segs.end());
       } else if (!old.words.empty()) {
         old.words.back() += v.words[0];
+        add_segs(old.segs.back(), v.segs[0]);
       }
       old.unresolved = old.unresolved || v.unresolved;
       return;
@@ -800,6 +1063,18 @@ class Interpreter {
     const auto it = vars_.find(name);
     if (it == vars_.end()) return "";
     return util::join(it->second.words, " ");
+  }
+
+  // A variable's value as one bash word (its words joined by spaces).
+  std::string var_shell(const std::string& name) const {
+    const auto it = vars_.find(name);
+    if (it == vars_.end()) return "''";
+    Segs joined;
+    for (size_t k = 0; k < it->second.words.size(); ++k) {
+      if (k) add_literal(joined, " ");
+      add_segs(joined, segs_of(it->second, k));
+    }
+    return render(joined);
   }
 
   // Control words; returns false when the rest of the command is not to be interpreted.
@@ -866,9 +1141,9 @@ class Interpreter {
     std::vector<LaunchExport> prefix;
     for (size_t i = 0; i < first; ++i) {
       const size_t eq = words[i].raw.find('=');
-      Expander expander(vars_, path_);
-      const XWord x = expander.expand_joined(words[i].raw.substr(eq + 1), words[i].line);
-      prefix.push_back({words[i].raw.substr(0, eq), x.text, words[i].line, x.unresolved, "prefix"});
+      Expander expander(vars_, path_, budget_);
+      const XWord x = expander.expand_joined(words[i].raw.substr(eq + 1), words[i].line, words[i].col);
+      prefix.push_back({words[i].raw.substr(0, eq), x.text, words[i].line, x.unresolved, "prefix", render(x.segs)});
     }
     const std::string name = words[first].text;
     if (name == "export" || name == "declare" || name == "local" || name == "typeset" || name == "readonly") {
@@ -879,11 +1154,11 @@ class Interpreter {
             const std::string var = words[i].raw.substr(0, words[i].raw.find('='));
             const Var& v = vars_[var];
             out_.exports.push_back({var, v.unresolved ? words[i].text.substr(var.size() + 1) : var_text(var),
-                                    words[i].line, v.unresolved, "export"});
+                                    words[i].line, v.unresolved, "export", var_shell(var)});
           }
         } else if (name == "export" && !is_flag_text(words[i].text) && vars_.count(words[i].text)) {
           out_.exports.push_back({words[i].text, var_text(words[i].text), words[i].line, vars_[words[i].text].unresolved,
-                                  "export"});
+                                  "export", var_shell(words[i].text)});
         }
       }
       return;
@@ -895,7 +1170,7 @@ class Interpreter {
     if (name == "mapfile" || name == "readarray") {  // the array's words come from the command's input
       for (size_t i = words.size(); i-- > first + 1;) {
         if (!is_flag_text(words[i].text) && words[i].text.find('<') == std::string::npos) {
-          vars_[words[i].text] = Var{{}, {}, {}, true, true};
+          vars_[words[i].text] = Var{{}, {}, {}, {}, true, true};
           break;
         }
       }
@@ -944,8 +1219,8 @@ class Interpreter {
     if (!source) {
       v.unresolved = true;
     } else {
-      Expander expander(vars_, path_);
-      const XWord x = expander.expand_joined(source->raw, source->line);
+      Expander expander(vars_, path_, budget_);
+      const XWord x = expander.expand_joined(source->raw, source->line, source->col);
       v.unresolved = x.unresolved || !blocks_.empty();
       for (const std::string& part : util::split(x.text, ' ')) {
         if (!part.empty()) {
@@ -983,8 +1258,12 @@ class Interpreter {
         args.push_back(LaunchArg{w.text, {}, true, true, w.line, 0});
         continue;
       }
+      const Seg* run_time = first_run_time(w.segs);
       if (is_bridge_override(w.text)) {
         std::vector<LaunchArg> set = bridge_override_args(w.text, path, w.line, w.unresolved, w.col);
+        for (LaunchArg& a : set) {
+          if (run_time) a.runs = run_time->text;
+        }
         if (set.empty() && unset != nullptr) {
           LaunchArg word{w.text, {}, false, w.unresolved, w.line};
           word.col = w.col;
@@ -1000,15 +1279,25 @@ class Interpreter {
         const size_t eq = w.text.find('=');
         if (w.text.rfind("--", 0) == 0 && eq != std::string::npos) {
           args.push_back(LaunchArg{w.text.substr(0, eq), {w.text.substr(eq + 1)}, false, w.unresolved, w.line});
+          args.back().shell = split_shell(w, eq);
         } else {
           args.push_back(LaunchArg{w.text, {}, false, false, w.line});
+          args.back().shell = {render(item_segs(w.text, w.segs, w.unresolved))};
         }
         args.back().col = w.col;  // where errors about the argument point
+        if (run_time) args.back().runs = run_time->text;
         continue;
       }
       if (args.empty()) continue;  // a word before any flag: part of the command
-      args.back().values.push_back(w.text);
-      args.back().unresolved = args.back().unresolved || w.unresolved;
+      LaunchArg& arg = args.back();
+      arg.values.push_back(w.text);
+      arg.unresolved = arg.unresolved || w.unresolved;
+      if (run_time && arg.runs.empty()) arg.runs = run_time->text;
+      if (arg.shell.size() == arg.values.size()) {  // a flag read word by word: its words kept
+        arg.shell.push_back(render(item_segs(w.text, w.segs, w.unresolved)));
+      } else {
+        arg.shell.clear();
+      }
     }
     std::vector<LaunchArg> out;
     for (LaunchArg& a : args) {
@@ -1022,7 +1311,10 @@ class Interpreter {
           a.bridge = true;  // a run_recipe.py option set to null: no argument, still Bridge's syntax
           unset->push_back(a);
         }
-        for (LaunchArg& o : *options) out.push_back(std::move(o));
+        for (LaunchArg& o : *options) {
+          if (o.runs.empty()) o.runs = a.runs;
+          out.push_back(std::move(o));
+        }
         continue;
       }
       out.push_back(std::move(a));
@@ -1202,6 +1494,12 @@ class Interpreter {
     l.launcher_args = launcher_args;
     for (LaunchArg& a : l.launcher_args) a.command = kLauncherArg;
     l.args = arguments(items, k, items.size(), path_, &out_.unset_overrides);
+    for (const Item& item : items) {
+      if (item.placeholder) continue;
+      if (const Seg* seg = first_run_time(item.segs)) {
+        out_.run_time_words.push_back(RunTimeWord{item.text, seg->text, item.line, item.col});
+      }
+    }
     for (LaunchArg& a : l.args) a.command = out_.launches.size();
     out_.commands.push_back(l.command);
     out_.args.insert(out_.args.end(), l.launcher_args.begin(), l.launcher_args.end());
@@ -1211,6 +1509,7 @@ class Interpreter {
 
   const std::string& path_;
   std::map<std::string, Var> vars_;
+  Budget budget_;
   LaunchArgs out_;
   std::vector<char> blocks_;  ///< open if (i), loop (l), case (c), function (f), brace ({) blocks
   std::vector<std::string> functions_;
@@ -1220,6 +1519,33 @@ class Interpreter {
 };
 
 }  // namespace
+
+bool is_variable_reference(std::string_view written) {
+  if (written.size() < 2 || written[0] != '$') return false;
+  const bool braced = written[1] == '{';
+  size_t j = braced ? 2 : 1;
+  const size_t start = j;
+  while (j < written.size() && is_name_char(written[j])) ++j;
+  if (j == start || std::isdigit(static_cast<unsigned char>(written[start]))) return false;
+  if (!braced) return j == written.size();
+  if (written.back() != '}') return false;
+  std::string_view rest = written.substr(j, written.size() - 1 - j);
+  if (rest.starts_with("[@]") || rest.starts_with("[*]")) rest.remove_prefix(3);
+  if (rest.empty()) return true;
+  for (std::string_view op : {":-", ":=", ":+", "-", "=", "+"}) {
+    if (rest.starts_with(op)) {
+      // The word after the operator may name variables ($HOME); one that runs a command, or is
+      // quoted or escaped, is read differently by the run than by ladle.
+      for (const Seg& seg : variable_segments(rest.substr(op.size()))) {
+        if (!seg.open && seg.text.find_first_of("$`\\'\"") != std::string::npos) return false;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string variable_shell_word(std::string_view text) { return render(variable_segments(text)); }
 
 LaunchArgs parse_launch_args(std::string_view script, const std::string& path) {
   Interpreter interpreter(path);

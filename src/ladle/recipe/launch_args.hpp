@@ -6,6 +6,7 @@
 // `--runtime-env-json` env_vars) are collected. `ladle diff` compares two of them launch by launch;
 // run_script.hpp gives the rules their one-value-per-flag view of the same reading.
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,6 +28,15 @@ struct LaunchArg {
   /// Read from Megatron-Bridge's syntax (an override or a run_recipe.py option), which only a
   /// Megatron-Bridge job takes: Megatron-LM's, slime's and miles' argparse parsers refuse it.
   bool bridge = false;
+  /// How a job writes the argument back: shell[0] the flag and shell[1 + i] values[i], each one
+  /// bash word that stands for what the script meant: its literal text quoted (util::shell_quote),
+  /// and the expansions the script leaves to the run ($HF_CKPT, "${X:-d}", $(nproc)) as written.
+  /// A word is literal exactly when its shell form is shell_quote of its text. Empty when the
+  /// argument was not read word by word from a script (ladle's defaults, a Bridge override).
+  std::vector<std::string> shell;
+  /// The first expansion of its words that the run makes and ladle cannot read ($(...), `...`,
+  /// $1, $$; see is_variable_reference), as written; empty when there is none. A job refuses it.
+  std::string runs;
   bool operator==(const LaunchArg&) const = default;
 };
 
@@ -41,6 +51,8 @@ struct LaunchExport {
   int line = 0;
   bool unresolved = false;
   std::string how = "export";  ///< export | prefix | runtime-env
+  /// The value as one bash word (see LaunchArg::shell); empty when not read from a script word.
+  std::string shell;
   bool operator==(const LaunchExport&) const = default;
 };
 
@@ -56,6 +68,17 @@ struct Launch {
   bool operator==(const Launch&) const = default;
 };
 
+/// A word of a launch that bash expands when the script runs into something ladle cannot read
+/// from the script: a command substitution ($(...), `...`), a special parameter ($1, $$, $?) or a
+/// ${...} form ladle does not follow. ladle compares the word as its text; `ladle check` names it.
+struct RunTimeWord {
+  std::string word;       ///< the word's text, the expansion kept as written
+  std::string expansion;  ///< the first such expansion, as written
+  int line = 0;           ///< 1-based line in the script
+  int col = 0;            ///< 1-based column of the word (0: not known, e.g. inside `bash -c`)
+  bool operator==(const RunTimeWord&) const = default;
+};
+
 /// What a script launches.
 struct LaunchArgs {
   std::vector<std::string> commands;  ///< each launch's entry point as written, in order
@@ -67,6 +90,8 @@ struct LaunchArgs {
   /// `key=[]`, a switch set false): the knob keeps its default, but the word is still
   /// run_recipe.py's syntax, which no other engine takes. Flag: the word; line and col: where.
   std::vector<LaunchArg> unset_overrides;
+  /// The words of the launches (launchers and entry points) that expand at run time, in order.
+  std::vector<RunTimeWord> run_time_words;
   bool operator==(const LaunchArgs&) const = default;
 };
 
@@ -75,7 +100,25 @@ struct LaunchArgs {
 /// between commands; `X=...`, `export X=...`, `A=(...)`, `read -ra A <<< "$X"` set variables that
 /// later words expand (`$X`, `${X}`, `${X:-default}`, `${A[@]}`). Commands that are neither a
 /// launch nor set anything (echo, if, pkill, ...) are skipped. Throws Error(input) at file:line for
-/// an unterminated quote or `$(`, and for a launch after a top-level `exit` (never reached).
+/// an unterminated quote, `$(` or backtick, and for a launch after a top-level `exit` (never
+/// reached); at file:line:col when the script holds more than limits::kMaxArguments words, or its
+/// expansions build a word over limits::kMaxLaunchScriptBytes, more than kMaxArguments words in
+/// all, or more than kMaxLaunchExpansionBytes of text in all (variables and arrays that double
+/// each other).
 LaunchArgs parse_launch_args(std::string_view script, const std::string& path);
+
+/// What the expansions of one launch script may build in all (bytes of text): 16 times the
+/// largest script, far above any real script's (a few KB), and within memory.
+inline constexpr int64_t kMaxLaunchExpansionBytes = int64_t{256} << 20;
+
+/// Whether an expansion kept as written (`$NAME`, `${NAME:-word}`, `$(cmd)`) only reads a
+/// variable: $NAME, ${NAME}, ${NAME[@]}, or ${NAME:-word} (also :=, :+, -, =, +) whose word
+/// expands nothing. Anything else runs or reads something at run time.
+bool is_variable_reference(std::string_view written);
+
+/// `text` as one bash word in which its `$NAME` and `${NAME}` are expanded (in double quotes) and
+/// every other byte is literal (util::shell_quote): how a job writes a value of ladle's own
+/// defaults ("$HF_CKPT") that no script word gave.
+std::string variable_shell_word(std::string_view text);
 
 }  // namespace ladle::recipe

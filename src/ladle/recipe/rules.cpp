@@ -17,6 +17,7 @@
 #include "ladle/recipe/run_script.hpp"
 #include "ladle/recipe/yaml_style.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::recipe {
@@ -43,6 +44,8 @@ const std::vector<RuleInfo>& recipe_rules() {
       {"R17", "status verified needs a passing correctness block with a passing convergence check"},
       {"R18", "gpu and instance agree with the hardware catalog (GPU type, memory, GPUs per node)"},
       {"R19", "a planned recipe keeps every math-changing argument of its base (correctness.reference)"},
+      {"R20", "every word of run's launches means its text: no $(...), backticks or special parameters that the run "
+              "expands and ladle reads as written"},
   };
   return kRules;
 }
@@ -91,7 +94,8 @@ class Checker {
       script_ = parse_run_script(r_.run, loaded.path);
     } catch (const Error& e) {
       // The script's line 1 is the line after `run: |`.
-      throw Error(ErrorKind::input, e.message(), SourceLocation{loaded.path, run_line_ + e.where().line, 0, "run"});
+      throw Error(ErrorKind::input, e.message(),
+                  SourceLocation{loaded.path, run_line_ + e.where().line, run_col(e.where().col), "run"});
     }
     model_ = model::find_model(r_.model);
   }
@@ -107,6 +111,7 @@ class Checker {
     check_status();
     check_hardware();
     check_base();
+    check_run_time_words();
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.line < b.line; });
     return std::move(report_);
@@ -121,6 +126,11 @@ class Checker {
     report_.findings.push_back({rule, loaded_.path, line, field, std::move(message)});
   }
   int script_line(const RunArg* arg) const { return arg ? run_line_ + arg->line : run_line_; }
+  // The file's column of a column of the script: its block is indented two past `run:`, as
+  // ladle writes recipes (0 stays unknown).
+  int run_col(int script_col) const {
+    return script_col > 0 ? script_col + loaded_.where.at("run").col + 1 : 0;
+  }
 
   void check_gpu_counts() {
     const auto& l = r_.layout;
@@ -515,6 +525,18 @@ class Checker {
                fmt::format("{} {} but the base {} passes {}: {}", arg.flag,
                            it->values.empty() ? "(set)" : util::join(it->values, " "), reference, want, rule->reason));
       }
+    }
+  }
+
+  // R20: a word the run expands ($(...), backticks, $1, $$) is compared, planned from and tuned as
+  // its text, so what check passes is not what runs; one finding per word.
+  void check_run_time_words() {
+    for (const RunTimeWord& w : script_.run_time_words) {
+      const std::string column = w.col > 0 ? fmt::format("column {}: ", run_col(w.col)) : "";
+      add_at("R20", "run", run_line_ + w.line,
+             fmt::format("{}{} expands {} when the job runs, but ladle reads it as written: single-quote it for "
+                         "a literal, or pass the value in a variable",
+                         column, util::shell_quote(w.word), util::shell_quote(w.expansion)));
     }
   }
 

@@ -25,6 +25,7 @@ RunScript parse_run_script(std::string_view script, const std::string& path) {
     for (const std::string& v : arg.values) value = value ? *value + " " + v : v;
     out.args.push_back({arg.flag, value, arg.line});
   }
+  out.run_time_words = launch.run_time_words;
   return out;
 }
 

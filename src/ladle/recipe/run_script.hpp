@@ -7,6 +7,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ladle/recipe/launch_args.hpp"
+
 namespace ladle::recipe {
 
 struct RunArg {
@@ -27,6 +29,8 @@ struct RunScript {
   /// Whether the command line expands an array or variable into several words (e.g.
   /// "${MODEL_ARGS[@]}"): flags absent from the script may then still be passed.
   bool has_opaque_args = false;
+  /// The launches' words that expand at run time into what ladle cannot read (LaunchArgs).
+  std::vector<RunTimeWord> run_time_words;
 
   /// The first argument with this flag, or nullptr.
   const RunArg* find(std::string_view flag) const;
@@ -35,8 +39,8 @@ struct RunScript {
 };
 
 /// The launch script as parse_launch_args reads it, one value per flag: `export NAME=VALUE` lines
-/// and every `--flag value` of the engine calls. Throws Error(input) at `path`:line for an
-/// unterminated quote or `$(`.
+/// and every `--flag value` of the engine calls. Throws Error(input) as parse_launch_args does
+/// (an unterminated quote or `$(`, a limit of the reader).
 RunScript parse_run_script(std::string_view script, const std::string& path = "run");
 
 }  // namespace ladle::recipe

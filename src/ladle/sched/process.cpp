@@ -12,6 +12,8 @@
 
 extern char** environ;
 
+#include "ladle/util/shell_quote.hpp"
+
 namespace ladle::sched {
 
 namespace {
@@ -106,17 +108,6 @@ CommandResult run_command(const std::vector<std::string>& argv) {
   return result;
 }
 
-std::string shell_quote(std::string_view text) {
-  std::string out = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      out += "'\\''";
-    } else {
-      out += c;
-    }
-  }
-  out += "'";
-  return out;
-}
+std::string shell_quote(std::string_view text) { return util::shell_quote(text, false); }
 
 }  // namespace ladle::sched

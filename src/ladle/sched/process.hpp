@@ -24,7 +24,8 @@ CommandResult run_command(const std::vector<std::string>& argv);
 /// executable), or "" when there is none.
 std::string find_program(std::string_view program);
 
-/// `text` quoted for bash as one word ('...' with embedded quotes escaped).
+/// `text` quoted for bash as one word, always quoted: util::shell_quote ('...' with embedded quotes
+/// escaped; $'...' when it holds a control character).
 std::string shell_quote(std::string_view text);
 
 }  // namespace ladle::sched
