@@ -166,12 +166,55 @@ TEST(LayoutRules, RejectsWhatMegatronLmRejectsWithItsReason) {
             "Delayed scaling does not support first / last layer in BF16");
 }
 
+// Megatron-LM's recompute loop clamps to the layers a chunk holds (megatron/core/recompute.py,
+// checkpointed_forward), so an empty chunk (the loss-only stage of Et*3|(tt|)*29m|L) or a chunk
+// with fewer layers than --recompute-num-layers runs.
+TEST(LayoutRules, AcceptsFullRecomputeOverChunksWithFewerLayers) {
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=2,pipeline_layout=Et*4|t*4|t*4|L,recompute=full:uniform:1"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,vpp=2,pipeline_layout=Et*4|t*4|t*4|L,recompute=full:block:2"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=2,pp=2,recompute=full:uniform:8"), std::nullopt);
+}
+
 TEST(LayoutRules, RejectsFp8OnAGpuWithoutIt) {
   const ModelSpec m = tiny_moe();
   LayoutContext context{16, 8, 4096, 64};
   context.gpu_fp8 = false;
   const Layout l = resolve_layout(parse_layout_spec("tp=1,ep=4,fp8=hybrid"), context);
   EXPECT_EQ(find_layout_violation(l, m, context), "FP8 (--fp8-format) needs a GPU with FP8 tensor cores");
+}
+
+TEST(LayoutRules, RejectsNvfp4OnAGpuWithoutItAndWithFp8) {
+  const ModelSpec m = tiny_moe();
+  LayoutContext context{16, 8, 4096, 64};
+  EXPECT_EQ(violation("tp=1,ep=4,fp4=e2m1"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,fp4=e2m1,fp4_param_gather=on"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,fp4=e2m1,fp8=e4m3"),
+            "--fp4-format and --fp8-format cannot be used simultaneously. Please choose one.");
+  EXPECT_EQ(violation("tp=1,ep=4,fp4=e2m1,fp4_recipe=custom"),
+            "--fp4-recipe custom runs the user's --fp4-quantizer-factory, which ladle does not price");
+  context.gpu_nvfp4 = false;
+  const Layout l = resolve_layout(parse_layout_spec("tp=1,ep=4,fp4=e2m1"), context);
+  EXPECT_EQ(find_layout_violation(l, m, context), "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
+}
+
+// transformer_config.py __post_init__ (d98e8a64): layer-level CPU offloading, the expert-rank
+// capacity factor and the paged stash, each with Megatron-LM's reason.
+TEST(LayoutRules, RejectsOffloadAndPagedStashAsMegatronLmDoes) {
+  EXPECT_EQ(violation("tp=1,ep=4,cpu_offload_layers=4"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,cpu_offload_layers=12"), "CPU offloading can be done only for layers less than 12");
+  EXPECT_EQ(violation("tp=1,ep=4,pp=2,cpu_offload_layers=2"),
+            "Currently there is no support for Pipeline parallelism with CPU offloading");
+  EXPECT_EQ(violation("tp=1,ep=4,cpu_offload_layers=2,recompute=selective"),
+            "CPU offloading does not work when activation recomputation is enabled");
+  EXPECT_EQ(violation("tp=1,ep=4,cpu_offload_layers=2,cuda_graph=transformer_engine"),
+            "CUDA graphs not supported with CPU offloading.");
+  EXPECT_EQ(violation("tp=1,ep=4,dispatcher=flex,flex_backend=hybridep,rank_capacity=1.5"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,dispatcher=flex,flex_backend=deepep,rank_capacity=1.5"),
+            "moe_expert_rank_capacity_factor requires moe_flex_dispatcher_backend to be 'hybridep' or 'ncclep'.");
+  EXPECT_EQ(violation("tp=1,ep=4,dispatcher=flex,flex_backend=hybridep,rank_capacity=1.5,paged_stash=on"), std::nullopt);
+  EXPECT_EQ(violation("tp=1,ep=4,paged_stash=on"),
+            "moe_paged_stash requires moe_expert_rank_capacity_factor to be set; there is no need to use paged "
+            "stashing without it.");
 }
 
 TEST(LayoutRules, ResolvesVppFromLayersPerVirtualStage) {

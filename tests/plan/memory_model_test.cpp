@@ -129,6 +129,25 @@ TEST(MemoryModel, FullRecomputeKeepsOnlyLayerInputs) {
   EXPECT_GT(part(a, MemoryPart::activations), 10 * part(b, MemoryPart::activations));
 }
 
+TEST(MemoryModel, BlockRecomputeReplaysOneLayerAtATime) {
+  // Megatron-LM's checkpointed_forward (megatron/core/recompute.py) checkpoints each of the first
+  // N layers on its own under --recompute-method block, so the backward recomputes one layer at a
+  // time whatever N is; under uniform it recomputes a unit of N layers together, clamped to the
+  // chunk's layers (16 on the first of two stages).
+  const auto working = [](const std::string& recompute) {
+    const Case s = setup("llama-3.1-8b", 8, "tp=1,pp=2,recompute=" + recompute);
+    std::vector<std::array<double, kMemoryParts>> stages;
+    estimate_memory(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Calibration{}, &stages);
+    return stages[0][static_cast<size_t>(MemoryPart::working_set)];
+  };
+  const double one = working("full:block:1");
+  EXPECT_GT(one, 0);
+  EXPECT_NEAR(working("full:block:16"), one, 1.0);
+  EXPECT_NEAR(working("full:uniform:1"), one, 1.0);
+  EXPECT_NEAR(working("full:uniform:4"), 4 * one, 1.0);
+  EXPECT_NEAR(working("full:uniform:1000"), 16 * one, 1.0);
+}
+
 TEST(MemoryModel, FirstPipelineStageHoldsMostMicrobatches) {
   const Case s = setup("glm-5.2", 128, "tp=4,pp=4,ep=32,sp=on,first=18,last=20,recompute=selective,offload=1,"
                                         "overlap=on,precision_aware=on");
@@ -506,6 +525,85 @@ TEST(MemoryModel, CapacityFactorCapsTheRoutedCopies) {
   const double a_balanced = part(estimate(balanced, balanced.layout), MemoryPart::activations);
   EXPECT_NEAR(part(estimate(padded, padded.layout), MemoryPart::activations), a_balanced, 1.0);
   EXPECT_NEAR(part(estimate(capped, capped.layout), MemoryPart::activations) - a_balanced, 0.1 * routed, 1e-6 * routed);
+}
+
+TEST(MemoryModel, Nvfp4KeepsHalfAByteAnElementAndItsScales) {
+  // NVFP4 (Transformer Engine nvfp4.rst): E2M1 values and an E4M3 scale per 16 elements, 0.5625
+  // bytes, where FP8 current scaling keeps 1 byte: qkv's, fc1's (h each) and fc2's (ffn) saved
+  // inputs. Weights: a row-wise and a column-wise copy with 2D (16 x 16) scales, 0.50390625 bytes
+  // each, against FP8's 1; with --fp4-param-gather the weight is the NVFP4 tensor itself.
+  Case fp8 = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp8=e4m3,fp8_recipe=tensorwise");
+  Case fp4 = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp4=e2m1");
+  Case gather = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp4=e2m1,fp4_param_gather=on");
+  for (Case* c : {&fp8, &fp4, &gather}) c->cluster = make_cluster("b200", 8);
+  const ModelSpec& m = fp8.model;
+  const double linear_inputs = static_cast<double>(2 * m.hidden_size + m.intermediate_size);
+  EXPECT_NEAR(part(estimate(fp8, fp8.layout), MemoryPart::activations) -
+                  part(estimate(fp4, fp4.layout), MemoryPart::activations),
+              (1.0 - 0.5625) * linear_inputs * 8192.0 * static_cast<double>(m.num_layers), 1.0);
+  const double decoder = fp8.costs.kinds[0].tp_params * fp8.costs.num_layers +
+                         fp8.costs.kinds[0].replicated_params * fp8.costs.num_layers + fp8.costs.final_norm_params;
+  const double w8 = part(estimate(fp8, fp8.layout), MemoryPart::weights);
+  const double w4 = part(estimate(fp4, fp4.layout), MemoryPart::weights);
+  EXPECT_NEAR(w8 - w4, 2 * (1.0 - 0.50390625) * decoder, 1.0);
+  const double bf16_weights = w8 - 2 * decoder;
+  EXPECT_NEAR(part(estimate(gather, gather.layout), MemoryPart::weights),
+              bf16_weights / 2 * 0.50390625 + 0.50390625 * decoder, 1.0);
+}
+
+TEST(MemoryModel, Nvfp4IsRefusedOnAGpuWithoutIt) {
+  // Transformer Engine's NVFP4 runs on Blackwell only; H200 lists no NVFP4 and no FP4 peak.
+  const Case s = setup("llama-3.1-8b", 8, "tp=1,fp4=e2m1");
+  EXPECT_LADLE_ERROR(estimate(s, s.layout), input,
+                     "--fp4-format e2m1 --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell); h200 has none");
+}
+
+TEST(MemoryModel, Fp8AttentionSavesItsInputsInOneByte) {
+  // fp8_dot_product_attention: the fused attention saves FP8 q, k, v and output (1 byte each)
+  // where flash attention saves BF16 q, k, v; the projection keeps the BF16 output. Per token and
+  // layer: (heads + 2 kv) d bytes saved, heads d bytes added.
+  const std::string spec = "tp=1,recompute=selective,fp8=e4m3,fp8_recipe=tensorwise";
+  const Case off = setup("llama-3.1-8b", 8, spec);
+  const Case on = setup("llama-3.1-8b", 8, spec + ",fp8_dpa=on");
+  const ModelSpec& m = off.model;
+  EXPECT_NEAR(part(estimate(off, off.layout), MemoryPart::activations) -
+                  part(estimate(on, on.layout), MemoryPart::activations),
+              2.0 * static_cast<double>(m.num_kv_heads * m.head_dim) * 8192.0 * static_cast<double>(m.num_layers), 1.0);
+}
+
+TEST(MemoryModel, RankCapacityAndPagedStashSizeTheRoutedCopies) {
+  // Megatron-LM's paged_stash.md: --moe-expert-rank-capacity-factor F pre-sizes the expert
+  // buffers to F times the balanced count; --moe-paged-stash keeps what backward needs in pages of
+  // the stash factor (1.10 by default) times it, or |factor| times the largest count seen when
+  // negative (the default 1.25 imbalance here, below F).
+  const std::string base = "tp=1,ep=8,recompute=selective,dispatcher=flex,flex_backend=hybridep";
+  const Case balanced = setup("glm-4.7-flash", 8, base + ",force_balance=on");
+  const Case budget = setup("glm-4.7-flash", 8, base + ",rank_capacity=1.5");
+  const Case stash = setup("glm-4.7-flash", 8, base + ",rank_capacity=1.5,paged_stash=on");
+  const Case actual = setup("glm-4.7-flash", 8, base + ",rank_capacity=1.5,paged_stash=on,stash_factor=-1.0");
+  const ModelCosts& c = balanced.costs;
+  int64_t moe_layers = c.num_mtp_layers;
+  for (size_t k = 0; k < c.kinds.size(); ++k) {
+    if (c.kinds[k].moe) moe_layers += c.count(k, 0, c.num_layers);
+  }
+  const double routed = 2.0 * static_cast<double>(c.top_k) * static_cast<double>(c.hidden + 3 * c.moe_ffn) * 8192 *
+                        static_cast<double>(moe_layers);
+  const double a = part(estimate(balanced, balanced.layout), MemoryPart::activations);
+  EXPECT_NEAR(part(estimate(budget, budget.layout), MemoryPart::activations) - a, 0.5 * routed, 1e-6 * routed);
+  EXPECT_NEAR(part(estimate(stash, stash.layout), MemoryPart::activations) - a, 0.1 * routed, 1e-6 * routed);
+  EXPECT_NEAR(part(estimate(actual, actual.layout), MemoryPart::activations) - a, 0.25 * routed, 1e-6 * routed);
+}
+
+TEST(MemoryModel, LayerCpuOffloadKeepsTheLaterLayersAndOneInFlight) {
+  // --cpu-offloading-num-layers 8 on Llama 3.1 8B (32 layers, pp 1): the GPU keeps layers 8-31 and
+  // the one whose copy is in flight, 25 of 32; the other 7 sit in pinned host memory, for each of
+  // the node's 8 GPUs.
+  const Case full = setup("llama-3.1-8b", 8, "tp=1");
+  const Case off = setup("llama-3.1-8b", 8, "tp=1,cpu_offload_layers=8");
+  const MemoryEstimate a = estimate(full, full.layout);
+  const MemoryEstimate b = estimate(off, off.layout);
+  EXPECT_NEAR(part(b, MemoryPart::activations), part(a, MemoryPart::activations) * 25.0 / 32.0, 1.0);
+  EXPECT_NEAR(b.host_bytes_per_node - a.host_bytes_per_node, 8 * part(a, MemoryPart::activations) * 7.0 / 32.0, 8.0);
 }
 
 TEST(MemoryModel, HybridEpBufferFollowsItsWorstCase) {

@@ -14,19 +14,59 @@ struct Timed {
   Layout layout;
 };
 
-Timed time_of(const std::string& model_name, int64_t gpus, const std::string& spec, const Calibration& cal = Calibration{}) {
+Timed time_of(const std::string& model_name, int64_t gpus, const std::string& spec, const Calibration& cal = Calibration{},
+              const std::string& gpu = "h200", Precision precision = Precision::bf16) {
   const ModelSpec model = model::load_model(model_name);
   const ModelCosts costs = model_costs(model, 8192);
-  const Cluster cluster = make_cluster("h200", gpus);
+  const Cluster cluster = make_cluster(gpu, gpus);
   const layout::LayoutContext context{gpus, 8, 8192, 128};
   const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), context);
   EXPECT_EQ(layout::find_layout_violation(l, model, context), std::nullopt) << spec;
   return {estimate_time(costs, l, layout::stage_layers(l, model.num_layers), layout::microbatches_per_step(l, context),
-                        cluster, Workload{}, cal),
+                        cluster, Workload{8192, 128, precision}, cal),
           l};
 }
 
 double part(const TimeEstimate& t, TimePart p) { return t.parts[static_cast<size_t>(p)]; }
+
+TEST(TimeModel, Nvfp4GemmsRunAtTheFp4PeakAndTheRecipesQuantizeApart) {
+  // On B200 (FP4 9,000 and FP8 4,500 dense TFLOP/s, gpus.yaml) NVFP4's decoder GEMMs take half the
+  // FP8 time at the same MAMF fraction; the output layer stays BF16. The recipes' quantisation
+  // bytes per element differ (delayed 5, MXFP8 5.0625 with its E8M0 scales, NVFP4 5.6875 with its
+  // amax pass, current scaling 7 with its), so the elementwise parts order the same way.
+  const std::string spec = "tp=1";
+  const Calibration cal;
+  const TimeEstimate fp8 = time_of("llama-3.1-8b", 8, spec + ",fp8=e4m3", cal, "b200", Precision::fp8).time;
+  const TimeEstimate current =
+      time_of("llama-3.1-8b", 8, spec + ",fp8=e4m3,fp8_recipe=tensorwise", cal, "b200", Precision::fp8).time;
+  const TimeEstimate mx = time_of("llama-3.1-8b", 8, spec + ",fp8=e4m3,fp8_recipe=mxfp8", cal, "b200", Precision::fp8).time;
+  const TimeEstimate fp4 = time_of("llama-3.1-8b", 8, spec + ",fp4=e2m1", cal, "b200").time;
+  EXPECT_LT(part(fp4, TimePart::dense_gemm), 0.75 * part(fp8, TimePart::dense_gemm));
+  EXPECT_LT(fp4.step_s, fp8.step_s);
+  EXPECT_GT(part(current, TimePart::elementwise), part(fp8, TimePart::elementwise));
+  EXPECT_GT(part(mx, TimePart::elementwise), part(fp8, TimePart::elementwise));
+  EXPECT_LT(part(mx, TimePart::elementwise), part(fp4, TimePart::elementwise));
+  EXPECT_GT(part(fp4, TimePart::elementwise), part(fp8, TimePart::elementwise));
+  EXPECT_LT(part(fp4, TimePart::elementwise), part(current, TimePart::elementwise));
+  EXPECT_EQ(part(mx, TimePart::dense_gemm), part(fp8, TimePart::dense_gemm));  // same FP8 GEMM rate
+}
+
+TEST(TimeModel, Fp8AttentionRunsAtFlashAttention3sFp8Rate) {
+  // FlashAttention-3: 740 of 989 BF16 TFLOP/s, close to 1,200 of 1,979 FP8 on H100.
+  const TimeEstimate off = time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3", Calibration{}, "h200", Precision::fp8).time;
+  const TimeEstimate on = time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3,fp8_dpa=on", Calibration{}, "h200", Precision::fp8).time;
+  EXPECT_LT(part(on, TimePart::attention), 0.7 * part(off, TimePart::attention));
+}
+
+TEST(TimeModel, AnExpertRankBudgetRunsMoeWithoutTheHostSync) {
+  // paged_stash.md: a pre-sized expert-rank budget is sync-free (no per-step device query).
+  Calibration cal;
+  cal.moe_layer_sync_flex_s = 1e-3;
+  const std::string base = "tp=1,ep=8,dispatcher=flex,flex_backend=hybridep,force_balance=on";
+  const TimeEstimate sync = time_of("qwen3-30b-a3b", 8, base, cal).time;
+  const TimeEstimate free = time_of("qwen3-30b-a3b", 8, base + ",rank_capacity=1.2", cal).time;
+  EXPECT_LT(free.step_s, sync.step_s - 1e-3);
+}
 
 TEST(TimeModel, PartsSumToTheStep) {
   const TimeEstimate t = time_of("glm-5.2", 128, "tp=4,pp=4,ep=32,sp=on,first=18,last=20,recompute=selective,"

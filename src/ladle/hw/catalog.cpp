@@ -146,6 +146,7 @@ std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string&
     gpu.aliases = entry.list("aliases", false);
     gpu.bf16_dense_tflops = entry.number("bf16_dense_tflops");
     gpu.fp8_dense_tflops = entry.number("fp8_dense_tflops");
+    if (list[i]["fp4_dense_tflops"]) gpu.fp4_dense_tflops = entry.number("fp4_dense_tflops");
     gpu.hbm_gb = entry.number("hbm_gb");
     gpu.hbm_tb_per_s = entry.number("hbm_tb_per_s");
     gpu.intra_node_gb_per_s = entry.number("intra_node_gb_per_s");

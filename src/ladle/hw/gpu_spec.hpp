@@ -17,6 +17,9 @@ struct GpuSpec {
   double bf16_dense_tflops = 0;
   /// Dense FP8 tensor peak, TFLOP/s; 0 when the GPU has no FP8 tensor cores (A100).
   double fp8_dense_tflops = 0;
+  /// Dense FP4 tensor peak, TFLOP/s, of the NVFP4 format Transformer Engine's NVFP4 recipe runs;
+  /// 0 when the GPU has no FP4 tensor cores (gpus.yaml leaves it out).
+  double fp4_dense_tflops = 0;
   double hbm_gb = 0;        ///< HBM capacity in decimal GB as marketed (H200: 141)
   double hbm_tb_per_s = 0;  ///< HBM bandwidth, decimal TB/s
   /// Intra-node GPU-to-GPU link (NVLink, Infinity Fabric), GB/s per GPU in ONE direction

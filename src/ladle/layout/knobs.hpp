@@ -197,6 +197,9 @@ inline constexpr KnobArg shared_overlap[] = {{"--moe-shared-expert-overlap", on}
 inline constexpr KnobArg force_balance[] = {{"--moe-router-force-load-balancing", on}};
 inline constexpr KnobArg capacity[] = {{"--moe-expert-capacity-factor"}};
 inline constexpr KnobArg pad_capacity[] = {{"--moe-pad-expert-input-to-capacity", on}};
+inline constexpr KnobArg rank_capacity[] = {{"--moe-expert-rank-capacity-factor"}};
+inline constexpr KnobArg paged_stash[] = {{"--moe-paged-stash", on}};
+inline constexpr KnobArg stash_factor[] = {{"--moe-paged-stash-buffer-size-factor-cuda"}};
 inline constexpr KnobArg permute_fusion[] = {{"--moe-permute-fusion", on}};
 inline constexpr KnobArg router_dtype[] = {{"--moe-router-dtype"}};
 inline constexpr KnobArg fp8[] = {{"--fp8-format"}};
@@ -207,6 +210,10 @@ inline constexpr KnobArg fp8_bf16_first[] = {{"--num-layers-at-start-in-bf16"}};
 inline constexpr KnobArg fp8_bf16_last[] = {{"--num-layers-at-end-in-bf16"}};
 inline constexpr KnobArg fp8_reuse_grad_buf[] = {{"--reuse-grad-buf-for-mxfp8-param-ag", on}};
 inline constexpr KnobArg act_fp8_store[] = {{"model.activation_func_fp8_input_store", on, "on", kBridgeOnly}};
+inline constexpr KnobArg fp8_dpa[] = {{"mixed_precision.fp8_dot_product_attention", on, "on", kBridgeOnly}};
+inline constexpr KnobArg fp4[] = {{"--fp4-format"}};
+inline constexpr KnobArg fp4_recipe[] = {{"--fp4-recipe"}};
+inline constexpr KnobArg fp4_param_gather[] = {{"--fp4-param-gather", on}};
 inline constexpr KnobArg cuda_graph[] = {{"--cuda-graph-impl"},
                                          {"--enable-cuda-graph", on, "local", kAllEngines, true},
                                          {"--external-cuda-graph", on, "transformer_engine", kAllEngines, true}};
@@ -225,6 +232,7 @@ inline constexpr KnobArg ce_impl[] = {{"--cross-entropy-fusion-impl"}};
 inline constexpr KnobArg act_offload[] = {{"--fine-grained-activation-offloading", on}};
 inline constexpr KnobArg offload_modules[] = {{"--offload-modules"}};
 inline constexpr KnobArg act_offload_fraction[] = {{"--activation-offload-fraction"}};
+inline constexpr KnobArg cpu_offload_layers[] = {{"--cpu-offloading-num-layers"}};
 inline constexpr KnobArg cp_comm[] = {{"--cp-comm-type"}};
 inline constexpr KnobArg cp_inner[] = {{"--hierarchical-context-parallel-sizes"}};
 }  // namespace knob_args
@@ -379,6 +387,21 @@ inline constexpr Knob kKnobs[] = {
   {.key = "pad_capacity", .kind = K::flag, .args = a::pad_capacity,
    .bridge = "model.moe_pad_expert_input_to_capacity", .recipe = "pad_to_capacity",
    .help = "pad expert inputs to capacity", .get = get<&L::pad_capacity>, .set = set<&L::pad_capacity>},
+  // Sync-free MoE and paged stashing (Megatron-LM docs/user-guide/features/paged_stash.md at
+  // d98e8a64; TransformerConfig.moe_expert_rank_capacity_factor, moe_paged_stash,
+  // moe_paged_stash_buffer_size_factor_cuda).
+  {.key = "rank_capacity", .kind = K::real, .min_real = 0, .max_real = 1024, .args = a::rank_capacity,
+   .bridge = "model.moe_expert_rank_capacity_factor", .recipe = "rank_capacity_factor",
+   .help = "each expert rank's pre-sized token budget over the balanced count (0: none; hybridep or ncclep)",
+   .get_real = get_real<&L::rank_capacity>, .set_real = set_real<&L::rank_capacity>},
+  {.key = "paged_stash", .kind = K::flag, .args = a::paged_stash, .bridge = "model.moe_paged_stash",
+   .recipe = "paged_stash", .help = "keep routed-expert activations for backward in paged buffers",
+   .get = get<&L::paged_stash>, .set = set<&L::paged_stash>},
+  {.key = "stash_factor", .kind = K::real, .min_real = -1024, .max_real = 1024, .args = a::stash_factor,
+   .bridge = "model.moe_paged_stash_buffer_size_factor_cuda", .recipe = "paged_stash_buffer_factor",
+   .when = {"paged_stash", "on"},
+   .help = "paged stash buffer over the balanced count (negative: over the largest count seen)",
+   .get_real = get_real<&L::stash_factor>, .set_real = set_real<&L::stash_factor>},
   {.key = "permute_fusion", .kind = K::flag, .args = a::permute_fusion, .bridge = "model.moe_permute_fusion",
    .recipe = "permute_fusion", .help = "fused token permutation", .get = get<&L::permute_fusion>,
    .set = set<&L::permute_fusion>},
@@ -420,6 +443,26 @@ inline constexpr Knob kKnobs[] = {
                 "activation_func_fp8_input_store is a config field only Megatron-Bridge sets "
                 "(model.activation_func_fp8_input_store=true); use --engine bridge",
    .get = get<&L::act_fp8_store>, .set = set<&L::act_fp8_store>},
+  // Megatron-Core TransformerConfig.fp8_dot_product_attention: Megatron-LM generates no argument
+  // for it (arguments.py, _add_network_size_args, its exclude list at d98e8a64); Megatron-Bridge
+  // sets it from MixedPrecisionConfig (mixed_precision.py at 067f987d), which overwrites the
+  // model's field of the same name.
+  {.key = "fp8_dpa", .kind = K::flag, .args = a::fp8_dpa, .bridge = "mixed_precision.fp8_dot_product_attention",
+   .recipe = "fp8_dot_product_attention", .help = "FP8 attention (Transformer Engine fp8_dpa; Megatron-Bridge only)",
+   .no_engine = "fp8_dpa=on has no Megatron-LM argument: Megatron-Core's fp8_dot_product_attention is a "
+                "config field only Megatron-Bridge sets (mixed_precision.fp8_dot_product_attention=true); use --engine bridge",
+   .get = get<&L::fp8_dpa>, .set = set<&L::fp8_dpa>},
+  // TransformerConfig.fp4 (--fp4-format), fp4_recipe (--fp4-recipe), fp4_param
+  // (--fp4-param-gather) at d98e8a64.
+  {.key = "fp4", .kind = K::choice, .names = kFp4FormatNames, .args = a::fp4, .bridge = "mixed_precision.fp4",
+   .recipe = "fp4_format", .help = "FP4 GEMM format (none: BF16 or FP8)", .get = get<&L::fp4>, .set = set<&L::fp4>},
+  {.key = "fp4_recipe", .kind = K::choice, .names = kFp4RecipeNames, .args = a::fp4_recipe,
+   .bridge = "mixed_precision.fp4_recipe", .recipe = "fp4_recipe", .when = {"fp4", "none", true},
+   .help = "FP4 recipe", .get = get<&L::fp4_recipe>, .set = set<&L::fp4_recipe>},
+  {.key = "fp4_param_gather", .kind = K::flag, .args = a::fp4_param_gather,
+   .bridge = "mixed_precision.fp4_param_gather", .recipe = "fp4_param_gather", .when = {"fp4", "none", true},
+   .help = "keep NVFP4 weight copies and gather them in NVFP4", .get = get<&L::fp4_param_gather>,
+   .set = set<&L::fp4_param_gather>},
   {.key = "cuda_graph", .kind = K::choice, .names = kCudaGraphNames, .args = a::cuda_graph,
    .bridge = "model.cuda_graph_impl", .recipe = "cuda_graph", .searchable = true, .search = "none transformer_engine", .least_memory = "none", .fastest = "transformer_engine", .help = "CUDA graph implementation",
    .get = get<&L::cuda_graph>, .set = set<&L::cuda_graph>},
@@ -458,6 +501,13 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "model.activation_offload_fraction", .recipe = "activation_offload_fraction",
    .when = {"act_offload", "on"}, .searchable = true, .search = "0.5 1.0", .least_memory = "1.0", .help = "fraction of eligible activations offloaded",
    .get_real = get_real<&L::act_offload_fraction>, .set_real = set_real<&L::act_offload_fraction>},
+  // Layer-level activation offloading (ModelParallelConfig.cpu_offloading_num_layers; arguments.py
+  // sets cpu_offloading when it is above 0, d98e8a64).
+  {.key = "cpu_offload_layers", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::cpu_offload_layers,
+   .bridge = "model.cpu_offloading_num_layers", .recipe = "cpu_offloading_layers",
+   .help = "decoder layers whose activations go to the host (legacy CPU offloading; pp 1 only; Megatron-Bridge "
+           "also needs model.cpu_offloading=true)",
+   .get = get<&L::cpu_offload_layers>, .set = set<&L::cpu_offload_layers>},
   {.key = "cp_comm", .kind = K::choice, .names = kCpCommNames, .args = a::cp_comm, .bridge = "model.cp_comm_type",
    .recipe = "cp_comm_type", .help = "context-parallel communication", .get = get<&L::cp_comm>,
    .set = set<&L::cp_comm>},

@@ -39,6 +39,11 @@ enum class StateDtype { fp32, bf16, fp16, fp8 };
 enum class Fp8Format { none, e4m3, hybrid };
 /// FP8 scaling recipe (--fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, blockwise, mxfp8 };
+/// FP4 GEMMs (Megatron-LM --fp4-format, TransformerConfig.fp4): none keeps BF16 (or FP8).
+enum class Fp4Format { none, e2m1 };
+/// FP4 recipe (--fp4-recipe): Transformer Engine's NVFP4BlockScaling, or a quantizer factory of
+/// the user's (--fp4-quantizer-factory), which ladle does not price.
+enum class Fp4Recipe { nvfp4, custom };
 /// The backend of the flex dispatcher (--moe-flex-dispatcher-backend).
 enum class FlexBackend { deepep, hybridep, ncclep };
 /// Router logits and probabilities dtype (--moe-router-dtype); none keeps the model dtype.
@@ -140,6 +145,13 @@ struct Layout {
   bool force_balance = false;     ///< --moe-router-force-load-balancing
   double capacity = 0;            ///< --moe-expert-capacity-factor (0: dropless)
   bool pad_capacity = false;      ///< --moe-pad-expert-input-to-capacity
+  /// --moe-expert-rank-capacity-factor: each expert rank's token budget over the mean (0: none);
+  /// hybridep and ncclep only.
+  double rank_capacity = 0;
+  bool paged_stash = false;       ///< --moe-paged-stash: routed-expert activations in a paged buffer
+  /// --moe-paged-stash-buffer-size-factor-cuda: the stash over the balanced count (negative: over
+  /// the largest count seen).
+  double stash_factor = 1.10;
   bool permute_fusion = false;    ///< --moe-permute-fusion
   RouterDtype router_dtype = RouterDtype::none;
   // FP8.
@@ -153,6 +165,13 @@ struct Layout {
   /// Megatron-Core's activation_func_fp8_input_store: SwiGLU keeps its input for backward in FP8
   /// E4M3 (Megatron-Bridge's model.activation_func_fp8_input_store; no Megatron-LM argument).
   bool act_fp8_store = false;
+  /// Megatron-Core's fp8_dot_product_attention: Transformer Engine's FP8 attention
+  /// (Megatron-Bridge's model.fp8_dot_product_attention; no Megatron-LM argument).
+  bool fp8_dpa = false;
+  // FP4.
+  Fp4Format fp4 = Fp4Format::none;
+  Fp4Recipe fp4_recipe = Fp4Recipe::nvfp4;
+  bool fp4_param_gather = false;  ///< --fp4-param-gather: NVFP4 weights, no BF16 ones
   // CUDA graphs.
   CudaGraphImpl cuda_graph = CudaGraphImpl::none;
   uint32_t graph_modules = 0;  ///< bits of GraphModule; 0 captures whole layers
@@ -170,6 +189,9 @@ struct Layout {
   bool act_offload = false;      ///< --fine-grained-activation-offloading
   uint32_t offload_modules = 0;  ///< bits of OffloadModule (--offload-modules)
   double act_offload_fraction = 1.0;  ///< --activation-offload-fraction, 0..1
+  /// Legacy layer-level activation offloading (--cpu-offloading-num-layers, which sets
+  /// cpu_offloading): the activations of this many decoder layers go to the host (0: none).
+  int64_t cpu_offload_layers = 0;
   // Context parallel.
   CpComm cp_comm = CpComm::p2p;
   /// --hierarchical-context-parallel-sizes A cp/A (0: not hierarchical); a2a+p2p only.

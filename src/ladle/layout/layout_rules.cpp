@@ -387,6 +387,44 @@ std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSp
       return violation("offload_modules", "attn_proj cannot be set to offload_modules alone without core_attn");
     }
   }
+  // Layer-level CPU offloading (transformer_config.py __post_init__ at d98e8a64).
+  if (l.cpu_offload_layers > 0) {
+    if (l.cpu_offload_layers >= model.num_layers) {
+      return violation("cpu_offload_layers", "CPU offloading can be done only for layers less than {}", model.num_layers);
+    }
+    if (l.pp > 1) {
+      return violation("cpu_offload_layers", "Currently there is no support for Pipeline parallelism with CPU offloading");
+    }
+    if (l.recompute != RecomputeGranularity::none) {
+      return violation("cpu_offload_layers", "CPU offloading does not work when activation recomputation is enabled");
+    }
+    if (l.cuda_graph != CudaGraphImpl::none && l.cuda_graph != CudaGraphImpl::full_iteration) {
+      return violation("cpu_offload_layers", "CUDA graphs not supported with CPU offloading.");
+    }
+    if (l.act_offload) {
+      return violation("act_offload", "fine_grained_activation_offloading cannot be enabled with cpu_offloading.");
+    }
+  }
+  // Sync-free MoE and paged stashing (transformer_config.py __post_init__ at d98e8a64).
+  if (l.rank_capacity > 0 && (l.dispatcher != MoeDispatcher::flex ||
+                              (l.flex_backend != FlexBackend::hybridep && l.flex_backend != FlexBackend::ncclep))) {
+    return violation("rank_capacity",
+                     "moe_expert_rank_capacity_factor requires moe_flex_dispatcher_backend to be 'hybridep' or 'ncclep'.");
+  }
+  if (l.paged_stash) {
+    if (l.cpu_offload_layers > 0) {
+      return violation("paged_stash", "moe_paged_stash cannot be enabled with cpu_offloading.");
+    }
+    if (l.rank_capacity <= 0) {
+      return violation("paged_stash", "moe_paged_stash requires moe_expert_rank_capacity_factor to be set; there is no "
+                                      "need to use paged stashing without it.");
+    }
+    if (l.act_offload && (has(l.offload_modules, OffloadModule::expert_fc1) || has(l.offload_modules, OffloadModule::moe_act) ||
+                          has(l.offload_modules, OffloadModule::fused_group_mlp))) {
+      return violation("offload_modules", "When moe_paged_stash is enabled, offload_modules must not include expert_fc1, "
+                                          "moe_act, or fused_group_mlp");
+    }
+  }
   if (l.cp_comm == CpComm::a2a_p2p && l.cp_inner == 0) {
     return violation("cp_comm", "--hierarchical-context-parallel-sizes must be set when a2a+p2p is used in cp comm");
   }
@@ -431,6 +469,20 @@ std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSp
     }
   } else if (l.fp8_param_gather || l.fp8_bf16_edges) {
     return violation(l.fp8_param_gather ? KnobKey("fp8_param_gather") : KnobKey("fp8_bf16_edges"), "--fp8-param-gather and --first-last-layers-bf16 need --fp8-format");
+  }
+  // FP4 (arguments.py validate_args and transformer_config.py __post_init__ at d98e8a64);
+  // Transformer Engine's NVFP4 runs on Blackwell and later only (its nvfp4.rst, "Supported
+  // devices").
+  if (l.fp4 != Fp4Format::none) {
+    if (l.fp8 != Fp8Format::none) {
+      return violation("fp4", "--fp4-format and --fp8-format cannot be used simultaneously. Please choose one.");
+    }
+    if (!context.gpu_nvfp4) return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
+    if (l.fp4_recipe == Fp4Recipe::custom) {
+      return violation("fp4_recipe", "--fp4-recipe custom runs the user's --fp4-quantizer-factory, which ladle does not price");
+    }
+  } else if (l.fp4_param_gather) {
+    return violation("fp4_param_gather", "--fp4-param-gather must be used together with --fp4-format.");
   }
   if (l.ce_impl == CrossEntropyImpl::te && !l.ce_fusion) {
     return violation("ce_impl", "--cross-entropy-fusion-impl te needs --cross-entropy-loss-fusion");
@@ -489,18 +541,15 @@ std::optional<LayoutViolation> layout_violation(const Layout& l, const ModelSpec
     return violation("pp", "pp {} exceeds the {} decoder layers", l.pp, model.num_layers);
   }
   if (auto violation = pipeline_violation(l, model)) return violation;
-  const std::vector<int64_t> chunks = virtual_stage_layers(l, model.num_layers);
   const std::vector<int64_t> stages = stage_layers(l, model.num_layers);
   if (l.cp > 1 && context.row_tokens % (2 * l.cp) != 0) {
     return violation("cp", "cp {} needs rows divisible by 2*cp; a row has {} tokens", l.cp, context.row_tokens);
   }
-  if (l.recompute == RecomputeGranularity::full) {
-    const int64_t fewest = *std::min_element(chunks.begin(), chunks.end());
-    if (l.recompute_layers > fewest) {
-      return violation("recompute_layers", "full recompute of {} layers exceeds the {} layers of a model chunk",
-                         l.recompute_layers, fewest);
-    }
-  }
+  // Full recompute asks only for --recompute-num-layers (transformer_config.py,
+  // __post_init__): Megatron-LM's recompute loop clamps each unit to the layers a chunk holds
+  // (megatron/core/recompute.py, checkpointed_forward: uniform runs min(layer + N, chunk layers),
+  // block checkpoints the chunk's first min(N, chunk layers)), so a chunk with fewer layers than N,
+  // or none (the MTP block's empty chunk in Et*3|(tt|)*29m|L), runs as it is.
   if (l.offload < 0 || l.offload > 1) return violation("offload", "offload {} is outside 0..1", l.offload);
   if (l.overlap && l.offload == 0) return violation("overlap", "overlap needs optimizer offload > 0");
   if (l.offload > 0 && !l.precision_aware) {

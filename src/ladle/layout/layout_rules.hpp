@@ -22,6 +22,7 @@ struct LayoutContext {
   int64_t num_layers = 0;      ///< the model's decoder layers, for --num-layers-per-virtual-pipeline-stage (0: unknown)
   bool gpu_fp8 = true;         ///< the GPU has FP8 tensor cores
   bool gpu_mxfp8 = true;       ///< the GPU runs MXFP8 (Blackwell)
+  bool gpu_nvfp4 = true;       ///< the GPU runs NVFP4 (Blackwell)
 };
 
 /// `layout` with dp derived from the GPU count (when 0), max_tokens derived from

@@ -177,9 +177,10 @@ KernelFacts read_kernels() {
     const double v = number(kKernelsFile, a["fraction"], "attention.fraction");
     if (kernel == "fa3") k.attention_fa3 = v;
     if (kernel == "fa2") k.attention_fa2 = v;
+    if (kernel == "fa3_fp8") k.attention_fa3_fp8 = v;
   }
-  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0,
-               "kernels.yaml needs fa2 and fa3 attention rows");
+  LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0 && k.attention_fa3_fp8 > 0,
+               "kernels.yaml needs fa2, fa3 and fa3_fp8 attention rows");
   const YAML::Node host = root["host_launches"];
   if (!host["source"])
     bad(kKernelsFile, host, "host_launches.source",

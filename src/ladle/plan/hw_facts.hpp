@@ -41,6 +41,7 @@ struct KernelFacts {
   double fp8_default = 0;
   double attention_fa3 = 0;
   double attention_fa2 = 0;
+  double attention_fa3_fp8 = 0;  ///< FP8 attention's fraction of the dense FP8 peak
   /// Kernels the MoE router (and the flex dispatcher's fused preprocess) launches per layer
   /// forward, as published.
   double router_launches = 0;

@@ -19,6 +19,8 @@ constexpr double kBf16 = 2;
 constexpr double kFp32 = 4;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
+/// Bytes per element of an NVFP4 tensor: a 4-bit E2M1 value and an 8-bit E4M3 scale per 16.
+constexpr double kNvfp4Bytes = 0.5 + 1.0 / 16.0;
 
 double dtype_bytes(StateDtype dtype) {
   switch (dtype) {
@@ -48,6 +50,9 @@ struct Storage {
   /// commit 781e765, TE >= 2.6; "it actually saves 1.5 times the size", Megatron-LM's DeepSeek-V3
   /// GB200 write-up, section 2.2.2).
   bool fp8_second_copy = false;
+  /// Transformer Engine's FP8 attention (fp8_dot_product_attention under an FP8 or FP4 recipe):
+  /// the fused attention saves its q, k, v and output in FP8 (1 byte) for backward.
+  bool fp8_attention = false;
 };
 
 Storage storage_of(const Layout& l) {
@@ -64,6 +69,16 @@ Storage storage_of(const Layout& l) {
       case Fp8Recipe::mxfp8: s.linear_input = 1.0 + 1.0 / 32.0; break;
     }
   }
+  // NVFP4 (Transformer Engine docs/features/low_precision_training/nvfp4/nvfp4.rst): E2M1 values
+  // (half a byte) with one E4M3 scale per 16 elements; the input a linear saves for its weight
+  // gradient is that quantized copy. Megatron-LM calls set_save_original_input on linear_proj
+  // under FP4 as under the non-delayed FP8 recipes (transformer/attention.py at d98e8a64), so no
+  // second copy.
+  if (l.fp4 != Fp4Format::none && !s.torch) {
+    s.fp8 = true;
+    s.linear_input = kNvfp4Bytes;
+  }
+  s.fp8_attention = l.fp8_dpa && s.fp8;
   return s;
 }
 
@@ -89,6 +104,10 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const double norm_out = recomputed(RecomputeModule::layernorm) ? 0.0 : 1.0;  // the norms' outputs
   const double up_proj = recomputed(RecomputeModule::mla_up_proj) ? 0.0 : 1.0;  // MLA q, k, v
   double elements = 2 * h / sp_div;  // the two norms' inputs (the residual stream)
+  // Flash attention's saved q, k, v: BF16, or FP8 under fp8_dot_product_attention (Transformer
+  // Engine's FusedAttention saves its FP8 q, k, v and output; the projection keeps the BF16
+  // output it is given, set_save_original_input).
+  const double attn_in = st.fp8_attention ? 0.5 : 1.0;
   if (c.mla) {
     // multi_latent_attention.py: the down-projections are replicated linears that run on the
     // s/TP tokens of the sequence-parallel region, so their input, outputs and the latent norms'
@@ -100,17 +119,19 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     // qkv_up_proj_and_rope_apply, which starts after q_layernorm and kv_layernorm).
     const double latent = up_proj > 0 ? lin : 1.0;
     elements += latent * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;  // normed latents
-    elements += up_proj * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
-    elements += up_proj * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
+    elements += up_proj * attn_in * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
+    elements += up_proj * attn_in * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
     elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
+    if (st.fp8_attention) elements += 0.5 * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
     if (st.fp8_second_copy) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
   } else {
     const double d = static_cast<double>(c.head_dim);
     const double kv = static_cast<double>(c.kv_heads);
     elements += norm_out * lin * h / gathered_div;   // qkv input
-    elements += (heads + 2 * kv) * d / tp;           // q, k, v (flash attention's inputs)
+    elements += attn_in * (heads + 2 * kv) * d / tp;  // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
     elements += heads * d / tp;                      // attention output (the projection's input)
+    if (st.fp8_attention) elements += 0.5 * heads * d / tp;  // the FP8 output the attention saves
     if (st.fp8_second_copy) elements += lin * heads * d / tp;  // the projection's FP8 copy of it
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
@@ -228,6 +249,7 @@ double hbm_capacity_gib(const GpuSpec& gpu) {
 MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::vector<int64_t>& stages,
                                int64_t microbatches, const Cluster& cluster, const Calibration& cal,
                                std::vector<std::array<double, kMemoryParts>>* stage_memory) {
+  require_runs_precision(l, cluster.gpu);
   MemoryEstimate out;
   const MemoryFacts& facts = memory_facts();
   const Storage st = storage_of(l);
@@ -264,13 +286,21 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   // and only the transpose is extra. torchao's Float8Linear (torch path) casts per GEMM and keeps
   // no copy; its FP8 all-gather (fp8_param_gather) gathers FP8 instead of BF16.
   const bool fp8 = l.fp8 != Fp8Format::none;
-  const double weight_bytes = l.fp8_param_gather && !st.torch ? 1.0 : kBf16;
+  double weight_bytes = l.fp8_param_gather && !st.torch ? 1.0 : kBf16;
   double fp8_copy_bytes = 0;
   if (fp8 && !st.torch) {
     const double scale = l.fp8_recipe == Fp8Recipe::mxfp8       ? 1.0 / 32.0
                          : l.fp8_recipe == Fp8Recipe::blockwise ? kFp32 / (128.0 * 128.0)
                                                                 : 0.0;
     fp8_copy_bytes = (l.fp8_param_gather ? 1.0 : 2.0) * (1.0 + scale);
+  }
+  // NVFP4 weights: 2D scaling, one E4M3 scale per 16 x 16 block (nvfp4.rst, "2D weight
+  // scaling"), cached row-wise and column-wise as the MXFP8 copies are; with --fp4-param-gather
+  // the weight is the NVFP4 tensor and only the column-wise copy is extra.
+  const double nvfp4_weight = 0.5 + 1.0 / 256.0;
+  if (l.fp4 != Fp4Format::none && !st.torch) {
+    fp8_copy_bytes = (l.fp4_param_gather ? 1.0 : 2.0) * nvfp4_weight;
+    if (l.fp4_param_gather) weight_bytes = nvfp4_weight;
   }
   // Routed copies on the busiest expert rank over the mean: 1.0 under
   // --moe-router-force-load-balancing, the stated default otherwise. A capacity factor caps each
@@ -279,6 +309,19 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   // to exactly that.
   double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
   if (l.capacity > 0) imbalance = l.pad_capacity ? l.capacity : std::min(imbalance, l.capacity);
+  // Sync-free MoE (Megatron-LM docs/user-guide/features/paged_stash.md at d98e8a64): with
+  // --moe-expert-rank-capacity-factor F the dispatch and grouped-expert buffers are pre-sized to F
+  // times the balanced count ("multipliers on buffer size relative to the perfectly balanced
+  // case"), so what the routed experts save for backward is F times the mean whatever the
+  // routing (tokens beyond it are dropped or the step reruns). --moe-paged-stash packs those
+  // activations into paged buffers of --moe-paged-stash-buffer-size-factor-cuda times the
+  // balanced count (moe/paged_stash.py, allocate_stash_buffers: positive factors scale the
+  // average-based count, negative ones the largest count seen, itself at most F).
+  if (l.rank_capacity > 0) {
+    const double busiest = std::min(imbalance, l.rank_capacity);
+    imbalance = l.rank_capacity;
+    if (l.paged_stash) imbalance = l.stash_factor >= 0 ? l.stash_factor : -l.stash_factor * busiest;
+  }
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double h = static_cast<double>(c.hidden);
   const int64_t pp = l.pp;
@@ -403,6 +446,19 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
         }
       }
     }
+    // Layer-level CPU offloading (--cpu-offloading-num-layers N, pp 1 only): Transformer Engine's
+    // offload handler (transformer_engine/pytorch/cpu_offload.py, get_cpu_offload_context, which
+    // transformer_block.py calls with N and the model's layers) copies the activations of the
+    // first N layers to pinned host memory as each layer's forward ends and brings them back one
+    // layer ahead of the backward, so the GPU keeps the layers from N on and the one in flight.
+    double offloaded_acts = 0;
+    if (l.cpu_offload_layers > 0 && pp == 1) {
+      const int64_t kept_from = std::clamp<int64_t>(l.cpu_offload_layers - 1, 0, n);
+      double kept = 0;
+      for (size_t k = 0; k < c.kinds.size(); ++k) kept += c.count(k, kept_from, n) * kind_bytes[k];
+      offloaded_acts = std::max(0.0, acts_one_mb - kept);
+      acts_one_mb = kept;
+    }
     // Microbatches in flight on stage s (in whole-stage units). 1F1B: pipeline rank s keeps pp - s.
     // Interleaved 1F1B (pipeline_parallel/schedules.py, warm-up of
     // forward_backward_pipelining_with_interleaving): rank s runs 2 (pp - s - 1) + (v - 1) G + 1
@@ -489,10 +545,18 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
     }
     double acts = acts_held;
-    // One layer's recompute (or, without checkpointing, the largest layer's backward scratch).
-    double working = l.recompute == RecomputeGranularity::full
-                         ? largest_layer * static_cast<double>(l.recompute_layers)
-                         : largest_layer;
+    // The backward's working set: what one recompute unit holds again (without checkpointing,
+    // the largest layer's backward scratch). Megatron-LM's checkpointed_forward
+    // (megatron/core/recompute.py at d98e8a64; transformer_block.py's _checkpointed_forward
+    // before) checkpoints under --recompute-method uniform one unit of N layers at a time, the
+    // unit clamped to the chunk's layers, and under block each of the chunk's first N layers on
+    // its own (chunk_runner(layer, layer + 1)): one layer's worth whatever N is.
+    double working = largest_layer;
+    if (l.recompute == RecomputeGranularity::full && l.recompute_method == RecomputeMethod::uniform) {
+      double most_in_chunk = std::ceil(static_cast<double>(n) / vpp);
+      if (by_chunk) most_in_chunk = *std::max_element(chunk_n.begin(), chunk_n.begin() + chunks_here);
+      working = largest_layer * std::max(1.0, std::min(static_cast<double>(l.recompute_layers), most_in_chunk));
+    }
     if (last) {
       acts += static_cast<double>(c.num_mtp_layers) * mtp_bytes;
       // Logits per token and vocabulary entry (over TP). Megatron-LM: BF16 for the head and each
@@ -562,7 +626,9 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     }
     out.allocator_bytes = std::max(out.allocator_bytes, allocator);
     // Host: FP32 master and moments of the offloaded fraction, plus its FP32 gradient copy.
-    const double host = l.offload * shard * (state_bytes + kFp32) * static_cast<double>(cluster.gpus_per_node());
+    // The offloaded activations sit in pinned host memory beside them.
+    const double host =
+        (l.offload * shard * (state_bytes + kFp32) + offloaded_acts) * static_cast<double>(cluster.gpus_per_node());
     out.host_bytes_per_node = std::max(out.host_bytes_per_node, host);
     begin = end;
   }

@@ -1,5 +1,6 @@
 #include "ladle/plan/model_costs.hpp"
 
+#include <algorithm>
 #include <map>
 
 #include "ladle/model/flops.hpp"
@@ -159,6 +160,21 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
   c.n_params = static_cast<double>(counts.n);
   c.total_params = static_cast<double>(counts.total);
   return c;
+}
+
+void require_runs_precision(const Layout& layout, const GpuSpec& gpu) {
+  if (layout.fp4 == Fp4Format::none) return;
+  // Transformer Engine's NVFP4BlockScaling runs on Blackwell and later only (nvfp4.rst,
+  // "Supported devices: Blackwell and later (SM 10.0+)"); gpus.yaml lists the formats each GPU's
+  // tensor cores scale by block and its FP4 peak.
+  const bool nvfp4 = std::ranges::count(gpu.block_scaled_formats, std::string("nvfp4")) > 0;
+  if (!nvfp4 || gpu.fp4_dense_tflops <= 0) {
+    throw Error(ErrorKind::input,
+                fmt::format("--fp4-format e2m1 --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell); "
+                            "{} has none",
+                            gpu.name),
+                SourceLocation{"", 0, 0, "layout"});
+  }
 }
 
 }  // namespace ladle::plan

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "ladle/hw/gpu_spec.hpp"
+#include "ladle/layout/layout.hpp"
 #include "ladle/model/model_spec.hpp"
 
 namespace ladle::plan {
@@ -97,5 +99,10 @@ struct ModelCosts {
 /// The costs of `spec` for rows of `row_tokens` tokens, from model::tensor_inventory and
 /// model::mean_causal_context. Throws Error(usage) when row_tokens < 1.
 ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens);
+
+/// Throws Error(input) when `gpu` cannot run the layout's GEMM precision: NVFP4 (--fp4-format)
+/// needs FP4 tensor cores with NVFP4 (Blackwell). The memory and time models both call it, so
+/// every command that prices a layout refuses it, as the layout rules refuse MXFP8 on Hopper.
+void require_runs_precision(const Layout& layout, const GpuSpec& gpu);
 
 }  // namespace ladle::plan

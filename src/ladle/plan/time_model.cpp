@@ -76,6 +76,31 @@ double gemm_time(const Rates& r, double m, double k, double n) {
 // caller spreads them over the forward and backward passes (it multiplies elementwise work by 3).
 double fp8_cast_bytes(double m, double k, double n) { return 5 * m * k + 5 * m * n; }
 
+// Bytes per element of the GEMM inputs a recipe quantizes (the input and the output gradient),
+// counted as fp8_cast_bytes counts them for delayed scaling: the cast (read 2, write the quantized
+// copy) and the second, column-wise copy for the weight gradient (read and write the quantized
+// copy), 5 for FP8. What separates the recipes in Transformer Engine's own account
+// (docs/features/low_precision_training/*): current scaling (tensorwise) reads the tensor once
+// more for its amax ("the tensor needs to be read twice"), and so does NVFP4 for its global
+// amax; blockwise and MXFP8 write their block scales beside both copies (FP32 per 128 elements,
+// E8M0 per 32); NVFP4 writes E2M1 values with an E4M3 scale per 16. No published measurement
+// times the kernels apart, so beyond these bytes the recipes are priced alike.
+double quantize_bytes_per_element(const Layout& l) {
+  constexpr double kCastAndCopy = 5;  // read 2, write 1; read 1, write 1
+  constexpr double kAmaxPass = kBf16;
+  if (l.fp4 != Fp4Format::none) {
+    constexpr double kNvfp4 = 0.5 + 1.0 / 16.0;
+    return kAmaxPass + kBf16 + kNvfp4 + 2 * kNvfp4;
+  }
+  switch (l.fp8_recipe) {
+    case Fp8Recipe::delayed: return kCastAndCopy;
+    case Fp8Recipe::tensorwise: return kCastAndCopy + kAmaxPass;
+    case Fp8Recipe::blockwise: return kCastAndCopy + 2 * kFp32 / 128.0;
+    case Fp8Recipe::mxfp8: return kCastAndCopy + 2 * 1.0 / 32.0;
+  }
+  return kCastAndCopy;
+}
+
 // Per-layer costs of one kind, one microbatch, seconds.
 struct KindTime {
   double dense_gemm = 0, expert_gemm = 0, attention = 0, elementwise = 0, recompute = 0;
@@ -169,7 +194,9 @@ struct Work {
 
 KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Rates& r,
                    const Workload& w, double tokens) {
-  const bool fp8 = w.precision == Precision::fp8;
+  // FP8 (the workload's precision) or NVFP4 (--fp4-format): TE quantizes each GEMM's inputs.
+  const bool fp8 = w.precision == Precision::fp8 || l.fp4 != Fp4Format::none;
+  const double quantize_scale = quantize_bytes_per_element(l) / 5.0;  // over fp8_cast_bytes' 5
   KindTime t;
   const double tp = static_cast<double>(l.tp);
   const double etp = static_cast<double>(l.etp);
@@ -228,7 +255,7 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   const double moe_ffn = static_cast<double>(c.moe_ffn) / etp;
   const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * moe_ffn);
   const double elementwise_s =
-      (stream_bytes + routed_bytes + (fp8 ? cast_bytes / 3.0 : 0.0)) / r.hbm + 20 * r.kernel;
+      (stream_bytes + routed_bytes + (fp8 ? quantize_scale * cast_bytes / 3.0 : 0.0)) / r.hbm + 20 * r.kernel;
   const double router_launches =
       moe ? (l.dispatcher == MoeDispatcher::flex ? kernel_facts().router_launches_flex
                                                  : kernel_facts().router_launches)
@@ -402,6 +429,20 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     const double copy = bytes / r.host_link;
     t.act_offload = std::max(0.0, copy - fwd_compute) + std::max(0.0, copy - 2 * fwd_compute);
   }
+  // Layer-level CPU offloading (--cpu-offloading-num-layers N): Transformer Engine's handler copies
+  // what each of the first N layers saves (the linear inputs and the attention's tensors, as the
+  // fine-grained path counts them for every module) on its own stream, behind the next layer's
+  // forward and the previous layer's backward; spread here over the model's layers.
+  if (l.cpu_offload_layers > 0 && r.host_link > 0 && c.num_layers > 0) {
+    const double tok = tokens / sp_div;
+    const double attn = static_cast<double>(c.heads * c.head_dim) / tp;
+    double bytes = kBf16 * (3 * tok * h + tokens * 4 * attn);
+    if (moe) bytes += kBf16 * routed_tokens * (h + 2 * moe_ffn);
+    const double copy = bytes / r.host_link;
+    const double share =
+        std::min(1.0, static_cast<double>(l.cpu_offload_layers) / static_cast<double>(c.num_layers));
+    t.act_offload += share * (std::max(0.0, copy - fwd_compute) + std::max(0.0, copy - 2 * fwd_compute));
+  }
   return t;
 }
 
@@ -497,13 +538,29 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
                            const Calibration& cal) {
   TimeEstimate out;
   Rates r;
-  const bool fp8_gemm = w.precision == Precision::fp8 && cluster.gpu.fp8_dense_tflops > 0;
+  require_runs_precision(l, cluster.gpu);
+  const bool fp4_gemm = l.fp4 != Fp4Format::none;
+  const bool fp8_gemm = (fp4_gemm || w.precision == Precision::fp8) && cluster.gpu.fp8_dense_tflops > 0;
   const double peak = (fp8_gemm ? cluster.gpu.fp8_dense_tflops : cluster.gpu.bf16_dense_tflops) * 1e12;
   r.gemm_flops = peak * gemm_mamf_fraction(cluster.gpu.name, fp8_gemm) * cal.gemm_efficiency;
+  // The output layer stays BF16 under NVFP4 (Megatron-LM quantizes the decoder's TE linears);
+  // the decoder's GEMMs run at the FP4 peak times the GPU's FP8 MAMF fraction: no measured NVFP4
+  // MAMF of a data-centre GPU is published, and the FP8 fraction is that of the same tensor cores
+  // and block-scaled pipeline.
+  double head_flops = r.gemm_flops;
+  if (fp4_gemm) {
+    head_flops = cluster.gpu.bf16_dense_tflops * 1e12 * gemm_mamf_fraction(cluster.gpu.name, false) * cal.gemm_efficiency;
+    r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * gemm_mamf_fraction(cluster.gpu.name, true) * cal.gemm_efficiency;
+  }
   const KernelFacts& kernels = kernel_facts();
   const double attention_kernel =
       w.stack == Stack::torchtitan || w.flash_attention_2 ? kernels.attention_fa2 : kernels.attention_fa3;
   r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * attention_kernel * cal.attention_efficiency;
+  // fp8_dot_product_attention under an FP8 or FP4 recipe: Transformer Engine's FP8 fused
+  // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
+  if (l.fp8_dpa && fp8_gemm && w.stack != Stack::torchtitan && !w.flash_attention_2) {
+    r.attention_flops = cluster.gpu.fp8_dense_tflops * 1e12 * kernels.attention_fa3_fp8 * cal.attention_efficiency;
+  }
   r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
   r.kernel = cal.kernel_overhead_s;
   r.nvlink = cluster.gpu.intra_node_gb_per_s * 1e9;
@@ -516,7 +573,10 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
       l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
   // Full-iteration graphs run MoE without the host sync (Megatron-LM's sync-free dropless path);
   // partial graphs leave a share of it.
-  if (l.cuda_graph == CudaGraphImpl::full_iteration) {
+  // So does a pre-sized expert-rank budget (--moe-expert-rank-capacity-factor: "Sync-free ...
+  // avoiding a per-step device query / realloc loop for buffer sizing", Megatron-LM
+  // docs/user-guide/features/paged_stash.md).
+  if (l.cuda_graph == CudaGraphImpl::full_iteration || l.rank_capacity > 0) {
     r.moe_sync = 0;
   } else if (l.cuda_graph != CudaGraphImpl::none) {
     r.moe_sync *= cal.cuda_graph_sync_fraction;
@@ -531,6 +591,8 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   } else if (l.capacity > 0) {
     r.imbalance = l.pad_capacity ? l.capacity : std::min(l.capacity, r.imbalance);
   }
+  // An expert rank's pre-sized budget drops what routing sends beyond it (paged_stash.md).
+  if (l.rank_capacity > 0) r.imbalance = std::min(r.imbalance, l.rank_capacity);
   // Activation offload: NVLink-C2C where the GPU has it (collectives.yaml host_links), else PCIe.
   r.host_link = host_link_bytes_per_s(cluster.gpu.name);
   if (r.host_link <= 0) r.host_link = cal.host_link_gb_per_s * 1e9;
@@ -554,7 +616,9 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
     p2p = 2 * send_time(r, bytes, stage_gpus >= domain) * vpp;
   }
   // Output head and loss on the last stage (and once more per MTP layer).
-  const double head_gemm = 3 * gemm_time(r, tokens, h, static_cast<double>(c.vocab) / tp);
+  Rates head_rates = r;
+  head_rates.gemm_flops = head_flops;
+  const double head_gemm = 3 * gemm_time(head_rates, tokens, h, static_cast<double>(c.vocab) / tp);
   const double loss = 4 * kFp32 * tokens * static_cast<double>(c.vocab) / tp / r.hbm;
 
   std::array<double, kTimeParts> critical{};

@@ -134,6 +134,9 @@ struct RecipeLayout {
   std::optional<bool> force_load_balancing;  ///< --moe-router-force-load-balancing
   std::optional<double> capacity_factor;  ///< --moe-expert-capacity-factor
   std::optional<bool> pad_to_capacity;  ///< --moe-pad-expert-input-to-capacity
+  std::optional<double> rank_capacity_factor;  ///< --moe-expert-rank-capacity-factor
+  std::optional<bool> paged_stash;  ///< --moe-paged-stash
+  std::optional<double> paged_stash_buffer_factor;  ///< --moe-paged-stash-buffer-size-factor-cuda
   std::optional<bool> permute_fusion;  ///< --moe-permute-fusion
   std::optional<std::string> router_dtype;  ///< --moe-router-dtype (none: the model dtype)
   std::optional<std::string> fp8_format;  ///< --fp8-format (none: BF16 GEMMs)
@@ -144,6 +147,10 @@ struct RecipeLayout {
   std::optional<int64_t> fp8_bf16_last_layers;  ///< --num-layers-at-end-in-bf16
   std::optional<bool> fp8_reuse_grad_buffer;  ///< --reuse-grad-buf-for-mxfp8-param-ag
   std::optional<bool> activation_fp8_input_store;  ///< Megatron-Bridge model.activation_func_fp8_input_store
+  std::optional<bool> fp8_dot_product_attention;  ///< Megatron-Bridge mixed_precision.fp8_dot_product_attention
+  std::optional<std::string> fp4_format;  ///< --fp4-format (none: BF16 or FP8 GEMMs)
+  std::optional<std::string> fp4_recipe;  ///< --fp4-recipe
+  std::optional<bool> fp4_param_gather;  ///< --fp4-param-gather
   std::optional<std::string> cuda_graph;  ///< --cuda-graph-impl
   std::optional<std::vector<std::string>> cuda_graph_modules;  ///< --cuda-graph-modules (empty: whole layers)
   std::optional<bool> overlap_grad_reduce;  ///< --overlap-grad-reduce
@@ -156,6 +163,7 @@ struct RecipeLayout {
   std::optional<bool> activation_offload;  ///< --fine-grained-activation-offloading
   std::optional<std::vector<std::string>> activation_offload_modules;  ///< --offload-modules
   std::optional<double> activation_offload_fraction;  ///< --activation-offload-fraction
+  std::optional<int64_t> cpu_offloading_layers;  ///< --cpu-offloading-num-layers (legacy activation offload)
   std::optional<std::string> cp_comm_type;  ///< --cp-comm-type
   std::optional<int64_t> cp_a2a_size;  ///< hierarchical CP: the all-to-all group (--hierarchical-context-parallel-sizes A cp/A)
   bool operator==(const RecipeLayout&) const = default;

@@ -159,6 +159,9 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("force_load_balancing", x.force_load_balancing, {.omit_if_null = true});
   v.field("capacity_factor", x.capacity_factor, {.omit_if_null = true});
   v.field("pad_to_capacity", x.pad_to_capacity, {.omit_if_null = true});
+  v.field("rank_capacity_factor", x.rank_capacity_factor, {.omit_if_null = true});
+  v.field("paged_stash", x.paged_stash, {.omit_if_null = true});
+  v.field("paged_stash_buffer_factor", x.paged_stash_buffer_factor, {.omit_if_null = true});
   v.field("permute_fusion", x.permute_fusion, {.omit_if_null = true});
   v.field("router_dtype", x.router_dtype, {.allowed = layout::kRouterDtypeNames, .omit_if_null = true});
   v.field("fp8_format", x.fp8_format, {.allowed = layout::kFp8FormatNames, .omit_if_null = true});
@@ -169,6 +172,10 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("fp8_bf16_last_layers", x.fp8_bf16_last_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
   v.field("fp8_reuse_grad_buffer", x.fp8_reuse_grad_buffer, {.omit_if_null = true});
   v.field("activation_fp8_input_store", x.activation_fp8_input_store, {.omit_if_null = true});
+  v.field("fp8_dot_product_attention", x.fp8_dot_product_attention, {.omit_if_null = true});
+  v.field("fp4_format", x.fp4_format, {.allowed = layout::kFp4FormatNames, .omit_if_null = true});
+  v.field("fp4_recipe", x.fp4_recipe, {.allowed = layout::kFp4RecipeNames, .omit_if_null = true});
+  v.field("fp4_param_gather", x.fp4_param_gather, {.omit_if_null = true});
   v.field("cuda_graph", x.cuda_graph, {.allowed = layout::kCudaGraphNames, .omit_if_null = true});
   v.field("cuda_graph_modules", x.cuda_graph_modules, {.allowed = layout::kGraphModuleNames, .omit_if_null = true});
   v.field("overlap_grad_reduce", x.overlap_grad_reduce, {.omit_if_null = true});
@@ -181,6 +188,7 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("activation_offload", x.activation_offload, {.omit_if_null = true});
   v.field("activation_offload_modules", x.activation_offload_modules, {.allowed = layout::kOffloadModuleNames, .omit_if_null = true});
   v.field("activation_offload_fraction", x.activation_offload_fraction, {.omit_if_null = true});
+  v.field("cpu_offloading_layers", x.cpu_offloading_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
   v.field("cp_comm_type", x.cp_comm_type, {.allowed = layout::kCpCommNames, .omit_if_null = true});
   v.field("cp_a2a_size", x.cp_a2a_size, {.omit_if_null = true, .range = &limits::kParallelRange});
 }
