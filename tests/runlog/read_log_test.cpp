@@ -138,6 +138,10 @@ TEST(ReadLog, GoldenValuesBadInputIsOneLocatedLine) {
   EXPECT_LADLE_ERROR(
       read_log(R"({"lm loss": {"start_step": 1, "end_step": 5, "step_interval": 1, "values": {}}})", "g.json"),
       input, "no step records for format megatron_golden");
+  EXPECT_LADLE_ERROR(read_log(R"j({"0": {"lm loss": 2.0, "elapsed time per iteration (ms)": "slow"}})j", "b.json"), input,
+                     "b.json: error: 0.elapsed time per iteration (ms): \"slow\": expected a number or \"nan\"");
+  EXPECT_LADLE_ERROR(read_log(R"j({"0": {"elapsed time per iteration (ms)": 5.0}, "1": 3})j", "b.json"), input,
+                     "b.json: error: 1: 3: expected an object of the step's metrics");
 }
 
 // nemo_wrapped.log is the real NeMo 2.0 excerpt real/nemo2_awsome_k8s_ray_excerpt.log (lines 9-13)

@@ -214,6 +214,21 @@ TEST(RealLogs, GoldenValuesNanStepTimeIsKeptAsNan) {
   EXPECT_DOUBLE_EQ(*log.steps[5].loss, 10.98449);
 }
 
+// Megatron-Bridge's golden values: one object per step, the step time in ms.
+TEST(RealLogs, BridgeGoldenValuesAreOneObjectPerStep) {
+  const RunLog log = read_real("megatron_bridge_golden_deepseek_fsdp_gb200.json");
+  EXPECT_EQ(log.format, LogFormat::megatron_golden);
+  ASSERT_EQ(log.steps.size(), 50u);  // steps 0-49; "alloc" and "max_alloc" are not steps
+  EXPECT_EQ(log.steps[0].step, 0);
+  EXPECT_EQ(log.steps[49].step, 49);
+  EXPECT_DOUBLE_EQ(*log.steps[0].loss, 11.89415);
+  EXPECT_DOUBLE_EQ(*log.steps[0].step_time_s, 53.0486);
+  EXPECT_DOUBLE_EQ(*log.steps[1].step_time_s, 0.2842);
+  EXPECT_DOUBLE_EQ(*log.steps[49].loss, 8.127562);
+  EXPECT_FALSE(log.steps[10].samples.has_value());
+  EXPECT_EQ(log.log_interval, 1);
+}
+
 TEST(RealLogs, GoldenValuesPrettyPrintedOverLines) {
   const RunLog log = read_real("megatron_golden_reruns_pretty.json");
   EXPECT_EQ(log.format, LogFormat::megatron_golden);

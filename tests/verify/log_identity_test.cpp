@@ -37,6 +37,17 @@ TEST(LogIdentity, NemoLogAgainstAMilesRecipeIsAnotherEngine) {
   EXPECT_NO_THROW(check_log_matches_recipe(log, flash(), "flash.yaml", LogIdentity::model));
 }
 
+TEST(LogIdentity, GoldenValuesStateNoBatchSoNoThroughput) {
+  Recipe recipe = flash();
+  recipe.stack.framework = "Megatron-Bridge";
+  const runlog::RunLog log = real_log("megatron_bridge_golden_deepseek_fsdp_gb200.json");
+  EXPECT_LADLE_ERROR(check_log_matches_recipe(log, recipe, "b.yaml", LogIdentity::run), input,
+                     "megatron_bridge_golden_deepseek_fsdp_gb200.json: error: format: CI golden values state no batch "
+                     "or tokens per step: no throughput of b.yaml can be computed");
+  // As a converge reference their loss is what counts.
+  EXPECT_NO_THROW(check_log_matches_recipe(log, recipe, "b.yaml", LogIdentity::model));
+}
+
 TEST(LogIdentity, LogThatStatesNothingIsAccepted) {
   const runlog::RunLog log =
       runlog::read_log_file(test::source_path("tests/data/runlog/synthetic/miles_glm47flash_seed.log"));

@@ -8,8 +8,16 @@
 // a, a + k, ... (below b). Each value is the metric at that one step, sampled every k steps, not an
 // average. "lm loss" is the training loss and "iteration-time" the step time in seconds; the
 // other metrics (num-zeros, mem-*-bytes, mtp losses) and scalars (iteration_timing_avg) are not
-// step records ladle keeps. The files state no batch, so the records carry no rows or tokens.
+// step records ladle keeps.
+//
+// Megatron-Bridge's (NVIDIA-NeMo/Megatron-Bridge tests/functional_tests/test_groups/recipes/
+// golden_values/*.json at 067f987d, one kept in tests/data/runlog/real/) hold one object per step
+// instead: {"<step>": {"lm loss": x, "elapsed time per iteration (ms)": ms, "GPU utilization": y},
+// ..., "alloc": GB, "max_alloc": GB}; keys that are not steps are scalars ladle does not keep.
+//
+// Neither states the batch, so the records carry no rows or tokens.
 #include <map>
+#include <optional>
 
 #include "ladle/runlog/readers.hpp"
 #include "ladle/util/error.hpp"
@@ -20,9 +28,12 @@ namespace ladle::runlog::detail {
 
 namespace {
 
-// The metrics a record is made of, as Megatron-LM's training_log names them in TensorBoard.
+// The metrics a record is made of, as Megatron-LM's training_log names them in TensorBoard, and
+// Megatron-Bridge's step time as its iteration line prints it.
 constexpr const char* kLossKey = "lm loss";
 constexpr const char* kStepTimeKey = "iteration-time";
+constexpr const char* kBridgeTimeKey = "elapsed time per iteration (ms)";
+constexpr double kSecondsPerMs = 1e-3;
 // The largest golden-value file read whole: the largest in Megatron-LM is below 1 MiB.
 constexpr size_t kMaxGoldenBytes = size_t{64} << 20;
 
@@ -50,6 +61,42 @@ double metric_value(const nlohmann::json& value, const std::string& path, const 
     if (const auto number = parse_number(value.get<std::string>())) return *number;
   }
   bad(path, field, fmt::format("{}: expected a number or \"nan\"", util::show_json(value)));
+}
+
+// A key that is a step: digits without a leading zero (so no two keys name one step), at most
+// limits::kMaxSteps.
+std::optional<int64_t> step_key(const std::string& key) {
+  if (key.empty() || key.find_first_not_of("0123456789") != std::string::npos || (key.size() > 1 && key[0] == '0')) {
+    return std::nullopt;
+  }
+  const auto step = parse_integer(key);
+  if (!step || *step > limits::kMaxSteps) return std::nullopt;
+  return *step;
+}
+
+// Whether `root` is Megatron-Bridge's shape: an object per step.
+bool is_bridge_shape(const nlohmann::json& root) {
+  for (const auto& [key, value] : root.items()) {
+    if (step_key(key) && value.is_object()) return true;
+  }
+  return false;
+}
+
+// Megatron-Bridge's records: "lm loss" and the step time in ms of each step object.
+void read_bridge_records(const nlohmann::json& root, const std::string& path, Records& records) {
+  for (const auto& [key, value] : root.items()) {
+    const auto step = step_key(key);
+    if (!step) continue;  // "alloc", "max_alloc": scalars of the whole run
+    if (!value.is_object()) bad(path, key, fmt::format("{}: expected an object of the step's metrics", util::show_json(value)));
+    Step& record = records[*step];
+    record.step = *step;
+    if (const auto loss = value.find(kLossKey); loss != value.end()) {
+      record.loss = metric_value(*loss, path, fmt::format("{}.{}", key, kLossKey));
+    }
+    if (const auto ms = value.find(kBridgeTimeKey); ms != value.end()) {
+      record.step_time_s = metric_value(*ms, path, fmt::format("{}.{}", key, kBridgeTimeKey)) * kSecondsPerMs;
+    }
+  }
 }
 
 // Adds the values of one metric to `records` through `set`.
@@ -80,11 +127,8 @@ void read_series(const nlohmann::json& root, const char* metric, const std::stri
   if (values->is_object()) {
     for (const auto& [key, value] : values->items()) {
       const std::string field = fmt::format("{}.values.\"{}\"", metric, key);
-      const auto step = parse_integer(key);
-      // Digits without a leading zero, so no two keys name one step.
-      if (!step || key.find_first_not_of("0123456789") != std::string::npos || (key.size() > 1 && key[0] == '0')) {
-        bad(path, field, "expected a whole step number >= 0 as the key");
-      }
+      const auto step = step_key(key);
+      if (!step) bad(path, field, "expected a whole step number >= 0 as the key");
       add(*step, value, field);
     }
   } else if (values->is_array()) {
@@ -118,13 +162,17 @@ class GoldenReader final : public RecordReader {
     const nlohmann::json root = util::parse_json(text_, SourceLocation{path_, 0, 0, ""});
     text_.clear();
     if (!root.is_object()) bad(path_, "", "expected a JSON object of metric step series");
-    if (!root.contains(kLossKey) && !root.contains(kStepTimeKey)) {
-      bad(path_, "", fmt::format("no \"{}\" or \"{}\" step series: not the golden values of a training run",
-                                 kLossKey, kStepTimeKey));
-    }
     Records records;
-    read_series(root, kLossKey, path_, records, [](Step& s, double v) { s.loss = v; });
-    read_series(root, kStepTimeKey, path_, records, [](Step& s, double v) { s.step_time_s = v; });
+    if (is_bridge_shape(root)) {
+      read_bridge_records(root, path_, records);
+    } else {
+      if (!root.contains(kLossKey) && !root.contains(kStepTimeKey)) {
+        bad(path_, "", fmt::format("no \"{}\" or \"{}\" step series: not the golden values of a training run",
+                                   kLossKey, kStepTimeKey));
+      }
+      read_series(root, kLossKey, path_, records, [](Step& s, double v) { s.loss = v; });
+      read_series(root, kStepTimeKey, path_, records, [](Step& s, double v) { s.step_time_s = v; });
+    }
     ReadResult result;
     for (auto& [step, record] : records) result.steps.push_back(record);
     finish_records(result, path_, false, "");
@@ -142,7 +190,10 @@ class GoldenReader final : public RecordReader {
 
 }  // namespace
 
-bool is_golden_values_marker(std::string_view s) { return find_text(s, "\"step_interval\"") != std::string_view::npos; }
+bool is_golden_values_marker(std::string_view s) {
+  return find_text(s, "\"step_interval\"") != std::string_view::npos ||
+         find_text(s, "\"elapsed time per iteration (ms)\"") != std::string_view::npos;
+}
 
 std::unique_ptr<RecordReader> golden_reader(const std::string& path) { return std::make_unique<GoldenReader>(path); }
 

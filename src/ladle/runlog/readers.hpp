@@ -71,7 +71,8 @@ size_t find_nemo_record(std::string_view s);
 inline constexpr int kMaxNemoContinuationLines = 4;
 /// Whether `s` is a PyTorch Lightning progress-bar line ("... it/s, ... global_step=...").
 bool is_lightning_progress(std::string_view s);
-/// Whether `s` holds the "step_interval" key of a Megatron-LM golden-value series.
+/// Whether `s` holds a key only golden values have: Megatron-LM's "step_interval" of a series, or
+/// Megatron-Bridge's "elapsed time per iteration (ms)" of a step object.
 bool is_golden_values_marker(std::string_view s);
 
 /// The most physical lines one record may span (slime's hard-wrapped dicts); read_log hands a

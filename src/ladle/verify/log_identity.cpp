@@ -155,7 +155,16 @@ std::optional<int64_t> stated(const runlog::LogSetting& setting) {
 
 void check_log_matches_recipe(const runlog::RunLog& log, const Recipe& recipe, const std::string& recipe_path,
                               LogIdentity what) {
-  if (what == LogIdentity::run) check_engine(log, recipe, recipe_path);
+  if (what == LogIdentity::run) {
+    check_engine(log, recipe, recipe_path);
+    // Tokens would be the recipe's batch assumed for a CI run that may be of another one.
+    if (log.format == runlog::LogFormat::megatron_golden) {
+      throw_input(SourceLocation{log.path, 0, 0, "format"},
+                  "CI golden values state no batch or tokens per step: no throughput of {} can be computed from "
+                  "them without assuming its batch; compare their loss with `ladle converge` instead",
+                  recipe_path);
+    }
+  }
   std::vector<Expected> expected = model_values(recipe);
   if (what == LogIdentity::run) {
     for (Expected& e : run_values(recipe)) expected.push_back(std::move(e));

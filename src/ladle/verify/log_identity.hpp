@@ -13,7 +13,8 @@ namespace ladle::verify {
 /// What of a log is held against a recipe.
 enum class LogIdentity {
   model,  ///< the model's shape only (a reference run may have had another engine or layout)
-  run,    ///< the model, the engine, the global batch and the parallel sizes
+  run,    ///< the model, the engine, the global batch and the parallel sizes; a log that states
+          ///< its batch (not CI golden values)
 };
 
 /// Throws Error(input) at the log's line that states it, naming the first field that differs from
