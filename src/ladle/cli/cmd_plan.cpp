@@ -135,7 +135,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (!base.from_recipe) {
     base = launch::default_base(request.model, engine, request.workload.row_tokens, request.workload.global_batch);
   }
-  launch::carry_job_args(base, carried);
+  launch::carry_job_args(base, carried, o.script.empty() ? "--args" : o.script);  // errors name the file
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;

@@ -194,7 +194,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   }
   launch::Base base =
       launch::resolve_base(base_name, m.model, engine, m.workload.row_tokens, m.workload.global_batch);
-  launch::carry_job_args(base, carried);
+  launch::carry_job_args(base, carried, o.script.empty() ? "--args" : o.script);  // errors name the file
   if (!o.emit.empty() && base.from_recipe &&
       (base.workload.row_tokens != m.workload.row_tokens || base.workload.global_batch != m.workload.global_batch)) {
     throw_usage("the workload ({} x {}) differs from the base's ({} x {}, {}); the emitted recipe keeps the base's",
