@@ -269,6 +269,15 @@ TEST(RecipeIo, AliasesThatExpandBeyondTheBudgetAreRefusedAtTheAlias) {
                      "alias *a refers to a node that contains it");
 }
 
+// Few aliases of one long string: each copies the string, so 40 copies of 600 KB are 24 MB (a
+// 954 KB file of them took 3 GB and ended as std::bad_alloc).
+TEST(RecipeIo, AliasesThatCopyTooMuchTextAreRefused) {
+  std::string patches = "patches:\n- &long " + std::string(600'000, 'x') + "\n";
+  for (int i = 0; i < 40; ++i) patches += "- *long\n";
+  const std::string text = replace_once(seed_text(), "patches: []\n", patches);
+  EXPECT_LADLE_ERROR(read_recipe(text, "x.yaml"), input, "aliases expand to more than 16777216 bytes of text");
+}
+
 TEST(RecipeIo, AFewAliasesStillRead) {
   const std::string text =
       replace_once(replace_once(seed_text(), "  count: 8\n", "  count: &eight 8\n"), "  per_node: 8\n", "  per_node: *eight\n");

@@ -82,34 +82,40 @@ class DocumentCheck : public YAML::EventHandler {
   }
   void OnDocumentEnd() override {}
 
-  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor); }
+  void OnNull(const YAML::Mark&, YAML::anchor_t anchor) override { leaf(anchor, 0); }
   void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
-                const std::string&) override {
-    leaf(anchor);
+                const std::string& value) override {
+    leaf(anchor, static_cast<int64_t>(value.size()));
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    const auto it = nodes_.find(anchor);
-    if (it == nodes_.end()) {
+    const auto it = sizes_.find(anchor);
+    if (it == sizes_.end()) {
       // yaml-cpp accepts an alias inside the node it names, which makes a cycle.
       throw_input(location_of(path_, mark), "alias *{} refers to a node that contains it",
                   anchor_name(anchor));
     }
-    alias_nodes_ = std::min(alias_nodes_ + it->second, kSaturated);
-    if (alias_nodes_ > kMaxYamlAliasNodes) {
+    aliased_ = aliased_ + it->second;
+    if (aliased_.nodes > kMaxYamlAliasNodes) {
       throw_input(location_of(path_, mark),
                   "aliases expand to more than {} nodes: a recipe needs a few aliases at most",
                   kMaxYamlAliasNodes);
+    }
+    if (aliased_.bytes > kMaxYamlAliasBytes) {
+      throw_input(
+          location_of(path_, mark),
+          "aliases expand to more than {} bytes of text: a recipe needs a few aliases at most",
+          kMaxYamlAliasBytes);
     }
     add(it->second);
   }
   void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
-    open_.push_back({anchor, 1});
+    open_.push_back({anchor, {1, 0}});
   }
   void OnSequenceEnd() override { close(); }
   void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t anchor,
                   YAML::EmitterStyle::value) override {
-    open_.push_back({anchor, 1});
+    open_.push_back({anchor, {1, 0}});
   }
   void OnMapEnd() override { close(); }
   void OnAnchor(const YAML::Mark&, const std::string& name) override {
@@ -117,26 +123,34 @@ class DocumentCheck : public YAML::EventHandler {
   }
 
  private:
-  // Counts above the limit are all the same answer; capping them keeps the sums from overflowing.
-  static constexpr int64_t kSaturated = kMaxYamlAliasNodes + 1;
-
+  // What a node stands for once every alias in it is copied where it stands.
+  struct Size {
+    int64_t nodes = 0;
+    int64_t bytes = 0;  ///< of scalar text
+    // Sizes above the limits are all the same answer; capping them keeps sums from overflowing.
+    Size operator+(const Size& other) const {
+      return {std::min(nodes + other.nodes, kMaxYamlAliasNodes + 1),
+              std::min(bytes + other.bytes, kMaxYamlAliasBytes + 1)};
+    }
+  };
   struct Open {
     YAML::anchor_t anchor;
-    int64_t nodes;  ///< this collection and everything in it, aliases expanded
+    Size size;  ///< this collection and everything in it so far
   };
 
-  void leaf(YAML::anchor_t anchor) {
-    if (anchor != YAML::NullAnchor) nodes_[anchor] = 1;
-    add(1);
+  void leaf(YAML::anchor_t anchor, int64_t bytes) {
+    const Size size{1, std::min(bytes, kMaxYamlAliasBytes + 1)};
+    if (anchor != YAML::NullAnchor) sizes_[anchor] = size;
+    add(size);
   }
   void close() {
     const Open done = open_.back();
     open_.pop_back();
-    if (done.anchor != YAML::NullAnchor) nodes_[done.anchor] = done.nodes;
-    add(done.nodes);
+    if (done.anchor != YAML::NullAnchor) sizes_[done.anchor] = done.size;
+    add(done.size);
   }
-  void add(int64_t nodes) {
-    if (!open_.empty()) open_.back().nodes = std::min(open_.back().nodes + nodes, kSaturated);
+  void add(const Size& size) {
+    if (!open_.empty()) open_.back().size = open_.back().size + size;
   }
   // yaml-cpp numbers a document's anchors 1, 2, ... in the order it reports their names.
   std::string anchor_name(YAML::anchor_t anchor) const {
@@ -146,9 +160,9 @@ class DocumentCheck : public YAML::EventHandler {
 
   const std::string& path_;
   int documents_ = 0;
-  int64_t alias_nodes_ = 0;
+  Size aliased_;  ///< what every alias so far added
   std::vector<Open> open_;
-  std::map<YAML::anchor_t, int64_t> nodes_;
+  std::map<YAML::anchor_t, Size> sizes_;
   std::vector<std::string> anchor_names_;
 };
 
