@@ -6,6 +6,7 @@
 #include <set>
 #include <string>
 
+#include "ladle/hw/catalog.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -553,9 +554,18 @@ TEST(MemoryModel, Nvfp4KeepsHalfAByteAnElementAndItsScales) {
 
 TEST(MemoryModel, Nvfp4IsRefusedOnAGpuWithoutIt) {
   // Transformer Engine's NVFP4 runs on Blackwell only; H200 lists no NVFP4 and no FP4 peak.
-  const Case s = setup("llama-3.1-8b", 8, "tp=1,fp4=e2m1");
+  // Nor do Ampere or AMD's MI355X (MXFP4, not NVFP4).
+  Case s = setup("llama-3.1-8b", 8, "tp=1,fp4=e2m1");
   EXPECT_LADLE_ERROR(estimate(s, s.layout), input,
                      "--fp4-format e2m1 --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell); h200 has none");
+  for (const std::string gpu : {"a100", "mi355x"}) {
+    s.cluster.gpu = hw::require_gpu(gpu);  // no catalog instance carries MI355X; the GPU is what counts
+    EXPECT_LADLE_ERROR(estimate(s, s.layout), input, gpu + " has none");
+  }
+  for (const std::string gpu : {"b200", "gb200", "b300", "gb300"}) {
+    s.cluster = make_cluster(gpu, 8);
+    EXPECT_GT(estimate(s, s.layout).worst_bytes, 0) << gpu;
+  }
 }
 
 TEST(MemoryModel, Fp8AttentionSavesItsInputsInOneByte) {
