@@ -586,7 +586,11 @@ class Expander {
 
   /// `raw` expanded as one word, as in an assignment (no splitting; arrays joined by spaces).
   XWord expand_joined(const std::string& raw, int line, int col = 0) {
-    const std::vector<XWord> words = expand(raw, line, col);
+    std::vector<XWord> words = expand(raw, line, col);
+    if (words.size() == 1) {  // one word: nothing to join (no copy)
+      words[0].line = line;
+      return std::move(words[0]);
+    }
     XWord joined;
     joined.line = line;
     for (size_t i = 0; i < words.size(); ++i) {
@@ -606,10 +610,11 @@ class Expander {
   // One word stays within the size of a launch script, however its variables expand into each
   // other, inside quotes as outside.
   void check_word() {
-    if (static_cast<int64_t>(cur_.text.size()) > limits::kMaxLaunchScriptBytes) {
-      over(fmt::format("a word expands to more than {} bytes (the limit of a launch script)",
-                       limits::kMaxLaunchScriptBytes));
-    }
+    if (static_cast<int64_t>(cur_.text.size()) > limits::kMaxLaunchScriptBytes) word_too_big();
+  }
+  [[noreturn]] void word_too_big() {
+    over(fmt::format("a word expands to more than {} bytes (the limit of a launch script)",
+                     limits::kMaxLaunchScriptBytes));
   }
 
   void literal(std::string_view text) {
@@ -670,7 +675,10 @@ class Expander {
     for (size_t k = 0; k < pieces.size(); ++k) {
       if (k > 0) push_word();
       if (k > 0 || cur_.text.empty()) cur_.line = piece_lines[k];
-      cur_.text += text_of(pieces[k]);
+      size_t size = cur_.text.size();
+      for (const Seg& seg : pieces[k]) size += seg.text.size();
+      if (static_cast<int64_t>(size) > limits::kMaxLaunchScriptBytes) word_too_big();  // before copying
+      for (const Seg& seg : pieces[k]) cur_.text += seg.text;
       add_segs(cur_.segs, pieces[k]);
       cur_.unresolved = cur_.unresolved || unresolved || piece_open[k] != 0;
       have_ = true;
