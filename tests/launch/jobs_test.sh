@@ -340,6 +340,27 @@ check_hostile miles ray train.py "$work/hostile.sh" "$sep$joined"
 check_hostile megatron torchrun pretrain_gpt.py "$work/hostile.sh" "$sep$joined"
 check_hostile bridge torchrun run_recipe.py "$work/hostile-bridge.sh" "${bridge_literals[@]}"
 
+# A base recipe whose run passes single-quoted literals (which `check` passes): every job planned
+# from it passes them literally, and runs nothing of them.
+hostile_base=$work/hostile-base.yaml
+sed 's|^    --input-key messages \\$|    --input-key messages --wandb-project '"'"'lit$(touch "$MARK/base-wandb")'"'"' --wandb-group '"'"'pa$$w cost$5'"'"' \\|' \
+  "$(dirname "$0")/../../recipes/glm-4.7-flash/h200/attune-tp1-pp1-ep8.yaml" > "$hostile_base"
+grep -q 'base-wandb' "$hostile_base" || fail "the hostile base recipe was not made"
+"$ladle" check "$hostile_base" >/dev/null || fail "check refuses a base whose run holds single-quoted literals"
+mkdir -p "$work/hostile-base"
+if "$ladle" plan glm-4.7-flash --gpu h200 --gpus 8 --top 1 --engine miles --base "$hostile_base" \
+     --emit "$work/hostile-base/job.sh" >/dev/null 2>"$work/hostile-base/emit.err"; then
+  (cd "$work/hostile-base" && env "${job_env[@]}" MARK="$marks" LADLE_STUB_LOG="$work/hostile-base/calls.log" \
+     LADLE_STUB_ARGV="$work/hostile-base/argv" bash job.sh >/dev/null 2>"$work/hostile-base/job.err") ||
+    fail "the job of the hostile base failed: $(tail -n 3 "$work/hostile-base/job.err")"
+  actual=$(argv_after_entry "$work/hostile-base/argv" ray train.py)
+  [[ "$sep$actual" == *"$sep--wandb-project${sep}lit\$(touch \"\$MARK/base-wandb\")$sep--wandb-group${sep}pa\$\$w cost\$5$sep"* ]] ||
+    fail "the job of the hostile base did not pass its literals: $(tr '\037' ' ' <<<"$actual" | head -c 300)"
+  [[ -z "$(ls -A "$marks")" ]] || fail "the job of the hostile base ran: $(ls -A "$marks")"
+else
+  fail "plan --base with single-quoted literals: $(cat "$work/hostile-base/emit.err")"
+fi
+
 # A base recipe whose file name holds a newline and a command: the job's header keeps it on its
 # comment line (quoted), and running the job runs nothing of it.
 evil_base="$work/evil"$'\n''touch base-ran'$'\n''.yaml'
