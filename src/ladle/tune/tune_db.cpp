@@ -1,6 +1,8 @@
 #include "ladle/tune/tune_db.hpp"
 
+#include <fcntl.h>
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -251,8 +253,12 @@ TuneDb TuneDb::open_read_only(const std::string& path) {
       db.check_schema();
       return db;
     }
-    if ((rc & 0xff) != SQLITE_CANTOPEN && (rc & 0xff) != SQLITE_READONLY)
+    // Only where this process cannot write the folder: elsewhere a writer may be at work, whose
+    // latest changes are in the WAL that an immutable read would not see.
+    const bool folder_read_only = ::faccessat(AT_FDCWD, db.folder().c_str(), W_OK, AT_EACCESS) != 0;
+    if (!folder_read_only || ((rc & 0xff) != SQLITE_CANTOPEN && (rc & 0xff) != SQLITE_READONLY)) {
       throw_sqlite_error(db.db_, rc, path, "read");
+    }
   }
   TuneDb db(path, open_db(immutable_uri(path), SQLITE_OPEN_READONLY));
   db.check_schema();

@@ -495,8 +495,13 @@ void Tuner::refresh(Trial& t) {
     say(fmt::format("trial {}: stopped early, {}", t.id, t.detail));
     return;
   }
+  // The limit counts the time a trial runs, as a scheduler's own limit does, so a job waiting in
+  // a busy queue is not ended as a timeout. The count starts when this process first sees the job
+  // running (a resumed run starts it again, which errs on the generous side).
+  if (status.state != sched::JobState::running) return;
+  const double started = running_since_.try_emplace(t.id, now_s()).first->second;
   const int64_t limit = trial_time_limit_s(settings_, t, problem_->cluster.gpus);
-  if (t.submitted_at > 0 && now_s() - t.submitted_at > static_cast<double>(limit)) {
+  if (now_s() - started > static_cast<double>(limit)) {
     scheduler_.cancel(t.job_id);
     t.state = TrialState::timeout;
     t.detail =

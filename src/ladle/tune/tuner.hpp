@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdint>
 #include <iosfwd>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,8 +59,8 @@ struct TuneSettings {
   bool operator==(const TuneSettings&) const = default;
 };
 
-/// The wall-clock seconds a trial may run before it is cancelled as a timeout: --time-limit when
-/// given, else the default
+/// The seconds a trial may run (counted from when it is seen running, not from its submission)
+/// before it is cancelled as a timeout: --time-limit when given, else the default
 ///   max(time_limit_floor_s, time_limit_factor x steps x predicted step time),
 /// predicted step time = global_batch x row_tokens / (predicted tokens/s per GPU x gpus).
 /// The factor (10) covers a prediction that is far off and a slow first step (compilation, the
@@ -124,6 +125,7 @@ class Tuner {
   TuneSettings settings_;
   std::ostream* progress_;
   std::shared_ptr<const Problem> problem_;
+  std::map<int64_t, double> running_since_;  ///< trial id -> when this process saw it running
 };
 
 /// The JSON `tune status --json` prints: settings, trials (layout, state, predicted and measured
