@@ -632,8 +632,8 @@ class Expander {
                        "arguments)",
                        limits::kMaxArguments));
     }
-    if (budget_.bytes > kMaxLaunchExpansionBytes) {
-      over(fmt::format("the launch script's expansions make more than {} bytes in all", kMaxLaunchExpansionBytes));
+    if (budget_.bytes > limits::kMaxLaunchExpansionBytes) {
+      over(fmt::format("the launch script's expansions make more than {} bytes in all", limits::kMaxLaunchExpansionBytes));
     }
     out_.push_back(std::move(cur_));
   }

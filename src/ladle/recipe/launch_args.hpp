@@ -103,13 +103,9 @@ struct LaunchArgs {
 /// an unterminated quote, `$(` or backtick, and for a launch after a top-level `exit` (never
 /// reached); at file:line:col when the script holds more than limits::kMaxArguments words, or its
 /// expansions build a word over limits::kMaxLaunchScriptBytes, more than kMaxArguments words in
-/// all, or more than kMaxLaunchExpansionBytes of text in all (variables and arrays that double
+/// all, or more than limits::kMaxLaunchExpansionBytes of text in all (variables and arrays that double
 /// each other).
 LaunchArgs parse_launch_args(std::string_view script, const std::string& path);
-
-/// What the expansions of one launch script may build in all (bytes of text): 16 times the
-/// largest script, far above any real script's (a few KB), and within memory.
-inline constexpr int64_t kMaxLaunchExpansionBytes = int64_t{256} << 20;
 
 /// Whether an expansion kept as written (`$NAME`, `${NAME:-word}`, `$(cmd)`) only reads a
 /// variable: $NAME, ${NAME}, ${NAME[@]}, or ${NAME:-word} (also :=, :+, -, =, +) whose word

@@ -48,6 +48,10 @@ inline constexpr int64_t kMaxModelConfigBytes = int64_t{16} << 20;
 inline constexpr int64_t kMaxTokenizerBytes = int64_t{512} << 20;
 /// A launch script or a file of launch arguments.
 inline constexpr int64_t kMaxLaunchScriptBytes = int64_t{16} << 20;
+/// What the expansions of one launch script may build in all (bytes of text; words are bounded
+/// by kMaxArguments): 16 times the largest script, far above any real script's (a few KB), and
+/// within memory when variables or arrays double each other.
+inline constexpr int64_t kMaxLaunchExpansionBytes = int64_t{16} * kMaxLaunchScriptBytes;
 /// Any other file read whole.
 inline constexpr int64_t kMaxAnyFileBytes = int64_t{1} << 30;
 /// A file read one line at a time (training logs, conversations): any size, only a line is held.
