@@ -2,11 +2,13 @@
 // seeds' differences.
 #include "ladle/verify/config_diff.hpp"
 
+#include <algorithm>
 #include <set>
 #include <string>
 
 #include "ladle/layout/knobs.hpp"
 #include "ladle/verify/numerics_rules.hpp"
+#include "ladle/util/file_io.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::verify {
@@ -283,6 +285,19 @@ TEST(ConfigDiff, RepeatedFlagsAreComparedInFull) {
   ASSERT_EQ(d.differences.size(), 1u);
   EXPECT_EQ(d.differences[0].a, "1e-5; 2e-5");
   EXPECT_EQ(d.notes[0], "--lr is given more than once; every occurrence is compared");
+}
+
+// `diff` reads a recipe's run as every reader of recipes does: a second document, bytes that are
+// not UTF-8 and alias bombs are errors at their place, not a second document silently ignored.
+TEST(ReadLaunchScript, ARecipeIsReadAsOneUtf8DocumentWithFewAliases) {
+  test::TempDir dir;
+  const std::string text = util::read_file(seed("glm-5.2-attune-tp4-pp4.yaml"));
+  const int lines = static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  util::write_file_atomic(dir.file("two.yaml"), text + "---\nrun: echo other\n");
+  EXPECT_LADLE_ERROR(read_launch_script(dir.file("two.yaml")), input,
+                     fmt::format("two.yaml:{}:1: error: a second YAML document", lines + 1));
+  util::write_file_atomic(dir.file("bytes.yaml"), "run: echo \xff\n");
+  EXPECT_LADLE_ERROR(read_launch_script(dir.file("bytes.yaml")), input, "bytes.yaml:1:11: error: byte 0xFF is not UTF-8");
 }
 
 }  // namespace

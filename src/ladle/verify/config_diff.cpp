@@ -12,6 +12,7 @@
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
+#include "ladle/util/yaml_document.hpp"
 
 namespace ladle::verify {
 
@@ -354,14 +355,16 @@ std::string read_launch_script(const std::string& path) {
   // there, not a shell script to compare.
   const bool recipe = path.ends_with(".yaml") || path.ends_with(".yml") || text.starts_with("schema_version:") ||
                       text.find("\nschema_version:") != std::string::npos;
+  if (recipe) {
+    // Read as every recipe is: one UTF-8 document whose aliases stay small.
+    const YAML::Node root = util::load_yaml_document(text, path);
+    if (root.IsMap() && root["run"] && root["run"].IsScalar()) return root["run"].as<std::string>();
+    throw_input(SourceLocation{path, 1, 1, "run"}, "a recipe without a 'run' command to compare");
+  }
   try {
     const YAML::Node root = YAML::Load(text);
     if (root.IsMap() && root["run"] && root["run"].IsScalar()) return root["run"].as<std::string>();
-    if (recipe) throw_input(SourceLocation{path, 1, 1, "run"}, "a recipe without a 'run' command to compare");
-  } catch (const YAML::Exception& e) {
-    if (recipe) {
-      throw_input(SourceLocation{path, e.mark.line + 1, e.mark.column + 1, ""}, "malformed YAML: {}", e.msg);
-    }
+  } catch (const YAML::Exception&) {
     // Not YAML: a launch script.
   }
   return text;
