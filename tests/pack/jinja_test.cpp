@@ -211,16 +211,35 @@ TEST(JinjaLimits, RendersHaveStepAndOutputBudgets) {
   // A string doubled in a loop stops at the output budget, not at the machine's memory.
   EXPECT_LADLE_ERROR(render("{% set ns = namespace(s='x') %}{% for i in 'x' * 64 %}{% set ns.s = ns.s ~ ns.s %}{% endfor %}"),
                      input, "exceed 67108864 bytes");
-  // Values copied again and again count against the render's budget of bytes.
+  // Values built again and again count against the render's budget of bytes, as do the operands of
+  // comparisons and the items of loops.
   JinjaLimits small;
   small.max_value_bytes = 1 << 20;
   const Json c = Json::parse(R"({"m": ")" + std::string(100000, 'a') + R"("})");
-  EXPECT_LADLE_ERROR(JinjaTemplate("{% for i in 'x' * 100 %}{{ m|length }}{% endfor %}", "t.jinja").render(c, small),
+  EXPECT_LADLE_ERROR(JinjaTemplate("{% for i in 'x' * 100 %}{{ m[1:]|length }}{% endfor %}", "t.jinja").render(c, small),
                      input, "budget of 1048576 bytes");
+  EXPECT_LADLE_ERROR(JinjaTemplate("{% for i in 'x' * 100 %}{% if m == m %}{% endif %}{% endfor %}", "t.jinja").render(c, small),
+                     input, "budget of 1048576 bytes");
+  EXPECT_LADLE_ERROR(JinjaTemplate("{% set l = [m] %}{% for i in 'x' * 100 %}{% for x in l %}{% endfor %}{% endfor %}", "t.jinja").render(c, small),
+                     input, "budget of 1048576 bytes");
+  // Reading a variable is not a copy: a conversation read once per message (the `messages|length`
+  // of Qwen3's template) stays within budget.
+  Json messages = Json::object();
+  messages["m"] = Json::array();
+  for (int k = 0; k < 1000; ++k) messages["m"].push_back(std::string(100, 'a'));
+  EXPECT_EQ(JinjaTemplate("{% for x in m %}{{ m|length }}{% endfor %}", "t.jinja").render(messages, small).size(), 4000u);
   small.max_output_bytes = 10;
   EXPECT_LADLE_ERROR(JinjaTemplate("{{ 'abcdef' }}{{ 'abcdef' }}", "t.jinja").render(Json::object(), small), input,
                      "exceed 10 bytes");
   EXPECT_EQ(render("{{ 'ab' * 3 }}{{ 'ab' * -1 }}"), "ababab");
+}
+
+// Searching and stripping took time in the product of the lengths (hours for these).
+TEST(JinjaLimits, SearchesAreLinearInTheText) {
+  EXPECT_EQ(render("{{ ('a' * 10000000 ~ 'b') in 'a' * 60000000 }}"), "False");
+  EXPECT_EQ(render("{{ ('a' * 20000000).strip('b' * 20000000)|length }}"), "20000000");
+  EXPECT_EQ(render("{{ ('a' * 20000000 ~ 'c').split('a' * 1000000 ~ 'b')|length }}"), "1");
+  EXPECT_EQ(render("{{ 'xabyab'.replace('ab', '-') }} {{ 'ab' in 'xab' }} {{ 'a,b'.split(',')|join('+') }}"), "x-y- True a+b");
 }
 
 TEST(JinjaLimits, SlicesWithHugeStepsStayInBounds) {

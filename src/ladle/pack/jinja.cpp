@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <optional>
 #include <vector>
@@ -103,6 +105,17 @@ class PositionCursor {
 
 [[noreturn]] void syntax_error(const std::string& name, int line, int col, const std::string& message) {
   throw_input(SourceLocation{name, line, col, ""}, "chat template: {}", message);
+}
+
+// The first `needle` in `text` at or after `from`, or npos. glibc's memmem (the two-way
+// algorithm) is linear in the text: std::string::find takes time in both lengths for some needles
+// ('a' * 10**7 ~ 'b' in 'a' * 6 * 10**7 ran for hours), and libstdc++'s boyer_moore_searcher
+// builds its table in time quadratic in the needle.
+std::size_t find_text(std::string_view text, std::string_view needle, std::size_t from) {
+  if (from > text.size()) return std::string_view::npos;
+  if (needle.empty()) return from;
+  const void* at = ::memmem(text.data() + from, text.size() - from, needle.data(), needle.size());
+  return at == nullptr ? std::string_view::npos : static_cast<std::size_t>(static_cast<const char*>(at) - text.data());
 }
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
@@ -800,20 +813,22 @@ class TreeBuilder {
 struct Value {
   enum class Kind { undefined, data, ns, macro };
   Kind kind = Kind::undefined;
-  Json data;
+  // Shared and immutable: a variable read (`messages`, in a loop over the messages) is not a copy,
+  // which made templates that read the conversation once per message quadratic.
+  std::shared_ptr<const Json> data;
   std::shared_ptr<Json> ns;          // namespace(): shared, so `set ns.x` is seen everywhere
   const JinjaNode* macro = nullptr;
 
   static Value of(Json j) {
     Value v;
     v.kind = Kind::data;
-    v.data = std::move(j);
+    v.data = std::make_shared<const Json>(std::move(j));
     return v;
   }
   const Json& json() const {
     static const Json kNull = nullptr;
     if (kind == Kind::ns) return *ns;
-    return kind == Kind::data ? data : kNull;
+    return kind == Kind::data ? *data : kNull;
   }
 };
 
@@ -858,8 +873,9 @@ class Renderer {
   // Charges the bytes a value takes (strings' bytes, 16 per entry) to the render's budget, and
   // refuses a value nested deeper than kMaxJinjaValueDepth (printing, comparing and copying one
   // recurse once per level).
-  void charge(const Json& j, int line) {
-    value_bytes_ += weigh(j, 0, line);
+  void charge(const Json& j, int line) { charge_bytes(weigh(j, 0, line), line); }
+  void charge_bytes(int64_t bytes, int line) {
+    value_bytes_ += bytes;
     if (value_bytes_ > limits_.max_value_bytes) {
       fail(line, fmt::format("the render exceeds its budget of {} bytes of values evaluated",
                              limits_.max_value_bytes));
@@ -954,6 +970,7 @@ class Renderer {
     // Each iteration is a step, charged before the items are copied out (a string's characters
     // are at most its bytes).
     if (j.is_structured()) step(node.line, static_cast<int64_t>(j.size()));
+    charge(j, node.line);  // the items are copied out
     if (j.is_string()) step(node.line, static_cast<int64_t>(j.get_ref<const std::string&>().size()));
     if (j.is_array()) {
       for (const Json& item : j) items.push_back(item);
@@ -997,11 +1014,25 @@ class Renderer {
     scopes_.pop_back();
   }
 
+  // The characters of `s` one string each: 16 bytes of budget per byte of `s`, charged before
+  // they are made (a 64 MiB string would take gigabytes).
+  std::vector<std::string> charged_chars(const std::string& s, int line) {
+    charge_bytes(16 * static_cast<int64_t>(s.size()), line);
+    return utf8_chars(s);
+  }
+
+  // The number of characters utf8_chars gives, without making them.
+  static std::size_t utf8_length(const std::string& s) {
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < s.size(); ++count) i += utf8_sequence_length_of(static_cast<unsigned char>(s[i]));
+    return count;
+  }
+  static std::size_t utf8_sequence_length_of(unsigned char c) { return c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4; }
+
   static std::vector<std::string> utf8_chars(const std::string& s) {
     std::vector<std::string> out;
     for (std::size_t i = 0; i < s.size();) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+      const std::size_t n = utf8_sequence_length_of(static_cast<unsigned char>(s[i]));
       out.push_back(s.substr(i, n));
       i += n;
     }
@@ -1011,7 +1042,7 @@ class Renderer {
   static bool truthy(const Value& v) {
     if (v.kind == Value::Kind::undefined) return false;
     if (v.kind != Value::Kind::data) return true;
-    const Json& j = v.data;
+    const Json& j = *v.data;
     if (j.is_null()) return false;
     if (j.is_boolean()) return j.get<bool>();
     if (j.is_number_integer()) return j.get<int64_t>() != 0;
@@ -1071,14 +1102,17 @@ class Renderer {
 
   static std::string strip_chars(const std::string& s, const std::optional<std::string>& chars, bool left,
                                  bool right) {
-    const std::string set = chars ? *chars : std::string(" \t\n\r\f\v");
+    // A table of the bytes to strip: looking each byte up in `chars` took time in both lengths.
+    std::array<bool, 256> strip{};
+    for (const char c : chars ? *chars : std::string(" \t\n\r\f\v")) strip[static_cast<unsigned char>(c)] = true;
+    auto stripped = [&](char c) { return strip[static_cast<unsigned char>(c)]; };
     std::size_t b = 0;
     std::size_t e = s.size();
     if (left) {
-      while (b < e && set.find(s[b]) != std::string::npos) ++b;
+      while (b < e && stripped(s[b])) ++b;
     }
     if (right) {
-      while (e > b && set.find(s[e - 1]) != std::string::npos) --e;
+      while (e > b && stripped(s[e - 1])) --e;
     }
     return s.substr(b, e - b);
   }
@@ -1099,7 +1133,7 @@ class Renderer {
     }
     std::size_t start = 0;
     while (true) {
-      const std::size_t at = sep->empty() ? std::string::npos : s.find(*sep, start);
+      const std::size_t at = sep->empty() ? std::string::npos : find_text(s, *sep, start);
       if (at == std::string::npos) {
         out.push_back(s.substr(start));
         return out;
@@ -1135,8 +1169,8 @@ class Renderer {
         const std::string to = string_arg(args, 1, line).value_or("");
         std::string out;
         std::size_t start = 0;
-        for (std::size_t at = from.empty() ? std::string::npos : s.find(from); at != std::string::npos;
-             at = s.find(from, start)) {
+        for (std::size_t at = from.empty() ? std::string::npos : find_text(s, from, 0); at != std::string::npos;
+             at = find_text(s, from, start)) {
           append(out, std::string_view(s).substr(start, at - start), line);
           append(out, to, line);
           start = at + from.size();
@@ -1231,7 +1265,10 @@ class Renderer {
     const Json& j = v.json();
     const std::string& f = e.name;
     if (f == "length" || f == "count") {
-      if (j.is_string()) return Value::of(static_cast<int64_t>(utf8_chars(j.get<std::string>()).size()));
+      if (j.is_string()) {
+        charge_bytes(static_cast<int64_t>(j.get_ref<const std::string&>().size()), e.line);
+        return Value::of(static_cast<int64_t>(utf8_length(j.get_ref<const std::string&>())));
+      }
       if (j.is_array() || j.is_object()) return Value::of(static_cast<int64_t>(j.size()));
       fail(e.line, "length of a value that has none");
     }
@@ -1258,7 +1295,7 @@ class Renderer {
     }
     if (f == "reverse") {
       if (j.is_string()) {
-        auto chars = utf8_chars(j.get<std::string>());
+        auto chars = charged_chars(j.get_ref<const std::string&>(), e.line);
         std::string out;
         for (auto it = chars.rbegin(); it != chars.rend(); ++it) out += *it;
         return Value::of(out);
@@ -1284,7 +1321,7 @@ class Renderer {
       if (j.is_array()) return v;
       Json out = Json::array();
       if (j.is_string()) {
-        for (const std::string& ch : utf8_chars(j.get<std::string>())) out.push_back(ch);
+        for (const std::string& ch : charged_chars(j.get_ref<const std::string&>(), e.line)) out.push_back(ch);
       }
       return Value::of(out);
     }
@@ -1367,13 +1404,19 @@ class Renderer {
     const Value b = eval(*e.args[1]);
     const Json& x = a.json();
     const Json& y = b.json();
+    if (op == "==" || op == "!=" || op == "in" || op == "not in") {
+      // Comparing and searching take time in the size of the operands, which may be variables
+      // (not charged when read).
+      charge(x, e.line);
+      charge(y, e.line);
+    }
     if (op == "==") return Value::of(equal(a, b));
     if (op == "!=") return Value::of(!equal(a, b));
     if (op == "in" || op == "not in") {
       bool found = false;
       if (y.is_string()) {
         if (!x.is_string()) fail(e.line, "'in <string>' needs a string on the left");
-        found = y.get_ref<const std::string&>().find(x.get<std::string>()) != std::string::npos;
+        found = find_text(y.get_ref<const std::string&>(), x.get_ref<const std::string&>(), 0) != std::string::npos;
       } else if (y.is_array()) {
         found = std::find(y.begin(), y.end(), x) != y.end();
       } else if (y.is_object()) {
@@ -1445,7 +1488,7 @@ class Renderer {
     fail(e.line, fmt::format("operator '{}' does not apply to these values", op));
   }
 
-  Value eval_index(const Value& obj, const Value& key, int line) const {
+  Value eval_index(const Value& obj, const Value& key, int line) {
     const Json& j = obj.json();
     const Json& k = key.json();
     if (j.is_array() && k.is_number_integer()) {
@@ -1455,18 +1498,22 @@ class Renderer {
       return Value::of(j[static_cast<std::size_t>(i)]);
     }
     if (j.is_string() && k.is_number_integer()) {
-      const auto chars = utf8_chars(j.get<std::string>());
+      // Walks to the character, charging the walk (the string may be a variable, read for free).
+      const std::string& s = j.get_ref<const std::string&>();
+      charge_bytes(static_cast<int64_t>(s.size()), line);
       int64_t i = k.get<int64_t>();
-      if (i < 0) i += static_cast<int64_t>(chars.size());
-      if (i < 0 || i >= static_cast<int64_t>(chars.size())) return Value{};
-      return Value::of(chars[static_cast<std::size_t>(i)]);
+      if (i < 0) i += static_cast<int64_t>(utf8_length(s));
+      if (i < 0) return Value{};
+      std::size_t at = 0;
+      for (; at < s.size() && i > 0; --i) at += utf8_sequence_length_of(static_cast<unsigned char>(s[at]));
+      if (at >= s.size()) return Value{};
+      return Value::of(s.substr(at, utf8_sequence_length_of(static_cast<unsigned char>(s[at]))));
     }
     if (j.is_object() && k.is_string()) {
       const auto it = j.find(k.get<std::string>());
       if (it == j.end()) return Value{};
       return Value::of(*it);
     }
-    (void)line;
     return Value{};
   }
 
@@ -1489,8 +1536,9 @@ class Renderer {
     const Json& j = obj.json();
     const bool text = j.is_string();
     if (text) {
-      for (const std::string& ch : utf8_chars(j.get<std::string>())) items.emplace_back(ch);
+      for (const std::string& ch : charged_chars(j.get_ref<const std::string&>(), e.line)) items.emplace_back(ch);
     } else if (j.is_array()) {
+      charge(j, e.line);  // the items are copied out
       for (const Json& item : j) items.push_back(item);
     } else {
       fail(e.line, "only lists and strings can be sliced");
@@ -1524,7 +1572,8 @@ class Renderer {
     const Deeper deeper(*this, e.line);
     step(e.line);
     Value v = eval_node(e);
-    charge(v.json(), e.line);
+    // A variable's value is shared, not copied; what it holds was charged when it was built.
+    if (e.kind != Expr::Kind::name) charge(v.json(), e.line);
     return v;
   }
 

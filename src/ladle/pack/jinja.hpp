@@ -47,12 +47,13 @@ inline constexpr int64_t kMaxJinjaJsonIndent = 64;
 
 /// The budgets of one render; a render that would exceed one stops with an error saying which.
 struct JinjaLimits {
-  /// Expressions evaluated, statements run and loop iterations: about 100 per message for the
-  /// published templates, so 20,000 messages; a step takes about a microsecond, so a render that
-  /// exhausts the budget stops within seconds.
+  /// Expressions evaluated, statements run and loop iterations: the four shipped templates take 24
+  /// to 54 per message, so this is about 40,000 messages; a step takes about a microsecond, so a
+  /// render that exhausts the budget stops within seconds.
   int64_t max_steps = int64_t{1} << 21;
-  /// Bytes of values the template evaluates (strings' bytes, 16 per list or mapping entry), copies
-  /// included: bounds the time a render spends moving data (about 20 times a large conversation).
+  /// Bytes of values the template builds, iterates over or compares (strings' bytes, 16 per list or
+  /// mapping entry; reading a variable is free, its value is shared): bounds the time a render
+  /// spends moving data. The shipped templates use a few times the conversation's size.
   int64_t max_value_bytes = int64_t{1} << 30;
   /// The rendered text, and any one string the template builds (64 MiB, one conversation line's
   /// limit).
