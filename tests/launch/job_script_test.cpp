@@ -35,6 +35,9 @@ TEST(ShellWord, QuotesOnlyWhatNeedsIt) {
   EXPECT_EQ(util::shell_quote("lit$(touch M)"), "'lit$(touch M)'");
   EXPECT_EQ(util::shell_quote("a\ntouch M"), "$'a\\ntouch M'");  // never two lines
   EXPECT_EQ(util::shell_quote("it's\t\x01\\"), "$'it\\'s\\t\\x01\\\\'");
+  // For /bin/sh (a Ray entry point): always '...', newlines inside, no bash-only $'...'.
+  EXPECT_EQ(util::shell_quote("plain", util::ShellQuoting::posix), "'plain'");
+  EXPECT_EQ(util::shell_quote("a\nb's", util::ShellQuoting::posix), "'a\nb'\\''s'");
   EXPECT_EQ(recipe::variable_shell_word("$HF_CKPT"), "\"$HF_CKPT\"");
 }
 

@@ -108,6 +108,6 @@ CommandResult run_command(const std::vector<std::string>& argv) {
   return result;
 }
 
-std::string shell_quote(std::string_view text) { return util::shell_quote(text, false); }
+std::string shell_quote(std::string_view text) { return util::shell_quote(text, util::ShellQuoting::posix); }
 
 }  // namespace ladle::sched

@@ -24,8 +24,8 @@ CommandResult run_command(const std::vector<std::string>& argv);
 /// executable), or "" when there is none.
 std::string find_program(std::string_view program);
 
-/// `text` quoted for bash as one word, always quoted: util::shell_quote ('...' with embedded quotes
-/// escaped; $'...' when it holds a control character).
+/// `text` quoted as one word for any POSIX shell: util::shell_quote with ShellQuoting::posix ('...'
+/// with embedded quotes escaped; a newline kept inside, which /bin/sh reads as bash does).
 std::string shell_quote(std::string_view text);
 
 }  // namespace ladle::sched

@@ -44,10 +44,12 @@ bool is_plain_shell_word(std::string_view text) {
   return true;
 }
 
-std::string shell_quote(std::string_view text, bool bare_when_plain) {
-  if (bare_when_plain && is_plain_shell_word(text)) return std::string(text);
-  for (const char ch : text) {
-    if (is_control(static_cast<unsigned char>(ch))) return ansi_c_quote(text);
+std::string shell_quote(std::string_view text, ShellQuoting how) {
+  if (how == ShellQuoting::bash_line) {
+    if (is_plain_shell_word(text)) return std::string(text);
+    for (const char ch : text) {
+      if (is_control(static_cast<unsigned char>(ch))) return ansi_c_quote(text);
+    }
   }
   std::string out = "'";
   for (const char ch : text) {

@@ -9,12 +9,18 @@
 
 namespace ladle::util {
 
-/// `text` as one bash word that stands for exactly `text`: bare when every byte is plain (letters,
-/// digits and `_./:,=+@%-`), single-quoted otherwise (a quote as '\''), and ANSI-C quoted
-/// ($'...', control bytes as \n, \t or \xHH) when it holds a control character, so that the word
-/// never spans lines (a comment or a header line stays one line). "" is ''. With `bare_when_plain`
-/// false a plain word is single-quoted too.
-std::string shell_quote(std::string_view text, bool bare_when_plain = true);
+/// How shell_quote writes a word.
+enum class ShellQuoting {
+  bash_line,  ///< bare when plain, '...' otherwise, $'...' for a control character: one line, for bash
+  posix,      ///< always '...', newlines kept inside: for /bin/sh too (a Ray entry point runs under sh)
+};
+
+/// `text` as one shell word that stands for exactly `text`. bash_line: bare when every byte is
+/// plain (letters, digits and `_./:,=+@%-`), single-quoted otherwise (a quote as '\''), and ANSI-C
+/// quoted ($'...', control bytes as \n, \t or \xHH) when it holds a control character, so that the
+/// word never spans lines (a comment or a header line stays one line). posix: single-quoted
+/// always. "" is ''.
+std::string shell_quote(std::string_view text, ShellQuoting how = ShellQuoting::bash_line);
 
 /// Whether shell_quote writes `text` bare (every byte plain, not empty).
 bool is_plain_shell_word(std::string_view text);
