@@ -110,6 +110,16 @@ TEST(LaunchArgsLimits, ArrayDoublingStopsAtTheWordBudget) {
                      "error: the launch script expands to more than 1048576 words in all");
 }
 
+TEST(LaunchArgsLimits, CopiesOfABigWordStopAtTheExpansionBudget) {
+  // Each word stays under the word limit, but 80 copies of a 4 MB word make more than the script
+  // may expand in all.
+  std::string script = "X=abcd\n";
+  for (int i = 0; i < 20; ++i) script += "X=\"$X$X\"\n";
+  for (int i = 0; i < 80; ++i) script += "Y=\"$X\"\n";
+  EXPECT_LADLE_ERROR(parse_launch_args(script, "run.sh"), input,
+                     "error: the launch script's expansions make more than 268435456 bytes in all");
+}
+
 TEST(LaunchArgsLimits, ScriptWordCountIsBounded) {
   std::string script = "python train.py";
   script.reserve(2 * (limits::kMaxArguments + 8));
