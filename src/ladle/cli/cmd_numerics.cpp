@@ -188,19 +188,22 @@ int run_numerics_adam(const NumericsAdamOptions& opt, Io& io) {
       if (key == "detail") entry.detail = value;
       if (key == "note") entry.note = value;
     }
-    Recipe& r = into->recipe;
-    if (!r.correctness) {
-      r.correctness = Correctness{.result = "pending", .configuration = "pending"};
-    }
-    auto& tests = r.correctness->component_tests;
-    const auto same = std::find_if(tests.begin(), tests.end(), [&](const ComponentTest& t) { return t.test == entry.test; });
-    const bool replaced = same != tests.end();
-    if (replaced) {
-      *same = entry;
-    } else {
-      tests.push_back(entry);
-    }
-    recipe::write_recipe_file(opt.into, r);
+    // Under the recipe's lock, on what the file holds now, so a concurrent write is not lost.
+    bool replaced = false;
+    recipe::update_recipe_file(opt.into, [&](Recipe& r) {
+      if (!r.correctness) {
+        r.correctness = Correctness{.result = "pending", .configuration = "pending"};
+      }
+      auto& tests = r.correctness->component_tests;
+      const auto same =
+          std::find_if(tests.begin(), tests.end(), [&](const ComponentTest& t) { return t.test == entry.test; });
+      replaced = same != tests.end();
+      if (replaced) {
+        *same = entry;
+      } else {
+        tests.push_back(entry);
+      }
+    });
     io.err << fmt::format("numerics adam: {} the component test in {}\n", replaced ? "replaced" : "added", opt.into);
   }
   if (!opt.entry.empty()) {

@@ -42,17 +42,20 @@ struct PackCliOptions {
 
 // The manifest as the recipe's workload.dataset.build block. ladle writes Megatron .bin/.idx and
 // JSONL, not Parquet: the Parquet fields are kept only when the rows are the same rows as before.
-void write_build_into(const pack::PackManifest& m, recipe::LoadedRecipe& loaded, const std::string& path) {
-  RecipeDataset& dataset = loaded.recipe.workload.dataset;
-  DatasetBuild build = m.build;
-  if (dataset.build && dataset.rows_sha256 == m.rows_sha256) {
-    build.parquet_sha256 = dataset.build->parquet_sha256;
-    build.parquet_bytes = dataset.build->parquet_bytes;
-  }
-  build.supervised_token_ratio = std::round(build.supervised_token_ratio * 1000) / 1000;  // as the manifest prints it
-  dataset.build = build;
-  dataset.rows_sha256 = m.rows_sha256;
-  recipe::write_recipe_file(path, loaded.recipe);
+void write_build_into(const pack::PackManifest& m, const std::string& path) {
+  // Under the recipe's lock, on what the file holds now, so a concurrent score or converge
+  // --write of the same recipe is not lost.
+  recipe::update_recipe_file(path, [&](Recipe& recipe) {
+    RecipeDataset& dataset = recipe.workload.dataset;
+    DatasetBuild build = m.build;
+    if (dataset.build && dataset.rows_sha256 == m.rows_sha256) {
+      build.parquet_sha256 = dataset.build->parquet_sha256;
+      build.parquet_bytes = dataset.build->parquet_bytes;
+    }
+    build.supervised_token_ratio = std::round(build.supervised_token_ratio * 1000) / 1000;  // as the manifest prints it
+    dataset.build = build;
+    dataset.rows_sha256 = m.rows_sha256;
+  });
 }
 
 std::string render_summary(const pack::PackManifest& m, const std::string& out_dir) {
@@ -117,7 +120,7 @@ int run_pack(const PackCliOptions& opt, Io& io) {
   std::optional<recipe::LoadedRecipe> into;
   if (!opt.into.empty()) into = recipe::read_recipe_file(opt.into);
   const pack::PackManifest manifest = pack::write_pack(tokenizer, options, output, progress);
-  if (into) write_build_into(manifest, *into, opt.into);
+  if (into) write_build_into(manifest, opt.into);
   if (opt.json) {
     io.out << pack::render_manifest_json(manifest);
   } else {
