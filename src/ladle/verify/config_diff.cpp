@@ -11,6 +11,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
 #include "ladle/util/yaml_document.hpp"
 
@@ -20,6 +21,9 @@ namespace {
 
 struct Occurrences {
   std::vector<std::vector<std::string>> values;  ///< one entry per repetition
+  /// Each value as the script wrote it when the run expands it ('$X' is the text $X, "$X" the
+  /// variable's value): two scripts whose words read alike but run differently are not the same.
+  std::vector<std::vector<std::string>> written;
   int line = 0;
   bool unresolved = false;
 };
@@ -36,6 +40,12 @@ FlagMap collect(const std::vector<LaunchArg>& args, std::vector<std::string>& or
       order.push_back(arg.flag);
     }
     it->second.values.push_back(arg.values);
+    std::vector<std::string> written;
+    for (size_t k = 0; k < arg.values.size(); ++k) {
+      const bool literal = arg.shell.size() <= k + 1 || arg.shell[k + 1] == util::shell_quote(arg.values[k]);
+      written.push_back(literal ? arg.values[k] : arg.shell[k + 1]);
+    }
+    it->second.written.push_back(std::move(written));
     it->second.unresolved = it->second.unresolved || arg.unresolved;
   }
   return map;
@@ -43,7 +53,7 @@ FlagMap collect(const std::vector<LaunchArg>& args, std::vector<std::string>& or
 
 std::string display(const Occurrences& occ) {
   std::vector<std::string> parts;
-  for (const auto& values : occ.values) parts.push_back(values.empty() ? "(set)" : util::join(values, " "));
+  for (const auto& values : occ.written) parts.push_back(values.empty() ? "(set)" : util::join(values, " "));
   return util::join(parts, "; ");
 }
 
@@ -68,6 +78,10 @@ bool same_occurrences(const Occurrences& a, const Occurrences& b) {
     if (a.values[i].size() != b.values[i].size()) return false;
     for (size_t k = 0; k < a.values[i].size(); ++k) {
       if (!recipe::same_value(a.values[i][k], b.values[i][k])) return false;
+      // One side literal, the other expanded at run time: the words differ in what runs.
+      const bool a_literal = a.written[i][k] == a.values[i][k];
+      const bool b_literal = b.written[i][k] == b.values[i][k];
+      if (a_literal != b_literal) return false;
     }
   }
   return true;

@@ -1,0 +1,2 @@
+#!/bin/bash
+python3 train.py --tensor-model-parallel-size 2 --wandb-project '$PROJECT'
