@@ -15,6 +15,8 @@ packages=(
   libnlopt-dev libeigen3-dev
   clang
   libclang-rt-14-dev
+  bubblewrap
+  pybind11-dev python3-dev python3-pytest python3-matplotlib
 )
 if [[ "${1:-}" == "--browser" ]]; then
   packages+=(chromium)
