@@ -16,7 +16,7 @@ packages=(
   clang
   libclang-rt-14-dev
   bubblewrap
-  pybind11-dev python3-dev python3-pytest python3-matplotlib
+  pybind11-dev python3-dev python3-pytest python3-matplotlib python3-yaml
 )
 if [[ "${1:-}" == "--browser" ]]; then
   packages+=(chromium)
