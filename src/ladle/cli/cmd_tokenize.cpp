@@ -11,7 +11,7 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/pack/tokenizer.hpp"
-#include "ladle/pack/utf8.hpp"
+#include "ladle/util/utf8.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::cli {
@@ -76,7 +76,7 @@ int run_tokenize(const TokenizeOptions& opt, Io& io) {
     }
     return kExitOk;
   }
-  if (auto bad = pack::find_invalid_utf8(input)) {
+  if (auto bad = util::find_invalid_utf8(input)) {
     const auto [line, col] = line_col(input, *bad);
     throw_input(SourceLocation{"<stdin>", line, col}, "invalid UTF-8 (byte 0x{:02X})",
                 static_cast<unsigned char>(input[*bad]));

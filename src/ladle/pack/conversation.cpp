@@ -3,7 +3,7 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
-#include "ladle/pack/utf8.hpp"
+#include "ladle/util/utf8.hpp"
 #include "ladle/util/json.hpp"
 #include "ladle/util/text.hpp"
 
@@ -25,7 +25,7 @@ SourceLocation at(const SourceLocation& where, int col, std::string field) {
 std::string_view to_string(Role role) { return kRoleNames[static_cast<size_t>(role)]; }
 
 Conversation parse_conversation(std::string_view line, const SourceLocation& where) {
-  if (auto bad = find_invalid_utf8(line)) {
+  if (auto bad = util::find_invalid_utf8(line)) {
     throw_input(at(where, static_cast<int>(*bad) + 1, ""), "invalid UTF-8 (byte 0x{:02X})",
                 static_cast<unsigned char>(line[*bad]));
   }

@@ -13,7 +13,7 @@
 #include <queue>
 #include <unordered_map>
 
-#include "ladle/pack/utf8.hpp"
+#include "ladle/util/utf8.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/json.hpp"
@@ -253,7 +253,7 @@ void Tokenizer::Impl::load(const Json& j) {
   if (byte_level) {
     for (int b = 0; b < 256; ++b) {
       std::string s;
-      append_utf8(s, byte_to_char[b]);
+      util::append_utf8(s, byte_to_char[b]);
       auto it = vocab.find(s);
       if (it == vocab.end()) {
         unsupported(source, "model.vocab",
@@ -267,7 +267,7 @@ void Tokenizer::Impl::load(const Json& j) {
     const std::string& t = id_to_token[id];
     uint32_t n = 0;
     if (byte_level) {
-      for (size_t i = 0; i < t.size(); i += utf8_sequence_length(static_cast<unsigned char>(t[i]))) ++n;
+      for (size_t i = 0; i < t.size(); i += util::utf8_sequence_length(static_cast<unsigned char>(t[i]))) ++n;
     } else if (t.size() == 6 && t.rfind("<0x", 0) == 0 && t.back() == '>') {
       n = 1;
     } else {
@@ -626,7 +626,7 @@ void Tokenizer::Impl::pre_tokenize(std::string_view segment, uint32_t /*base*/,
         if (ov[1] == ov[0]) {
           // An empty match yields nothing; step over one character.
           if (ov[0] >= subject.size()) break;
-          offset = ov[0] + utf8_sequence_length(static_cast<unsigned char>(subject[ov[0]]));
+          offset = ov[0] + util::utf8_sequence_length(static_cast<unsigned char>(subject[ov[0]]));
           continue;
         }
         matches.emplace_back(ov[0], ov[1]);
@@ -711,8 +711,8 @@ void Tokenizer::Impl::bpe(std::string_view bytes, bool prefix_space,
     for (unsigned char c : bytes) symbols.push_back(byte_ids[c]);
     if (ignore_merges) {
       std::string word;
-      if (prefix_space) append_utf8(word, byte_to_char[' ']);
-      for (unsigned char c : bytes) append_utf8(word, byte_to_char[c]);
+      if (prefix_space) util::append_utf8(word, byte_to_char[' ']);
+      for (unsigned char c : bytes) util::append_utf8(word, byte_to_char[c]);
       auto it = vocab.find(word);
       if (it != vocab.end()) {
         out.push_back(it->second);
@@ -730,7 +730,7 @@ void Tokenizer::Impl::bpe(std::string_view bytes, bool prefix_space,
       }
     }
     for (size_t i = 0; i < text.size();) {
-      const size_t len = std::min(utf8_sequence_length(static_cast<unsigned char>(text[i])),
+      const size_t len = std::min(util::utf8_sequence_length(static_cast<unsigned char>(text[i])),
                                   text.size() - i);
       auto it = vocab.find(text.substr(i, len));
       if (it != vocab.end()) {
@@ -854,7 +854,7 @@ Tokenizer Tokenizer::from_file(const std::string& path) {
 
 Encoding Tokenizer::encode(std::string_view text) const {
   const Impl& im = *impl_;
-  if (auto bad = find_invalid_utf8(text)) {
+  if (auto bad = util::find_invalid_utf8(text)) {
     throw Error(ErrorKind::input, fmt::format("invalid UTF-8 at byte {}", *bad));
   }
   Encoding enc;
@@ -933,7 +933,7 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
       std::string mapped;
       bool all_mapped = true;
       for (size_t i = 0; i < token.size();) {
-        const size_t len = utf8_sequence_length(static_cast<unsigned char>(token[i]));
+        const size_t len = util::utf8_sequence_length(static_cast<unsigned char>(token[i]));
         char32_t cp = 0;
         const auto b0 = static_cast<unsigned char>(token[i]);
         if (len == 1) {
@@ -956,7 +956,7 @@ std::string Tokenizer::decode(std::span<const int32_t> ids) const {
     }
     bytes += token;
   }
-  return decode_utf8_lossy(bytes);
+  return util::decode_utf8_lossy(bytes);
 }
 
 std::string Tokenizer::normalize(std::string_view text) const { return impl_->normalized(text); }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ladle/util/error.hpp"
+#include "ladle/util/utf8.hpp"
 
 namespace ladle::util {
 namespace {
@@ -16,43 +17,13 @@ SourceLocation location_of(const std::string& path, const YAML::Mark& mark) {
   return SourceLocation{path, mark.line + 1, mark.column + 1, ""};
 }
 
-// The length of the well-formed UTF-8 sequence at text[at] (Unicode table 3-7: no overlong forms,
-// no surrogates, nothing above U+10FFFF), or 0 when the bytes there are not one.
-size_t utf8_sequence_length(std::string_view text, size_t at) {
-  const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
-  const unsigned char lead = byte(at);
-  if (lead < 0x80) return 1;
-  size_t length = 0;
-  unsigned char low = 0x80;
-  unsigned char high = 0xBF;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    length = 2;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    length = 3;
-    if (lead == 0xE0) low = 0xA0;
-    if (lead == 0xED) high = 0x9F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    length = 4;
-    if (lead == 0xF0) low = 0x90;
-    if (lead == 0xF4) high = 0x8F;
-  } else {
-    return 0;
-  }
-  if (at + length > text.size()) return 0;
-  if (byte(at + 1) < low || byte(at + 1) > high) return 0;
-  for (size_t i = 2; i < length; ++i) {
-    if (byte(at + i) < 0x80 || byte(at + i) > 0xBF) return 0;
-  }
-  return length;
-}
-
 // YAML text is Unicode; yaml-cpp passes stray bytes through, and they would reach every page and
 // file written from the recipe. Reports the first byte that starts no UTF-8 character.
 void reject_invalid_utf8(std::string_view text, const std::string& path) {
   int line = 1;
   size_t line_start = 0;
   for (size_t i = 0; i < text.size();) {
-    const size_t length = utf8_sequence_length(text, i);
+    const size_t length = well_formed_utf8_length(text, i);
     if (length == 0) {
       throw_input(SourceLocation{path, line, static_cast<int>(i - line_start) + 1, ""},
                   "byte 0x{:02X} is not UTF-8: YAML text must be UTF-8",

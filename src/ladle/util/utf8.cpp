@@ -1,6 +1,6 @@
-#include "ladle/pack/utf8.hpp"
+#include "ladle/util/utf8.hpp"
 
-namespace ladle::pack {
+namespace ladle::util {
 
 namespace {
 
@@ -49,6 +49,11 @@ size_t well_formed_length(std::string_view s, size_t i, size_t& maximal) {
 }
 
 }  // namespace
+
+size_t well_formed_utf8_length(std::string_view text, size_t at) {
+  size_t maximal = 0;
+  return well_formed_length(text, at, maximal);
+}
 
 std::optional<size_t> find_invalid_utf8(std::string_view text) {
   size_t i = 0;
@@ -109,4 +114,4 @@ void append_utf8(std::string& out, char32_t cp) {
   }
 }
 
-}  // namespace ladle::pack
+}  // namespace ladle::util
