@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdlib>
 #include <filesystem>
+#include <limits>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +38,7 @@ void add_diff_command(CLI::App& command, Io& io);
 void add_tokenize_command(CLI::App& command, Io& io);
 void add_pack_command(CLI::App& command, Io& io);
 void add_tune_command(CLI::App& command, Io& io);  // tune (issue 16)
+void add_mcp_command(CLI::App& command, Io& io);   // mcp (issue 35)
 
 namespace {
 constexpr Command kCommands[] = {
@@ -59,6 +61,8 @@ constexpr Command kCommands[] = {
     {"tokenize", "print the token ids of standard input (or decode ids)", add_tokenize_command},
     {"pack", "build fixed-length training rows with a loss mask from conversations", add_pack_command},
     {"tune", "tune a layout on a real scheduler: propose, run, score, recalibrate, stop", add_tune_command},
+    {"mcp", "serve model, gpu, predict, plan, check, score, show, diff and tune status to agents (MCP over stdio)",
+     add_mcp_command},
 };
 }  // namespace
 
@@ -74,7 +78,8 @@ const CLI::Validator& positive_integer() {
         }
         return {};
       },
-      "");  // the option's help says what it takes; no CLI11 type noise
+      "",  // the option's help says what it takes; no CLI11 type noise
+      fmt::format("integer_in:1:{}", std::numeric_limits<long long>::max()));  // read by in_process.cpp
   return check;
 }
 
@@ -89,16 +94,17 @@ CLI::Validator integer_in(long long low, long long high) {
         }
         return {};
       },
-      "");
+      "", fmt::format("integer_in:{}:{}", low, high));  // the bounds a tool's schema gives (in_process.cpp)
 }
 
 CLI::Validator one_of(std::vector<std::string> names) {
+  std::string name = "one_of:" + util::join(names, "|");  // the enum a tool's schema gives (in_process.cpp)
   return CLI::Validator(
       [names = std::move(names)](std::string& text) -> std::string {
         if (std::find(names.begin(), names.end(), text) != names.end()) return {};
         return fmt::format("expected {}, got '{}'{}", util::join(names, ", "), text, util::did_you_mean(text, names));
       },
-      "");
+      "", std::move(name));
 }
 
 recipe::LoadedRecipe resolve_recipe(const std::string& name_or_path) {
