@@ -1,4 +1,5 @@
 #include "ladle/model/config_json.hpp"
+#include "ladle/model/params.hpp"
 
 #include <gtest/gtest.h>
 
@@ -94,9 +95,14 @@ TEST(ConfigJson, RejectsNonJsonWithLineAndColumn) {
   EXPECT_LADLE_ERROR(read_config_file(fixture("not_json.json")), input, "not valid JSON");
 }
 
-TEST(ConfigJson, RejectsQwenThreeFiveHybridAsNotSupported) {
-  EXPECT_LADLE_ERROR(load_model("qwen3.5-397b-a17b"), input,
-                     "'qwen3_5_moe' is not supported: its hybrid Gated-DeltaNet");
+// The embedded Qwen3.5-397B-A17B text config (data/models/README.md gives its provenance) reads as
+// Qwen3.5's hybrid: 45 of 60 layers Gated DeltaNet, the name's 397B total and 17B active.
+TEST(ConfigJson, ReadsQwenThreeFiveHybrid) {
+  const ModelSpec spec = load_model("qwen3.5-397b-a17b");
+  EXPECT_EQ(spec.count_linear_attention(), 45);
+  const ParamCounts c = count_params(spec);
+  EXPECT_NEAR(static_cast<double>(c.total), 397e9, 0.01 * 397e9);
+  EXPECT_NEAR(static_cast<double>(c.active), 17e9, 0.5e9);
 }
 
 TEST(ConfigJson, RejectsContradictoryMlpLayerTypes) {

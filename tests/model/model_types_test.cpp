@@ -237,11 +237,109 @@ TEST(ModelTypes, QwenThreeVlThirtyBAThreeB) {
   EXPECT_GT(c.vision, 0);
 }
 
-// Nemotron-H's real config holds `"time_step_limit": [0.0, Infinity]`, as Python's json writes it:
-// the file is read, and the type refused for what ladle does not count, not as invalid JSON.
-TEST(ModelTypes, NemotronHIsReadThenRefusedForItsMambaLayers) {
-  EXPECT_LADLE_ERROR(load_model(real_config("nemotron-h-56b")), input,
-                     "model_type: 'nemotron_h' is not supported: its Mamba-2 layers");
+// nvidia/Nemotron-H-56B-Base-8K (model card and Nemotron-H report, arXiv 2504.03624, which name
+// it 56B). Its real config holds `"time_step_limit": [0.0, Infinity]`, as Python's json writes it.
+// hybrid_override_pattern: 54 Mamba-2 layers, 10 attention, 54 MLP. By hand from the config:
+// Mamba-2 inner 256 x 64 = 16384, conv 16384 + 2 x 8 x 256 = 20480; in_proj 8192 x (16384 + 20480
+// + 256), conv1d 20480 x 4 + bias 20480, dt_bias/A_log/D 3 x 256, norm 16384, out_proj 16384 x
+// 8192: 438,424,320 per layer; attention q/o 2 x 8192 x 8192 + k/v 2 x 8192 x 1024 =
+// 150,994,944; MLP up/down 2 x 8192 x 32768 = 536,870,912; a norm of 8192 per layer, the final
+// norm, embedding and head 2 x 131072 x 8192.
+TEST(ModelTypes, NemotronHFiftySixB) {
+  const ModelSpec spec = load_model(real_config("nemotron-h-56b"));
+  EXPECT_EQ(spec.model_type, "nemotron_h");
+  EXPECT_EQ(spec.count_mixer(MixerKind::mamba), 54);
+  EXPECT_EQ(spec.count_mixer(MixerKind::attention), 10);
+  EXPECT_EQ(spec.count_mlp(MlpKind::dense), 54);
+  const ParamCounts c = count_params(spec);
+  const int64_t expected = 54 * int64_t{438424320} + 10 * int64_t{150994944} + 54 * int64_t{536870912} +
+                           119 * int64_t{8192} + 2 * int64_t{131072} * 8192;
+  EXPECT_EQ(c.total, expected);
+  EXPECT_TRUE(matches_card(c.total, {56 * kB, 1 * kB}));
+  EXPECT_EQ(c.active, c.total);  // dense: every weight is used by every token
+  const std::vector<TensorInfo> tensors = tensor_inventory(spec);
+  const TensorInfo* in_proj = find_tensor(tensors, "backbone.layers.0.mixer.in_proj.weight");
+  ASSERT_NE(in_proj, nullptr);
+  EXPECT_EQ(in_proj->shape, (std::vector<int64_t>{16384 + 20480 + 256, 8192}));
+  EXPECT_NE(find_tensor(tensors, "backbone.layers.7.mixer.q_proj.weight"), nullptr);  // "M-M-M-M*": layer 7
+}
+
+// A pattern of another length than num_hidden_layers is one line naming both keys.
+TEST(ModelTypes, NemotronHPatternContradictingLayersIsRefused) {
+  const std::string text = R"({"model_type": "nemotron_h", "num_hidden_layers": 3, "hidden_size": 64,
+    "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+    "hybrid_override_pattern": "M-", "mamba_num_heads": 4, "mamba_head_dim": 16, "n_groups": 1,
+    "ssm_state_size": 16, "conv_kernel": 4})";
+  EXPECT_LADLE_ERROR(parse_config(text, "h.json", "h"), input,
+                     "hybrid_override_pattern: has 2 layers but num_hidden_layers is 3");
+  std::string moe = text;
+  moe.replace(moe.find("\"M-\""), 4, "\"M-E\"");
+  EXPECT_LADLE_ERROR(parse_config(moe, "h.json", "h"), input, "layer 2 is 'E', a MoE layer");
+}
+
+// nvidia/Llama-3_3-Nemotron-Super-49B-v1: the card names it 49B and prints no finer figure; the
+// count, 49,867,145,216, cuts to it. By hand from block_configs: 49 of 80 layers with attention
+// (64 heads, 8 kv heads of 128), 31 with no_op attention; every MLP present, of width
+// round_up(int(2 x ffn_mult x 8192 / 3), 256): ffn_mult 5.25 -> 28672, 1.3125 -> 7168, 0.5 -> 2816.
+TEST(ModelTypes, NemotronNasSuperFortyNineB) {
+  const ModelSpec spec = load_model(real_config("llama-3.3-nemotron-super-49b"));
+  EXPECT_EQ(spec.model_type, "nemotron-nas");
+  EXPECT_EQ(spec.count_mixer(MixerKind::attention), 49);
+  EXPECT_EQ(spec.count_mixer(MixerKind::none), 31);
+  EXPECT_EQ(spec.count_mlp(MlpKind::none), 0);
+  int widths_28672 = 0;
+  int widths_7168 = 0;
+  int widths_2816 = 0;
+  for (int i = 0; i < spec.num_layers; ++i) {
+    widths_28672 += spec.ffn_of(i) == 28672 ? 1 : 0;
+    widths_7168 += spec.ffn_of(i) == 7168 ? 1 : 0;
+    widths_2816 += spec.ffn_of(i) == 2816 ? 1 : 0;
+  }
+  EXPECT_EQ(widths_28672, 49);
+  EXPECT_EQ(widths_7168, 10);
+  EXPECT_EQ(widths_2816, 6);
+  const ParamCounts c = count_params(spec);
+  EXPECT_EQ(c.total, 49867145216);
+  EXPECT_TRUE(truncates_to(c.total, {49 * kB, 1 * kB}));
+  // A layer without attention has no input_layernorm and no q/k/v/o.
+  const std::vector<TensorInfo> tensors = tensor_inventory(spec);
+  int attention_norms = 0;
+  for (const TensorInfo& t : tensors) attention_norms += t.name.ends_with("input_layernorm.weight") ? 1 : 0;
+  EXPECT_EQ(attention_norms, 49);
+}
+
+TEST(ModelTypes, NemotronNasBlockConfigsContradictingLayersIsRefused) {
+  const std::string text = R"({"model_type": "nemotron-nas", "num_hidden_layers": 2, "hidden_size": 64,
+    "vocab_size": 100, "num_attention_heads": 4, "block_configs": [
+    {"attention": {"n_heads_in_group": 2, "no_op": false}, "ffn": {"ffn_mult": 1.0, "no_op": false}}]})";
+  EXPECT_LADLE_ERROR(parse_config(text, "n.json", "n"), input,
+                     "block_configs: has 1 entries but num_hidden_layers is 2");
+  std::string linear = text;
+  linear.replace(linear.find("\"num_hidden_layers\": 2"), 22, "\"num_hidden_layers\": 1");
+  const std::string attention = R"("n_heads_in_group": 2, "no_op": false)";
+  linear.replace(linear.find(attention), attention.size(), R"("replace_with_linear": true)");
+  EXPECT_LADLE_ERROR(parse_config(linear, "n.json", "n"), input, "entry 0 sets attention.replace_with_linear");
+}
+
+// Qwen/Qwen3.5-35B-A3B: the card prints 35B in total and 3B activated; the text model counts
+// 34.66B with 3.45B active (A3B: active cut at the billion), the vision tower 0.45B beside it.
+// 30 of 40 layers are Gated DeltaNet, stored as four projections (in_proj_qkv, in_proj_z,
+// in_proj_b, in_proj_a) of Qwen3-Next's two shapes.
+TEST(ModelTypes, QwenThreeFiveThirtyFiveBAThreeB) {
+  const ModelSpec spec = load_model(real_config("qwen3.5-35b-a3b"));
+  EXPECT_EQ(spec.model_type, "qwen3_5_moe");
+  EXPECT_EQ(spec.count_linear_attention(), 30);
+  EXPECT_EQ(spec.num_mtp_layers, 1);
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total + c.vision, {35 * kB, 1 * kB}));
+  EXPECT_TRUE(truncates_to(c.active, {3 * kB, 1 * kB}));
+  const std::vector<TensorInfo> tensors = tensor_inventory(spec);
+  const TensorInfo* qkv = find_tensor(tensors, "model.layers.0.linear_attn.in_proj_qkv.weight");
+  ASSERT_NE(qkv, nullptr);
+  // 2 x 16 key heads x 128 + 32 value heads x 128.
+  EXPECT_EQ(qkv->shape, (std::vector<int64_t>{2 * 16 * 128 + 32 * 128, 2048}));
+  EXPECT_EQ(spec.vision.depth, 27);
+  EXPECT_EQ(spec.vision.merge, 2);
 }
 
 constexpr const char* kLlama = R"({"model_type": "TYPE", "hidden_size": 64,

@@ -246,7 +246,9 @@ void render_text(const ModelReport& r, std::ostream& out) {
   }
   if (s.count_mlp(MlpKind::dense) > 0) {
     out << fmt::format("dense MLP width: {}{}\n", s.intermediate_size,
-                       s.gated_mlp ? "" : " (two matrices, fc1 -> activation -> fc2, with biases)");
+                       s.gated_mlp ? ""
+                       : s.mlp_bias ? " (two matrices, fc1 -> activation -> fc2, with biases)"
+                                    : " (two matrices, fc1 -> activation -> fc2)");
   }
 
   out << "\nparameters\n";

@@ -50,6 +50,19 @@ class ConfigReader {
   /// the same text.
   ConfigReader nested(const char* key) const { return ConfigReader(root_[key], text_, file_); }
 
+  /// Readers of each object in the list `key` (errors point into the same text); `what` names
+  /// an entry in errors.
+  std::vector<ConfigReader> objects(const char* key) const {
+    const Json& value = root_[key];
+    if (!value.is_array()) fail(key, "expected a list of objects");
+    std::vector<ConfigReader> out;
+    for (const Json& item : value) {
+      if (!item.is_object()) fail(key, fmt::format("expected a list of objects, got {}", util::show_json(item)));
+      out.emplace_back(item, text_, file_);
+    }
+    return out;
+  }
+
   double number(const char* key) const {
     if (!has(key)) fail(key, "missing required field");
     const Json& value = root_[key];
@@ -691,7 +704,8 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
   read_gqa(in, spec);
   spec.qk_norm = true;
   spec.attention_output_gate = in.boolean_or("attn_output_gate", true);
-  spec.intermediate_size = in.positive("intermediate_size");
+  // Qwen3.5-MoE writes no intermediate_size: every layer is MoE; it is needed for dense layers.
+  if (in.has("intermediate_size")) spec.intermediate_size = in.positive("intermediate_size");
   spec.moe_intermediate_size = in.positive("moe_intermediate_size");
   spec.num_experts = in.positive("num_experts");
   spec.experts_per_token = in.positive("num_experts_per_tok");
@@ -707,6 +721,7 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
     const bool dense = std::find(dense_layers.begin(), dense_layers.end(), i) != dense_layers.end();
     spec.mlp[i] = (!dense && (i + 1) % step == 0) ? MlpKind::moe : MlpKind::dense;
   }
+  if (spec.count_mlp(MlpKind::dense) > 0) spec.intermediate_size = in.positive("intermediate_size");
   spec.linear_attention.assign(spec.num_layers, false);
   if (in.has("layer_types")) {
     const std::vector<size_t> types =
@@ -734,6 +749,147 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
     spec.num_mtp_layers = static_cast<int>(in.non_negative_or(key, 0));
   }
 }
+
+// Nemotron-H (NVIDIA's configuration_nemotron_h.py / modeling_nemotron_h.py): one block per
+// character of hybrid_override_pattern, each a norm and one mixer: 'M' a Mamba-2 mixer, '*' GQA
+// attention (attention_head_dim per head), '-' a two-matrix MLP (up_proj -> relu2 -> down_proj).
+// Mamba-2: in_proj [inner + conv + heads, h] (z, x B C, dt), a depthwise conv1d over x, B and C
+// (inner + 2 groups x state channels), dt_bias, A_log and D per head, a gated RMSNorm of inner,
+// out_proj [h, inner]; inner = mamba_num_heads x mamba_head_dim.
+void read_nemotron_h(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::gqa;
+  spec.num_kv_heads = in.has("num_key_value_heads") ? in.positive("num_key_value_heads") : spec.num_heads;
+  if (spec.num_heads % spec.num_kv_heads != 0) {
+    in.fail("num_key_value_heads", fmt::format("num_attention_heads {} is not divisible by num_key_value_heads {}",
+                                               spec.num_heads, spec.num_kv_heads));
+  }
+  const char* head_key = in.has("attention_head_dim") ? "attention_head_dim" : "head_dim";
+  if (in.has(head_key)) {
+    spec.head_dim = in.positive(head_key);
+  } else {
+    spec.head_dim = spec.hidden_size / spec.num_heads;
+  }
+  spec.attention_out_bias = spec.attention_bias;
+  spec.gated_mlp = false;
+  spec.silu_glu = false;
+  const std::string act = in.has("mlp_hidden_act") ? in.text("mlp_hidden_act") : "relu2";
+  if (act != "relu2") in.fail("mlp_hidden_act", fmt::format("'{}' is not read (expected relu2)", act));
+  spec.relu2_mlp = true;
+  spec.mlp_bias = in.boolean_or("mlp_bias", false);
+  const std::string pattern = in.text("hybrid_override_pattern");
+  if (static_cast<int64_t>(pattern.size()) != spec.num_layers) {
+    in.fail("hybrid_override_pattern",
+            fmt::format("has {} layers but num_hidden_layers is {}: the two keys contradict each other",
+                        pattern.size(), spec.num_layers));
+  }
+  spec.mixer.assign(spec.num_layers, MixerKind::none);
+  for (int i = 0; i < spec.num_layers; ++i) {
+    switch (pattern[static_cast<size_t>(i)]) {
+      case 'M': spec.mixer[i] = MixerKind::mamba; spec.mlp[i] = MlpKind::none; break;
+      case '*': spec.mixer[i] = MixerKind::attention; spec.mlp[i] = MlpKind::none; break;
+      case '-': spec.mixer[i] = MixerKind::none; spec.mlp[i] = MlpKind::dense; break;
+      case 'E':
+        in.fail("hybrid_override_pattern", fmt::format("layer {} is 'E', a MoE layer, which ladle does not read "
+                                                       "for nemotron_h (expected M, * or -)", i));
+      default:
+        in.fail("hybrid_override_pattern", fmt::format("layer {} is '{}' (expected M for Mamba-2, * for attention "
+                                                       "or - for an MLP)", i, pattern[static_cast<size_t>(i)]));
+    }
+  }
+  if (spec.count_mlp(MlpKind::dense) > 0) spec.intermediate_size = in.positive("intermediate_size");
+  if (spec.count_mixer(MixerKind::mamba) > 0) {
+    spec.mamba_heads = in.positive("mamba_num_heads");
+    spec.mamba_head_dim = in.positive("mamba_head_dim");
+    spec.mamba_groups = in.positive("n_groups");
+    spec.mamba_state = in.positive("ssm_state_size");
+    spec.mamba_conv_kernel = in.positive("conv_kernel");
+    spec.mamba_chunk = in.has("chunk_size") ? in.positive("chunk_size") : 256;
+    spec.mamba_conv_bias = in.boolean_or("use_conv_bias", true);
+    spec.mamba_proj_bias = in.boolean_or("use_bias", false);
+    if (spec.mamba_heads % spec.mamba_groups != 0) {
+      in.fail("n_groups", fmt::format("mamba_num_heads {} is not divisible by n_groups {}", spec.mamba_heads,
+                                      spec.mamba_groups));
+    }
+  }
+}
+
+// Nemotron-NAS (DeciLM, NVIDIA's configuration_decilm.py / modeling_decilm.py): Llama layers
+// whose attention and MLP each come from one entry of block_configs: attention no_op drops the
+// attention and its input_layernorm, else GQA with num_attention_heads / n_heads_in_group kv
+// heads; ffn no_op drops the MLP and post_attention_layernorm, else SwiGLU of width
+// round_up(int(2 ffn_mult hidden / 3), 256) (_ffn_mult_to_intermediate_size).
+void read_nemotron_nas(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::gqa;
+  if (spec.hidden_size % spec.num_heads != 0) {
+    in.fail("num_attention_heads", fmt::format("hidden_size {} is not divisible by num_attention_heads {}",
+                                               spec.hidden_size, spec.num_heads));
+  }
+  spec.head_dim = in.has("head_dim") ? in.positive("head_dim") : spec.hidden_size / spec.num_heads;
+  spec.num_kv_heads = spec.num_heads;
+  spec.attention_out_bias = spec.attention_bias;
+  spec.mlp_bias = in.boolean_or("mlp_bias", false);
+  const std::vector<ConfigReader> blocks = in.objects("block_configs");
+  if (static_cast<int64_t>(blocks.size()) != spec.num_layers) {
+    in.fail("block_configs", fmt::format("has {} entries but num_hidden_layers is {}: the two keys contradict "
+                                         "each other",
+                                         blocks.size(), spec.num_layers));
+  }
+  spec.mixer.assign(spec.num_layers, MixerKind::attention);
+  spec.layer_ffn.assign(spec.num_layers, 0);
+  spec.layer_kv_heads.assign(spec.num_layers, 0);
+  const auto refuse = [&in](size_t i, const char* part, const char* key) {
+    in.fail("block_configs", fmt::format("entry {} sets {}.{}, which ladle does not read", i, part, key));
+  };
+  int64_t kv_first = 0;
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const int layer = static_cast<int>(i);
+    if (!blocks[i].has_object("attention") || !blocks[i].has_object("ffn")) {
+      in.fail("block_configs", fmt::format("entry {} needs an attention and an ffn object", i));
+    }
+    const ConfigReader attn = blocks[i].nested("attention");
+    const ConfigReader ffn = blocks[i].nested("ffn");
+    if (attn.boolean_or("replace_with_linear", false)) refuse(i, "attention", "replace_with_linear");
+    if (attn.set("sparsify")) refuse(i, "attention", "sparsify");
+    if (attn.set("num_sink_tokens")) refuse(i, "attention", "num_sink_tokens");
+    if (attn.set("window_length")) refuse(i, "attention", "window_length");
+    if (ffn.boolean_or("replace_with_linear", false)) refuse(i, "ffn", "replace_with_linear");
+    if (ffn.set("sparsify")) refuse(i, "ffn", "sparsify");
+    if (attn.boolean_or("no_op", false)) {
+      spec.mixer[layer] = MixerKind::none;
+    } else {
+      const int64_t group = attn.positive("n_heads_in_group");
+      if (spec.num_heads % group != 0) {
+        attn.fail("n_heads_in_group", fmt::format("entry {}: num_attention_heads {} is not divisible by {}", i,
+                                                  spec.num_heads, group));
+      }
+      spec.layer_kv_heads[layer] = spec.num_heads / group;
+      if (kv_first == 0) kv_first = spec.num_heads / group;
+    }
+    if (ffn.boolean_or("no_op", false)) {
+      spec.mlp[layer] = MlpKind::none;
+    } else {
+      const double mult = ffn.number("ffn_mult");
+      if (!(mult > 0) || mult > 64) ffn.fail("ffn_mult", fmt::format("entry {}: expected a number in (0, 64], got {}", i, mult));
+      const auto width = static_cast<int64_t>(2.0 * mult * static_cast<double>(spec.hidden_size) / 3.0);
+      spec.layer_ffn[layer] = (width + 255) / 256 * 256;
+    }
+  }
+  // The layers without attention take the first attention layer's kv heads (unused: no tensors).
+  for (int i = 0; i < spec.num_layers; ++i) {
+    if (spec.layer_kv_heads[i] == 0) spec.layer_kv_heads[i] = kv_first > 0 ? kv_first : spec.num_heads;
+  }
+  spec.num_kv_heads = kv_first > 0 ? kv_first : spec.num_heads;
+  int64_t widest = 0;
+  for (int64_t w : spec.layer_ffn) widest = std::max(widest, w);
+  spec.intermediate_size = widest;
+}
+
+// Qwen3.5 MoE (transformers modeling_qwen3_5_moe.py): Qwen3-Next's text model under text_config
+// (gated attention every full_attention_interval-th layer, Gated DeltaNet elsewhere, routed
+// experts with a gated shared expert, mtp_num_hidden_layers MTP layers) whose DeltaNet keeps four
+// projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) of the same total shape as
+// Qwen3-Next's two; a Qwen3-VL vision tower.
+void read_qwen3_5_moe(const ConfigReader& in, ModelSpec& spec) { read_qwen3_next(in, spec); }
 
 // GPT-2 and the GPT-3-style dense models Megatron-LM trains (transformers
 // configuration_gpt2.py / modeling_gpt2.py): its own key names (n_embd, n_layer, n_head,
@@ -829,6 +985,20 @@ int64_t qwen3_vl_vision_params(const ConfigReader&, const ConfigReader& v, int64
   return n;
 }
 
+// The shape of Qwen3-VL's vision tower, for its FLOPs per image token (plan/cost_vision).
+void qwen3_vl_vision_shape(const ConfigReader& v, ModelSpec& spec) {
+  VisionShape& s = spec.vision;
+  s.depth = v.positive("depth");
+  s.hidden = v.positive("hidden_size");
+  s.intermediate = v.positive("intermediate_size");
+  s.patch = v.positive("patch_size");
+  s.temporal_patch = v.positive("temporal_patch_size");
+  s.channels = v.has("in_channels") ? v.positive("in_channels") : 3;
+  s.merge = v.positive("spatial_merge_size");
+  s.out_hidden = v.positive("out_hidden_size");
+  s.deepstack = v.has("deepstack_visual_indexes") ? static_cast<int64_t>(v.integers("deepstack_visual_indexes").size()) : 0;
+}
+
 // Mistral 3's Pixtral tower and projector (transformers modeling_pixtral.py, modeling_mistral3.py):
 // a conv patch embedding without bias, ln_pre, layers of attention_norm, q/k/v/o without biases,
 // ffn_norm and a SwiGLU feed_forward; the projector's RMSNorm, the patch merger [h m^2 -> h] and
@@ -921,6 +1091,8 @@ struct ModelTypeRow {
   unsigned shape = 0;
   /// Counts the vision tower and projector of `vision_config` (nullptr: none is read).
   int64_t (*vision)(const ConfigReader& top, const ConfigReader& vision, int64_t text_hidden) = nullptr;
+  /// Reads the vision tower's shape for its FLOPs (nullptr: its compute is not priced).
+  void (*vision_shape)(const ConfigReader& vision, ModelSpec& spec) = nullptr;
 };
 
 // One row per supported model_type, sorted; gpt2 names its common fields its own way; kimi_k2
@@ -949,14 +1121,20 @@ constexpr ModelTypeRow kModelTypes[] = {
     {"mistral", read_mistral, false, read_common, 0, nullptr},
     {"mistral3", read_mistral, true, read_common, kTextConfig | kVision, pixtral_vision_params},
     {"mixtral", read_mixtral, false, read_common, kExperts, nullptr},
+    {"nemotron-nas", read_nemotron_nas, false, read_common, kBlockConfigs, nullptr},
+    {"nemotron_h", read_nemotron_h, false, read_common, kMamba, nullptr},
     {"olmo3", read_olmo3, false, read_common, kSliding, nullptr},
     {"phi3", read_phi3, false, read_common, 0, nullptr},
     {"qwen2", read_qwen2, false, read_common, 0, nullptr},
     {"qwen3", read_qwen3, false, read_common, 0, nullptr},
+    {"qwen3_5_moe", read_qwen3_5_moe, true, read_common,
+     kExperts | kShared | kLinear | kMtp | kSliding | kTextConfig | kVision, qwen3_vl_vision_params,
+     qwen3_vl_vision_shape},
     {"qwen3_moe", read_qwen3_moe, false, read_common, kExperts, nullptr},
     {"qwen3_next", read_qwen3_next, false, read_common, kExperts | kShared | kLinear | kMtp | kSliding, nullptr},
-    {"qwen3_vl", read_qwen3, true, read_common, kTextConfig | kVision, qwen3_vl_vision_params},
-    {"qwen3_vl_moe", read_qwen3_moe, true, read_common, kExperts | kTextConfig | kVision, qwen3_vl_vision_params},
+    {"qwen3_vl", read_qwen3, true, read_common, kTextConfig | kVision, qwen3_vl_vision_params, qwen3_vl_vision_shape},
+    {"qwen3_vl_moe", read_qwen3_moe, true, read_common, kExperts | kTextConfig | kVision, qwen3_vl_vision_params,
+     qwen3_vl_vision_shape},
 };
 
 // "routed experts, shared experts" for the parts of `shape`; "dense attention and MLP" for none.
@@ -986,13 +1164,8 @@ struct RefusedType {
 };
 
 constexpr RefusedType kRefusedTypes[] = {
-    {"nemotron-nas", "its per-layer block_configs (attention skipped or replaced, an MLP width per layer) "
-                     "are not read: ladle's layers share one attention and one MLP width"},
-    {"nemotron_h", "its Mamba-2 layers (hybrid_override_pattern) are not counted or priced by ladle"},
     {"qwen3_5", "its hybrid Gated-DeltaNet layout in the Qwen3.5 checkpoints is not verified, so no "
                 "count could be exact"},
-    {"qwen3_5_moe", "its hybrid Gated-DeltaNet layout in the Qwen3.5 checkpoints is not verified, so "
-                    "no count could be exact"},
     {"step3p7", "its checkpoint's attention (per-head gates, per-layer heads) and shared-expert "
                 "layout are not verified, so no count could be exact"},
 };
@@ -1072,6 +1245,7 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   }
   if (row->vision != nullptr && in.has_object("vision_config")) {
     spec.vision_params = row->vision(in, in.nested("vision_config"), spec.hidden_size);
+    if (row->vision_shape != nullptr) row->vision_shape(in.nested("vision_config"), spec);
   }
   return spec;
 }

@@ -7,7 +7,6 @@
 #include "ladle/util/error.hpp"
 
 namespace ladle::model {
-namespace {
 
 // Gated DeltaNet per token and value head (Yang et al. 2024, "Gated Delta Networks", eq. 10:
 // S_t = a_t S_{t-1} (I - b_t k_t k_t^T) + b_t v_t k_t^T, o_t = S_t q_t): reading S k, the
@@ -22,6 +21,38 @@ double linear_attention_forward(const ModelSpec& spec) {
                           spec.linear_num_value_heads * spec.linear_value_head_dim);
   return 3.0 * 2.0 * heads * state + 2.0 * static_cast<double>(spec.linear_conv_kernel) * conv_channels;
 }
+
+// Mamba-2's SSD scan per token (Dao and Gu 2024, "Transformers are SSMs", sec. 6: the chunked
+// algorithm Megatron-Core and mamba_ssm run, chunks of Q = chunk_size tokens): within a chunk,
+// C B^T over the Q keys of the chunk per group (2 Q G N) and that score matrix applied to each
+// head's x (2 Q H P); between chunks, each head's state B^T x and its output C state (2 H P N
+// each). The kernels compute whole Q x Q blocks, so no causal halving. The conv1d is a weight
+// in the inventory (counted with the matrices); the gated norm and D skip are elementwise.
+double mamba_scan_forward(const ModelSpec& spec) {
+  const auto d = [](int64_t v) { return static_cast<double>(v); };
+  const double q = d(spec.mamba_chunk);
+  const double heads = d(spec.mamba_heads);
+  const double p = d(spec.mamba_head_dim);
+  const double n = d(spec.mamba_state);
+  const double groups = d(spec.mamba_groups);
+  return 2.0 * q * (groups * n + heads * p) + 4.0 * heads * p * n;
+}
+
+double mixer_core_forward(const ModelSpec& spec, int layer) {
+  switch (spec.mixer_of(layer)) {
+    case MixerKind::linear:
+      return linear_attention_forward(spec);
+    case MixerKind::mamba:
+      return mamba_scan_forward(spec);
+    case MixerKind::none:
+      return 0.0;
+    case MixerKind::attention:
+      break;
+  }
+  return -1.0;  // softmax attention: the caller prices it by its window
+}
+
+namespace {
 
 // Forward FLOPs per token of the attention core of one layer (QK^T and PV), see flops.hpp.
 double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window, int64_t chunk = 0) {
@@ -47,16 +78,26 @@ double indexer_forward(const ModelSpec& spec, int64_t seq_len) {
 }
 
 std::string layer_kind(const ModelSpec& spec, int layer) {
-  if (spec.is_linear_attention(layer)) return std::string("linear+") + to_string(spec.mlp[layer]);
+  const MixerKind mixer = spec.mixer_of(layer);
+  if (mixer == MixerKind::linear) return std::string("linear+") + to_string(spec.mlp[layer]);
+  if (mixer == MixerKind::mamba) return spec.mlp[layer] == MlpKind::none ? "mamba" : std::string("mamba+") + to_string(spec.mlp[layer]);
+  if (mixer == MixerKind::none) {
+    std::string kind = to_string(spec.mlp[layer]);
+    if (!spec.layer_ffn.empty()) kind += "-" + std::to_string(spec.ffn_of(layer));
+    return kind;
+  }
   std::string kind = to_string(spec.attention);
+  if (!spec.layer_kv_heads.empty()) kind += "-kv" + std::to_string(spec.kv_heads_of(layer));
   if (layer < static_cast<int>(spec.attention_chunk.size()) && spec.attention_chunk[layer] > 0) {
     kind += "-chunked";
   }
   if (spec.index_topk > 0) kind += "-sparse";
   if (layer < spec.num_layers && spec.sliding_window[layer] > 0) kind += "-sliding";
   if (layer < spec.num_layers && spec.has_indexer[layer]) kind += "+indexer";
+  if (spec.mlp[layer] == MlpKind::none) return kind;
   kind += "+";
   kind += to_string(spec.mlp[layer]);
+  if (spec.mlp[layer] == MlpKind::dense && !spec.layer_ffn.empty()) kind += "-" + std::to_string(spec.ffn_of(layer));
   return kind;
 }
 
@@ -136,9 +177,8 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
       k.kind = kind;
       k.matmul_forward = layer_matmul[i];
       const int64_t chunk = i < static_cast<int>(spec.attention_chunk.size()) ? spec.attention_chunk[i] : 0;
-      k.attention_forward = spec.is_linear_attention(i)
-                                ? linear_attention_forward(spec)
-                                : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk);
+      const double mixer = mixer_core_forward(spec, i);
+      k.attention_forward = mixer >= 0 ? mixer : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk);
       k.indexer_forward = spec.has_indexer[i] ? indexer_forward(spec, seq_len) : 0.0;
       f.by_kind.push_back(k);
     }

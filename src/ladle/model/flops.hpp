@@ -72,6 +72,19 @@ double mean_causal_context(int64_t seq_len, int64_t window);
 /// earlier keys of its own chunk of `chunk` tokens (0 = unchunked, as mean_causal_context).
 double mean_chunked_context(int64_t seq_len, int64_t chunk);
 
+/// Forward FLOPs per token of one Gated DeltaNet layer's recurrence and conv1d (see above).
+double linear_attention_forward(const ModelSpec& spec);
+
+/// Forward FLOPs per token of one Mamba-2 layer's SSD scan (chunked: Dao and Gu 2024, sec. 6):
+/// 2 Q (G N + H P) + 4 H P N for chunk Q, groups G, state N, heads H, head dim P. in_proj,
+/// conv1d and out_proj are matrices of the inventory, counted apart.
+double mamba_scan_forward(const ModelSpec& spec);
+
+/// Forward FLOPs per token of layer `layer`'s token mixer core when it is not softmax attention
+/// (Gated DeltaNet, Mamba-2; 0 for no mixer); -1 for softmax attention, which depends on the
+/// window and sequence.
+double mixer_core_forward(const ModelSpec& spec, int layer);
+
 /// MFU as the recipes compute it: flops_per_token * tokens_per_s_per_gpu / (peak_tflops * 1e12).
 double mfu(double flops_per_token, double tokens_per_s_per_gpu, double peak_tflops);
 

@@ -12,13 +12,32 @@ int ModelSpec::count_indexers() const {
   return static_cast<int>(std::count(has_indexer.begin(), has_indexer.end(), true));
 }
 
-bool ModelSpec::is_linear_attention(int layer) const {
-  return layer >= 0 && static_cast<std::size_t>(layer) < linear_attention.size() &&
-         linear_attention[layer];
+bool ModelSpec::is_linear_attention(int layer) const { return mixer_of(layer) == MixerKind::linear; }
+
+int ModelSpec::count_linear_attention() const { return count_mixer(MixerKind::linear); }
+
+MixerKind ModelSpec::mixer_of(int layer) const {
+  if (layer < 0) return MixerKind::attention;
+  const auto i = static_cast<std::size_t>(layer);
+  if (i < mixer.size()) return mixer[i];
+  if (i < linear_attention.size() && linear_attention[i]) return MixerKind::linear;
+  return MixerKind::attention;
 }
 
-int ModelSpec::count_linear_attention() const {
-  return static_cast<int>(std::count(linear_attention.begin(), linear_attention.end(), true));
+int ModelSpec::count_mixer(MixerKind kind) const {
+  int n = 0;
+  for (int i = 0; i < num_layers; ++i) n += mixer_of(i) == kind ? 1 : 0;
+  return n;
+}
+
+int64_t ModelSpec::ffn_of(int layer) const {
+  const auto i = static_cast<std::size_t>(layer);
+  return layer >= 0 && i < layer_ffn.size() ? layer_ffn[i] : intermediate_size;
+}
+
+int64_t ModelSpec::kv_heads_of(int layer) const {
+  const auto i = static_cast<std::size_t>(layer);
+  return layer >= 0 && i < layer_kv_heads.size() ? layer_kv_heads[i] : num_kv_heads;
 }
 
 const char* to_string(AttentionKind kind) {
@@ -37,6 +56,22 @@ const char* to_string(MlpKind kind) {
       return "dense";
     case MlpKind::moe:
       return "moe";
+    case MlpKind::none:
+      return "none";
+  }
+  return "?";
+}
+
+const char* to_string(MixerKind kind) {
+  switch (kind) {
+    case MixerKind::attention:
+      return "attention";
+    case MixerKind::linear:
+      return "linear";
+    case MixerKind::mamba:
+      return "mamba";
+    case MixerKind::none:
+      return "none";
   }
   return "?";
 }

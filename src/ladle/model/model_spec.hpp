@@ -18,6 +18,29 @@ enum class AttentionKind {
 enum class MlpKind {
   dense,  ///< one MLP of `intermediate_size` (SwiGLU, or fc1-GELU-fc2 when !gated_mlp)
   moe,    ///< routed experts (+ shared experts) of `moe_intermediate_size`, with a router
+  none,   ///< no feed-forward block (Nemotron-H's Mamba and attention layers, Nemotron-NAS no_op)
+};
+
+/// What mixes tokens in a decoder layer.
+enum class MixerKind {
+  attention,  ///< softmax attention of ModelSpec::attention (GQA/MHA or MLA)
+  linear,     ///< Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5)
+  mamba,      ///< a Mamba-2 mixer (Nemotron-H's 'M' layers)
+  none,       ///< no token mixer (Nemotron-H's MLP layers, Nemotron-NAS's no_op attention)
+};
+
+/// A vision tower's shape (Qwen3-VL's vision_config): what its FLOPs per image token need.
+struct VisionShape {
+  int64_t depth = 0;          ///< encoder blocks
+  int64_t hidden = 0;         ///< encoder width
+  int64_t intermediate = 0;   ///< encoder MLP width
+  int64_t patch = 0;          ///< patch side in pixels
+  int64_t temporal_patch = 1; ///< frames per patch
+  int64_t channels = 3;
+  int64_t merge = 1;          ///< spatial merge: merge x merge patches make one image token
+  int64_t out_hidden = 0;     ///< the projector's output (the text width)
+  int64_t deepstack = 0;      ///< extra mergers (deepstack_visual_indexes)
+  bool operator==(const VisionShape&) const = default;
 };
 
 /// Where a decoder layer's RMSNorms sit; counts and names of the norm tensors.
@@ -118,6 +141,27 @@ struct ModelSpec {
   /// Parameters of a vision encoder and its projector described by the config's `vision_config`
   /// (Llama 4); not part of the language model ladle plans, reported beside its counts.
   int64_t vision_params = 0;
+  /// The vision tower's shape where ladle prices it (Qwen3-VL, Qwen3.5); depth 0 otherwise.
+  VisionShape vision;
+
+  /// Token mixer per layer; empty: attention, or linear where linear_attention says so.
+  std::vector<MixerKind> mixer;
+  /// Dense MLP width per layer (Nemotron-NAS's ffn_mult); empty: intermediate_size everywhere.
+  std::vector<int64_t> layer_ffn;
+  /// Key/value heads per layer (Nemotron-NAS's n_heads_in_group); empty: num_kv_heads.
+  std::vector<int64_t> layer_kv_heads;
+  /// The dense MLP's activation is squared ReLU (Nemotron-H's relu2) rather than GELU/SwiGLU.
+  bool relu2_mlp = false;
+
+  // Mamba-2 (Nemotron-H's mixer; Dao and Gu 2024, "Transformers are SSMs", sec. 7).
+  int64_t mamba_heads = 0;      ///< `mamba_num_heads`
+  int64_t mamba_head_dim = 0;   ///< `mamba_head_dim`; inner width = heads x head_dim
+  int64_t mamba_groups = 0;     ///< `n_groups` of B and C
+  int64_t mamba_state = 0;      ///< `ssm_state_size`
+  int64_t mamba_conv_kernel = 0;///< `conv_kernel`
+  int64_t mamba_chunk = 0;      ///< `chunk_size` of the SSD scan
+  bool mamba_conv_bias = false; ///< `use_conv_bias`
+  bool mamba_proj_bias = false; ///< `use_bias` of in_proj/out_proj
 
   /// Layers whose MLP is `kind`.
   int count_mlp(MlpKind kind) const;
@@ -127,13 +171,27 @@ struct ModelSpec {
   bool is_linear_attention(int layer) const;
   /// Layers with linear attention.
   int count_linear_attention() const;
+  /// The token mixer of layer `layer`.
+  MixerKind mixer_of(int layer) const;
+  /// Layers whose mixer is `kind`.
+  int count_mixer(MixerKind kind) const;
+  /// The dense MLP width of layer `layer`.
+  int64_t ffn_of(int layer) const;
+  /// The key/value heads of layer `layer`.
+  int64_t kv_heads_of(int layer) const;
+  /// Mamba-2's inner width: mamba_heads x mamba_head_dim.
+  int64_t mamba_inner() const { return mamba_heads * mamba_head_dim; }
+  /// Channels of Mamba-2's conv1d: x, B and C (inner + 2 x groups x state).
+  int64_t mamba_conv_dim() const { return mamba_inner() + 2 * mamba_groups * mamba_state; }
 
   bool operator==(const ModelSpec&) const = default;
 };
 
 /// "gqa" / "mla".
 const char* to_string(AttentionKind kind);
-/// "dense" / "moe".
+/// "dense" / "moe" / "none".
 const char* to_string(MlpKind kind);
+/// "attention" / "linear" / "mamba" / "none".
+const char* to_string(MixerKind kind);
 
 }  // namespace ladle

@@ -40,9 +40,16 @@ class InventoryBuilder {
     const int64_t h = spec_.hidden_size;
     const TensorSplit rep = TensorSplit::replicated;
     const NormPlacement norms = spec_.norms;
-    if (norms != NormPlacement::post) add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
-    if (section == TensorSection::layer && spec_.is_linear_attention(layer)) {
+    // A layer without a mixer (Nemotron-NAS's no_op attention) has no norm before it either.
+    const MixerKind mixer = section == TensorSection::layer ? spec_.mixer_of(layer) : MixerKind::attention;
+    if (norms != NormPlacement::post && mixer != MixerKind::none) {
+      add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
+    }
+    if (mixer == MixerKind::none) {
+    } else if (mixer == MixerKind::linear) {
       add_gated_deltanet(p + "linear_attn.", section, layer);
+    } else if (mixer == MixerKind::mamba) {
+      add_mamba(p + "mixer.", section, layer);
     } else if (spec_.attention == AttentionKind::mla) {
       add_mla(p + "self_attn.", section, layer);
     } else if (spec_.fused_qkv) {
@@ -51,13 +58,14 @@ class InventoryBuilder {
       add_gqa(p + "self_attn.", section, layer);
     }
     if (with_indexer) add_indexer(p + "self_attn.indexer.", section, layer);
+    if (mlp_kind == MlpKind::none) return;  // Nemotron-NAS's no_op MLP: no norm, no MLP
     add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     if (norms == NormPlacement::pre_and_post) {
       add(p + "pre_feedforward_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     }
     if (mlp_kind == MlpKind::dense) {
-      add_swiglu(p + mlp_name(), spec_.intermediate_size, section, layer, TensorRole::dense_mlp,
-                 spec_.mlp_bias);
+      const int64_t width = section == TensorSection::layer ? spec_.ffn_of(layer) : spec_.intermediate_size;
+      add_swiglu(p + mlp_name(), width, section, layer, TensorRole::dense_mlp, spec_.mlp_bias);
     } else {
       add_moe(p, section, layer);
     }
@@ -66,7 +74,55 @@ class InventoryBuilder {
     }
   }
 
+  // One Nemotron-H block (modeling_nemotron_h.py, NemotronHBlock): a norm and one mixer, the
+  // Mamba-2 mixer, GQA attention or the two-matrix relu2 MLP (up_proj, down_proj).
+  void add_nemotron_h_block(const std::string& p, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const TensorSection s = TensorSection::layer;
+    add(p + "norm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+    switch (spec_.mixer_of(layer)) {
+      case MixerKind::mamba:
+        add_mamba(p + "mixer.", s, layer);
+        return;
+      case MixerKind::attention:
+        add_gqa(p + "mixer.", s, layer);
+        return;
+      case MixerKind::linear:
+      case MixerKind::none:
+        break;
+    }
+    const int64_t w = spec_.ffn_of(layer);
+    const TensorRole m = TensorRole::dense_mlp;
+    add(p + "mixer.up_proj.weight", {w, h}, s, layer, m, TensorSplit::tp_column);
+    if (spec_.mlp_bias) add(p + "mixer.up_proj.bias", {w}, s, layer, m, TensorSplit::tp_column);
+    add(p + "mixer.down_proj.weight", {h, w}, s, layer, m, TensorSplit::tp_row);
+    if (spec_.mlp_bias) add(p + "mixer.down_proj.bias", {h}, s, layer, m, TensorSplit::replicated);
+  }
+
  private:
+  // Mamba-2 (NVIDIA's modeling_nemotron_h.py, NemotronHMamba2Mixer; Megatron-Core's MambaMixer
+  // splits in_proj by columns and out_proj by rows over TP): in_proj [inner + conv + heads, h]
+  // (z, then x B C, then dt), a depthwise conv1d of conv = inner + 2 groups x state channels,
+  // dt_bias, A_log and D per head, a gated RMSNorm over inner, out_proj [h, inner].
+  void add_mamba(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t inner = spec_.mamba_inner();
+    const int64_t conv = spec_.mamba_conv_dim();
+    const int64_t heads = spec_.mamba_heads;
+    const TensorRole a = TensorRole::attention;
+    const TensorSplit col = TensorSplit::tp_column;
+    add(p + "in_proj.weight", {inner + conv + heads, h}, s, layer, a, col);
+    if (spec_.mamba_proj_bias) add(p + "in_proj.bias", {inner + conv + heads}, s, layer, a, col);
+    add(p + "conv1d.weight", {conv, 1, spec_.mamba_conv_kernel}, s, layer, a, col);
+    if (spec_.mamba_conv_bias) add(p + "conv1d.bias", {conv}, s, layer, a, col);
+    add(p + "dt_bias", {heads}, s, layer, a, col);
+    add(p + "A_log", {heads}, s, layer, a, col);
+    add(p + "D", {heads}, s, layer, a, col);
+    add(p + "norm.weight", {inner}, s, layer, TensorRole::norm, col);
+    add(p + "out_proj.weight", {h, inner}, s, layer, a, TensorSplit::tp_row);
+    if (spec_.mamba_proj_bias) add(p + "out_proj.bias", {h}, s, layer, a, TensorSplit::replicated);
+  }
+
   // The feed-forward block's module name: Llama 4 calls it feed_forward.
   std::string mlp_name() const { return spec_.model_type.starts_with("llama4") ? "feed_forward." : "mlp."; }
 
@@ -92,8 +148,16 @@ class InventoryBuilder {
     const int64_t value = spec_.linear_num_value_heads * spec_.linear_value_head_dim;
     const int64_t heads = spec_.linear_num_value_heads;
     const TensorRole a = TensorRole::attention;
-    add(p + "in_proj_qkvz.weight", {2 * key + 2 * value, h}, s, layer, a, TensorSplit::tp_column);
-    add(p + "in_proj_ba.weight", {2 * heads, h}, s, layer, a, TensorSplit::tp_column);
+    if (spec_.model_type == "qwen3_5_moe") {
+      // Qwen3.5 keeps four projections of the same total shape (modeling_qwen3_5_moe.py).
+      add(p + "in_proj_qkv.weight", {2 * key + value, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "in_proj_z.weight", {value, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "in_proj_b.weight", {heads, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "in_proj_a.weight", {heads, h}, s, layer, a, TensorSplit::tp_column);
+    } else {
+      add(p + "in_proj_qkvz.weight", {2 * key + 2 * value, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "in_proj_ba.weight", {2 * heads, h}, s, layer, a, TensorSplit::tp_column);
+    }
     add(p + "conv1d.weight", {2 * key + value, 1, spec_.linear_conv_kernel}, s, layer, a,
         TensorSplit::tp_column);
     add(p + "dt_bias", {heads}, s, layer, a, TensorSplit::tp_column);
@@ -106,7 +170,7 @@ class InventoryBuilder {
   void add_gqa(const std::string& p, TensorSection s, int layer) {
     const int64_t h = spec_.hidden_size;
     const int64_t q = spec_.num_heads * spec_.head_dim;
-    const int64_t kv = spec_.num_kv_heads * spec_.head_dim;
+    const int64_t kv = (s == TensorSection::layer ? spec_.kv_heads_of(layer) : spec_.num_kv_heads) * spec_.head_dim;
     const TensorRole a = TensorRole::attention;
     // Gated attention: the projection also produces one gate value per q channel.
     const int64_t q_out = spec_.attention_output_gate ? 2 * q : q;
@@ -321,6 +385,22 @@ void add_mimo_mtp_layer(InventoryBuilder& b, const ModelSpec& spec, int k, int l
   b.add(p + "final_layernorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
 }
 
+// Nemotron-H (modeling_nemotron_h.py): backbone.embeddings, one NemotronHBlock per layer,
+// backbone.norm_f, lm_head.
+std::vector<TensorInfo> nemotron_h_inventory(const ModelSpec& spec) {
+  std::vector<TensorInfo> out;
+  InventoryBuilder b(spec, out);
+  const int64_t h = spec.hidden_size;
+  b.add("backbone.embeddings.weight", {spec.vocab_size, h}, TensorSection::embedding, -1, TensorRole::embedding,
+        TensorSplit::vocab);
+  for (int i = 0; i < spec.num_layers; ++i) b.add_nemotron_h_block(fmt::format("backbone.layers.{}.", i), i);
+  b.add("backbone.norm_f.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm, TensorSplit::replicated);
+  if (!spec.tie_word_embeddings) {
+    b.add("lm_head.weight", {spec.vocab_size, h}, TensorSection::head, -1, TensorRole::head, TensorSplit::vocab);
+  }
+  return out;
+}
+
 }  // namespace
 
 int64_t TensorInfo::numel() const {
@@ -333,6 +413,7 @@ int64_t TensorInfo::total_numel() const { return numel() * copies; }
 
 std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
   if (spec.model_type == "gpt2") return gpt2_inventory(spec);
+  if (spec.model_type == "nemotron_h") return nemotron_h_inventory(spec);
   std::vector<TensorInfo> out;
   InventoryBuilder b(spec, out);
   const int64_t h = spec.hidden_size;

@@ -7,6 +7,8 @@
 #include <string>
 
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/plan/cost_linear_attention.hpp"
+#include "ladle/plan/cost_mamba.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_facts.hpp"
 #include "ladle/util/embedded.hpp"
@@ -103,12 +105,18 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const auto recomputed = [&](RecomputeModule m) { return selective && has(l.recompute_modules, m); };
   const double norm_out = recomputed(RecomputeModule::layernorm) ? 0.0 : 1.0;  // the norms' outputs
   const double up_proj = recomputed(RecomputeModule::mla_up_proj) ? 0.0 : 1.0;  // MLA q, k, v
-  double elements = 2 * h / sp_div;  // the two norms' inputs (the residual stream)
+  // The two norms' inputs (the residual stream); one in a layer of a single block (Nemotron-H).
+  double elements = (kind.mixer == MixerKind::none || !kind.has_mlp ? 1 : 2) * h / sp_div;
   // Flash attention's saved q, k, v: BF16, or FP8 under fp8_dot_product_attention (Transformer
   // Engine's FusedAttention saves its FP8 q, k, v and output; the projection keeps the BF16
   // output it is given, set_save_original_input).
   const double attn_in = st.fp8_attention ? 0.5 : 1.0;
-  if (c.mla) {
+  if (kind.mixer == MixerKind::mamba) {
+    elements += mamba_activation_elements(c, tp, norm_out * lin * h / gathered_div, lin);
+  } else if (kind.mixer == MixerKind::linear) {
+    elements += linear_attention_activation_elements(c, tp, norm_out * lin * h / gathered_div, lin);
+  } else if (kind.mixer == MixerKind::none) {
+  } else if (c.mla) {
     // multi_latent_attention.py: the down-projections are replicated linears that run on the
     // s/TP tokens of the sequence-parallel region, so their input, outputs and the latent norms'
     // outputs are all s/TP under SP; the up-projections' inputs are gathered again in backward.
@@ -126,7 +134,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     if (st.fp8_second_copy) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
   } else {
     const double d = static_cast<double>(c.head_dim);
-    const double kv = static_cast<double>(c.kv_heads);
+    const double kv = static_cast<double>(kind.kv_heads > 0 ? kind.kv_heads : c.kv_heads);
     elements += norm_out * lin * h / gathered_div;   // qkv input
     elements += attn_in * (heads + 2 * kv) * d / tp;  // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
@@ -140,7 +148,8 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // fused bias_swiglu and weighted_bias_swiglu cast what they save to float8_e4m3fn with no scale,
   // fusions/fused_bias_swiglu.py; the BF16 fc1 output is then freed, nothing else keeps it).
   const double swiglu_input = l.act_fp8_store ? 1.0 : kBf16;
-  const double ffn = static_cast<double>(c.ffn);
+  if (!kind.has_mlp) return bytes;
+  const double ffn = static_cast<double>(kind.ffn > 0 ? kind.ffn : c.ffn);
   const double mlp_input = norm_out * st.linear_input * h / gathered_div;  // fc1's input, the norm's output
   if (!kind.moe) {
     // Dense MLP: fc1 input, fc1 output (SwiGLU's gate and up, 2 x ffn; GPT's GELU input, ffn:

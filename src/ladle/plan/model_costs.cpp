@@ -111,6 +111,12 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
   c.shared_ffn = spec.shared_expert_intermediate_size;
   c.experts = spec.num_experts;
   c.top_k = spec.experts_per_token;
+  c.mamba_inner = spec.mamba_inner();
+  c.mamba_conv = spec.mamba_conv_dim();
+  c.mamba_heads = spec.mamba_heads;
+  c.linear_key = spec.linear_num_key_heads * spec.linear_key_head_dim;
+  c.linear_value = spec.linear_num_value_heads * spec.linear_value_head_dim;
+  c.linear_heads = spec.linear_num_value_heads;
 
   std::vector<LayerKind> per_layer(static_cast<size_t>(spec.num_layers));
   LayerKind mtp;
@@ -132,13 +138,23 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
   c.layer_kind.resize(per_layer.size());
   for (size_t i = 0; i < per_layer.size(); ++i) {
     LayerKind& kind = per_layer[i];
+    const int layer = static_cast<int>(i);
     kind.moe = spec.mlp[i] == MlpKind::moe;
-    kind.attention_flops = attention_flops(spec, static_cast<int64_t>(i), row_tokens);
+    kind.mixer = spec.mixer_of(layer);
+    kind.has_mlp = spec.mlp[i] != MlpKind::none;
+    kind.ffn = spec.ffn_of(layer);
+    kind.kv_heads = spec.kv_heads_of(layer);
+    // A Gated DeltaNet or Mamba-2 layer's core is its recurrence or scan (cost_linear_attention,
+    // cost_mamba); a layer without a mixer has none.
+    const double mixer = model::mixer_core_forward(spec, layer);
+    kind.attention_flops = mixer >= 0 ? mixer : attention_flops(spec, static_cast<int64_t>(i), row_tokens);
     kind.indexer_flops = kind.indexer ? indexer_flops(spec, row_tokens) : 0.0;
-    kind.name = std::string(to_string(spec.attention)) + (kind.indexer ? "+indexer" : "") + "+" +
-                to_string(spec.mlp[i]);
+    const std::string mixer_name =
+        kind.mixer == MixerKind::attention ? std::string(to_string(spec.attention)) : to_string(kind.mixer);
+    kind.name = mixer_name + (kind.indexer ? "+indexer" : "") + "+" + to_string(spec.mlp[i]);
     if (i < spec.sliding_window.size() && spec.sliding_window[i] > 0) kind.name += "+sliding";
-    const std::string key = kind.name + "/" + std::to_string(kind.attention_flops);
+    const std::string key = kind.name + "/" + std::to_string(kind.attention_flops) + "/" +
+                            std::to_string(kind.ffn) + "/" + std::to_string(kind.kv_heads);
     auto [it, inserted] = index_of.emplace(key, c.kinds.size());
     if (inserted) c.kinds.push_back(kind);
     c.layer_kind[i] = static_cast<int>(it->second);

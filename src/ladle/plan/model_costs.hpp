@@ -48,7 +48,12 @@ struct LayerKind {
   double expert_params = 0;       ///< elements of all routed experts (split by EP * ETP)
   double dense_matmul_params = 0; ///< matrix elements a token multiplies through, experts excluded
   double attention_flops = 0;     ///< forward QK^T + PV FLOPs per token at the row length, all heads
+                                  ///< (a linear or Mamba-2 mixer: its recurrence or scan instead)
   double indexer_flops = 0;       ///< forward indexer scoring FLOPs per token
+  MixerKind mixer = MixerKind::attention;  ///< the layer's token mixer
+  bool has_mlp = true;            ///< false: no feed-forward block (Nemotron-H, Nemotron-NAS no_op)
+  int64_t ffn = 0;                ///< the dense MLP's width in this layer (Nemotron-NAS differs per layer)
+  int64_t kv_heads = 0;           ///< GQA key/value heads in this layer
   bool operator==(const LayerKind&) const = default;
 };
 
@@ -78,6 +83,12 @@ struct ModelCosts {
   int64_t shared_ffn = 0;   ///< fused shared expert width (0: none)
   int64_t experts = 0;
   int64_t top_k = 0;
+  int64_t mamba_inner = 0;  ///< Mamba-2: heads x head dim
+  int64_t mamba_conv = 0;   ///< Mamba-2: conv1d channels (inner + 2 groups x state)
+  int64_t mamba_heads = 0;
+  int64_t linear_key = 0;    ///< Gated DeltaNet: key heads x key dim
+  int64_t linear_value = 0;  ///< Gated DeltaNet: value heads x value dim
+  int64_t linear_heads = 0;  ///< Gated DeltaNet: value heads
 
   std::vector<LayerKind> kinds;
   std::vector<int> layer_kind;  ///< kind index of each decoder layer

@@ -269,7 +269,9 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // dense MLP or shared expert; without SP, all-reduces (twice the traffic).
   double tp_fwd = 0;
   if (l.tp > 1) {
-    const double collectives = (!kind.moe || c.shared_ffn > 0) ? 4 : 2;
+    // Two around the mixer and two around a dense MLP or shared expert, where the layer has them.
+    const double collectives = (kind.mixer != MixerKind::none ? 2 : 0) +
+                               (kind.has_mlp && (!kind.moe || c.shared_ffn > 0) ? 2 : 0);
     const double one = collective_time(r, Collective::all_gather, kBf16 * tokens * h, tp, std::min(tp, r.domain));
     // An all-reduce costs a reduce-scatter plus an all-gather, so both cases move the same bytes.
     tp_fwd = collectives * one;
