@@ -35,6 +35,9 @@ class CMakeBuild(build_ext):
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(built, target)
+        # Without its debug information (most of its size), as `cmake --install` installs it.
+        if shutil.which("strip"):
+            subprocess.run(["strip", "--strip-debug", str(target)], check=True)
 
 
 setup(ext_modules=[Extension("ladle", sources=[])], cmdclass={"build_ext": CMakeBuild})
