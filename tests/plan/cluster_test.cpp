@@ -137,3 +137,54 @@ TEST(Cluster, ClusterFileDescribesAnOnPremCluster) {
 
 }  // namespace
 }  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+// The one checking context (issue 28): built from the model, the cluster's GPU and the workload, so
+// that predict (a layout, a recipe or a job's arguments), plan and check refuse the same layouts.
+TEST(CheckingContext, CarriesThePrecisionsTheGpuRuns) {
+  const ModelSpec model = model::load_model("qwen3-30b-a3b");
+  const Workload workload{8192, 128, Precision::bf16};
+  const layout::LayoutContext h100 = checking_context(model, make_cluster("h100", 16), workload);
+  EXPECT_TRUE(h100.gpu_fp8);
+  EXPECT_FALSE(h100.gpu_mxfp8);
+  EXPECT_FALSE(h100.gpu_nvfp4);
+  EXPECT_EQ(h100.gpu, "h100-sxm");
+  EXPECT_EQ(h100.num_layers, model.num_layers);
+  EXPECT_EQ(h100.gpus, 16);
+  const layout::LayoutContext b200 = checking_context(model, make_cluster("b200", 16), workload);
+  EXPECT_TRUE(b200.gpu_mxfp8);
+  EXPECT_TRUE(b200.gpu_nvfp4);
+}
+
+TEST(CheckingContext, PredictRefusesMxfp8OnHopperWhereverTheLayoutComesFrom) {
+  // predict() is what --recipe and the calibration reach: it checks against the same context.
+  const ModelSpec model = model::load_model("qwen3-30b-a3b");
+  const Workload workload{8192, 128, Precision::bf16};
+  const ModelCosts costs = model_costs(model, workload.row_tokens);
+  for (const char* gpu : {"h100", "b200"}) {
+    const Cluster cluster = make_cluster(gpu, 16);
+    const Layout layout = layout::resolve_layout(layout::parse_layout_spec("tp=2,ep=8,sp=on,fp8=e4m3,fp8_recipe=mxfp8"),
+                                                 checking_context(model, cluster, workload));
+    const std::optional<layout::LayoutViolation> v =
+        layout::precision_violation(layout, checking_context(model, cluster, workload));
+    if (std::string(gpu) == "b200") {
+      EXPECT_FALSE(v.has_value());
+      EXPECT_NO_THROW(predict(costs, model, layout, cluster, workload, default_calibration()));
+      continue;
+    }
+    ASSERT_TRUE(v.has_value());
+    EXPECT_EQ(v->knob, "fp8_recipe");
+    try {
+      predict(costs, model, layout, cluster, workload, default_calibration());
+      ADD_FAILURE() << "MXFP8 on H100 was priced";
+    } catch (const Error& e) {
+      EXPECT_NE(e.message().find("mxfp8"), std::string::npos) << e.message();
+      EXPECT_NE(e.message().find("h100-sxm has none"), std::string::npos) << e.message();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ladle::plan

@@ -12,6 +12,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/verify/score.hpp"
@@ -66,10 +67,7 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   m.workload.global_batch = job.global_batch ? *job.global_batch : o.global_batch;
   if (job.fp8) m.workload.precision = plan::Precision::fp8;
   m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
-  layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                m.workload.global_batch};
-  context.num_layers = m.model.num_layers;
-  context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
+  const layout::LayoutContext context = plan::checking_context(m.model, m.cluster, m.workload);
   m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
   require_valid_job_layout(m.layout, m.model, context, launch, script);
   m.costs = plan::model_costs(m.model, m.workload.row_tokens);

@@ -5,7 +5,11 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/hw/catalog.hpp"
+#include "ladle/layout/knobs.hpp"
+#include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/rules.hpp"
 #include "ladle/util/text.hpp"
@@ -20,6 +24,30 @@ struct CheckOptions {
   bool list_rules = false;
 };
 
+// A recipe whose precision its GPU cannot run (MXFP8 on Hopper) is refused as predict and plan
+// refuse it: through the checking context every command builds (layout::checking_context), as an
+// error at the knob's field. Nothing when the model or GPU is not in the catalog (R5 and R18 say
+// so) or the layout cannot be read (the rules report it).
+void require_runnable_precision(const recipe::LoadedRecipe& loaded) {
+  const Recipe& r = loaded.recipe;
+  const std::optional<ModelSpec> model = model::find_model(r.model);
+  const std::optional<GpuSpec> gpu = hw::find_gpu(r.gpu.type);
+  if (!model || !gpu) return;
+  Layout layout;
+  try {
+    layout = layout::layout_from_recipe(r);
+  } catch (const Error&) {
+    return;
+  }
+  const layout::LayoutContext context = layout::checking_context(*model, *gpu, r.gpu.count, r.gpu.per_node,
+                                                                 r.workload.row_tokens, r.workload.global_batch);
+  const std::optional<layout::LayoutViolation> v = layout::precision_violation(layout, context);
+  if (!v) return;
+  const layout::Knob* knob = layout::find_knob(v->knob);
+  const std::string field = knob && !knob->recipe.empty() ? "layout." + std::string(knob->recipe) : "layout";
+  throw Error(ErrorKind::input, v->message, loaded.where.at(field));
+}
+
 int run_check(const CheckOptions& opt, Io& io) {
   if (opt.list_rules) {
     for (const recipe::RuleInfo& rule : recipe::recipe_rules()) io.out << rule.id << "\t" << rule.summary << "\n";
@@ -29,6 +57,12 @@ int run_check(const CheckOptions& opt, Io& io) {
   std::vector<std::string> errors;
   const auto check_all = [&](const std::vector<recipe::LoadedRecipe>& recipes) {
     for (const auto& loaded : recipes) {
+      try {
+        require_runnable_precision(loaded);
+      } catch (const Error& e) {
+        errors.push_back(e.describe());
+        continue;
+      }
       recipe::CheckReport report = recipe::check_recipe(loaded);
       // The block's optional knob fields against the script, through the knob table (the rules
       // compare the core fields).

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
+#include <filesystem>
 #include <string>
 
 #include "ladle/cli/commands.hpp"
@@ -26,8 +27,35 @@ struct ConvergeOptions {
   std::optional<int64_t> steps;
   std::string format;
   std::string write;
+  bool keep_logs = false;
   bool json = false;
 };
+
+namespace fs = std::filesystem;
+
+// Where the recipe at `recipe_path` finds `log`: its path relative to the recipe's folder, or with
+// `keep` a copy beside the recipe (RECIPE-STEM.logs/NAME), written through a temporary and a rename.
+std::string recorded_log(const std::string& log, const std::string& recipe_path, bool keep, const char* arm) {
+  const fs::path folder = fs::absolute(recipe_path).parent_path();
+  if (!keep) return fs::absolute(log).lexically_normal().lexically_relative(folder).generic_string();
+  const fs::path dir = folder / (fs::path(recipe_path).stem().string() + ".logs");
+  const fs::path copy = dir / (std::string(arm) + "-" + fs::path(log).filename().string());
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw Error(ErrorKind::io, fmt::format("{}: cannot create the folder: {}", dir.string(), ec.message()));
+  if (!fs::equivalent(log, copy, ec)) {
+    // A copy through a temporary beside it and a rename: a reader sees the old copy or the new one.
+    const fs::path partial = copy.string() + ".tmp";
+    fs::copy_file(log, partial, fs::copy_options::overwrite_existing, ec);
+    if (!ec) fs::rename(partial, copy, ec);
+    if (ec) {
+      std::error_code ignored;
+      fs::remove(partial, ignored);
+      throw Error(ErrorKind::io, fmt::format("{}: cannot copy the log to {}: {}", log, copy.string(), ec.message()));
+    }
+  }
+  return copy.lexically_relative(folder).generic_string();
+}
 
 void print_json(const verify::ConvergenceReport& r, Io& io) {
   nlohmann::ordered_json out;
@@ -91,6 +119,7 @@ void run_converge(const ConvergeOptions& options, Io& io) {
   std::optional<runlog::LogFormat> forced;
   if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
   if (options.steps && *options.steps <= 0) throw_usage("--steps must be at least 1");
+  if (options.keep_logs && options.write.empty()) throw_usage("--keep-logs needs --write RECIPE");
   std::optional<recipe::LoadedRecipe> loaded;
   // --write takes a path or a catalog name (resolve_recipe_file in commands.cpp).
   const std::string write_path = options.write.empty() ? "" : resolve_recipe_file(options.write);
@@ -113,9 +142,14 @@ void run_converge(const ConvergeOptions& options, Io& io) {
   }
   if (loaded) {
     // Re-read under a lock, so a `score --write` of the same recipe meanwhile is kept.
-    recipe::update_recipe_file(write_path, [&report](Recipe& r) {
+    // The page draws both loss curves and the candidate's step times from these logs.
+    const std::string reference_log = recorded_log(options.reference, write_path, options.keep_logs, "reference");
+    const std::string candidate_log = recorded_log(options.candidate, write_path, options.keep_logs, "candidate");
+    recipe::update_recipe_file(write_path, [&](Recipe& r) {
       Correctness correctness = r.correctness.value_or(Correctness{"pending", "", "", "pending", {}, {}, ""});
       correctness.convergence = verify::update_convergence(correctness.convergence, report);
+      correctness.convergence->reference_log = reference_log;
+      correctness.convergence->candidate_log = candidate_log;
       r.correctness = std::move(correctness);
     });
     io.err << fmt::format("wrote correctness.convergence to {}\n", options.write);
@@ -131,7 +165,11 @@ void add_converge_command(CLI::App& command, Io& io) {
   command.add_option("--candidate", options->candidate, "log of the candidate run")->required();
   command.add_option("--steps", options->steps, "compare the reference's first N steps (default: all, same lengths)");
   command.add_option("--log-format", options->format, "read both logs as this format (default: detect)");
-  command.add_option("--write", options->write, "write the result into this recipe's correctness.convergence");
+  command.add_option("--write", options->write,
+                     "write the result into this recipe's correctness.convergence, with both logs' paths relative to "
+                     "the recipe");
+  command.add_flag("--keep-logs", options->keep_logs,
+                   "with --write: copy both logs beside the recipe (RECIPE.logs/) and record the copies");
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_converge(*options, io); });
 }

@@ -46,6 +46,7 @@ struct PlanOptions {
   std::optional<double> price;          ///< --price: USD per GPU-hour
   std::optional<int64_t> row_tokens;    // default: the base's, else 8192
   std::optional<int64_t> global_batch;  // default: the base's, else 128
+  int64_t image_tokens = 0;             // --image-tokens: image tokens per row of a VL model
   int64_t top = 5;
   std::string objective = "throughput";
   std::string rank = "median";
@@ -142,7 +143,12 @@ int run_plan(const PlanOptions& o, Io& io) {
   request.objective = plan::parse_objective(o.objective);
   request.rank = plan::parse_rank(o.rank);
   request.memory_margin = o.margin;
-  const plan::ModelCosts costs = plan::model_costs(request.model, request.workload.row_tokens);
+  request.workload.image_tokens = o.image_tokens;
+  if (o.image_tokens > 0) {
+    sources.push_back({"image_tokens", std::to_string(o.image_tokens), "--image-tokens (per row, one image)"});
+  }
+  const plan::ModelCosts costs =
+      plan::model_costs(request.model, request.workload.row_tokens, request.workload.image_tokens);
 
   if (counts.size() > 1) {
     if (!o.emit.empty()) throw_usage("--emit needs a single GPU count, not a sweep");
@@ -226,6 +232,9 @@ void add_plan_command(CLI::App& command, Io& io) {
                      "USD per GPU-hour, overriding the instance's or cluster's price");
   command.add_option("--row-tokens", options->row_tokens, "tokens per row (default 8192)");
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)");
+  command.add_option("--image-tokens", options->image_tokens,
+                     "image tokens per row of a VL model (one image each), priced through its vision tower "
+                     "(default 0: text only)");
   command.add_option("--top", options->top, "layouts to print (default 5, at most 1,000)")
       ->check(integer_in(1, kMaxTop));
   command.add_option("--objective", options->objective, "throughput or cost (default throughput)");

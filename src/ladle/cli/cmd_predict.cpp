@@ -39,6 +39,7 @@ struct PredictOptions {
   std::string layout;
   int64_t row_tokens = 8192;
   int64_t global_batch = 128;
+  int64_t image_tokens = 0;  ///< --image-tokens: image tokens per row of a VL model
   std::string precision = "bf16";
   std::string calibration;
   std::string args;    ///< a line of training arguments
@@ -146,6 +147,10 @@ int run_predict(const PredictOptions& o, Io& io) {
     m.cluster =
         plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, o.gpus);
     m.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
+    m.workload.image_tokens = o.image_tokens;
+    if (o.image_tokens > 0) {
+      sources.push_back({"image_tokens", std::to_string(o.image_tokens), "--image-tokens (per row, one image)"});
+    }
     layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
                                   m.workload.global_batch};
     context.num_layers = m.model.num_layers;
@@ -165,13 +170,13 @@ int run_predict(const PredictOptions& o, Io& io) {
       context.global_batch = m.workload.global_batch;
       m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
       not_priced = job.not_priced;
-      m.costs = plan::model_costs(m.model, m.workload.row_tokens);
+      m.costs = plan::model_costs(m.model, m.workload.row_tokens, m.workload.image_tokens);
       // The job's own arguments run as Megatron-LM would run them: nothing is filled in.
       m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
       require_job_split(m, launch, calibration, context, file);
       require_valid_job_layout(m.layout, m.model, context, launch, file);
     } else {
-      m.costs = plan::model_costs(m.model, m.workload.row_tokens);
+      m.costs = plan::model_costs(m.model, m.workload.row_tokens, m.workload.image_tokens);
       const plan::CompletedLayout completed =
           plan::complete_layout(layout::parse_partial_layout_spec(o.layout), m.model, m.costs, m.cluster,
                                 m.workload, calibration, context);
@@ -247,6 +252,9 @@ void add_predict_command(CLI::App& command, Io& io) {
       ->each([options](const std::string&) { options->row_tokens_given = true; });
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)")
       ->each([options](const std::string&) { options->global_batch_given = true; });
+  command.add_option("--image-tokens", options->image_tokens,
+                     "image tokens per row of a VL model (one image each), priced through its vision tower "
+                     "(default 0: text only)");
   command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)")
       ->each([options](const std::string&) { options->precision_given = true; });
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");

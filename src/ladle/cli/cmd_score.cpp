@@ -37,7 +37,8 @@ nlohmann::ordered_json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
-void print_json(const verify::ScoreReport& r, const std::string& recipe_path, Io& io) {
+void print_json(const verify::ScoreReport& r, const std::string& recipe_path, const std::optional<Predicted>& predicted,
+                Io& io) {
   nlohmann::ordered_json out;
   out["recipe"] = recipe_path;
   out["gpus"] = r.inputs.gpus;
@@ -72,10 +73,26 @@ void print_json(const verify::ScoreReport& r, const std::string& recipe_path, Io
   }
   out["runs"] = std::move(runs);
   out["notes"] = r.notes;
+  if (predicted) {
+    nlohmann::ordered_json p;
+    p["planner"] = predicted->planner;
+    p["tokens_per_s_per_gpu"] = predicted->tokens_per_s_per_gpu;
+    p["tokens_per_s_per_gpu_low"] = optional_json(predicted->tokens_per_s_per_gpu_low);
+    p["tokens_per_s_per_gpu_high"] = optional_json(predicted->tokens_per_s_per_gpu_high);
+    p["step_time_s"] = predicted->step_time_s;
+    p["mfu"] = predicted->mfu;
+    p["usd_per_million_tokens"] = predicted->usd_per_million_tokens;
+    p["memory_gib"] = predicted->memory_gib;
+    p["measured_over_predicted"] = r.tokens_per_s_per_gpu / predicted->tokens_per_s_per_gpu;
+    out["predicted"] = std::move(p);
+  } else {
+    out["predicted"] = nullptr;
+  }
   io.out << out.dump(2) << "\n";
 }
 
-void print_table(const verify::ScoreReport& r, const std::string& recipe_path, Io& io) {
+void print_table(const verify::ScoreReport& r, const std::string& recipe_path, const std::optional<Predicted>& predicted,
+                 Io& io) {
   io.out << fmt::format("recipe: {} ({} GPUs, {})\n", recipe_path, r.inputs.gpus, r.inputs.gpu_name);
   util::Table runs;
   runs.header = {"log", "format", "window", "steps", "tokens", "time (s)"};
@@ -107,7 +124,37 @@ void print_table(const verify::ScoreReport& r, const std::string& recipe_path, I
   figures.rows.push_back({"window tokens", util::format_grouped(r.window_tokens), r.tokens_source});
   figures.rows.push_back({"peak memory GiB", r.peak_memory_gib ? fmt::format("{:.2f}", *r.peak_memory_gib) : "-",
                           r.peak_memory_gib ? "max reserved over every rank's memory lines" : "the logs print no memory lines"});
+  if (predicted) {
+    // The recipe's prediction beside each measured figure it has.
+    figures.header = {"figure", "value", "predicted", "how"};
+    const auto interval = predicted->tokens_per_s_per_gpu_low && predicted->tokens_per_s_per_gpu_high
+                              ? fmt::format(" ({}-{})", util::format_grouped(*predicted->tokens_per_s_per_gpu_low, 0),
+                                            util::format_grouped(*predicted->tokens_per_s_per_gpu_high, 0))
+                              : std::string();
+    const std::vector<std::string> column = {
+        util::format_grouped(predicted->tokens_per_s_per_gpu, 2) + interval,
+        "-",
+        fmt::format("{:.2f}%", 100 * predicted->mfu),
+        fmt::format("{:.2f}", predicted->usd_per_million_tokens),
+        "-",
+        "-",
+        fmt::format("{:.2f}", predicted->memory_gib)};
+    for (size_t i = 0; i < figures.rows.size(); ++i) {
+      figures.rows[i].insert(figures.rows[i].begin() + 2, i < column.size() ? column[i] : "-");
+    }
+  }
   io.out << figures.render();
+  if (predicted && predicted->tokens_per_s_per_gpu > 0) {
+    const double ratio = r.tokens_per_s_per_gpu / predicted->tokens_per_s_per_gpu;
+    const bool inside = predicted->tokens_per_s_per_gpu_low && predicted->tokens_per_s_per_gpu_high &&
+                        r.tokens_per_s_per_gpu >= *predicted->tokens_per_s_per_gpu_low &&
+                        r.tokens_per_s_per_gpu <= *predicted->tokens_per_s_per_gpu_high;
+    io.out << fmt::format("measured / predicted tokens/s per GPU: {:.3f}{} (prediction: {})\n", ratio,
+                          !predicted->tokens_per_s_per_gpu_low ? ""
+                          : inside                             ? ", inside the 80% interval"
+                                                               : ", outside the 80% interval",
+                          predicted->planner);
+  }
   for (const std::string& note : r.notes) io.out << "note: " << note << "\n";
 }
 
@@ -128,9 +175,9 @@ void run_score(const ScoreOptions& options, Io& io) {
   }
   const verify::ScoreReport report = verify::score_runs(logs, inputs, window);
   if (options.json) {
-    print_json(report, options.recipe_path, io);
+    print_json(report, options.recipe_path, loaded.recipe.predicted, io);
   } else {
-    print_table(report, options.recipe_path, io);
+    print_table(report, options.recipe_path, loaded.recipe.predicted, io);
   }
   if (options.write) {
     // Re-read under a lock, so a `converge --write` of the same recipe meanwhile is kept.

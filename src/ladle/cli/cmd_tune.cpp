@@ -19,11 +19,13 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/sched/scheduler.hpp"
@@ -31,6 +33,7 @@
 #include "ladle/tune/tune_db.hpp"
 #include "ladle/tune/tuner.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
 #include "ladle/util/sha256.hpp"
 #include "ladle/util/text.hpp"
 
@@ -61,10 +64,11 @@ struct TuneOptions {
   std::string gpu;
   int64_t gpus = 0;
   std::string instance;
-  std::string engine = "slime";
+  std::string engine;  ///< default: the engine of --script, else slime
   std::string backend = "local";
   std::string out;
   std::string base;
+  std::string script;  ///< the user's own job: the base of every trial's job
   std::string start;
   int64_t budget = 12;
   double gpu_hours = 0;
@@ -161,14 +165,24 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
     throw_usage("--threshold must be in (0, 1), got {}", o.threshold);
   if (o.engine == "bridge")
     throw_usage("--engine bridge: Megatron-Bridge launch scripts are not emitted yet");
-  layout::parse_engine(o.engine);
+  if (!o.script.empty() && !o.base.empty()) throw_usage("give --script or --base, not both");
+  std::optional<layout::JobArgs> job;
+  std::string job_text;
+  if (!o.script.empty()) {
+    job_text = util::read_file(o.script);
+    job = layout::read_job_args(recipe::parse_launch_args(job_text, o.script), std::nullopt, o.script);
+  }
+  // The job's own engine unless --engine names another.
+  const std::string engine = !o.engine.empty() ? o.engine : job ? layout::to_string(job->engine) : "slime";
+  if (engine == "bridge") throw_usage("{}: a Megatron-Bridge job: tune does not emit Megatron-Bridge jobs yet", o.script);
+  layout::parse_engine(engine);
   plan::parse_objective(o.objective);
   tune::TuneSettings s;
   s.model = o.model;
   s.gpu = o.gpu;
   s.gpus = o.gpus;
   s.instance = o.instance;
-  s.engine = o.engine;
+  s.engine = engine;
   s.objective = o.objective;
   s.scheduler.backend = o.backend;
   s.scheduler.partition = o.partition;
@@ -201,6 +215,18 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
     if (base.recipe.result && base.recipe.result->steps_per_run >= 4)
       s.confirm_steps = base.recipe.result->steps_per_run;
   }
+  if (job) {
+    // The user's job: its layout is measured first, its rows and batch are the workload.
+    const ModelSpec job_model = model::load_model(o.model);
+    layout::check_model_args(*job, job_model);
+    if (job->seq_length) s.row_tokens = *job->seq_length;
+    if (job->global_batch) s.global_batch = *job->global_batch;
+    if (job->fp8) s.precision = "fp8";
+    start = layout::job_layout(*job, s.row_tokens, job_model);
+    have_start = true;
+    s.job_script = job_text;
+    s.job_file = fs::path(o.script).filename().string();
+  }
   if (!o.start.empty()) {
     start = layout::parse_layout_spec(o.start);
     have_start = true;
@@ -215,10 +241,11 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
     request.top = 1;
     start = plan::plan_layouts(request).top.front().layout;
   }
-  const layout::LayoutContext ctx{cluster.gpus, cluster.gpus_per_node(), s.row_tokens,
-                                  s.global_batch};
+  const ModelSpec start_model = model::load_model(o.model);
+  const layout::LayoutContext ctx = plan::checking_context(
+      start_model, cluster, plan::Workload{s.row_tokens, s.global_batch, plan::parse_precision(s.precision)});
   start = layout::resolve_layout(start, ctx);
-  layout::require_valid_layout(start, model::load_model(o.model), ctx);
+  layout::require_valid_layout(start, start_model, ctx);
   s.base_layout = layout::format_layout_spec(start);
   s.run_id =
       util::sha256_hex(tune::settings_to_json(s) + std::to_string(::getpid()) +
@@ -362,11 +389,14 @@ void add_tune_command(CLI::App& command, Io& io) {
       {"--gpu", &TuneOptions::gpu, "GPU name, e.g. h200"},
       {"--gpus", &TuneOptions::gpus, "number of GPUs"},
       {"--instance", &TuneOptions::instance, "instance type (default: the first carrying the GPU)"},
-      {"--engine", &TuneOptions::engine, "slime, miles, megatron or bridge (default slime)"},
+      {"--engine", &TuneOptions::engine, "slime, miles or megatron (default: the engine of --script, else slime)"},
       {"--backend", &TuneOptions::backend, "local, slurm or ray (default local)"},
       {"--out", &TuneOptions::out, "folder for tune.db, the trials, recipe.yaml and report.md"},
       {"--base", &TuneOptions::base,
        "base recipe: its layout is measured first and its workload kept"},
+      {"--script", &TuneOptions::script,
+       "your own job (a launch script): every trial's job keeps everything of it but the layout, and its "
+       "layout is measured first"},
       {"--start", &TuneOptions::start,
        "layout spec measured first (default: the base recipe's, else the plan's best)"},
       {"--budget", &TuneOptions::budget, "exploration trials at most (default 12)"},

@@ -96,6 +96,7 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
   Base b;
   b.name = name;
   b.from_recipe = true;
+  b.kind = BaseKind::recipe;
   b.layout = layout::layout_from_recipe(loaded.recipe);
   b.engine = engine_of(loaded, launch.launches.front());
   b.workload = loaded.recipe.workload;
@@ -130,6 +131,59 @@ void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args, 
       same->runs = arg.runs;
     }
   }
+}
+
+Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, layout::Engine engine,
+                   const std::string& file, const Workload& workload) {
+  if (family(job_engine) != family(engine)) {
+    throw_input(SourceLocation{file, 0, 0, "engine"},
+                "the job drives {}; a {} job cannot take its arguments (they have no {} spelling): leave "
+                "--engine out to plan for the job's own engine, or give --base a {} recipe",
+                layout::to_string(job_engine), layout::to_string(engine), layout::to_string(engine),
+                layout::to_string(engine));
+  }
+  Base b;
+  b.name = file;
+  b.kind = BaseKind::job;
+  b.engine = engine;
+  b.workload = workload;
+  if (b.workload.rows.empty()) b.workload.rows = family(engine) == "slime" ? "SFT conversations" : "pretraining documents";
+  for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+    if (is_layout_flag(arg.flag)) {  // the plan's
+      b.job_layout_flags.push_back(arg.flag);
+      if (arg.flag == "--seq-length") b.job_seq_length = arg;
+      continue;
+    }
+    if (arg.placeholder) {
+      // The model's arguments: the job sets MODEL_ARGS from the model. Another array's words are
+      // the script's, which the job does not have.
+      if (arg.flag == "${MODEL_ARGS[@]}") {
+        b.args.push_back(arg);
+      } else {
+        b.notes.push_back(fmt::format("{}:{}: {} is not carried: its words are set outside the job",
+                                      file, arg.line, arg.flag));
+      }
+      continue;
+    }
+    refuse_run_time(arg, SourceLocation{file, arg.line, arg.col, ""});
+    if (arg.flag == "--loss-type" && !arg.values.empty() && arg.values[0] == "sft_loss") b.sft = true;
+    b.args.push_back(arg);
+  }
+  // The environment: the exports, then the launch's own switches (KEY=VALUE prefixes and a Ray
+  // job's runtime env), the first of each name; the job writes its own PYTHONPATH and MASTER_ADDR.
+  const auto add_env = [&](const recipe::LaunchExport& e) {
+    if (e.name == "PYTHONPATH" || e.name == "MASTER_ADDR") return;
+    for (const auto& [name, value] : b.env) {
+      if (name == e.name) return;
+    }
+    b.env.emplace_back(e.name, e.value);
+    b.env_words.push_back(e.shell.empty() ? util::shell_quote(e.value) : e.shell);
+  };
+  for (const recipe::LaunchExport& e : launch.exports) add_env(e);
+  if (!launch.launches.empty()) {
+    for (const recipe::LaunchExport& e : launch.launches.front().env) add_env(e);
+  }
+  return b;
 }
 
 Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens,

@@ -17,11 +17,27 @@
 
 namespace ladle::launch {
 
+/// Where a job's base came from.
+enum class BaseKind {
+  defaults,  ///< ladle's defaults for the engine (data/launch/engines.yaml)
+  recipe,    ///< a recipe (--base, or the catalog's recipe of the model)
+  job,       ///< the user's own job (--script/--args): every argument that sets no knob, verbatim
+};
+
 /// What a job keeps from its base.
 struct Base {
   std::string name;  ///< catalog name ("glm-5.2-744b-a40b/h200/attune-tp4-pp4"), file, or "ladle
                      ///< defaults (megatron)"
   bool from_recipe = false;
+  BaseKind kind = BaseKind::defaults;
+  /// Lines the job's header says about its base (what of the user's job it could not carry).
+  std::vector<std::string> notes;
+  /// The layout flags the user's job wrote itself (BaseKind::job): the plan's values of the others
+  /// are written only where they differ from what the engine does without them.
+  std::vector<std::string> job_layout_flags;
+  /// The job's --seq-length (BaseKind::job): kept where the engine's layout arguments do not write
+  /// the row length (slime and miles pack by --max-tokens-per-gpu).
+  std::optional<recipe::LaunchArg> job_seq_length;
   layout::Engine engine = layout::Engine::megatron;  ///< the engine the base's script drives
   Workload workload;  ///< row tokens, rows, global batch, precision, dataset
   std::vector<recipe::LaunchArg>
@@ -54,6 +70,17 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
 /// ($(...), backticks, $1): ladle writes into a job only literal text and variables.
 void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args,
                     const std::string& file = "--args");
+
+/// The base of the user's own job (plan's, predict's and tune's `--script`/`--args`): every
+/// argument of its training launch that sets no layout knob, verbatim and in its order (optimizer,
+/// schedule, init, dropout, data paths, architecture), and its environment; the workload is
+/// `workload`. The job's array expansion "${MODEL_ARGS[@]}" stays (the emitted job sets MODEL_ARGS
+/// from the model); another array expansion, whose words are the script's, is left out and named in
+/// `notes`. Throws Error(input) at `file`:line:col for an argument that expands a command or a
+/// special parameter, and at `file` when the job drives an engine of another family than `engine`
+/// (its arguments have no spelling there).
+Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, layout::Engine engine,
+                   const std::string& file, const Workload& workload);
 
 /// ladle's defaults for `engine` (data/launch/engines.yaml), for `model`.
 Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tokens,

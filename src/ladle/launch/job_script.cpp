@@ -6,6 +6,7 @@
 #include <set>
 
 #include "ladle/launch/engines.hpp"
+#include "ladle/launch/model_args.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/recipe/bridge_args.hpp"
 #include "ladle/util/error.hpp"
@@ -158,6 +159,7 @@ class Writer {
   }
 
   std::string write() {
+    model_mode_ = model_mode();
     header();
     options();
     inputs();
@@ -186,7 +188,14 @@ class Writer {
     }
     line("# " + comment_word(r_.title));
     line(fmt::format("# Engine: {} ({}); base: {}.", layout::to_string(r_.engine), info_.repository,
-                     comment_word(r_.base->name)));
+                     base_words()));
+    for (const std::string& note : r_.base->notes) line("# Note: " + comment_word(note));
+    if (model_mode_ == ModelMode::inline_args) {
+      line("# Model: the architecture arguments (MODEL_ARGS) are ladle's, from " + comment_word(r_.model->source) + ".");
+    } else if (model_mode_ == ModelMode::file && !model_unsupported_.empty()) {
+      line("# Model: ladle writes no architecture arguments for " + comment_word(model_unsupported_) +
+           "; MODEL_ARGS_FILE gives them.");
+    }
     line(fmt::format("# {} node{} x {} GPUs. Job shape after {}.", nodes_, nodes_ == 1 ? "" : "s",
                      per_node_, info_.source));
     line("set -euo pipefail");
@@ -207,11 +216,43 @@ class Writer {
     line();
   }
 
+  // Where the job's MODEL_ARGS come from.
+  enum class ModelMode { none, inline_args, source, helper, file };
+
+  ModelMode model_mode() {
+    const bool wanted = std::any_of(args_.begin(), args_.end(),
+                                    [](const JobArg& a) { return a.placeholder && a.flag == "${MODEL_ARGS[@]}"; });
+    if (!wanted || info_.model_args == "recipe") return ModelMode::none;
+    // slime and miles keep their own checkout's model description where they name the model.
+    if (info_.model_args == "helper" && table_.model_name(r_.model->name, r_.engine)) return ModelMode::helper;
+    if (info_.model_args == "source" && slime_model()) return ModelMode::source;
+    const ModelArgs from_model = model_arch_args(*r_.model);
+    if (from_model.unsupported.empty()) {
+      model_words_ = from_model.words;
+      return ModelMode::inline_args;
+    }
+    model_unsupported_ = fmt::format("{} ({})", r_.model->name, from_model.unsupported);
+    return ModelMode::file;
+  }
+
+  std::string base_words() const {
+    const Base& b = *r_.base;
+    switch (b.kind) {
+      case BaseKind::job:
+        return fmt::format("the job {} (every argument that sets no layout knob is the job's, verbatim)",
+                           comment_word(b.name));
+      case BaseKind::recipe:
+        return fmt::format("the recipe {} (every argument that sets no layout knob is the recipe's)",
+                           comment_word(b.name));
+      case BaseKind::defaults:
+        break;
+    }
+    return comment_word(b.name) + " (no job or recipe was given)";
+  }
+
   void inputs() {
     std::vector<std::string> names = {info_.checkout};
-    const bool helper =
-        info_.model_args == "helper" && table_.model_name(r_.model->name, r_.engine);
-    if (info_.model_args != "recipe" && !helper) names.push_back("MODEL_ARGS_FILE");
+    if (model_mode_ == ModelMode::source || model_mode_ == ModelMode::file) names.push_back("MODEL_ARGS_FILE");
     for (const JobArg& a : args_) {
       if (a.placeholder) continue;  // an array the job sets (MODEL_ARGS) or the base's own
       for (const std::string& word : job_arg_words(a, r_.engine)) collect_vars(word, names);
@@ -219,45 +260,44 @@ class Writer {
     for (size_t i = 0; i < r_.base->env.size(); ++i) collect_vars(env_word(i), names);
     if (std::find(names.begin(), names.end(), "OUTPUT_DIR") == names.end())
       names.push_back("OUTPUT_DIR");
-    line("# Inputs: each is checked before anything starts; the first one missing stops the job.");
+    line("# Inputs: every one is checked before anything starts; all that are missing are named, one");
+    line("# line each, and the job stops (exit 2).");
+    line("missing=()");
+    line("outputs=()");
     line("need() {  # need NAME KIND WHAT");
     line("  local value=${!1:-}");
-    line("  if [[ -z \"$value\" ]]; then echo \"ladle job: $1 is not set: $3\" >&2; exit 2; fi");
+    line("  if [[ -z \"$value\" ]]; then missing+=(\"$1 is not set: $3\"); return; fi");
     line("  case $2 in");
-    line(
-        "    dir) [[ -d \"$value\" ]] || { echo \"ladle job: $1=$value is not a folder: $3\" >&2; "
-        "exit 2; } ;;");
-    line(
-        "    file) [[ -f \"$value\" ]] || { echo \"ladle job: $1=$value is not a file: $3\" >&2; "
-        "exit 2; } ;;");
-    line("    prefix) [[ -f \"$value.bin\" && -f \"$value.idx\" ]] ||");
-    line(
-        "      { echo \"ladle job: $1=$value has no $value.bin and $value.idx: $3\" >&2; exit 2; } "
-        ";;");
-    line(
-        "    out) mkdir -p \"$value\" || { echo \"ladle job: $1=$value cannot be created: $3\" "
-        ">&2; exit 2; } ;;");
+    line("    dir) [[ -d \"$value\" ]] || missing+=(\"$1=$value is not a folder: $3\") ;;");
+    line("    file) [[ -f \"$value\" ]] || missing+=(\"$1=$value is not a file: $3\") ;;");
+    line("    prefix) [[ -f \"$value.bin\" && -f \"$value.idx\" ]] || missing+=(\"$1=$value has no $value.bin and $value.idx: $3\") ;;");
+    line("    out) outputs+=(\"$1\") ;;");
     line("  esac");
     line("}");
     for (const std::string& name : names) {
       if (name == "MODEL_ARGS" || name == "GLOBAL_BATCH") continue;
       const auto it = table_.inputs.find(name);
       const std::string what =
-          it == table_.inputs.end() ? "an input of the base recipe" : it->second.what;
+          it == table_.inputs.end() ? "an input of the base" : it->second.what;
       const std::string kind = it == table_.inputs.end() ? "any" : it->second.kind;
       if (kind == "derived") {
         line(fmt::format("{}=$({})", name, it->second.command));
         continue;
       }
-      std::string default_value;
-      if (name == "MODEL_ARGS_FILE" && slime_model()) {
-        default_value = fmt::format("${{MODEL_ARGS_FILE:-${{SLIME_DIR:-}}/scripts/models/{}.sh}}",
-                                    *slime_model());
+      if (name == "MODEL_ARGS_FILE" && model_mode_ == ModelMode::source) {
+        line(fmt::format("MODEL_ARGS_FILE=\"${{MODEL_ARGS_FILE:-${{SLIME_DIR:-}}/scripts/models/{}.sh}}\"",
+                         *slime_model()));
       }
-      if (!default_value.empty()) line(fmt::format("MODEL_ARGS_FILE=\"{}\"", default_value));
       line(fmt::format("need {} {} {}", name, kind, util::shell_quote(what)));
     }
     if (nodes_ > 1) hosts();
+    line("if (( ${#missing[@]} > 0 )); then");
+    line("  printf 'ladle job: %s\\n' \"${missing[@]}\" >&2");
+    line("  exit 2");
+    line("fi");
+    line("for name in \"${outputs[@]}\"; do");
+    line("  mkdir -p \"${!name}\" || { echo \"ladle job: $name=${!name} cannot be created\" >&2; exit 2; }");
+    line("done");
     line();
   }
 
@@ -273,18 +313,16 @@ class Writer {
           "head.");
       line("if [[ -n \"${SLURM_JOB_NODELIST:-}\" ]]; then");
       line("  mapfile -t HOSTS < <(scontrol show hostnames \"$SLURM_JOB_NODELIST\")");
-      line("elif [[ -n \"${HOSTFILE:-}\" ]]; then");
-      line("  need HOSTFILE file 'a file with one host per line'");
+      line("elif [[ -f \"${HOSTFILE:-}\" ]]; then");
       line("  mapfile -t HOSTS < <(awk 'NF && $1 !~ /^#/ {print $1}' \"$HOSTFILE\")");
       line("else");
-      line(
-          "  echo \"ladle job: $NNODES nodes are needed: run under Slurm or set HOSTFILE\" >&2; "
-          "exit 2");
+      line("  HOSTS=()");
+      line("  need HOSTFILE file \"a file with one host per line (or run under Slurm): $NNODES nodes are needed\"");
       line("fi");
-      line("if (( ${#HOSTS[@]} < NNODES )); then");
-      line("  echo \"ladle job: $NNODES nodes are needed, ${#HOSTS[@]} given\" >&2; exit 2");
+      line("if [[ ${#HOSTS[@]} -gt 0 && ${#HOSTS[@]} -lt $NNODES ]]; then");
+      line("  missing+=(\"$NNODES nodes are needed, ${#HOSTS[@]} given\")");
       line("fi");
-      line("MASTER_ADDR=${MASTER_ADDR:-${HOSTS[0]}}");
+      line("MASTER_ADDR=${MASTER_ADDR:-${HOSTS[0]:-}}");
     } else {
       line("# Rendezvous: --master-addr, else the first node of Slurm's allocation.");
       line("if [[ -z \"${MASTER_ADDR:-}\" && -n \"${SLURM_JOB_NODELIST:-}\" ]]; then");
@@ -303,7 +341,7 @@ class Writer {
   }
 
   void environment() {
-    line("# Environment of the base recipe.");
+    line("# Environment of the base.");
     for (size_t i = 0; i < r_.base->env.size(); ++i) {
       const std::string word = env_word(i);
       if (word.rfind("$(", 0) == 0)
@@ -315,7 +353,19 @@ class Writer {
 
   void model_args() {
     const auto name = table_.model_name(r_.model->name, r_.engine);
-    if (info_.model_args == "helper" && name) {
+    if (model_mode_ == ModelMode::none) return;
+    if (model_mode_ == ModelMode::inline_args) {
+      line("# The model's architecture arguments (Megatron-LM's names), from its config.");
+      line("MODEL_ARGS=(");
+      for (size_t i = 0; i < model_words_.size(); ++i) {
+        const bool value = i + 1 < model_words_.size() && model_words_[i + 1].rfind("--", 0) != 0;
+        line("  " + util::shell_quote(model_words_[i]) + (value ? " " + util::shell_quote(model_words_[i + 1]) : ""));
+        if (value) ++i;
+      }
+      line(")");
+      return;
+    }
+    if (model_mode_ == ModelMode::helper && name) {
       line(
           fmt::format("MODEL_ARGS_LINE=\"$(python3 "
                       "\"$MILES_DIR/miles/utils/external_utils/model_args_utils.py\" {})\"",
@@ -420,6 +470,9 @@ class Writer {
   int64_t per_node_ = 8;
   std::vector<JobArg> args_;
   std::string out_;
+  ModelMode model_mode_ = ModelMode::none;
+  std::vector<std::string> model_words_;
+  std::string model_unsupported_;
 };
 
 }  // namespace
@@ -493,6 +546,14 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   }
   for (const layout::EngineArg& a :
        job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
+    // A BF16 run of Megatron-LM accumulates and reduces gradients in FP32 unless told otherwise
+    // (megatron/training/arguments.py, validate_args: accumulate_allreduce_grads_in_fp32 is set for
+    // bf16 when the main gradients are FP32): a user's job that left it out keeps leaving it out.
+    if (r.base->kind == BaseKind::job && r.precision == "bf16" && a.flag == "--accumulate-allreduce-grads-in-fp32" &&
+        std::find(r.base->job_layout_flags.begin(), r.base->job_layout_flags.end(), a.flag) ==
+            r.base->job_layout_flags.end()) {
+      continue;
+    }
     std::vector<std::string> values;
     // A list (--recompute-modules moe_act layernorm) is one word per member, as argparse takes it.
     const layout::Knob* knob = layout::find_knob_by_flag(a.flag);
@@ -505,6 +566,10 @@ std::vector<JobArg> job_args(const JobRequest& r) {
       values.push_back(*a.value);
     }
     args.push_back({a.flag, std::move(values)});
+  }
+  if (r.base->job_seq_length && !has_flag(args, "--seq-length")) {
+    const recipe::LaunchArg& a = *r.base->job_seq_length;
+    args.push_back({a.flag, a.values, false, has_words(a) ? a.shell : std::vector<std::string>{}, false});
   }
   if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
     for (const std::string& word : table.fp8_flags) {

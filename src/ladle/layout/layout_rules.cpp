@@ -455,10 +455,7 @@ std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSp
     return violation("dist_opt_instances", "{} distributed optimizer instances do not divide dp {}", l.dist_opt_instances, l.dp);
   }
   if (l.fp8 != Fp8Format::none) {
-    if (!context.gpu_fp8) return violation("fp8", "FP8 (--fp8-format) needs a GPU with FP8 tensor cores");
-    if (l.fp8_recipe == Fp8Recipe::mxfp8 && !context.gpu_mxfp8) {
-      return violation("fp8_recipe", "--fp8-recipe mxfp8 needs a Blackwell GPU");
-    }
+    if (auto v = precision_violation(l, context)) return v;
     if (l.fp8_bf16_edges && l.fp8_recipe == Fp8Recipe::delayed) {
       return violation("fp8_bf16_edges", "Delayed scaling does not support first / last layer in BF16");
     }
@@ -477,7 +474,7 @@ std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSp
     if (l.fp8 != Fp8Format::none) {
       return violation("fp4", "--fp4-format and --fp8-format cannot be used simultaneously. Please choose one.");
     }
-    if (!context.gpu_nvfp4) return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
+    if (auto v = precision_violation(l, context)) return v;
     if (l.fp4_recipe == Fp4Recipe::custom) {
       return violation("fp4_recipe", "--fp4-recipe custom runs the user's --fp4-quantizer-factory, which ladle does not price");
     }
@@ -498,6 +495,34 @@ std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSp
 }
 
 }  // namespace
+
+LayoutContext checking_context(const ModelSpec& model, const GpuSpec& gpu, int64_t gpus, int64_t gpus_per_node,
+                               int64_t row_tokens, int64_t global_batch) {
+  LayoutContext context{gpus, gpus_per_node, row_tokens, global_batch};
+  context.num_layers = model.num_layers;  // resolves --num-layers-per-virtual-pipeline-stage
+  context.gpu_fp8 = gpu.fp8_dense_tflops > 0;
+  context.gpu_mxfp8 = std::ranges::count(gpu.block_scaled_formats, std::string("mxfp8")) > 0;
+  context.gpu_nvfp4 = gpu.fp4_dense_tflops > 0;
+  context.gpu = gpu.name;
+  return context;
+}
+
+std::optional<LayoutViolation> precision_violation(const Layout& l, const LayoutContext& context) {
+  // "; h100-sxm has none" where the context knows its GPU.
+  const std::string none = context.gpu.empty() ? std::string() : fmt::format("; {} has none", context.gpu);
+  if (l.fp8 != Fp8Format::none) {
+    if (!context.gpu_fp8) return violation("fp8", "FP8 (--fp8-format) needs a GPU with FP8 tensor cores{}", none);
+    // MXFP8 GEMMs are block-scaled tensor-core instructions of Blackwell (Transformer Engine's
+    // MXFP8BlockScaling recipe: "only supported on Blackwell and later").
+    if (l.fp8_recipe == Fp8Recipe::mxfp8 && !context.gpu_mxfp8) {
+      return violation("fp8_recipe", "--fp8-recipe mxfp8 needs a GPU with MXFP8 tensor cores (Blackwell){}", none);
+    }
+  } else if (l.fp4 != Fp4Format::none && !context.gpu_nvfp4) {
+    return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell){}",
+                     none);
+  }
+  return std::nullopt;
+}
 
 std::optional<LayoutViolation> layout_violation(const Layout& l, const ModelSpec& model,
                                                 const LayoutContext& context) {

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ladle/hw/gpu_spec.hpp"
 #include "ladle/layout/layout.hpp"
 #include "ladle/model/model_spec.hpp"
 
@@ -23,7 +24,17 @@ struct LayoutContext {
   bool gpu_fp8 = true;         ///< the GPU has FP8 tensor cores
   bool gpu_mxfp8 = true;       ///< the GPU runs MXFP8 (Blackwell)
   bool gpu_nvfp4 = true;       ///< the GPU runs NVFP4 (Blackwell)
+  std::string gpu;             ///< the GPU's name, for the precision rules' messages (empty: not known)
 };
+
+/// The context a layout of `model` is checked against on `gpus` GPUs of type `gpu`
+/// (`gpus_per_node` to an NVLink domain), rows of `row_tokens` tokens and `global_batch` rows a
+/// step: the model's layers and the precisions the GPU's tensor cores run (FP8, MXFP8 from
+/// block_scaled_formats, NVFP4 from an FP4 peak). Every command builds its context here (plan's
+/// checking_context for a Cluster and Workload), so that predict, plan, check, calibrate and tune
+/// apply the same rules.
+LayoutContext checking_context(const ModelSpec& model, const GpuSpec& gpu, int64_t gpus, int64_t gpus_per_node,
+                               int64_t row_tokens, int64_t global_batch);
 
 /// `layout` with dp derived from the GPU count (when 0), max_tokens derived from
 /// rows_per_mb * row_tokens / cp (when 0), and vpp from a pipeline layout string or from
@@ -80,6 +91,12 @@ struct LayoutViolation {
 /// The first rule `layout` breaks, or nullopt when it is valid. Expects a resolved layout.
 std::optional<LayoutViolation> layout_violation(const Layout& layout, const ModelSpec& model,
                                                 const LayoutContext& context);
+
+/// The first precision rule `layout` breaks on the context's GPU (FP8 without FP8 tensor cores,
+/// MXFP8 off Blackwell, NVFP4 without FP4 tensor cores), or nullopt: the rules of
+/// layout_violation that depend on the GPU alone, for `check`, which applies its own rules to the
+/// rest of a recipe.
+std::optional<LayoutViolation> precision_violation(const Layout& layout, const LayoutContext& context);
 
 /// The first rule `layout` breaks, as one line naming the constraint and the numbers
 /// ("tp 3 does not divide the 20 attention heads"), or nullopt when it is valid. Expects a

@@ -190,8 +190,7 @@ Measurement run_from_recipe(const recipe::LoadedRecipe& loaded) {
   m.workload.row_tokens = r.workload.row_tokens;
   m.workload.global_batch = r.workload.global_batch;
   m.workload.precision = parse_precision(r.workload.precision.empty() ? "bf16" : r.workload.precision);
-  const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                      m.workload.global_batch};
+  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
   m.layout = layout::resolve_layout(layout::layout_from_recipe(r), context);
   if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
     throw_input(loaded.where.at("layout"), "{}", *violation);
@@ -235,8 +234,7 @@ bool selects_flash_attention_backend(const recipe::LaunchArgs& launch) {
 
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration) {
   const std::vector<int64_t> stages = layout::stage_layers(m.layout, m.costs.num_layers);
-  const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                      m.workload.global_batch};
+  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
   const int64_t microbatches = layout::microbatches_per_step(m.layout, context);
   const TimeEstimate t = estimate_time(m.costs, m.layout, stages, microbatches, m.cluster, m.workload, calibration);
   return static_cast<double>(m.workload.global_batch * m.workload.row_tokens) / t.step_s /
@@ -244,8 +242,7 @@ double predict_tokens_per_s(const Measurement& m, const Calibration& calibration
 }
 
 double throughput_log_halfwidth(const Measurement& m, const Calibration& calibration) {
-  const layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                      m.workload.global_batch};
+  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
   return interval_log_halfwidth(m.costs, m.layout, layout::stage_layers(m.layout, m.costs.num_layers),
                                 layout::microbatches_per_step(m.layout, context), m.cluster, m.workload, calibration);
 }

@@ -60,6 +60,9 @@ struct Workload {
   /// flash-attn package (FlashAttention-2 unless FlashAttention-3 is installed), not cuDNN's
   /// fused attention that the default (auto) picks on Hopper.
   bool flash_attention_2 = false;
+  /// Image tokens per row of a VL model (--image-tokens), priced through its vision tower
+  /// (plan/cost_vision); 0: text only.
+  int64_t image_tokens = 0;
 };
 
 /// The cluster for `gpu_name` (hw::require_gpu) and `gpus`, on the first catalog instance that

@@ -16,6 +16,7 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate_memory.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/run_script.hpp"
@@ -339,10 +340,7 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     throw_input(r.at(node, path + ".layout"),
                 "missing; expected a layout spec or the launch arguments (args)");
   }
-  layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                m.workload.global_batch};
-  context.num_layers = m.model.num_layers;  // resolves --num-layers-per-virtual-pipeline-stage
-  context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
+  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
   const YAML::Node where = node["layout"] ? node["layout"] : node["args"];
   const std::string where_path = path + (node["layout"] ? ".layout" : ".args");
   try {

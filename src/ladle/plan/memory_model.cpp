@@ -422,7 +422,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       }
       acts_one_mb += chunk_acts[static_cast<size_t>(j)];
     }
-    if (first) dense += c.embedding_params / tp;
+    if (first) dense += c.embedding_params / tp + c.vision_params / tp;  // a VL workload's vision tower
     const double head = last ? c.head_params / tp : 0.0;
     if (last) {
       dense += head + c.final_norm_params;
@@ -468,6 +468,8 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       offloaded_acts = std::max(0.0, acts_one_mb - kept);
       acts_one_mb = kept;
     }
+    // The vision tower's activations for the microbatch's images (cost_vision), split by TP and CP.
+    if (first) acts_one_mb += static_cast<double>(l.rows_per_mb) * c.vision_activation_bytes_per_row / (tp * static_cast<double>(l.cp));
     // Microbatches in flight on stage s (in whole-stage units). 1F1B: pipeline rank s keeps pp - s.
     // Interleaved 1F1B (pipeline_parallel/schedules.py, warm-up of
     // forward_backward_pipelining_with_interleaving): rank s runs 2 (pp - s - 1) + (v - 1) G + 1

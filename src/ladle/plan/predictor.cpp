@@ -55,10 +55,14 @@ const char* to_string(TimePart part) {
   return "?";
 }
 
+layout::LayoutContext checking_context(const ModelSpec& model, const Cluster& cluster, const Workload& workload) {
+  return layout::checking_context(model, cluster.gpu, cluster.gpus, cluster.gpus_per_node(), workload.row_tokens,
+                                  workload.global_batch);
+}
+
 Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout& layout,
                    const Cluster& cluster, const Workload& workload, const Calibration& calibration) {
-  const layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), workload.row_tokens,
-                                      workload.global_batch};
+  const layout::LayoutContext context = checking_context(model, cluster, workload);
   layout::require_valid_layout(layout, model, context);
   const std::vector<int64_t> stages = layout::stage_layers(layout, costs.num_layers);
   const int64_t microbatches = layout::microbatches_per_step(layout, context);

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
+#include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/model_costs.hpp"
@@ -95,6 +96,11 @@ bool counted_by_allocator(MemoryPart part, const Layout& layout);
 TimeEstimate estimate_time(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,
                            int64_t microbatches, const Cluster& cluster, const Workload& workload,
                            const Calibration& calibration);
+
+/// The context every command checks a layout of `model` against on `cluster` for `workload`
+/// (layout::checking_context: the GPU count and NVLink domain, the rows, the model's layers and the
+/// precisions the GPU runs). The one place predict, plan, check, calibrate and tune get it from.
+layout::LayoutContext checking_context(const ModelSpec& model, const Cluster& cluster, const Workload& workload);
 
 /// The full, named prediction. `layout` must be resolved; throws Error(input) naming the failed
 /// rule when it is not valid for the model and cluster.

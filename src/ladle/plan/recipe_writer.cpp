@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 
@@ -62,7 +63,8 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
   r.gpu.type = upper(cluster.gpu.name);
   r.gpu.memory_gb = static_cast<int64_t>(cluster.gpu.hbm_gb);
   r.gpu.count = cluster.gpus;
-  r.gpu.per_node = cluster.gpus_per_node();
+  // A run on part of one node has that many GPUs per node (the job starts that many ranks).
+  r.gpu.per_node = std::min(cluster.gpus, cluster.gpus_per_node());
   r.gpu.instance = cluster.instance.provider + " " + cluster.instance.name;
   r.author.name = "ladle plan";
   r.status = "planned";

@@ -324,7 +324,7 @@ class Search {
         model_(req.model),
         cluster_(req.cluster),
         w_(req.workload),
-        costs_(model_costs(req.model, req.workload.row_tokens)),
+        costs_(model_costs(req.model, req.workload.row_tokens, req.workload.image_tokens)),
         gpus_(req.cluster.gpus),
         gpn_(req.cluster.gpus_per_node()),
         context_{gpus_, gpn_, w_.row_tokens, w_.global_batch},
@@ -985,7 +985,20 @@ Objective parse_objective(std::string_view name) {
   throw_usage("unknown objective '{}'; expected throughput or cost", name);
 }
 
-PlanReport plan_layouts(const PlanRequest& request) { return Search(request).run(); }
+PlanReport plan_layouts(const PlanRequest& request) {
+  // A job runs on whole nodes (every node starts the same number of ranks; Slurm gives nodes
+  // --exclusive), so a count past one node that is no multiple of the node's GPUs has no job, and
+  // `ladle check` R2 rejects its recipe. Refused, rather than planned on more nodes than asked for.
+  const int64_t node = request.cluster.gpus_per_node();
+  const int64_t gpus = request.cluster.gpus;
+  if (node > 0 && gpus > node && gpus % node != 0) {
+    throw_usage("--gpus {}: a job runs on whole nodes and a {} node holds {} {} GPUs; give a multiple of {} ({} or {}) "
+                "or at most {}",
+                gpus, request.cluster.instance.name.empty() ? "cluster" : request.cluster.instance.name, node,
+                request.cluster.gpu.name, node, gpus / node * node, (gpus / node + 1) * node, node);
+  }
+  return Search(request).run();
+}
 
 std::vector<SearchLevel> search_levels(const ModelSpec& model, const Layout& base,
                                        const std::vector<std::string>& fixed) {

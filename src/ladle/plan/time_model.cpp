@@ -658,7 +658,13 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
       dense_params += count * (c.kinds[k].tp_params / tp + c.kinds[k].replicated_params);
       expert_params += count * c.kinds[k].expert_params / expert_div;
     }
-    if (s == 0) dense_params += c.embedding_params / tp;
+    if (s == 0) {
+      dense_params += c.embedding_params / tp + c.vision_params / tp;
+      // A VL workload's vision tower (cost_vision) on the first stage: its forward and backward
+      // (3 x forward) FLOPs for the microbatch's images at the GEMM rate, split by TP and CP.
+      p[static_cast<size_t>(TimePart::dense_gemm)] += 3.0 * static_cast<double>(l.rows_per_mb) * c.vision_flops_per_row /
+                                                       (tp * static_cast<double>(l.cp)) / r.gemm_flops;
+    }
     if (s == l.pp - 1) {
       const double mtp_n = static_cast<double>(c.num_mtp_layers);
       add_kind(mtp, mtp_n);

@@ -12,6 +12,7 @@
 
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/job_script.hpp"
+#include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -36,6 +37,7 @@
 #include "ladle/tune/trial_script.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
 #include "ladle/verify/config_diff.hpp"
 #include "ladle/verify/convergence.hpp"
 #include "ladle/verify/score.hpp"
@@ -78,6 +80,22 @@ int64_t early_records(int64_t steps) { return std::max<int64_t>(4, (steps + 1) /
 
 std::string percent(double fraction) { return fmt::format("{:.2f}%", 100 * fraction); }
 
+// The lines a job's input checks print before anything starts (launch/job_script.hpp: "ladle job:
+// NAME is not set: ..."): a missing checkout, data path or checkpoint is the same for every layout.
+std::vector<std::string> setup_errors(std::string_view log) {
+  constexpr std::string_view kTag = "ladle job: ";
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos < log.size()) {
+    size_t end = log.find('\n', pos);
+    if (end == std::string_view::npos) end = log.size();
+    const std::string_view line = log.substr(pos, end - pos);
+    if (line.rfind(kTag, 0) == 0) out.push_back(visible_text(line.substr(kTag.size())));
+    pos = end + 1;
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string settings_to_json(const TuneSettings& s) {
@@ -97,6 +115,8 @@ std::string settings_to_json(const TuneSettings& s) {
       {"out_dir", s.out_dir},
       {"base_path", s.base_path},
       {"base_layout", s.base_layout},
+      {"job_script", s.job_script},
+      {"job_file", s.job_file},
       {"row_tokens", s.row_tokens},
       {"global_batch", s.global_batch},
       {"precision", s.precision},
@@ -140,6 +160,9 @@ TuneSettings settings_from_json(const std::string& text, const std::string& path
     s.out_dir = j.at("out_dir");
     s.base_path = j.at("base_path");
     s.base_layout = j.at("base_layout");
+    // Absent from runs started before tune took --script.
+    s.job_script = j.value("job_script", std::string());
+    s.job_file = j.value("job_file", std::string());
     s.row_tokens = j.at("row_tokens");
     s.global_batch = j.at("global_batch");
     s.precision = j.at("precision");
@@ -205,8 +228,7 @@ Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std
   p->workload = plan::Workload{settings_.row_tokens, settings_.global_batch,
                                plan::parse_precision(settings_.precision)};
   p->costs = plan::model_costs(p->model, settings_.row_tokens);
-  p->context = layout::LayoutContext{p->cluster.gpus, p->cluster.gpus_per_node(),
-                                     settings_.row_tokens, settings_.global_batch};
+  p->context = plan::checking_context(p->model, p->cluster, p->workload);
   p->engine = layout::parse_engine(settings_.engine);
   p->prior = plan::default_calibration();
   p->belief = prior_belief(p->prior, plan::embedded_measurements().runs);
@@ -214,10 +236,22 @@ Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std
   p->shape.costs = p->costs;
   p->shape.cluster = p->cluster;
   p->shape.workload = p->workload;
-  p->base = launch::resolve_base(settings_.base_path, p->model, p->engine, settings_.row_tokens,
-                                 settings_.global_batch);
-  if (!settings_.base_path.empty())
-    p->base_run = recipe::read_recipe_file(settings_.base_path).recipe.run;
+  if (!settings_.job_script.empty() && settings_.base_path.empty()) {
+    // The user's job is the base: everything that is not a layout knob is the job's, verbatim.
+    const recipe::LaunchArgs launch = recipe::parse_launch_args(settings_.job_script, settings_.job_file);
+    const layout::JobArgs job = layout::read_job_args(launch, std::nullopt, settings_.job_file);
+    Workload workload;
+    workload.row_tokens = settings_.row_tokens;
+    workload.global_batch = settings_.global_batch;
+    workload.precision = settings_.precision;
+    p->base = launch::base_from_job(launch, job.engine, p->engine, settings_.job_file, workload);
+    p->base_run = settings_.job_script;
+  } else {
+    p->base = launch::resolve_base(settings_.base_path, p->model, p->engine, settings_.row_tokens,
+                                   settings_.global_batch);
+    if (!settings_.base_path.empty())
+      p->base_run = recipe::read_recipe_file(settings_.base_path).recipe.run;
+  }
   problem_ = std::move(p);
 }
 
@@ -562,6 +596,23 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
                     to_string(t.state), *t.measured_tokens_per_s_per_gpu,
                     t.predicted_tokens_per_s_per_gpu, *t.step_time_cv_percent));
     return;
+  }
+  if (const std::vector<std::string> setup = setup_errors(log);
+      !setup.empty() && status.state != sched::JobState::succeeded) {
+    // Every other trial would fail the same way: the run stops here, once, before the budget is
+    // spent. The trial and the running ones go back to proposed, so `tune resume` runs them once
+    // the inputs are given.
+    t.attempt += 1;
+    t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
+    t.job_id.clear();
+    t.state = TrialState::proposed;
+    t.detail = "the job stopped before it started: " + util::join(setup, "; ");
+    db_.update_trial(t);
+    interrupt_running();
+    throw_input(SourceLocation{t.log_path, 0, 0, ""},
+                "trial {}'s job stopped before it started, as every trial's would: {}; the run stopped with nothing "
+                "else spent ('ladle tune resume {}' once it is given)",
+                t.id, util::join(setup, "; "), settings_.out_dir);
   }
   FailureClass fc = classify_failure(log, status);
   if (status.state == sched::JobState::succeeded) {

@@ -35,6 +35,10 @@ struct TuneSettings {
   std::string out_dir;
   std::string base_path;    ///< the base recipe ("" : the planner's best layout is the base)
   std::string base_layout;  ///< canonical spec of the base layout (measured first)
+  /// The user's own job (`tune --script`), as text, and the file it was read from: the base of every
+  /// trial's job (launch::base_from_job); empty without one.
+  std::string job_script;
+  std::string job_file;
   int64_t row_tokens = 8192;
   int64_t global_batch = 128;
   std::string precision = "bf16";

@@ -5,6 +5,8 @@
 #include <cmath>
 
 #include "ladle/hw/catalog.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/model/params.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
@@ -69,7 +71,15 @@ ScoreInputs score_inputs_from_recipe(const Recipe& recipe, const std::string& re
   inputs.row_tokens = need(recipe.workload.row_tokens, "workload.row_tokens");
   inputs.global_batch = need(recipe.workload.global_batch, "workload.global_batch");
   inputs.gpu_name = recipe.gpu.type;
-  if (recipe.result && recipe.result->active_params.count > 0) inputs.active_params = recipe.result->active_params.count;
+  if (recipe.result && recipe.result->active_params.count > 0) {
+    inputs.active_params = recipe.result->active_params.count;
+    inputs.active_params_source = recipe.result->active_params.source;
+  } else if (const auto model = model::find_model(recipe.model)) {
+    // A planned recipe carries no result yet: N is its model's (the same count `ladle check` R10
+    // holds a result to).
+    inputs.active_params = model::active_params(*model);
+    inputs.active_params_source = model->source;
+  }
   if (const auto gpu = hw::find_gpu(recipe.gpu.type)) inputs.peak_tflops = gpu->bf16_dense_tflops;
   if (price) {
     if (!(*price > 0) || !util::is_finite_number(*price)) {
@@ -199,7 +209,8 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
                  (*inputs.peak_tflops * 1e12);
   } else {
     report.notes.push_back(inputs.active_params ? fmt::format("GPU '{}' is not in the catalog: no MFU", inputs.gpu_name)
-                                                : "the recipe has no result.active_params.count (N): no MFU");
+                                                : "the recipe has no result.active_params.count (N) and its model is "
+                                                  "not in the catalog: no MFU");
   }
   if (inputs.usd_per_gpu_hour) {
     report.usd_per_million_tokens = *inputs.usd_per_gpu_hour / (report.tokens_per_s_per_gpu * kSecondsPerHour) * 1e6;
@@ -224,6 +235,10 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
 
 RecipeResult update_result(const std::optional<RecipeResult>& result, const ScoreReport& report) {
   RecipeResult out = result.value_or(RecipeResult{});
+  if (out.active_params.count <= 0 && report.inputs.active_params) {
+    out.active_params.count = *report.inputs.active_params;
+    out.active_params.source = report.inputs.active_params_source;
+  }
   out.tokens_per_s_per_gpu = round_to(report.tokens_per_s_per_gpu, 2);
   if (report.usd_per_million_tokens) out.usd_per_million_tokens = round_to(*report.usd_per_million_tokens, 2);
   if (report.step_time_cv_percent) out.step_time_cv_percent = round_to(*report.step_time_cv_percent, 2);

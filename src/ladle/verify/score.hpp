@@ -25,6 +25,7 @@ struct ScoreInputs {
   int64_t row_tokens = 0;    ///< tokens per row (fixed-length rows)
   int64_t global_batch = 0;  ///< rows per optimizer step
   std::optional<int64_t> active_params;   ///< N for MFU (models/README convention)
+  std::string active_params_source;       ///< where N came from (the recipe's result, or the model)
   std::optional<double> peak_tflops;      ///< dense BF16 peak per GPU, TFLOP/s
   std::optional<double> usd_per_gpu_hour;
   std::string gpu_name;                   ///< for messages
@@ -76,7 +77,8 @@ StepWindow default_window(const runlog::RunLog& log);
 StepWindow parse_window(std::string_view text);
 
 /// Reads GPUs, rows, N, the GPU's peak and the instance price from the recipe and the embedded
-/// hardware catalog; `price` overrides the catalog price. Throws Error(input) when the recipe lacks
+/// hardware catalog; `price` overrides the catalog price. N is the recipe's result.active_params,
+/// else the N of the recipe's model in the model catalog (a planned recipe has no result yet). Throws Error(input) when the recipe lacks
 /// what scoring needs (GPU count, row tokens, global batch).
 ScoreInputs score_inputs_from_recipe(const Recipe& recipe, const std::string& recipe_path,
                                      std::optional<double> price);
@@ -90,6 +92,7 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
 
 /// `result` with the report's figures written in (rounded as the seeds print them: tokens/s and
 /// $ to 2 decimals, CV to 2, MFU to 4, GPU-hours to 3 significant digits); every other field kept.
+/// A recipe without a result (a planned one) gets the N the report used, with its source.
 RecipeResult update_result(const std::optional<RecipeResult>& result, const ScoreReport& report);
 
 }  // namespace ladle::verify
