@@ -71,8 +71,12 @@ TEST(HwFacts, LinkFractionFollowsThePublishedSweep) {
 TEST(HwFacts, GemmCeilingsArePublishedFractions) {
   EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", false), 0.801);
   EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h200", true), 0.734);
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("gb200", false), gemm_mamf_fraction("b200", false));  // `like`
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", true), kernel_facts().fp8_default);
+  // Each Blackwell GPU has its own measured row: GB200 (1,200 W) reaches less of its peak than B200.
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("gb200", false), 0.729);
+  EXPECT_LT(gemm_mamf_fraction("gb200", false), gemm_mamf_fraction("b200", false));
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("gb300", false), gemm_mamf_fraction("gb200", false));  // `like`
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", true), 0.709);
+  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("a100", true), kernel_facts().fp8_default);  // no FP8 row
   EXPECT_GT(kernel_facts().attention_fa3, kernel_facts().attention_fa2);
 }
 

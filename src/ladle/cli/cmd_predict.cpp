@@ -14,6 +14,7 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/recipe_writer.hpp"
@@ -211,6 +212,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   header.not_priced = not_priced;
   header.chosen = chosen;
   header.moe = m.model.num_experts > 0;
+  header.precision = plan::priced_precision(p.layout, m.workload);
   header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
   std::optional<Recipe> recipe;
   if (!o.emit.empty()) {

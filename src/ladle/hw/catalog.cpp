@@ -155,6 +155,8 @@ std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string&
     gpu.nvlink_domain_gpus = entry.integer("nvlink_domain_gpus");
     gpu.tdp_w = entry.number("tdp_w");
     gpu.block_scaled_formats = entry.list("block_scaled_formats", false);
+    if (list[i]["host_cpu"]) gpu.host_cpu = entry.text("host_cpu");
+    if (list[i]["max_clock_mhz"]) gpu.max_clock_mhz = entry.number("max_clock_mhz");
     gpu.sources = entry.list("sources");
     gpu.checked = entry.text("checked");
     if (gpu.bf16_dense_tflops <= 0) {

@@ -29,6 +29,12 @@ struct GpuSpec {
   int gpus_per_node = 0;        ///< GPUs in one server (GB200: 4 per compute tray)
   int nvlink_domain_gpus = 0;   ///< GPUs reachable over the intra-node link (GB200 NVL72: 72)
   double tdp_w = 0;             ///< board power, W (0 when not published)
+  /// The host CPU that issues this GPU's kernels in its catalog system: "Grace (Arm Neoverse V2)"
+  /// on GB200 / GB300, an x86 part on HGX boards; empty when not published.
+  std::string host_cpu;
+  /// Device-reported maximum SM (or peak engine) clock, MHz; 0 when not disclosed. The clock a
+  /// GPU sustains under its power cap is inside its measured MAMF (data/hw/kernels.yaml).
+  double max_clock_mhz = 0;
   /// Block-scaled (microscaling) tensor-core formats, e.g. "mxfp8" (Blackwell); empty on GPUs
   /// without them (Hopper, Ampere), where Megatron-LM's --fp8-recipe mxfp8 does not run.
   std::vector<std::string> block_scaled_formats;

@@ -152,7 +152,10 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
     const std::string mixer_name =
         kind.mixer == MixerKind::attention ? std::string(to_string(spec.attention)) : to_string(kind.mixer);
     kind.name = mixer_name + (kind.indexer ? "+indexer" : "") + "+" + to_string(spec.mlp[i]);
-    if (i < spec.sliding_window.size() && spec.sliding_window[i] > 0) kind.name += "+sliding";
+    if (i < spec.sliding_window.size() && spec.sliding_window[i] > 0) {
+      kind.name += "+sliding";
+      kind.window = spec.sliding_window[i];
+    }
     const std::string key = kind.name + "/" + std::to_string(kind.attention_flops) + "/" +
                             std::to_string(kind.ffn) + "/" + std::to_string(kind.kv_heads);
     auto [it, inserted] = index_of.emplace(key, c.kinds.size());

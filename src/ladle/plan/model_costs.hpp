@@ -54,6 +54,7 @@ struct LayerKind {
   bool has_mlp = true;            ///< false: no feed-forward block (Nemotron-H, Nemotron-NAS no_op)
   int64_t ffn = 0;                ///< the dense MLP's width in this layer (Nemotron-NAS differs per layer)
   int64_t kv_heads = 0;           ///< GQA key/value heads in this layer
+  int64_t window = 0;             ///< causal sliding window in tokens (0: full attention)
   bool operator==(const LayerKind&) const = default;
 };
 

@@ -29,7 +29,7 @@ std::string header_line(const ReportHeader& h) {
   return fmt::format("{} on {} x {} ({} {}), rows of {} tokens, global batch {}, {}", h.model, h.cluster.gpus,
                      h.cluster.gpu.name, h.cluster.instance.provider, h.cluster.instance.name,
                      util::format_grouped(static_cast<long long>(h.workload.row_tokens)), h.workload.global_batch,
-                     to_string(h.workload.precision));
+                     h.precision.empty() ? std::string(to_string(h.workload.precision)) : h.precision);
 }
 
 Json header_json(const ReportHeader& h) {
@@ -40,7 +40,7 @@ Json header_json(const ReportHeader& h) {
   j["instance"] = h.cluster.instance.name;
   j["row_tokens"] = h.workload.row_tokens;
   j["global_batch"] = h.workload.global_batch;
-  j["precision"] = to_string(h.workload.precision);
+  j["precision"] = h.precision.empty() ? std::string(to_string(h.workload.precision)) : h.precision;
   j["calibration"] = h.calibration;
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;

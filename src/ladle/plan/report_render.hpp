@@ -21,6 +21,9 @@ struct ReportHeader {
   Cluster cluster;
   Workload workload;
   std::string calibration;  ///< Calibration::source
+  /// The precision the GEMMs were priced at when the layout says more than the workload's
+  /// ("nvfp4", "fp8 (mxfp8)"; plan::priced_precision); empty: the workload's precision.
+  std::string precision;
   /// The engine whose launch arguments the JSON reports give each layout under `args` (set with
   /// `launch_args`), e.g. "megatron".
   std::string engine;

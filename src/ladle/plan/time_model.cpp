@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 
@@ -208,6 +209,10 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // Dense matrices by module: every TP rank multiplies the whole (gathered) microbatch by its
   // slice.
   std::array<Work, 7> gemm_by{};
+  // Compute lost to partial tiles (cost_gemm_shape): rows or an output width not whole tiles.
+  auto tile_loss = [&](double rows, double k, double n) {
+    return 2 * rows * k * n / r.gemm_flops * (1 / gemm_shape_efficiency(rows, n) - 1);
+  };
   double cast_bytes = 0;  // FP8 quantisation traffic (memory-bound, outside the GEMMs)
   for (const Gemm& g : kind.gemms) {
     double out = static_cast<double>(g.out);
@@ -215,7 +220,7 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     if (g.split == GemmSplit::tp_out) out /= tp;
     if (g.split == GemmSplit::tp_in) in /= tp;
     Work& m = gemm_by[static_cast<size_t>(g.module)];
-    m.s += gemm_time(r, tokens, in, out);
+    m.s += gemm_time(r, tokens, in, out) + tile_loss(tokens, in, out);
     m.launches += per_gemm;
     cast_bytes += fp8_cast_bytes(tokens, in, out);
   }
@@ -238,7 +243,8 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
       if (g.split == GemmSplit::expert_out) out /= etp;
       if (g.split == GemmSplit::expert_in) in /= etp;
       // One grouped GEMM over the local experts: the weights are read once per expert.
-      expert.s += local_experts * (gemm_time(r, per_expert, in, out) - r.kernel) + r.kernel;
+      expert.s += local_experts * (gemm_time(r, per_expert, in, out) + tile_loss(per_expert, in, out) - r.kernel) +
+                  r.kernel;
       // Transformer Engine's grouped linear issues its per-expert cuBLAS GEMMs (and an FP8
       // recipe's quantisation of the split inputs) from one host call: one operation per matrix.
       expert.launches += per_gemm;
@@ -246,8 +252,11 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     }
   }
   Work core_attention;
+  // A short sliding window wastes part of the key tiles its queries visit (cost_gemm_shape).
+  const double window_eff =
+      kind.window > 0 && kind.window < c.row_tokens ? windowed_attention_efficiency(static_cast<double>(kind.window)) : 1.0;
   core_attention.s =
-      tokens * (kind.attention_flops / tp + kind.indexer_flops) / r.attention_flops + 2 * r.kernel;
+      tokens * (kind.attention_flops / tp / window_eff + kind.indexer_flops) / r.attention_flops + 2 * r.kernel;
   core_attention.launches = 2;
   // Memory-bound work: norms, residual adds, rotary, activation, router, permutation; half of its
   // 20 kernels belong to the attention block, half to the MLP / MoE block.
