@@ -15,4 +15,15 @@ double vision_forward_flops_per_image_token(const VisionShape& v, int64_t image_
   return patches_per_token * (embed + d(v.depth) * block) + d(1 + v.deepstack) * merger;
 }
 
+double vision_activation_bytes_per_image_token(const VisionShape& v) {
+  if (v.depth <= 0) return 0.0;
+  const auto d = [](int64_t x) { return static_cast<double>(x); };
+  const double h = d(v.hidden);
+  const double patches_per_token = d(v.merge * v.merge);
+  const double per_patch_block = 2 * h + h + 3 * h + h + h + 2 * d(v.intermediate);
+  const double mergers = d(1 + v.deepstack) * 2.0 * 2.0 * patches_per_token * h;
+  constexpr double kBf16 = 2;
+  return kBf16 * (patches_per_token * d(v.depth) * per_patch_block + mergers);
+}
+
 }  // namespace ladle::plan

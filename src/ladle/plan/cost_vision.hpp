@@ -17,4 +17,11 @@ namespace ladle::plan {
 /// 0 when the spec has no vision tower or image_tokens < 1.
 double vision_forward_flops_per_image_token(const VisionShape& v, int64_t image_tokens);
 
+/// Activation bytes (BF16) the vision tower keeps per image token for backward, before any split:
+/// per patch and block, the two LayerNorms' inputs (2 h), the qkv input (h), q, k and v (3 h),
+/// the attention output (h), fc1's input (h), fc1's output and the activation's output (2 x
+/// intermediate) as a transformer layer keeps them without dropout (Korthikanti et al. 2022, sec.
+/// 4); per image token the mergers' inputs and hidden (2 x merge^2 h each).
+double vision_activation_bytes_per_image_token(const VisionShape& v);
+
 }  // namespace ladle::plan

@@ -6,6 +6,7 @@
 #include "ladle/model/flops.hpp"
 #include "ladle/model/params.hpp"
 #include "ladle/model/tensor_inventory.hpp"
+#include "ladle/plan/cost_vision.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::plan {
@@ -84,8 +85,16 @@ double indexer_flops(const ModelSpec& spec, int64_t row_tokens) {
 
 }  // namespace
 
-ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
+ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_tokens) {
   if (row_tokens < 1) throw_usage("row tokens must be at least 1, got {}", row_tokens);
+  if (image_tokens < 0 || image_tokens > row_tokens) {
+    throw_usage("--image-tokens must be 0 to the row's {} tokens, got {}", row_tokens, image_tokens);
+  }
+  if (image_tokens > 0 && spec.vision.depth == 0) {
+    throw_usage("--image-tokens {}: {} ({}) has no vision tower ladle prices (qwen3_vl, qwen3_vl_moe and "
+                "qwen3_5_moe configs with a vision_config do)",
+                image_tokens, spec.name, spec.model_type);
+  }
   ModelCosts c;
   c.model = spec.name;
   c.row_tokens = row_tokens;
@@ -174,6 +183,14 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens) {
     mtp.attention_flops = attention_flops(spec, spec.num_layers - 1, row_tokens);
     mtp.indexer_flops = mtp.indexer ? indexer_flops(spec, row_tokens) : 0.0;
     c.mtp = mtp;
+  }
+  if (image_tokens > 0) {
+    c.image_tokens = image_tokens;
+    c.vision_params = static_cast<double>(spec.vision_params);
+    c.vision_flops_per_row =
+        static_cast<double>(image_tokens) * vision_forward_flops_per_image_token(spec.vision, image_tokens);
+    c.vision_activation_bytes_per_row =
+        static_cast<double>(image_tokens) * vision_activation_bytes_per_image_token(spec.vision);
   }
   const model::ParamCounts counts = model::count_params(spec);
   c.n_params = static_cast<double>(counts.n);

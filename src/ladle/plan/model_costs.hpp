@@ -99,6 +99,12 @@ struct ModelCosts {
   double embedding_params = 0; ///< input embedding (first stage, split by TP over the vocabulary)
   double head_params = 0;      ///< output head (last stage, split by TP); 0 when tied
   double final_norm_params = 0;
+  /// A VL workload's vision tower (image_tokens > 0; cost_vision): its parameters (on the first
+  /// stage, split by TP), forward FLOPs and activation bytes per row of `image_tokens` image tokens.
+  int64_t image_tokens = 0;
+  double vision_params = 0;
+  double vision_flops_per_row = 0;
+  double vision_activation_bytes_per_row = 0;
   double n_params = 0;         ///< the recipes' N (models/README convention)
   double total_params = 0;     ///< every tensor without MTP
 
@@ -109,8 +115,11 @@ struct ModelCosts {
 };
 
 /// The costs of `spec` for rows of `row_tokens` tokens, from model::tensor_inventory and
-/// model::mean_causal_context. Throws Error(usage) when row_tokens < 1.
-ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens);
+/// model::mean_causal_context; `image_tokens` of each row come from one image through the vision
+/// tower (VL models, --image-tokens; 0: text only, the tower not planned). Throws Error(usage)
+/// when row_tokens < 1, image_tokens is outside 0..row_tokens, or image tokens are given for a
+/// model without a vision tower ladle prices.
+ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_tokens = 0);
 
 /// Throws Error(input) when `gpu` cannot run the layout's GEMM precision: NVFP4 (--fp4-format)
 /// needs FP4 tensor cores with NVFP4 (Blackwell). The memory and time models both call it, so
