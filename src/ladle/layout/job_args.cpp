@@ -192,6 +192,7 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
   for (const Knob* knob : job.layout.set) {
     if (knob->key == "rows_per_mb") job.rows_per_mb_given = true;
     if (knob->key == "fp8") job.fp8 = job.layout.layout.fp8 != Fp8Format::none;
+    if (knob->key == "fp16") job.fp16 = job.layout.layout.fp16;
   }
   std::vector<recipe::LaunchArg> rest;
   recipe::LaunchArg seq_by;  // the argument that set each, for the error naming both
@@ -222,6 +223,7 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
       set_once(job.global_batch, batch_by, arg, file);
       continue;
     }
+    if (read_rl_arg(job.rl_args, arg, file)) continue;  // the RL workload (rl_workload.hpp)
     if (known != nullptr) continue;
     const std::string& name = written(arg);
     if (std::find(job.not_priced.begin(), job.not_priced.end(), name) == job.not_priced.end()) {
@@ -229,6 +231,10 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
     }
     rest.push_back(arg);
   }
+  // An RL job's rows per step and row length come from its rollout arguments (rl_workload.hpp).
+  job.rl = rl_workload(job.rl_args, job.global_batch, file);
+  if (job.rl && !job.global_batch && job.rl->rows_per_step > 0) job.global_batch = job.rl->rows_per_step;
+  if (job.rl && !job.seq_length && job.rl->row_tokens > 0) job.seq_length = job.rl->row_tokens;
   return job;
 }
 

@@ -12,6 +12,7 @@
 
 #include "ladle/layout/layout.hpp"
 #include "ladle/layout/recipe_layout.hpp"
+#include "ladle/layout/rl_workload.hpp"
 #include "ladle/model/model_spec.hpp"
 #include "ladle/recipe/launch_args.hpp"
 
@@ -44,6 +45,12 @@ struct JobArgs {
   std::optional<int64_t> global_batch;  ///< --global-batch-size
   bool fp8 = false;                     ///< --fp8-format given (FP8 GEMMs)
   bool rows_per_mb_given = false;       ///< --micro-batch-size given
+  bool fp16 = false;                    ///< --fp16 given (FP16 with loss scaling, not BF16)
+  /// slime's and miles' RL workload (--rollout-batch-size given): global_batch and seq_length
+  /// take its rows per step and row length where the job gives no --global-batch-size or
+  /// --seq-length.
+  RlArgs rl_args;                ///< the rollout arguments as given
+  std::optional<RlWorkload> rl;  ///< their workload (nullopt: no --rollout-batch-size)
   std::vector<std::string> not_priced;  ///< arguments ladle does not price, each once, in order
   std::vector<recipe::LaunchArg> model_args;  ///< architecture arguments, for check_model_args
   std::string file;  ///< where the arguments came from ("--args" or the script path)

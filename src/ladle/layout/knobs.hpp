@@ -153,6 +153,8 @@ void set_real(Layout& l, double value) {
 }
 inline const std::string& get_pipeline_layout(const Layout& l) { return l.pipeline_layout; }
 inline void set_pipeline_layout(Layout& l, std::string_view value) { l.pipeline_layout = std::string(value); }
+inline const std::string& get_lora_targets(const Layout& l) { return l.lora_targets; }
+inline void set_lora_targets(Layout& l, std::string_view value) { l.lora_targets = std::string(value); }
 
 }  // namespace knob_detail
 
@@ -235,6 +237,16 @@ inline constexpr KnobArg act_offload_fraction[] = {{"--activation-offload-fracti
 inline constexpr KnobArg cpu_offload_layers[] = {{"--cpu-offloading-num-layers"}};
 inline constexpr KnobArg cp_comm[] = {{"--cp-comm-type"}};
 inline constexpr KnobArg cp_inner[] = {{"--hierarchical-context-parallel-sizes"}};
+inline constexpr KnobArg fp16[] = {{"--fp16", on}};
+// miles' LoRA arguments (miles/utils/arguments.py, add_lora_arguments, at 31f1ca96); slime has none.
+inline constexpr KnobArg lora_rank[] = {{"--lora-rank", value, "on", kMiles}};
+inline constexpr KnobArg lora_alpha[] = {{"--lora-alpha", value, "on", kMiles}};
+inline constexpr KnobArg lora_targets[] = {{"--target-modules", value, "on", kMiles}};
+// slime's and miles' colocation and weight-update arguments (slime/utils/arguments.py at 624b824a;
+// miles/utils/arguments.py at 31f1ca96 spells them alike).
+inline constexpr KnobArg colocate[] = {{"--colocate", on, "on", kSlime | kMiles}};
+inline constexpr KnobArg sglang_mem_fraction[] = {{"--sglang-mem-fraction-static", value, "on", kSlime | kMiles}};
+inline constexpr KnobArg update_buffer[] = {{"--update-weight-buffer-size", value, "on", kSlime | kMiles}};
 }  // namespace knob_args
 
 inline constexpr int64_t kMaxParallel = 65536;
@@ -515,6 +527,38 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "model.hierarchical_context_parallel_sizes", .recipe = "cp_a2a_size", .when = {"cp_comm", "a2a+p2p"},
    .help = "hierarchical CP: the all-to-all group size (the rest is p2p)", .get = get<&L::cp_inner>,
    .set = set<&L::cp_inner>},
+  // FP16 with a dynamic loss scale (Megatron-LM --fp16; Megatron-Bridge MixedPrecisionConfig.fp16):
+  // the same GEMM rates and weight bytes as BF16, plus the grad scaler's unscale-and-check pass
+  // over the main gradients (plan/cost_fp16.hpp).
+  {.key = "fp16", .kind = K::flag, .args = a::fp16, .bridge = "mixed_precision.fp16",
+   .help = "FP16 mixed precision with loss scaling instead of BF16", .get = get<&L::fp16>, .set = set<&L::fp16>},
+  // LoRA (plan/cost_lora.hpp prices it: frozen base weights, trained adapters).
+  {.key = "lora_rank", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::lora_rank,
+   .help = "LoRA adapter rank (0: full fine-tuning; miles)",
+   .no_engine = "lora_rank has no argument but miles' --lora-rank: slime and Megatron-LM train no adapters, and "
+                "ladle does not write Megatron-Bridge's peft=lora; use --engine miles",
+   .get = get<&L::lora_rank>, .set = set<&L::lora_rank>},
+  {.key = "lora_alpha", .kind = K::integer, .min = 1, .max = kMaxTokens, .args = a::lora_alpha,
+   .when = {"lora_rank", "0", true}, .help = "LoRA alpha (adapter scale; miles' default 16)",
+   .no_engine = "lora_alpha has no argument but miles' --lora-alpha; use --engine miles",
+   .get = get<&L::lora_alpha>, .set = set<&L::lora_alpha>},
+  {.key = "lora_targets", .kind = K::text, .args = a::lora_targets, .when = {"lora_rank", "0", true},
+   .help = "LoRA target modules: all-linear or a comma-separated list (linear_qkv,linear_proj,... or q_proj,...)",
+   .no_engine = "lora_targets has no argument but miles' --target-modules; use --engine miles",
+   .get_text = get_lora_targets, .set_text = set_lora_targets},
+  // Colocation (plan/cost_colocate.hpp prices it).
+  {.key = "colocate", .kind = K::flag, .args = a::colocate,
+   .help = "SGLang engines on the training GPUs (slime, miles --colocate)",
+   .no_engine = "colocate is slime's and miles' --colocate; Megatron-LM and Megatron-Bridge run no rollout engine",
+   .get = get<&L::colocate>, .set = set<&L::colocate>},
+  {.key = "sglang_mem_fraction", .kind = K::real, .min_real = 0, .max_real = 1, .args = a::sglang_mem_fraction,
+   .help = "SGLang's static memory fraction (weights and KV cache; 0: SGLang's own choice)",
+   .no_engine = "sglang_mem_fraction is slime's and miles' --sglang-mem-fraction-static; use --engine slime or miles",
+   .get_real = get_real<&L::sglang_mem_fraction>, .set_real = set_real<&L::sglang_mem_fraction>},
+  {.key = "update_buffer", .kind = K::integer, .min = 1, .max = int64_t{1} << 40, .args = a::update_buffer,
+   .help = "weight-update bucket, bytes (--update-weight-buffer-size; default 512 MiB)",
+   .no_engine = "update_buffer is slime's and miles' --update-weight-buffer-size; use --engine slime or miles",
+   .get = get<&L::update_buffer_bytes>, .set = set<&L::update_buffer_bytes>},
 };
 // clang-format on
 }  // namespace knob_detail

@@ -196,6 +196,23 @@ struct Layout {
   CpComm cp_comm = CpComm::p2p;
   /// --hierarchical-context-parallel-sizes A cp/A (0: not hierarchical); a2a+p2p only.
   int64_t cp_inner = 0;
+  // Precision: --fp16 trains in FP16 with a dynamic loss scale instead of BF16 (Megatron-LM
+  // megatron/training/arguments.py; FP32 master weights as under BF16).
+  bool fp16 = false;
+  // LoRA (miles --lora-rank, --lora-alpha, --target-modules; miles/utils/arguments.py at
+  // 31f1ca96): the base weights frozen, low-rank adapters trained.
+  int64_t lora_rank = 0;    ///< adapter rank (0: full fine-tuning, miles' default)
+  int64_t lora_alpha = 16;  ///< adapter scale numerator (miles' default 16); moves nothing priced
+  /// --target-modules as written: "all-linear", or a comma-separated list of Megatron-Core
+  /// (linear_qkv, linear_proj, linear_fc1, linear_fc2, MLA's linear_q_down_proj ...) or Hugging
+  /// Face (q_proj, ..., down_proj) module names ("" with lora_rank > 0: Megatron-Bridge's default,
+  /// the four standard modules).
+  std::string lora_targets;
+  // Colocation (slime and miles --colocate: the SGLang engines on the training GPUs).
+  bool colocate = false;
+  double sglang_mem_fraction = 0;  ///< --sglang-mem-fraction-static (0: not given, SGLang chooses)
+  /// --update-weight-buffer-size, bytes (slime's and miles' default 512 MiB).
+  int64_t update_buffer_bytes = int64_t{512} * 1024 * 1024;
 
   /// GPUs the layout occupies: tp * pp * cp * dp (0 while dp is still to be derived).
   int64_t gpus() const { return tp * pp * cp * dp; }

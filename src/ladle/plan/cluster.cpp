@@ -11,12 +11,20 @@
 
 namespace ladle::plan {
 
-const char* to_string(Precision precision) { return precision == Precision::fp8 ? "fp8" : "bf16"; }
+const char* to_string(Precision precision) {
+  switch (precision) {
+    case Precision::bf16: return "bf16";
+    case Precision::fp8: return "fp8";
+    case Precision::fp16: return "fp16";
+  }
+  return "bf16";
+}
 
 Precision parse_precision(std::string_view name) {
   if (name == "bf16") return Precision::bf16;
   if (name == "fp8") return Precision::fp8;
-  throw_usage("unknown precision '{}'; expected bf16 or fp8", name);
+  if (name == "fp16") return Precision::fp16;
+  throw_usage("unknown precision '{}'; expected bf16, fp8 or fp16", name);
 }
 
 Cluster make_cluster(std::string_view gpu_name, int64_t gpus, std::string_view instance_name) {

@@ -36,11 +36,12 @@ struct Cluster {
   }
 };
 
-/// Numeric precision of the GEMMs.
-enum class Precision { bf16, fp8 };
-/// "bf16" / "fp8".
+/// Numeric precision of the GEMMs. fp16 (--fp16: FP16 with a dynamic loss scale) runs at BF16's
+/// tensor-core rate; cost_fp16.hpp prices what its grad scaler adds.
+enum class Precision { bf16, fp8, fp16 };
+/// "bf16" / "fp8" / "fp16".
 const char* to_string(Precision precision);
-/// Parses "bf16" / "fp8"; throws Error(usage).
+/// Parses "bf16" / "fp8" / "fp16"; throws Error(usage).
 Precision parse_precision(std::string_view name);
 
 /// The training stack that runs a layout, where the time model prices it differently.
@@ -60,6 +61,9 @@ struct Workload {
   /// flash-attn package (FlashAttention-2 unless FlashAttention-3 is installed), not cuDNN's
   /// fused attention that the default (auto) picks on Hopper.
   bool flash_attention_2 = false;
+  /// An RL job's workload (slime, miles: layout/rl_workload.hpp's format_rl_workload), where its
+  /// rows per step and row length came from; "" for other jobs.
+  std::string rl;
   /// Image tokens per row of a VL model (--image-tokens), priced through its vision tower
   /// (plan/cost_vision); 0: text only.
   int64_t image_tokens = 0;

@@ -7,7 +7,9 @@
 #include <string>
 
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/plan/cost_colocate.hpp"
 #include "ladle/plan/cost_linear_attention.hpp"
+#include "ladle/plan/cost_lora.hpp"
 #include "ladle/plan/cost_mamba.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_facts.hpp"
@@ -265,6 +267,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
   const double expert_div = static_cast<double>(l.ep * l.etp);
+  const LoraKinds lora = lora_kinds(c, l);  // LoRA adapters (cost_lora.hpp): none at rank 0
   // Optimizer states are sharded over the data-parallel ranks by the distributed optimizer or
   // FSDP (dense over DP x CP, experts over EDP; theoretical_memory_usage.py's 6 + 12 / d), each
   // of --num-distributed-optimizer-instances sharding within its own part of the DP group
@@ -401,6 +404,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     const bool last = s == pp - 1 || (dualpipe && s == 0);
     double dense = 0;
     double expert = 0;
+    LoraParams adapters;  // this rank's LoRA adapters
     double acts_one_mb = 0;
     // Per chunk of this rank (one chunk, the whole stage, without interleaving): its layers and
     // one microbatch's activations in them.
@@ -412,6 +416,11 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       const int64_t from = by_chunk ? chunk_begin[v] : begin;
       const int64_t to = by_chunk ? chunk_begin[v] + chunk_layers[v] : end;
       chunk_n[static_cast<size_t>(j)] = static_cast<double>(to - from);
+      if (l.lora_rank > 0) {
+        const LoraParams here = lora_params(c, lora, from, to, 0);
+        adapters.dense += here.dense;
+        adapters.expert += here.expert;
+      }
       for (size_t k = 0; k < c.kinds.size(); ++k) {
         const double count = c.count(k, from, to);
         if (count == 0) continue;
@@ -429,6 +438,8 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       const double mtp_n = static_cast<double>(c.num_mtp_layers);
       dense += mtp_n * (c.mtp.tp_params / tp + c.mtp.replicated_params);
       expert += mtp_n * c.mtp.expert_params / expert_div;
+      adapters.dense += mtp_n * lora.mtp.dense_params;
+      adapters.expert += mtp_n * lora.mtp.expert_params;
     }
     if (l.recompute == RecomputeGranularity::full) {
       const double r = static_cast<double>(l.recompute_layers);
@@ -555,6 +566,12 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
           shard_grads ? grad_bytes * shard + grad_bytes * layer_params : grad_bytes * params;
       at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
     }
+    if (l.lora_rank > 0) {  // frozen base: only the adapters have gradients and optimizer states
+      const LoraMemory m = lora_memory(adapters, grad_bytes, state_bytes, l.offload, dense_shards, expert_shards);
+      at(MemoryPart::weights) += m.adapter_weights;
+      at(MemoryPart::gradients) = m.gradients;
+      at(MemoryPart::optimizer_states) = m.optimizer_states;
+    }
     double acts = acts_held;
     // The backward's working set: what one recompute unit holds again (without checkpointing,
     // the largest layer's backward scratch). Megatron-LM's checkpointed_forward
@@ -622,7 +639,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     at(MemoryPart::allocator_slack) =
         cal.allocator_slack * (acts + working + at(MemoryPart::logits) + at(MemoryPart::cuda_graphs));
     at(MemoryPart::nccl_buffers) = nccl_bytes;
-    at(MemoryPart::cuda_context) = facts.cuda_context_mib * kMiB;
+    at(MemoryPart::cuda_context) = facts.cuda_context_mib * kMiB + colocated_engine_bytes(l, facts);
     double total = 0;
     double allocator = 0;
     for (size_t i = 0; i < kMemoryParts; ++i) {

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "ladle/plan/cost_gemm_shape.hpp"
+#include "ladle/plan/cost_fp16.hpp"
+#include "ladle/plan/cost_lora.hpp"
 #include "ladle/plan/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 
@@ -330,6 +332,11 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // Backward: dgrad + wgrad (2x), flash backward 2.5x, the same collectives once more.
   t.dense_gemm = 3 * gemm;
   t.expert_gemm = 3 * expert.s;
+  if (l.lora_rank > 0) {  // frozen base weights, trained adapters (cost_lora.hpp)
+    const LoraLayer a = lora_layer(c, kind, l, lora_target_bits(l.lora_targets, c));
+    t.dense_gemm = lora_gemm_seconds(gemm, 2 * tokens * a.dense_params, r.gemm_flops);
+    t.expert_gemm = lora_gemm_seconds(expert.s, 2 * routed_tokens * a.expert_params_one, r.gemm_flops);
+  }
   t.attention = 3.5 * core_attention.s;
   t.elementwise = 3 * elementwise_s;
   t.tp = 2 * tp_fwd;
@@ -629,7 +636,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   // Output head and loss on the last stage (and once more per MTP layer).
   Rates head_rates = r;
   head_rates.gemm_flops = head_flops;
-  const double head_gemm = 3 * gemm_time(head_rates, tokens, h, static_cast<double>(c.vocab) / tp);
+  const double head_gemm = gemm_passes(l) * gemm_time(head_rates, tokens, h, static_cast<double>(c.vocab) / tp);
   const double loss = 4 * kFp32 * tokens * static_cast<double>(c.vocab) / tp / r.hbm;
 
   std::array<double, kTimeParts> critical{};
@@ -642,6 +649,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   std::vector<Parts> stage_parts;
   std::vector<double> stage_dense;
   std::vector<double> stage_expert;
+  const LoraKinds lora = lora_kinds(c, l);  // LoRA: only the adapters are reduced and updated
   for (int64_t s = 0; s < l.pp; ++s) {
     const int64_t n = stages[static_cast<size_t>(s)];
     const int64_t end = begin + n;
@@ -684,6 +692,11 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
       expert_params += mtp_n * c.mtp.expert_params / expert_div;
     }
     p[static_cast<size_t>(TimePart::pp_p2p)] = p2p;
+    if (l.lora_rank > 0) {
+      const LoraParams a = lora_params(c, lora, begin, end, s == l.pp - 1 ? static_cast<double>(c.num_mtp_layers) : 0.0);
+      dense_params = a.dense;
+      expert_params = a.expert;
+    }
     double stage_time = 0;
     for (double v : p) stage_time += v;
     sum_stages += stage_time;
@@ -769,6 +782,10 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   // Optimizer step on this GPU's shard: HBM-bound Adam on the GPU, Adam on the host for the
   // offloaded fraction (all ranks of a node share its CPUs), with the device-host copies.
   out.optimizer_shard_params = worst_dense / dense_group + worst_expert / edp;
+  // FP16's grad scaler unscales and checks the main gradients once a step (cost_fp16.hpp).
+  out.parts[static_cast<size_t>(TimePart::elementwise)] +=
+      fp16_unscale_seconds(l.fp16 || w.precision == Precision::fp16, out.optimizer_shard_params,
+                           cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency);
   apply_offload(out, l.offload, l.overlap, l.moments, cluster, cal);
   return out;
 }
