@@ -44,6 +44,16 @@ struct Prediction {
   double host_memory_gib = 0;      ///< optimizer states on one node's host
   double host_capacity_gib = 0;
   std::string memory_dominant;     ///< the largest part of the worst stage
+  /// The memory verdict as a distribution: the real peak is memory_gib x exp(e), e normal with the
+  /// calibration's memory_log_spread (fitted with the allocator slack to the published max-reserved
+  /// peaks and to the runs that ran, calibrate_memory.hpp); the host's offloaded optimizer states
+  /// likewise. 0 where the calibration carries no spread (the point verdict alone).
+  double memory_log_spread = 0;
+  double hbm_fit_probability = 1;   ///< P(the worst stage's peak <= capacity_gib)
+  double host_fit_probability = 1;  ///< P(the offloaded states <= host_capacity_gib); 1 with no offload
+  double fit_probability = 1;       ///< both (the two errors taken as independent)
+  /// What binds: "HBM of stage 3" or "host memory" (the limit with the lower probability of holding).
+  std::string binding_limit;
   // Time.
   std::vector<Part> step_parts;    ///< seconds per part; sums to step_time_s
   double step_time_s = 0;

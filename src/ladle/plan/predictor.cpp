@@ -1,8 +1,11 @@
 #include "ladle/plan/predictor.hpp"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/plan/measurements.hpp"
 #include "ladle/util/error.hpp"
 
@@ -98,6 +101,19 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   p.host_memory_gib = memory.host_bytes_per_node / kGiB;
   p.host_capacity_gib = cluster.instance.host_memory_gib * calibration.host_memory_usable;
   p.fits = p.memory_gib <= p.capacity_gib && p.host_memory_gib <= p.host_capacity_gib;
+  // The verdict as a probability: the model's log error is normal with the calibrated spread.
+  p.memory_log_spread = calibration.memory_log_spread;
+  const auto holds = [&](double used, double capacity) {
+    if (used <= 0) return 1.0;
+    if (!(capacity > 0)) return 0.0;
+    if (!(p.memory_log_spread > 0)) return used <= capacity ? 1.0 : 0.0;
+    return normal_cdf(std::log(capacity / used) / p.memory_log_spread);
+  };
+  p.hbm_fit_probability = holds(p.memory_gib, p.capacity_gib);
+  p.host_fit_probability = holds(p.host_memory_gib, p.host_capacity_gib);
+  p.fit_probability = p.hbm_fit_probability * p.host_fit_probability;
+  p.binding_limit = p.host_fit_probability < p.hbm_fit_probability ? std::string("host memory")
+                                                                   : fmt::format("HBM of stage {}", p.worst_stage);
   size_t dominant = 0;
   for (size_t i = 1; i < kMemoryParts; ++i) {
     if (memory.worst[i] > memory.worst[dominant]) dominant = i;
@@ -121,6 +137,26 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
   p.mfu = 6.0 * costs.n_params * p.tokens_per_s_per_gpu / (cluster.gpu.bf16_dense_tflops * 1e12);
   p.usd_per_million_tokens = cluster.instance.usd_per_gpu_hour() / (p.tokens_per_s_per_gpu * 3600.0) * 1e6;
   return p;
+}
+
+double memory_quantile_gib(double gib, double log_spread, double confidence) {
+  LADLE_ASSERT(confidence > 0 && confidence < 1, "a confidence in (0, 1)");
+  // The standard normal's quantile by bisection on normal_cdf (monotone; 60 halvings of [-10, 10]).
+  double lo = -10, hi = 10;
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (normal_cdf(mid) < confidence ? lo : hi) = mid;
+  }
+  return gib * std::exp(0.5 * (lo + hi) * log_spread);
+}
+
+bool fits_at(const Prediction& p, double confidence) {
+  LADLE_ASSERT(confidence > 0 && confidence < 1, "a confidence in (0, 1)");
+  return 1 - p.fit_probability < confidence;
+}
+
+double memory_margin_gib(const Prediction& p, double confidence) {
+  return p.capacity_gib - memory_quantile_gib(p.memory_gib, p.memory_log_spread, confidence);
 }
 
 double interval_log_halfwidth(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,

@@ -107,6 +107,24 @@ layout::LayoutContext checking_context(const ModelSpec& model, const Cluster& cl
 Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout& layout,
                    const Cluster& cluster, const Workload& workload, const Calibration& calibration);
 
+/// The fit-confidence plan and predict use unless told: a layout fits when the probability that it
+/// runs out of memory stays under it (issue 32).
+inline constexpr double kDefaultFitConfidence = 0.9;
+
+/// The peak that `gib` (a predicted memory) stays under with probability `confidence`, GiB, for a
+/// log-normal error of spread `log_spread`: gib x exp(z_confidence x log_spread).
+double memory_quantile_gib(double gib, double log_spread, double confidence);
+
+/// Whether `p` fits at `confidence` (in (0, 1)): the layout is refused only when the calibrated
+/// distribution makes running out of memory (HBM or host) at least that likely, so that a run
+/// predicted a little over its capacity, inside the model's error, is not refused; every run of the
+/// training set that ran fits at kDefaultFitConfidence but the named ones (memory_model_test).
+bool fits_at(const Prediction& p, double confidence);
+
+/// HBM to spare on the worst stage at `confidence`, GiB: capacity less the peak the stage stays
+/// under with that probability (negative: over by that much).
+double memory_margin_gib(const Prediction& p, double confidence);
+
 /// Usable HBM per GPU, GiB, as the driver reports it (data/hw/hbm_capacity.yaml: H200 143,771 MiB
 /// = 140.4 GiB; H100 81,559 MiB = 79.6 GiB); the marketed decimal GB in GiB for a GPU not listed.
 double hbm_capacity_gib(const GpuSpec& gpu);
