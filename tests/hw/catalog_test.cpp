@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "support/test_support.hpp"
@@ -22,6 +23,26 @@ TEST(GpuCatalog, HasEveryRequiredGpuWithItsFigures) {
     EXPECT_FALSE(gpu->sources.empty()) << name;
     EXPECT_EQ(gpu->checked.size(), 10u) << name;  // YYYY-MM-DD
   }
+}
+
+// The four Blackwell systems differ where their facts differ: the Grace superchip's CPU (and its
+// NVLink-C2C host link) on GB200 and GB300, x86 on the HGX boards; GB200's higher power cap and
+// peak than B200's; the block-scaled formats every Blackwell runs and Hopper does not.
+TEST(GpuCatalog, BlackwellSystemsDifferWhereTheirFactsDiffer) {
+  for (const char* name : {"gb200", "gb300"}) {
+    EXPECT_EQ(require_gpu(name).host_cpu.rfind("Grace", 0), 0u) << name;
+  }
+  for (const char* name : {"b200", "b300", "h100-sxm", "h200", "a100", "mi300x", "mi325x", "mi355x"}) {
+    EXPECT_EQ(require_gpu(name).host_cpu.rfind("x86", 0), 0u) << name;
+  }
+  EXPECT_GT(require_gpu("gb200").tdp_w, require_gpu("b200").tdp_w);
+  EXPECT_GT(require_gpu("gb200").max_clock_mhz, require_gpu("b200").max_clock_mhz);
+  EXPECT_EQ(require_gpu("b300").max_clock_mhz, 0);  // not disclosed
+  for (const char* name : {"b200", "b300", "gb200", "gb300"}) {
+    const auto& formats = require_gpu(name).block_scaled_formats;
+    EXPECT_NE(std::find(formats.begin(), formats.end(), "nvfp4"), formats.end()) << name;
+  }
+  EXPECT_TRUE(require_gpu("h100-sxm").block_scaled_formats.empty());
 }
 
 TEST(GpuCatalog, H200IsTheRecipesMfuPeak) {
