@@ -121,6 +121,8 @@ int run_plan(const PlanOptions& o, Io& io) {
     if (job.seq_length) request.workload.row_tokens = *job.seq_length;
     if (job.global_batch) request.workload.global_batch = *job.global_batch;
     if (job.fp8) request.workload.precision = plan::Precision::fp8;
+    if (job.fp16) request.workload.precision = plan::Precision::fp16;
+    if (job.rl) request.workload.rl = layout::format_rl_workload(*job.rl);
     request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
     for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
     if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");

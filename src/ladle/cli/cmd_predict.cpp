@@ -78,6 +78,14 @@ void apply_job(const PredictOptions& o, const layout::JobArgs& job, plan::Measur
     }
     m.workload.precision = plan::Precision::fp8;
   }
+  if (job.fp16) {
+    if (o.precision_given && o.precision != "fp16") {
+      throw_usage("--precision {} contradicts --fp16 in {}", o.precision, job.file);
+    }
+    m.workload.precision = plan::Precision::fp16;
+  }
+  // An RL job's workload line (rows per step and row length from its rollout arguments).
+  if (job.rl) m.workload.rl = layout::format_rl_workload(*job.rl);
 }
 
 // Megatron-LM rejects a pipeline the layers do not split over (megatron/training/arguments.py

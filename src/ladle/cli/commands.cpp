@@ -39,6 +39,7 @@ void add_tokenize_command(CLI::App& command, Io& io);
 void add_pack_command(CLI::App& command, Io& io);
 void add_tune_command(CLI::App& command, Io& io);  // tune (issue 16)
 void add_mcp_command(CLI::App& command, Io& io);   // mcp (issue 35)
+void add_card_command(CLI::App& command, Io& io);  // card (issue 35)
 
 namespace {
 constexpr Command kCommands[] = {
@@ -63,6 +64,7 @@ constexpr Command kCommands[] = {
     {"tune", "tune a layout on a real scheduler: propose, run, score, recalibrate, stop", add_tune_command},
     {"mcp", "serve model, gpu, predict, plan, check, score, show, diff and tune status to agents (MCP over stdio)",
      add_mcp_command},
+    {"card", "import a Megatron-Bridge verification card as recipes, or export a recipe as one", add_card_command},
 };
 }  // namespace
 

@@ -29,7 +29,8 @@ std::string header_line(const ReportHeader& h) {
   return fmt::format("{} on {} x {} ({} {}), rows of {} tokens, global batch {}, {}", h.model, h.cluster.gpus,
                      h.cluster.gpu.name, h.cluster.instance.provider, h.cluster.instance.name,
                      util::format_grouped(static_cast<long long>(h.workload.row_tokens)), h.workload.global_batch,
-                     h.precision.empty() ? std::string(to_string(h.workload.precision)) : h.precision);
+                     h.precision.empty() ? std::string(to_string(h.workload.precision)) : h.precision) +
+         (h.workload.rl.empty() ? std::string() : "\nworkload: " + h.workload.rl);
 }
 
 Json header_json(const ReportHeader& h) {
@@ -41,6 +42,7 @@ Json header_json(const ReportHeader& h) {
   j["row_tokens"] = h.workload.row_tokens;
   j["global_batch"] = h.workload.global_batch;
   j["precision"] = h.precision.empty() ? std::string(to_string(h.workload.precision)) : h.precision;
+  if (!h.workload.rl.empty()) j["workload"] = h.workload.rl;
   j["calibration"] = h.calibration;
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;
