@@ -151,6 +151,16 @@ std::string_view site_js() {
         if (visible) shown += 1;
       });
       if (count) count.textContent = shown + ' of ' + rows.length + ' recipes shown';
+      // The predicted frontier follows the model and GPU filters (its rows carry no status).
+      var frontier = document.getElementById('frontier');
+      if (frontier) {
+        Array.prototype.slice.call(frontier.tBodies[0].rows).forEach(function (row) {
+          row.hidden = !selects.every(function (s) {
+            var key = 'data-' + s.getAttribute('data-filter');
+            return s.value === '' || !row.hasAttribute(key) || row.getAttribute(key) === s.value;
+          });
+        });
+      }
     }
     selects.forEach(function (s) { s.addEventListener('change', apply); });
     form.addEventListener('submit', function (e) { e.preventDefault(); });

@@ -7,10 +7,15 @@
 #include <map>
 #include <string_view>
 #include <optional>
+#include <set>
 
+#include "ladle/plan/cluster.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/plan/search.hpp"
 #include "ladle/site/html.hpp"
 #include "ladle/site/recipe_facts.hpp"
 #include "ladle/site/svg_chart.hpp"
+#include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::site {
@@ -38,6 +43,38 @@ std::string page(const std::string& root, const std::string& title, const std::s
 std::string status_badge(const std::string& status) {
   return "<span class=\"status status-" + slugify(status) + "\">" + escape_html(status) + "</span>";
 }
+
+// The status cell of a recipe: its status, and "imported card" for one read from a card.
+std::string status_cell(const SiteRecipe& item) {
+  std::string out = status_badge(item.recipe.status);
+  if (!item.card_source.empty()) {
+    out += " <span class=\"status status-card\" title=\"" + escape_html(item.card_source) + "\">imported card</span>";
+  }
+  return out;
+}
+
+// The memory a layout may use per GPU on the recipe's GPU, as the planner counts it (HBM less the
+// search's default margin); none for a GPU the hardware catalog does not know.
+std::optional<double> usable_gib(const Recipe& r) {
+  try {
+    return plan::hbm_capacity_gib(plan::make_cluster(r.gpu.type, 1).gpu) * (1.0 - plan::PlanRequest{}.memory_margin);
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+// Draws the GPU's usable memory on a memory chart.
+void add_capacity(BarChart& chart, const Recipe& r) {
+  if (const std::optional<double> usable = usable_gib(r)) {
+    chart.limit = *usable;
+    chart.limit_label = fmt::format("usable on {}: {:.1f} GiB", r.gpu.type, *usable);
+  }
+}
+
+// Time to train this many tokens, shown on a model's page.
+constexpr double kTokensForTime = 1e12;
+constexpr const char* kTokensForTimeText = "1T tokens";
+constexpr double kHoursPerDay = 24;
 
 std::string number_attr(double v) { return fmt::format("{}", v); }
 
@@ -243,6 +280,7 @@ std::string predicted_section(const SiteRecipe& item) {
     chart.categories.push_back("total");
     predicted.values.push_back(p.memory_gib);
     chart.series.push_back(std::move(predicted));
+    add_capacity(chart, r);
     out += render_bar_chart(chart);
   }
   if (p.stage_memory.size() > 1) {
@@ -258,6 +296,7 @@ std::string predicted_section(const SiteRecipe& item) {
       predicted.values.push_back(stage.value);
     }
     chart.series.push_back(std::move(predicted));
+    add_capacity(chart, r);
     out += render_bar_chart(chart);
   }
   return out + "</div>\n";
@@ -446,10 +485,19 @@ BarChart stage_memory_chart(const SiteCatalog& catalog, const std::vector<size_t
   chart.value_label = "GiB per GPU";
   chart.decimals = 1;
   BarSeries predicted{"predicted", {}};
+  std::set<std::string> gpus;
   for (const size_t i : members) {
     const auto& p = catalog.recipes[i].prediction;
     if (!p) continue;
     const Recipe& r = catalog.recipes[i].recipe;
+    // One capacity line: the model's recipes on one GPU type (several types: each bar's label says).
+    if (gpus.insert(r.gpu.type).second) {
+      if (gpus.size() == 1) {
+        add_capacity(chart, r);
+      } else {
+        chart.limit.reset();
+      }
+    }
     for (const PredictedPart& stage : p->stage_memory) {
       chart.categories.push_back(layout_name(r) + " \u00b7 " + stage.name);
       predicted.values.push_back(stage.value);
@@ -457,6 +505,150 @@ BarChart stage_memory_chart(const SiteCatalog& catalog, const std::vector<size_t
   }
   chart.series.push_back(std::move(predicted));
   return chart;
+}
+
+// One of a sweep's figures against GPU count: the planner's best at each count with its 80%
+// interval, and the measured recipes of the same model and GPU type as points.
+enum class SweepFigure { tokens, usd, days };
+
+LineChart sweep_chart(const SiteCatalog& catalog, const ModelSweep& sweep, SweepFigure figure) {
+  LineChart chart;
+  const std::string suffix = slugify(sweep.gpu);
+  auto value = [figure](double tps, double usd, int64_t gpus) {
+    switch (figure) {
+      case SweepFigure::usd: return usd;
+      case SweepFigure::days: return hours_to_tokens(kTokensForTime, tps, gpus) / kHoursPerDay;
+      case SweepFigure::tokens: break;
+    }
+    return tps;
+  };
+  switch (figure) {
+    case SweepFigure::tokens:
+      chart.id = "chart-sweep-tokens-" + suffix;
+      chart.title = "Tokens/s per GPU by GPU count, " + sweep.gpu;
+      chart.y_label = "tokens/s per GPU";
+      break;
+    case SweepFigure::usd:
+      chart.id = "chart-sweep-usd-" + suffix;
+      chart.title = "$ per 1M tokens by GPU count, " + sweep.gpu;
+      chart.y_label = "US dollars per 1M tokens";
+      break;
+    case SweepFigure::days:
+      chart.id = "chart-sweep-days-" + suffix;
+      chart.title = std::string("Days to train ") + kTokensForTimeText + " by GPU count, " + sweep.gpu;
+      chart.y_label = "days";
+      break;
+  }
+  chart.description = "The planner's best layout of " + sweep.model + " at each GPU count on " + sweep.gpu +
+                      " with its 80% interval, and the measured recipes as points.";
+  chart.x_label = "GPUs";
+  chart.x_log2 = true;
+  chart.y_decimals = 2;
+  LineSeries predicted{"predicted best", {}, {}, {}, false};
+  for (const SweepCount& c : sweep.counts) {
+    if (!c.fits) continue;
+    const double x = static_cast<double>(c.gpus);
+    const double tps = c.tokens_per_s_per_gpu;
+    // $ per token and days scale with 1 / throughput: the interval's high end is the low cost.
+    const double usd_at = [&](double t) { return t > 0 ? c.usd_per_million_tokens * tps / t : 0.0; }(tps);
+    predicted.points.push_back({x, value(tps, usd_at, c.gpus)});
+    const double lo_tps = c.tokens_per_s_low;
+    const double hi_tps = c.tokens_per_s_high;
+    if (lo_tps > 0 && hi_tps > 0) {
+      const double a = value(lo_tps, c.usd_per_million_tokens * tps / lo_tps, c.gpus);
+      const double b = value(hi_tps, c.usd_per_million_tokens * tps / hi_tps, c.gpus);
+      predicted.low.push_back({x, std::min(a, b)});
+      predicted.high.push_back({x, std::max(a, b)});
+    }
+  }
+  if (predicted.low.size() != predicted.points.size()) {
+    predicted.low.clear();
+    predicted.high.clear();
+  }
+  chart.series.push_back(std::move(predicted));
+  LineSeries measured{"measured recipes", {}, {}, {}, true};
+  for (const size_t i : catalog.recipes_of(sweep.model)) {
+    const Recipe& r = catalog.recipes[i].recipe;
+    if (r.gpu.type != sweep.gpu || !r.result || r.gpu.count <= 0) continue;
+    measured.points.push_back({static_cast<double>(r.gpu.count),
+                               value(r.result->tokens_per_s_per_gpu, r.result->usd_per_million_tokens, r.gpu.count)});
+  }
+  std::sort(measured.points.begin(), measured.points.end(),
+            [](const LinePoint& a, const LinePoint& b) { return a.x < b.x || (a.x == b.x && a.y < b.y); });
+  if (!measured.points.empty()) chart.series.push_back(std::move(measured));
+  return chart;
+}
+
+std::string days_text(double tps, int64_t gpus) {
+  const double days = hours_to_tokens(kTokensForTime, tps, gpus) / kHoursPerDay;
+  return util::format_grouped(days, days < 10 ? 1 : 0);
+}
+
+// "How many GPUs?": the planner's sweep of the model on each GPU type of its recipes.
+std::string sweep_section(const SiteCatalog& catalog, const std::string& model) {
+  std::string out;
+  for (const ModelSweep& sweep : catalog.sweeps) {
+    if (sweep.model != model) continue;
+    const std::string anchor = "sweep-" + slugify(sweep.gpu);
+    out += "<h2 id=\"" + escape_html(anchor) + "\">How many GPUs? " + escape_html(sweep.gpu) + "</h2>\n<p>" +
+           escape_html("The planner's best layout at each GPU count (the search of `ladle plan --gpus N,N,...`, "
+                       "embedded calibration) on " + sweep.instance + " nodes, " + sweep.workload +
+                       " (the workload of " + sweep.basis + "). Shaded: the 80% interval; squares: this "
+                       "model's measured recipes on " + sweep.gpu + ". Frontier: no other count gives more "
+                       "tokens/s for less per token. Days assume " + kTokensForTimeText + " at the predicted rate.") +
+           "</p>\n<div class=\"table-wrap\"><table class=\"sweep\" id=\"" + escape_html(anchor) +
+           "-table\">\n<thead><tr><th scope=\"col\" class=\"num\">GPUs</th><th scope=\"col\" class=\"num\">Tokens/s "
+           "per GPU</th><th scope=\"col\" class=\"num\">80% interval</th><th scope=\"col\" class=\"num\">$ / 1M "
+           "tokens</th><th scope=\"col\" class=\"num\">Days to " + kTokensForTimeText + "</th><th scope=\"col\" "
+           "class=\"num\">Memory / usable GiB</th><th scope=\"col\">Frontier</th><th scope=\"col\">Best layout</th>"
+           "</tr></thead>\n<tbody>\n";
+    for (const SweepCount& c : sweep.counts) {
+      if (!c.fits) {
+        out += fmt::format("<tr class=\"no-fit\"><td class=\"num\">{}</td><td colspan=\"7\">{}</td></tr>\n", c.gpus,
+                           escape_html("no layout: " + c.reason));
+        continue;
+      }
+      out += fmt::format(
+          "<tr><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}"
+          "</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{}</td></tr>\n",
+          c.gpus, escape_html(format_tokens_per_s(c.tokens_per_s_per_gpu)),
+          escape_html(util::format_grouped(c.tokens_per_s_low, 0) + "\u2013" + util::format_grouped(c.tokens_per_s_high, 0)),
+          escape_html(format_usd(c.usd_per_million_tokens)), escape_html(days_text(c.tokens_per_s_per_gpu, c.gpus)),
+          escape_html(fmt::format("{:.1f} / {:.1f}", c.memory_gib, c.capacity_gib)), c.frontier ? "frontier" : "",
+          escape_html(c.layout));
+    }
+    out += "</tbody></table></div>\n<div class=\"charts\">\n";
+    for (const SweepFigure f : {SweepFigure::tokens, SweepFigure::usd, SweepFigure::days}) {
+      out += render_line_chart(sweep_chart(catalog, sweep, f));
+    }
+    out += "</div>\n";
+  }
+  return out;
+}
+
+// The index's predicted frontier: for each model and GPU type, the GPU counts no other count beats
+// on both total throughput and cost.
+std::string frontier_section(const SiteCatalog& catalog) {
+  if (catalog.sweeps.empty()) return "";
+  std::string out =
+      "<h2 id=\"predicted-frontier\">Predicted frontier</h2>\n<p class=\"note\">The planner's best layout at "
+      "the GPU counts where no other count gives more tokens/s for less per token; each model's page has the "
+      "whole sweep with intervals. The filters above apply here too.</p>\n<div class=\"table-wrap\"><table "
+      "id=\"frontier\">\n<thead><tr><th scope=\"col\">Model</th><th scope=\"col\">GPUs</th><th scope=\"col\" "
+      "class=\"num\">Tokens/s per GPU</th><th scope=\"col\" class=\"num\">$ / 1M tokens</th><th scope=\"col\">"
+      "Layout</th></tr></thead>\n<tbody>\n";
+  for (const ModelSweep& sweep : catalog.sweeps) {
+    for (const SweepCount& c : sweep.counts) {
+      if (!c.fits || !c.frontier) continue;
+      out += "<tr data-model=\"" + escape_html(sweep.model) + "\" data-gpu=\"" + escape_html(sweep.gpu) + "\"><td><a href=\"" +
+             escape_html(catalog.model_page(sweep.model) + "#sweep-" + slugify(sweep.gpu)) + "\">" +
+             escape_html(sweep.model) + "</a></td><td>" + escape_html(fmt::format("{} x {}", c.gpus, sweep.gpu)) +
+             "</td><td class=\"num\">" + escape_html(format_tokens_per_s(c.tokens_per_s_per_gpu)) +
+             "</td><td class=\"num\">" + escape_html(format_usd(c.usd_per_million_tokens)) + "</td><td>" +
+             escape_html(c.layout) + "</td></tr>\n";
+    }
+  }
+  return out + "</tbody></table></div>\n";
 }
 
 }  // namespace
@@ -490,10 +682,11 @@ std::string render_index(const SiteCatalog& catalog) {
     body += "<td data-value=\"" + escape_html(gpu_sort_key(r)) + "\">" + escape_html(gpu_count_label(r)) + "</td>";
     body += "<td><a href=\"" + escape_html(p.page) + "\">" + escape_html(layout_name(r)) + "</a></td>";
     body += throughput_cells(r);
-    body += "<td>" + status_badge(r.status) + "</td>";
+    body += "<td>" + status_cell(catalog.recipes[i]) + "</td>";
     body += "<td>" + (r.result ? escape_html(r.result->measured) : std::string("\u2014")) + "</td></tr>\n";
   }
   body += "</tbody>\n</table></div>\n";
+  body += frontier_section(catalog);
 
   body += "<h2 id=\"models\">Models</h2>\n<ul class=\"models\">\n";
   for (const std::string& model : catalog.models) {
@@ -519,9 +712,11 @@ std::string render_model_page(const SiteCatalog& catalog, const std::string& mod
     const Recipe& r = catalog.recipes[i].recipe;
     body += "<tr><td><a href=\"" + escape_html(root + catalog.paths[i].page) + "\">" + escape_html(layout_name(r)) +
             "</a></td><td>" + escape_html(gpu_count_label(r)) + "</td>" + throughput_cells(r) + "<td>" +
-            status_badge(r.status) + "</td></tr>\n";
+            status_cell(catalog.recipes[i]) + "</td></tr>\n";
   }
-  body += "</tbody></table></div>\n<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
+  body += "</tbody></table></div>\n";
+  body += sweep_section(catalog, model);
+  body += "<h2 id=\"charts\">Charts</h2>\n<div class=\"charts\">\n";
   if (!members.empty()) {
     body += render_line_chart(gpu_count_chart(catalog, members, false));
     body += render_line_chart(gpu_count_chart(catalog, members, true));

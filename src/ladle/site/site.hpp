@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ladle/site/site_recipe.hpp"
+#include "ladle/site/sweep.hpp"
 
 namespace ladle::site {
 
@@ -25,6 +26,9 @@ struct SiteCatalog {
   std::vector<std::string> models;  ///< distinct model names, sorted
   std::vector<std::string> gpus;    ///< distinct GPU types, sorted
   std::vector<std::string> statuses;  ///< distinct statuses, sorted
+  /// The planner's sweep over GPU counts of each (model, GPU type); empty: the pages show the
+  /// recipes alone (sweep_models fills it).
+  std::vector<ModelSweep> sweeps;
 
   /// The indexes of the recipes of `model`, in catalog order.
   std::vector<size_t> recipes_of(const std::string& model) const;

@@ -42,6 +42,9 @@ struct SiteRecipe {
   bool prediction_recomputed = false;
   /// The trials of the tuning run that wrote the recipe, by id; empty for any other recipe.
   std::vector<SiteTrial> trials;
+  /// For a recipe imported from a Megatron-Bridge verification card (`ladle site --cards`): where
+  /// the card came from; the pages label the recipe "imported card". Empty for the catalog's own.
+  std::string card_source;
 };
 
 }  // namespace ladle::site

@@ -75,27 +75,59 @@ std::string svg_open(const std::string& id, double height, const std::string& ti
       fmt::arg("ty", num(kTitleY)));
 }
 
+// One entry of a legend: a bar swatch, a line (with the series' dash), a square marker, a shaded
+// band, or a dashed limit line.
+enum class Key { bar, line, marker, band, limit };
+struct LegendItem {
+  std::string name;
+  Key key = Key::bar;
+  size_t series = 0;  // palette index
+};
+
+constexpr const char* kLimitColor = "#b3261e";
+constexpr const char* kLimitDash = "5 3";
+constexpr double kBandOpacity = 0.16;
+
 // The legend row under the title; returns the SVG elements.
-std::string legend(std::span<const std::string> names, bool lines) {
+std::string legend(std::span<const LegendItem> items) {
   std::string out = "<g class=\"legend\">\n";
   double x = 12;
-  for (size_t i = 0; i < names.size(); ++i) {
-    const char* color = kColors[i % kPalette];
-    if (lines) {
-      out += fmt::format(
-          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>\n",
-          num(x), num(kLegendY - 4), num(x + 22), num(kLegendY - 4), color,
-          *kDashes[i % kPalette] ? fmt::format(" stroke-dasharray=\"{}\"", kDashes[i % kPalette])
-                                 : "");
-      x += 28;
-    } else {
-      out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n",
-                         num(x), num(kLegendY - 10), color);
-      x += 18;
+  for (const LegendItem& item : items) {
+    const char* color = kColors[item.series % kPalette];
+    const char* dash = kDashes[item.series % kPalette];
+    switch (item.key) {
+      case Key::line:
+        out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>\n",
+                           num(x), num(kLegendY - 4), num(x + 22), num(kLegendY - 4), color,
+                           *dash ? fmt::format(" stroke-dasharray=\"{}\"", dash) : "");
+        x += 28;
+        break;
+      case Key::limit:
+        out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2\" "
+                           "stroke-dasharray=\"{}\"/>\n",
+                           num(x), num(kLegendY - 4), num(x + 22), num(kLegendY - 4), kLimitColor, kLimitDash);
+        x += 28;
+        break;
+      case Key::marker:
+        out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"9\" height=\"9\" fill=\"{}\" stroke=\"#111111\"/>\n",
+                           num(x + 1), num(kLegendY - 9), color);
+        x += 16;
+        break;
+      case Key::band:
+        out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\" fill-opacity=\"{}\" "
+                           "stroke=\"{}\"/>\n",
+                           num(x), num(kLegendY - 10), color, kBandOpacity * 2, color);
+        x += 18;
+        break;
+      case Key::bar:
+        out += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>\n", num(x),
+                           num(kLegendY - 10), color);
+        x += 18;
+        break;
     }
-    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#222222\">{}</text>\n", num(x),
-                       num(kLegendY), escape_html(names[i]));
-    x += static_cast<double>(names[i].size()) * kCharWidth + 20;
+    out += fmt::format("<text x=\"{}\" y=\"{}\" fill=\"#222222\">{}</text>\n", num(x), num(kLegendY),
+                       escape_html(item.name));
+    x += static_cast<double>(item.name.size()) * kCharWidth + 20;
   }
   return out + "</g>\n";
 }
@@ -160,6 +192,8 @@ std::string render_bar_chart(const BarChart& chart) {
       if (v && std::isfinite(*v)) max_value = std::max(max_value, *v);
     }
   }
+  const bool has_limit = chart.limit && std::isfinite(*chart.limit) && *chart.limit > 0;
+  if (has_limit) max_value = std::max(max_value, *chart.limit);
   const std::vector<double> ticks = nice_ticks(0, max_value, kBarTicks);
   const double scale_max = ticks.back();
   const int tick_decimals = decimals_for_step(ticks.size() > 1 ? ticks[1] - ticks[0] : 1);
@@ -185,11 +219,18 @@ std::string render_bar_chart(const BarChart& chart) {
     }
     rows.push_back(std::move(row));
   }
+  if (has_limit) {
+    desc += fmt::format(" Line: {}.", chart.limit_label);
+    std::vector<std::string> row{chart.limit_label, chart.value_prefix + format_value(*chart.limit, chart.decimals)};
+    row.resize(chart.series.size() + 1);
+    rows.push_back(std::move(row));
+  }
 
   std::string svg = svg_open(chart.id, height, chart.title, desc);
-  std::vector<std::string> names;
-  for (const BarSeries& s : chart.series) names.push_back(s.name);
-  svg += legend(names, false);
+  std::vector<LegendItem> items;
+  for (size_t i = 0; i < chart.series.size(); ++i) items.push_back({chart.series[i].name, Key::bar, i});
+  if (has_limit) items.push_back({chart.limit_label, Key::limit, 0});
+  svg += legend(items);
 
   // Grid, ticks and tick labels along the value axis.
   const double axis_y = kPlotTop + plot_height;
@@ -239,7 +280,15 @@ std::string render_bar_chart(const BarChart& chart) {
           num(plot_left + w + 5), num(y + kBarHeight - 5), escape_html(text));
     }
   }
-  svg += "</g>\n</svg>\n";
+  svg += "</g>\n";
+  if (has_limit) {
+    svg += fmt::format(
+        "<line class=\"limit\" x1=\"{x}\" y1=\"{top}\" x2=\"{x}\" y2=\"{bottom}\" stroke=\"{c}\" stroke-width=\"2\" "
+        "stroke-dasharray=\"{d}\"><title>{t}</title></line>\n",
+        fmt::arg("x", num(x_of(*chart.limit))), fmt::arg("top", num(kPlotTop - 4)), fmt::arg("bottom", num(axis_y)),
+        fmt::arg("c", kLimitColor), fmt::arg("d", kLimitDash), fmt::arg("t", escape_html(chart.limit_label)));
+  }
+  svg += "</svg>\n";
 
   std::vector<std::string> header{"category"};
   for (const BarSeries& s : chart.series) header.push_back(s.name + " (" + chart.value_label + ")");
@@ -266,13 +315,20 @@ std::string render_line_chart(const LineChart& chart) {
       y_min = std::min(y_min, p.y);
       y_max = std::max(y_max, p.y);
     }
+    for (const auto* ends : {&s.low, &s.high}) {
+      for (const LinePoint& p : *ends) {
+        if (!any || !std::isfinite(p.y)) continue;
+        y_min = std::min(y_min, p.y);
+        y_max = std::max(y_max, p.y);
+      }
+    }
   }
   if (chart.band) {
     x_min = std::min(x_min, chart.band->from);
     x_max = std::max(x_max, chart.band->to);
   }
   // One x value (a model measured at one GPU count) sits in the middle, not on the axis.
-  if (any && x_min == x_max) {
+  if (any && x_min == x_max && !(chart.x_log2 && x_min > 0)) {
     x_min -= 1;
     x_max += 1;
   }
@@ -281,8 +337,15 @@ std::string render_line_chart(const LineChart& chart) {
   for (const LineSeries& s : chart.series) {
     for (const LinePoint& p : s.points) x_integral = x_integral && p.x == std::floor(p.x);
   }
+  const bool log_x = chart.x_log2 && any && x_min > 0;
   std::vector<double> x_ticks = nice_ticks(x_min, x_max, kLineXTicks);
-  if (x_integral && x_ticks[1] - x_ticks[0] < 1) {
+  if (log_x) {
+    // A tick at every power of two from below the least x to above the greatest.
+    x_ticks.clear();
+    const double first = std::floor(std::log2(x_min) + 1e-9);
+    const double last = std::max(std::ceil(std::log2(x_max) - 1e-9), first + 1);
+    for (double e = first; e <= last + 1e-9; e += 1) x_ticks.push_back(std::exp2(e));
+  } else if (x_integral && x_ticks[1] - x_ticks[0] < 1) {
     x_ticks.clear();
     for (double x = std::floor(x_min); x <= std::max(std::ceil(x_max), std::floor(x_min) + 1); x += 1) {
       x_ticks.push_back(x);
@@ -293,13 +356,18 @@ std::string render_line_chart(const LineChart& chart) {
   const double x_hi = x_ticks.back();
   const double y_lo = y_ticks.front();
   const double y_hi = y_ticks.back();
-  const int x_decimals = decimals_for_step(x_ticks[1] - x_ticks[0]);
+  const int x_decimals = log_x ? 0 : decimals_for_step(x_ticks[1] - x_ticks[0]);
   const int y_decimals = decimals_for_step(y_ticks[1] - y_ticks[0]);
   const double plot_left = kLineLeft;
   const double plot_right = kWidth - kLineRight;
   const double plot_top = kPlotTop;
   const double plot_bottom = kLineHeight - kAxisBottom;
-  auto x_of = [&](double x) { return plot_left + (plot_right - plot_left) * (x - x_lo) / (x_hi - x_lo); };
+  auto x_of = [&](double x) {
+    if (log_x) {
+      return plot_left + (plot_right - plot_left) * (std::log2(x) - std::log2(x_lo)) / (std::log2(x_hi) - std::log2(x_lo));
+    }
+    return plot_left + (plot_right - plot_left) * (x - x_lo) / (x_hi - x_lo);
+  };
   auto y_of = [&](double y) { return plot_bottom - (plot_bottom - plot_top) * (y - y_lo) / (y_hi - y_lo); };
 
   std::string desc = chart.description;
@@ -320,6 +388,7 @@ std::string render_line_chart(const LineChart& chart) {
                         format_value(s.points.front().y, chart.y_decimals),
                         format_value(s.points.back().y, chart.y_decimals),
                         format_value(lo, chart.y_decimals), format_value(hi, chart.y_decimals));
+    if (!s.low.empty()) desc += fmt::format(" Shaded around {}: its 80% interval.", s.name);
   }
   if (chart.band) {
     desc += fmt::format(" Shaded: {}, {} {} to {}.", chart.band->label, chart.x_label,
@@ -327,14 +396,17 @@ std::string render_line_chart(const LineChart& chart) {
   }
 
   std::string svg = svg_open(chart.id, kLineHeight, chart.title, desc);
-  std::vector<std::string> names;
-  for (const LineSeries& s : chart.series) names.push_back(s.name);
-  if (chart.band) names.push_back(chart.band->label);
-  svg += legend(std::span(names).first(chart.series.size()), true);
+  std::vector<LegendItem> items;
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    items.push_back({chart.series[i].name, chart.series[i].markers_only ? Key::marker : Key::line, i});
+  }
+  svg += legend(items);
   if (chart.band) {
     const double lx = 12 + [&] {
       double x = 0;
-      for (const LineSeries& s : chart.series) x += 28 + static_cast<double>(s.name.size()) * kCharWidth + 20;
+      for (const LegendItem& item : items) {
+        x += (item.key == Key::marker ? 16 : 28) + static_cast<double>(item.name.size()) * kCharWidth + 20;
+      }
       return x;
     }();
     svg += fmt::format(
@@ -376,9 +448,36 @@ std::string render_line_chart(const LineChart& chart) {
       fmt::arg("xl", num(plot_bottom + 40)), fmt::arg("ymid", num((plot_top + plot_bottom) / 2)),
       fmt::arg("x_label", escape_html(chart.x_label)), fmt::arg("y_label", escape_html(chart.y_label)));
 
-  svg += "<g class=\"lines\" fill=\"none\">\n";
+  svg += "<g class=\"intervals\">\n";
   for (size_t i = 0; i < chart.series.size(); ++i) {
     const LineSeries& s = chart.series[i];
+    if (s.low.empty() || s.low.size() != s.high.size()) continue;
+    std::string points;
+    auto add = [&](const LinePoint& p) {
+      if (!std::isfinite(p.x) || !std::isfinite(p.y)) return;
+      if (!points.empty()) points += ' ';
+      points += num(x_of(p.x)) + "," + num(y_of(p.y));
+    };
+    for (const LinePoint& p : s.high) add(p);
+    for (auto it = s.low.rbegin(); it != s.low.rend(); ++it) add(*it);
+    svg += fmt::format("<polygon points=\"{}\" fill=\"{}\" fill-opacity=\"{}\" stroke=\"none\"><title>{}: 80% "
+                       "interval</title></polygon>\n",
+                       points, kColors[i % kPalette], kBandOpacity, escape_html(s.name));
+  }
+  svg += "</g>\n<g class=\"lines\" fill=\"none\">\n";
+  for (size_t i = 0; i < chart.series.size(); ++i) {
+    const LineSeries& s = chart.series[i];
+    if (s.markers_only) {
+      for (const LinePoint& p : s.points) {
+        if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
+        svg += fmt::format("<rect class=\"marker\" x=\"{}\" y=\"{}\" width=\"9\" height=\"9\" fill=\"{}\" "
+                           "stroke=\"#111111\"><title>{}: {} {}, {}</title></rect>\n",
+                           num(x_of(p.x) - 4.5), num(y_of(p.y) - 4.5), kColors[i % kPalette], escape_html(s.name),
+                           format_value(p.x, x_decimals), escape_html(chart.x_label),
+                           format_value(p.y, chart.y_decimals));
+      }
+      continue;
+    }
     std::string points;
     for (const LinePoint& p : s.points) {
       if (!std::isfinite(p.x) || !std::isfinite(p.y)) continue;
@@ -412,11 +511,20 @@ std::string render_line_chart(const LineChart& chart) {
     for (const LineSeries& s : chart.series) {
       const auto it = std::find_if(s.points.begin(), s.points.end(), [x](const LinePoint& p) { return p.x == x; });
       row.push_back(it == s.points.end() ? "" : format_value(it->y, chart.y_decimals));
+      if (s.low.empty()) continue;
+      const size_t at = static_cast<size_t>(it - s.points.begin());
+      row.push_back(it == s.points.end() || at >= s.low.size() || at >= s.high.size()
+                        ? ""
+                        : format_value(s.low[at].y, chart.y_decimals) + " to " +
+                              format_value(s.high[at].y, chart.y_decimals));
     }
     rows.push_back(std::move(row));
   }
   std::vector<std::string> header{chart.x_label};
-  for (const LineSeries& s : chart.series) header.push_back(s.name + " (" + chart.y_label + ")");
+  for (const LineSeries& s : chart.series) {
+    header.push_back(s.name + " (" + chart.y_label + ")");
+    if (!s.low.empty()) header.push_back(s.name + ", 80% interval");
+  }
   return "<figure class=\"chart\" id=\"" + escape_html(chart.id) + "\">\n" + svg +
          data_table(chart.title, header, rows) + "</figure>\n";
 }

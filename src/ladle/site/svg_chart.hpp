@@ -27,6 +27,10 @@ struct BarChart {
   int decimals = 0;          ///< decimals of value labels
   std::vector<std::string> categories;  ///< one group of bars each, top to bottom
   std::vector<BarSeries> series;
+  /// A value drawn as a labelled vertical line across every group, e.g. the GPU's usable memory;
+  /// the value axis always reaches it.
+  std::optional<double> limit;
+  std::string limit_label;  ///< legend and data-table text of the line, e.g. "usable HBM, 133.4 GiB"
   bool operator==(const BarChart&) const = default;
 };
 
@@ -39,6 +43,11 @@ struct LinePoint {
 struct LineSeries {
   std::string name;
   std::vector<LinePoint> points;  ///< in x order
+  /// An interval around the line: its low and high ends at the same x values as `points` (both
+  /// empty: none), drawn as a shaded band and listed in the data table.
+  std::vector<LinePoint> low;
+  std::vector<LinePoint> high;
+  bool markers_only = false;  ///< points with no line between them (measurements, not a curve)
   bool operator==(const LineSeries&) const = default;
 };
 
@@ -59,6 +68,8 @@ struct LineChart {
   int y_decimals = 2;   ///< decimals of y values in the data table
   std::vector<LineSeries> series;
   std::optional<XBand> band;
+  /// x on a base-2 logarithmic axis with a tick at each power of two (GPU counts); every x > 0.
+  bool x_log2 = false;
   bool operator==(const LineChart&) const = default;
 };
 
