@@ -33,7 +33,8 @@ constexpr double kAttentionTile = 128;  // FlashAttention-2/3 key tile (head dim
 
 std::string priced_precision(const Layout& l, const Workload& w) {
   if (l.fp4 != Fp4Format::none) return "nvfp4";
-  if (w.precision != Precision::fp8) return "bf16";
+  // FP16 (--fp16) runs at BF16's rate but is its own precision, with loss scaling (cost_fp16.hpp).
+  if (w.precision != Precision::fp8) return l.fp16 || w.precision == Precision::fp16 ? "fp16" : "bf16";
   switch (l.fp8_recipe) {
     case Fp8Recipe::delayed: return "fp8 (delayed scaling)";
     case Fp8Recipe::tensorwise: return "fp8 (current scaling)";
