@@ -74,10 +74,13 @@ def test_initialize_list_and_call_plan():
     plan = tools["plan"]["inputSchema"]
     assert plan["type"] == "object" and plan["additionalProperties"] is False
     props = plan["properties"]
-    # Generated from plan's CLI11 options: types, bounds and help text.
+    # Generated from plan's CLI11 options: types, bounds (--top's check) and the --help text.
     assert props["gpus"]["type"] == "string"
-    assert props["top"] == {"type": "integer", "minimum": 1, "maximum": 1000,
-                            "description": "layouts to print (default 5, at most 1,000)"}
+    assert {k: props["top"][k] for k in ("type", "minimum", "maximum")} == \
+        {"type": "integer", "minimum": 1, "maximum": 1000}
+    help_text = " ".join(subprocess.run([binary(), "plan", "--help"], capture_output=True, text=True).stdout.split())
+    for name in ("top", "gpus", "margin", "slurm", "compare"):
+        assert props[name]["description"] and " ".join(props[name]["description"].split()) in help_text, name
     assert props["margin"]["type"] == "number"
     assert props["slurm"]["type"] == "boolean"
     assert "array" in json.dumps(props["compare"])  # repeatable: one value or a list
