@@ -12,8 +12,10 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/cli/launch_options.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 #include "ladle/verify/config_diff.hpp"
@@ -23,6 +25,9 @@ namespace ladle::cli {
 namespace {
 
 constexpr size_t kReportWidth = 120;
+// GPUs per node nvidia-smi lists inside a diff's sandbox: diff names no cluster; 8 is the node of
+// every GPU in data/ that scripts query this way.
+constexpr int kDiffGpusPerNode = 8;
 
 // `text` after two spaces, on lines of at most kReportWidth columns broken at spaces; later lines
 // after `indent`.
@@ -49,16 +54,45 @@ struct DiffOptions {
   std::string b;
   std::string rules;
   bool json = false;
+  bool static_read = false;  ///< --static: read scripts as text, without running them
+  ScriptFlags script_flags;  ///< how bash runs a script side (--script-arg, --env, --launch)
 };
+
+// One side of the diff: a recipe's run block (or a catalog name's) read as text; a script file
+// run by bash in the sandbox (as `predict --script` runs it), or read as text with --static.
+recipe::LaunchArgs read_side(const std::string& side, const DiffOptions& options, Io& io) {
+  std::error_code ec;
+  if (!options.static_read && std::filesystem::is_regular_file(side, ec)) {
+    const std::string text = util::read_file(side, limits::FileKind::launch_script);
+    if (verify::read_launch_script(side) == text) {  // not a recipe: a launch script
+      const args::ScriptReading reading =
+          args::read_script(side, script_options(options.script_flags, kDiffGpusPerNode));
+      if (!reading.note.empty()) io.err << reading.note << "\n";
+      for (const std::string& w : reading.warnings) io.err << w << "\n";
+      if (!reading.ran_bash || !options.script_flags.launch) return reading.launch;
+      return args::select_launch(reading.launch, options.script_flags.launch, side);
+    }
+  }
+  if (!options.script_flags.script_args.empty() || !options.script_flags.env.empty()) {
+    throw_usage("--script-arg and --env go with a script that bash runs ({} is not one, or --static)", side);
+  }
+  // Either side may be a catalog name (resolve_launch_script in commands.cpp).
+  return recipe::parse_launch_args(resolve_launch_script(side), side);
+}
 
 void run_diff(const DiffOptions& options, Io& io) {
   std::optional<verify::NumericsRules> custom;
   if (!options.rules.empty()) custom = verify::parse_numerics_rules(util::read_file(options.rules), options.rules);
   const verify::NumericsRules& rules = custom ? *custom : verify::default_numerics_rules();
-  // Either side may be a catalog name (resolve_launch_script in commands.cpp).
-  const auto a = recipe::parse_launch_args(resolve_launch_script(options.a), options.a);
-  const auto b = recipe::parse_launch_args(resolve_launch_script(options.b), options.b);
+  const auto a = read_side(options.a, options, io);
+  const auto b = read_side(options.b, options, io);
   const verify::ConfigDiff diff = verify::diff_launch_args(a, b, rules, options.a, options.b);
+  // Nothing compared is no answer: "the same" needs something to be the same.
+  if (diff.flags_compared == 0 && diff.differences.empty()) {
+    throw_input(SourceLocation{options.a, 0, 0, "launch"},
+                "no launch argument to compare in {} or {} (no training launch passes any argument)", options.a,
+                options.b);
+  }
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
   const auto to_json = [](const verify::ArgDifference& d) {
     nlohmann::ordered_json j;
@@ -137,6 +171,10 @@ void add_diff_command(CLI::App& command, Io& io) {
   command.add_option("a", options->a, "recipe (file or catalog name) or launch script A")->required();
   command.add_option("b", options->b, "recipe (file or catalog name) or launch script B")->required();
   command.add_option("--rules", options->rules, "argument classes to use instead of data/rules/numerics.yaml");
+  command.add_flag("--static", options->static_read,
+                   "read script files as text without running them (default: bash runs each in a sandbox whose "
+                   "launchers record what they are given)");
+  add_script_flags(command, options->script_flags);
   add_json_flag(command, options->json);
   command.callback([options, &io] { run_diff(*options, io); });
 }

@@ -60,6 +60,7 @@ struct PlanOptions {
   bool slurm = false;
   std::string args;    ///< the fixed part of the search, as training arguments
   std::string script;  ///< the same, from a launch script
+  ScriptFlags script_flags;  ///< how bash runs the script (--script-arg, --env, --launch)
   bool json = false;
   bool wide = false;  ///< the full spec in the table rows
   bool quiet = false;  // no progress over a sweep
@@ -83,11 +84,29 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (!o.model.empty() && !o.model_positional.empty() && o.model != o.model_positional) {
     throw_usage("the model is given twice ('{}' and --model '{}')", o.model_positional, o.model);
   }
-  const std::string model_name = o.model.empty() ? o.model_positional : o.model;
-  if (model_name.empty()) throw_usage("plan needs a model: ladle plan MODEL --gpu G --gpus N");
+  std::string model_name = o.model.empty() ? o.model_positional : o.model;
+  if (model_name.empty() && o.script.empty()) throw_usage("plan needs a model: ladle plan MODEL --gpu G --gpus N");
   if (o.gpu.empty() && o.cluster.empty())
     throw_usage("plan needs --gpu (e.g. h200) or --cluster FILE");
   if (o.gpus.empty()) throw_usage("plan needs --gpus, a GPU count or a list such as 64,128,256");
+  if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
+  // The job's own launch: --args as text, --script as bash runs it (its architecture arguments name
+  // the model when none is given).
+  std::optional<JobLaunch> job_launch;
+  std::optional<layout::JobArgs> job_read;
+  std::vector<plan::ValueSource> sources;  // where each fixed value came from
+  if (!o.args.empty() || !o.script.empty()) {
+    const int per_node = static_cast<int>(
+        plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, parse_gpu_counts(o.gpus)[0])
+            .gpus_per_node());
+    job_launch = read_job_launch(o.args, o.script, o.script_flags, per_node, io.err);
+    job_read = layout::read_job_args(job_launch->launch, std::nullopt, job_launch->file);
+    require_job_sets_something(*job_read, *job_launch);
+    if (model_name.empty()) {
+      model_name = model_from_job(*job_read);
+      sources.push_back({"model", model_name, "the job's architecture arguments"});
+    }
+  }
   if (o.row_tokens && (*o.row_tokens < 1 || *o.row_tokens > limits::kMaxSequenceTokens)) {
     throw_usage("--row-tokens must be 1 to {} (the limit of one row), got {}", limits::kMaxSequenceTokens, *o.row_tokens);
   }
@@ -108,14 +127,12 @@ int run_plan(const PlanOptions& o, Io& io) {
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
   std::optional<std::vector<std::string>> not_priced;
   std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
-  if (!o.args.empty() && !o.script.empty()) throw_usage("give --args or --script, not both");
-  if (!o.args.empty() || !o.script.empty()) {
+  if (job_launch) {
     // The user's own arguments are the fixed part: the knobs they set are not searched.
-    const std::string file = o.script.empty() ? "--args" : o.script;
-    const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
-    const recipe::LaunchArgs launch = recipe::parse_launch_args(text, file);
-    const layout::JobArgs job = layout::read_job_args(launch, std::nullopt, file);
-    layout::check_model_args(job, request.model);
+    const std::string& file = job_launch->file;
+    const recipe::LaunchArgs& launch = job_launch->launch;
+    const layout::JobArgs& job = *job_read;
+    check_job_model(job, request.model);
     carried = layout::training_args(launch);
     request.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
     if (job.seq_length) request.workload.row_tokens = *job.seq_length;
@@ -125,6 +142,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     if (job.rl) request.workload.rl = layout::format_rl_workload(*job.rl);
     request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
     for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
+    for (plan::ValueSource& v : job_sources(launch, job, request.base, file)) sources.push_back(std::move(v));
     if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
     not_priced = job.not_priced;
   }
@@ -195,6 +213,25 @@ int run_plan(const PlanOptions& o, Io& io) {
   header.engine = o.engine;
   header.not_priced = not_priced;
   header.chosen = chosen;
+  {
+    // The workload's values the job did not set: an option, the base recipe, or ladle's default.
+    const auto given = [&](const std::string& name) {
+      return std::any_of(sources.begin(), sources.end(), [&](const plan::ValueSource& v) { return v.name == name; });
+    };
+    const std::string from_base = base.from_recipe ? "the base recipe " + base.name : std::string("ladle's default");
+    if (!given("row_tokens")) {
+      sources.push_back({"row_tokens", std::to_string(request.workload.row_tokens), o.row_tokens ? "--row-tokens" : from_base});
+    }
+    if (!given("global_batch")) {
+      sources.push_back({"global_batch", std::to_string(request.workload.global_batch),
+                         o.global_batch ? "--global-batch" : from_base});
+    }
+    if (!given("precision")) {
+      sources.push_back({"precision", plan::to_string(request.workload.precision), o.precision ? "--precision" : from_base});
+    }
+    sources.push_back({"other knobs", "", "searched"});
+  }
+  header.sources = sources;
   header.wide = o.wide;
   header.moe = request.model.num_experts > 0;
   header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
@@ -249,7 +286,10 @@ void add_plan_command(CLI::App& command, Io& io) {
       ->allow_extra_args(false);
   command.add_option("--args", options->args,
                      "the fixed part of the search as training arguments: the knobs they set are not searched");
-  command.add_option("--script", options->script, "the fixed part of the search from a launch script");
+  command.add_option("--script", options->script,
+                     "the fixed part of the search from a launch script, run by bash in a sandbox whose launchers "
+                     "record what they are given");
+  add_script_flags(command, options->script_flags);
   command.add_option("--emit", options->emit, "write the best layout as a planned recipe with its job to this file");
   command.add_option("--engine", options->engine,
                      "the job's engine (--emit, and each layout's args in --json): slime, miles, megatron or bridge "

@@ -45,6 +45,7 @@ struct PredictOptions {
   std::string calibration;
   std::string args;    ///< a line of training arguments
   std::string script;  ///< a launch script
+  ScriptFlags script_flags;  ///< how bash runs the script (--script-arg, --env, --launch)
   /// slime | miles | megatron | bridge: whose defaults --args/--script take (default: guessed from
   /// them), and the job of --emit and the `args` of --json (default megatron)
   std::string engine;
@@ -118,6 +119,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   std::optional<std::vector<std::string>> not_priced;
   std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
   std::vector<std::string> chosen;         // what a partial spec left out, as filled in
+  std::vector<plan::ValueSource> sources;  // where each value came from
   if (!o.recipe.empty()) {
     if (!o.model.empty() || !o.layout.empty() || !o.gpu.empty() || !o.cluster.empty()) {
       throw_usage("give either --recipe or --model/--gpu/--cluster/--gpus/--layout, not both");
@@ -133,9 +135,15 @@ int run_predict(const PredictOptions& o, Io& io) {
       m = plan::run_from_recipe(loaded);  // planned: nothing measured to compare with
     }
     if (o.price) plan::override_price(m.cluster, *o.price);
+    sources.push_back({"layout", layout::format_layout_spec(m.layout), "the recipe " + o.recipe});
+    sources.push_back({"workload", fmt::format("{} x {} {}", m.workload.row_tokens, m.workload.global_batch,
+                                               plan::to_string(m.workload.precision)),
+                       "the recipe " + o.recipe});
   } else {
     const bool from_args = !o.args.empty() || !o.script.empty();
-    if (o.model.empty()) throw_usage("predict needs --recipe, or --model with --gpu, --gpus and --layout (or --args/--script)");
+    if (o.model.empty() && o.script.empty()) {
+      throw_usage("predict needs --recipe, or --model with --gpu, --gpus and --layout (or --args/--script)");
+    }
     if (o.gpu.empty() && o.cluster.empty())
       throw_usage("predict needs --gpu (e.g. h200) or --cluster FILE");
     if (o.gpus < 1) throw_usage("predict needs --gpus, the number of GPUs (at least 1)");
@@ -152,9 +160,22 @@ int run_predict(const PredictOptions& o, Io& io) {
       throw_usage("--global-batch must be 1 to {} rows (the limit of one step), got {}", limits::kMaxGlobalBatchRows,
                   o.global_batch);
     }
-    m.model = model::load_model(o.model);
     m.cluster =
         plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, o.gpus);
+    // The job's own launch: --args as text, --script as bash runs it (the model may come from its
+    // architecture arguments when --model is absent).
+    std::optional<JobLaunch> job_launch;
+    std::optional<layout::JobArgs> job_read;
+    if (from_args) {
+      job_launch = read_job_launch(o.args, o.script, o.script_flags, static_cast<int>(m.cluster.gpus_per_node()), io.err);
+      std::optional<layout::Engine> engine;
+      if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
+      job_read = layout::read_job_args(job_launch->launch, engine, job_launch->file);
+      require_job_sets_something(*job_read, *job_launch);
+    }
+    const std::string model_name = o.model.empty() ? model_from_job(*job_read) : o.model;
+    m.model = model::load_model(model_name);
+    if (o.model.empty()) sources.push_back({"model", m.model.name, "the job's architecture arguments"});
     m.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
     m.workload.image_tokens = o.image_tokens;
     if (o.image_tokens > 0) {
@@ -166,13 +187,10 @@ int run_predict(const PredictOptions& o, Io& io) {
     context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
     context.gpu_mxfp8 = std::ranges::count(m.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
     if (from_args) {
-      const std::string file = o.script.empty() ? "--args" : o.script;
-      const std::string text = o.script.empty() ? o.args : util::read_file(o.script);
-      const recipe::LaunchArgs launch = recipe::parse_launch_args(text, file);
-      std::optional<layout::Engine> engine;
-      if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
-      const layout::JobArgs job = layout::read_job_args(launch, engine, file);
-      layout::check_model_args(job, m.model);
+      const std::string& file = job_launch->file;
+      const recipe::LaunchArgs& launch = job_launch->launch;
+      const layout::JobArgs& job = *job_read;
+      check_job_model(job, m.model);
       carried = layout::training_args(launch);
       apply_job(o, job, m);
       context.row_tokens = m.workload.row_tokens;  // the job's own row length and batch
@@ -184,6 +202,25 @@ int run_predict(const PredictOptions& o, Io& io) {
       m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
       require_job_split(m, launch, calibration, context, file);
       require_valid_job_layout(m.layout, m.model, context, launch, file);
+      for (plan::ValueSource& v : job_sources(launch, job, m.layout, file)) sources.push_back(std::move(v));
+      const auto given = [&](const std::string& name) {
+        return std::any_of(sources.begin(), sources.end(), [&](const plan::ValueSource& v) { return v.name == name; });
+      };
+      std::string other = "Megatron-LM's default";
+      if (job.engine != layout::Engine::megatron) other = fmt::format("{}'s default", layout::to_string(job.engine));
+      if (!given("row_tokens")) {
+        sources.push_back({"row_tokens", std::to_string(m.workload.row_tokens),
+                           o.row_tokens_given ? "--row-tokens" : "ladle's default"});
+      }
+      if (!given("global_batch")) {
+        sources.push_back({"global_batch", std::to_string(m.workload.global_batch),
+                           o.global_batch_given ? "--global-batch" : "ladle's default"});
+      }
+      if (!given("precision")) {
+        sources.push_back({"precision", plan::to_string(m.workload.precision),
+                           o.precision_given ? "--precision" : "ladle's default"});
+      }
+      sources.push_back({"other knobs", "", other});
     } else {
       m.costs = plan::model_costs(m.model, m.workload.row_tokens, m.workload.image_tokens);
       const plan::CompletedLayout completed =
@@ -191,6 +228,13 @@ int run_predict(const PredictOptions& o, Io& io) {
                                 m.workload, calibration, context);
       m.layout = completed.layout;
       chosen = completed.chosen;
+      sources.push_back({"layout", layout::format_layout_spec(m.layout), "--layout (the rest: chose)"});
+      sources.push_back({"row_tokens", std::to_string(m.workload.row_tokens),
+                         o.row_tokens_given ? "--row-tokens" : "ladle's default"});
+      sources.push_back({"global_batch", std::to_string(m.workload.global_batch),
+                         o.global_batch_given ? "--global-batch" : "ladle's default"});
+      sources.push_back({"precision", plan::to_string(m.workload.precision),
+                         o.precision_given ? "--precision" : "ladle's default"});
     }
     if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
       throw Error(ErrorKind::input, *violation, SourceLocation{"", 0, 0, "layout"});
@@ -219,6 +263,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   header.engine = layout::to_string(engine);
   header.not_priced = not_priced;
   header.chosen = chosen;
+  header.sources = sources;
   header.moe = m.model.num_experts > 0;
   header.precision = plan::priced_precision(p.layout, m.workload);
   header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
@@ -257,7 +302,10 @@ void add_predict_command(CLI::App& command, Io& io) {
   command.add_option("--layout", options->layout, "layout spec, e.g. 'tp=4,pp=4,ep=32,sp=on,recompute=selective'");
   command.add_option("--args", options->args,
                      "the job's own Megatron-LM / slime / miles arguments, e.g. --args=\"--tensor-model-parallel-size 2 ...\"");
-  command.add_option("--script", options->script, "the job's launch script (slime, miles or Megatron-LM)");
+  command.add_option("--script", options->script,
+                     "the job's launch script (slime, miles, Megatron-LM or Megatron-Bridge), run by bash in a sandbox "
+                     "whose launchers record what they are given");
+  add_script_flags(command, options->script_flags);
   command.add_option("--row-tokens", options->row_tokens, "tokens per row (default 8192)")
       ->each([options](const std::string&) { options->row_tokens_given = true; });
   command.add_option("--global-batch", options->global_batch, "rows per step (default 128)")

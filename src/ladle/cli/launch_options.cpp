@@ -2,12 +2,16 @@
 // implies and each layout's launch arguments.
 #include "ladle/cli/launch_options.hpp"
 
+#include <set>
+
 #include "ladle/launch/job_script.hpp"
+#include "ladle/model/catalog.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::cli {
 
@@ -18,9 +22,165 @@ SourceLocation knob_argument(const recipe::LaunchArgs& launch, std::string_view 
   if (!row) return where;
   for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
     if (layout::find_knob_by_flag(arg.flag) != row) continue;
-    where = SourceLocation{file, arg.line, arg.col, arg.spelled.empty() ? arg.flag : arg.spelled};
+    // An argument a sourced file writes is placed there (ladle --script records it).
+    where = SourceLocation{arg.file.empty() ? file : arg.file, arg.line, arg.col,
+                           arg.spelled.empty() ? arg.flag : arg.spelled};
   }
   return where;
+}
+
+void add_script_flags(CLI::App& command, ScriptFlags& flags) {
+  command.add_option("--script-arg", flags.script_args,
+                     "a positional argument ($1, $2, ...) of the --script, in order (repeatable)");
+  command.add_option("--env", flags.env,
+                     "KEY=VALUE the cluster sets for the --script (SLURM_NNODES, MASTER_ADDR, ...; repeatable)");
+  command.add_option("--launch", flags.launch,
+                     "which training launch of the --script to read when it runs several (1-based)");
+  command.add_option("--script-timeout", flags.timeout,
+                     "seconds the --script may run in its sandbox before ladle stops it (default 30)");
+}
+
+args::ScriptOptions script_options(const ScriptFlags& flags, int gpus_per_node) {
+  args::ScriptOptions o;
+  o.args = flags.script_args;
+  for (const std::string& kv : flags.env) {
+    const size_t eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) throw_usage("--env: expected KEY=VALUE, got '{}'", kv);
+    o.env.emplace_back(kv.substr(0, eq), kv.substr(eq + 1));
+  }
+  if (!(flags.timeout > 0 && flags.timeout <= 3600)) {
+    throw_usage("--script-timeout must be more than 0 and at most 3600 seconds, got {}", flags.timeout);
+  }
+  o.wall_seconds = flags.timeout;
+  o.gpus_per_node = gpus_per_node;
+  return o;
+}
+
+JobLaunch read_job_launch(const std::string& args_line, const std::string& script, const ScriptFlags& flags,
+                          int gpus_per_node, std::ostream& err) {
+  JobLaunch out;
+  if (script.empty()) {
+    if (!flags.script_args.empty() || !flags.env.empty()) throw_usage("--script-arg and --env go with --script");
+    out.file = "--args";
+    out.launch = recipe::parse_launch_args(args_line, out.file);
+    return out;
+  }
+  out.file = script;
+  const args::ScriptReading reading = args::read_script(script, script_options(flags, gpus_per_node));
+  if (!reading.note.empty()) err << reading.note << "\n";
+  for (const std::string& w : reading.warnings) err << w << "\n";
+  out.ran = reading.ran;
+  out.ran_bash = reading.ran_bash;
+  out.launch = reading.ran_bash ? args::select_launch(reading.launch, flags.launch, script) : reading.launch;
+  return out;
+}
+
+void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& launch) {
+  if (!launch.ran_bash) return;
+  static const std::set<std::string_view> kSizes = {"tp", "pp", "cp", "ep", "etp", "vpp", "dp"};
+  for (const layout::Knob* knob : job.layout.set) {
+    if (kSizes.count(knob->key)) return;
+  }
+  if (job.seq_length || job.global_batch) return;
+  const recipe::Launch& l = launch.launch.launches.front();
+  throw_input(SourceLocation{l.file.empty() ? launch.file : l.file, l.line, 0, "script"},
+              "bash ran '{}' with no parallel size and no workload (no --tensor-model-parallel-size, "
+              "--pipeline-model-parallel-size, ..., --seq-length or --global-batch-size): ladle would answer from "
+              "its own defaults",
+              l.command);
+}
+
+void check_job_model(const layout::JobArgs& job, const ModelSpec& model) {
+  try {
+    layout::check_model_args(job, model);
+  } catch (const Error& e) {
+    // The argument's own file, when a sourced model file wrote it.
+    for (const recipe::LaunchArg& arg : job.model_args) {
+      if (!arg.file.empty() && arg.line == e.where().line && arg.col == e.where().col) {
+        SourceLocation where = e.where();
+        where.file = arg.file;
+        throw Error(e.kind(), e.message(), where);
+      }
+    }
+    throw;
+  }
+}
+
+std::string model_from_job(const layout::JobArgs& job) {
+  std::vector<std::string> given;
+  for (const recipe::LaunchArg& arg : job.model_args) {
+    const auto known = std::find_if(layout::known_args().begin(), layout::known_args().end(),
+                                    [&](const layout::KnownArg& k) { return k.flag == arg.flag; });
+    if (known != layout::known_args().end() && known->model_value && !arg.values.empty()) {
+      given.push_back(arg.flag + " " + arg.values.front());
+    }
+  }
+  if (given.size() < 2) {
+    throw_usage("give --model: the job's arguments describe no architecture ladle can match (it needs at least "
+                "two of --num-layers, --hidden-size, ...)");
+  }
+  std::vector<std::string> matches;
+  for (const std::string& name : model::model_names()) {
+    const std::optional<ModelSpec> spec = model::find_model(name);
+    if (!spec) continue;
+    try {
+      layout::check_model_args(job, *spec);
+      matches.push_back(name);
+    } catch (const Error&) {
+      // Another architecture.
+    }
+  }
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty()) {
+    throw_usage("give --model: no catalog model has the job's architecture ({})", util::join(given, ", "));
+  }
+  throw_usage("give --model: the job's architecture ({}) matches {}", util::join(given, ", "), util::join(matches, ", "));
+}
+
+std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, const layout::JobArgs& job,
+                                           const Layout& layout, const std::string& file) {
+  std::vector<plan::ValueSource> out;
+  const auto at = [&](const SourceLocation& w) {
+    return w.line > 0 ? fmt::format("{}:{} {}", w.file, w.line, w.field_path) : fmt::format("{} {}", w.file, w.field_path);
+  };
+  for (const layout::Knob* knob : job.layout.set) {
+    out.push_back({std::string(knob->key), layout::knob_text(*knob, layout),
+                   at(knob_argument(launch, knob->key, file, ""))});
+  }
+  const auto workload = [&](const char* name, const std::string& value, std::initializer_list<std::string_view> flags) {
+    SourceLocation where{file, 0, 0, std::string(*flags.begin())};
+    for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+      if (std::find(flags.begin(), flags.end(), arg.flag) == flags.end()) continue;
+      where = SourceLocation{arg.file.empty() ? file : arg.file, arg.line, arg.col,
+                             arg.spelled.empty() ? arg.flag : arg.spelled};
+    }
+    out.push_back({name, value, at(where)});
+  };
+  // An RL job's rows and row length come from its rollout arguments when it gives no
+  // --global-batch-size or --seq-length (layout/rl_workload.hpp; the workload line says how).
+  const auto given = [&](std::string_view flag) {
+    return std::ranges::any_of(layout::training_args(launch), [&](const recipe::LaunchArg& a) { return a.flag == flag; });
+  };
+  if (job.seq_length && (given("--seq-length") || !job.rl)) {
+    workload("row_tokens", std::to_string(*job.seq_length), {"--seq-length"});
+  } else if (job.seq_length) {
+    workload("row_tokens", std::to_string(*job.seq_length), {"--rollout-max-prompt-len", "--rollout-max-response-len"});
+  }
+  if (job.global_batch && (given("--global-batch-size") || !job.rl)) {
+    workload("global_batch", std::to_string(*job.global_batch), {"--global-batch-size"});
+  } else if (job.global_batch) {
+    workload("global_batch", std::to_string(*job.global_batch),
+             {"--rollout-batch-size", "--n-samples-per-prompt", "--num-steps-per-rollout"});
+  }
+  if (job.fp8) {
+    workload("precision", "fp8", {"--fp8-format"});
+  } else if (job.fp16) {
+    workload("precision", "fp16", {"--fp16"});
+  } else if (std::ranges::any_of(layout::training_args(launch),
+                                 [](const recipe::LaunchArg& a) { return a.flag == "--bf16"; })) {
+    workload("precision", "bf16", {"--bf16"});
+  }
+  return out;
 }
 
 void require_valid_job_layout(const Layout& layout, const ModelSpec& model, const layout::LayoutContext& context,

@@ -1,19 +1,69 @@
 #pragma once
 // launch_options.hpp: what `plan` and `predict` share for their jobs.
 
+#include <CLI/CLI.hpp>
 #include <functional>
 #include <optional>
+#include <ostream>
 #include <string>
+#include <vector>
 
+#include "ladle/args/script_reader.hpp"
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
+#include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/cluster.hpp"
+#include "ladle/plan/report_render.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::cli {
+
+/// How `--script` runs the job's script (predict, plan, diff): --script-arg, --env, --launch,
+/// --script-timeout.
+struct ScriptFlags {
+  std::vector<std::string> script_args;  ///< $1..$N
+  std::vector<std::string> env;          ///< KEY=VALUE
+  std::optional<size_t> launch;          ///< 1-based: which launch of several
+  double timeout = 30;                   ///< seconds
+};
+
+/// Binds the ScriptFlags options on `command`.
+void add_script_flags(CLI::App& command, ScriptFlags& flags);
+
+/// The options as the sandbox takes them; throws Error(usage) for an --env without '='.
+args::ScriptOptions script_options(const ScriptFlags& flags, int gpus_per_node);
+
+/// The user's job: --args read as text (the static reader), or --script run by bash in the sandbox
+/// (where it cannot start: read as text, with one line on `err`). `file` names it in errors.
+struct JobLaunch {
+  recipe::LaunchArgs launch;  ///< the launch read (one: --launch picks among several)
+  std::string file;           ///< "--args" or the script
+  std::vector<std::string> ran;  ///< what bash ran (empty for --args or the static reader)
+  bool ran_bash = false;
+};
+JobLaunch read_job_launch(const std::string& args_line, const std::string& script, const ScriptFlags& flags,
+                          int gpus_per_node, std::ostream& err);
+
+/// Throws Error(input) when a job read by bash sets no parallel size and no workload: ladle would
+/// answer from its own defaults. The line names what bash ran.
+void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& launch);
+
+/// layout::check_model_args, its error placed at the file that wrote the argument (a sourced
+/// model file): one line naming the argument, the model and both figures.
+void check_job_model(const layout::JobArgs& job, const ModelSpec& model);
+
+/// The catalog model the job's architecture arguments describe (--num-layers, --hidden-size, ...,
+/// at least two of them), for a --script without --model; throws Error(usage) when none or
+/// several match, naming the arguments.
+std::string model_from_job(const layout::JobArgs& job);
+
+/// Where each knob the job's arguments set and each workload value they set came from: rows of
+/// (name, value, "FILE:LINE FLAG"). The caller adds the values that came from elsewhere.
+std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, const layout::JobArgs& job,
+                                     const Layout& layout, const std::string& file);
 
 /// Where the job's arguments set `knob` (a layout/knobs.hpp key): the last training argument that
 /// sets it, named as the script wrote it (a Megatron-Bridge override by its own key); else `file`

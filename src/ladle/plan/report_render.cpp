@@ -1,5 +1,7 @@
 #include "ladle/plan/report_render.hpp"
 
+#include "ladle/plan/predictor.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -46,6 +48,11 @@ Json header_json(const ReportHeader& h) {
   j["calibration"] = h.calibration;
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;
+  if (!h.sources.empty()) {
+    Json sources = Json::array();
+    for (const ValueSource& v : h.sources) sources.push_back(Json{{"name", v.name}, {"value", v.value}, {"source", v.source}});
+    j["sources"] = std::move(sources);
+  }
   return j;
 }
 
@@ -339,6 +346,11 @@ std::string not_priced_line(const ReportHeader& h) {
 std::string chosen_lines(const ReportHeader& h) {
   std::string out;
   for (const std::string& item : h.chosen) out += "chose: " + item + "\n";
+  // Where each value came from: the job's script line, an option, the recipe or a default.
+  for (const ValueSource& v : h.sources) {
+    out += v.value.empty() ? fmt::format("from: {}: {}\n", v.name, v.source)
+                           : fmt::format("from: {} {}: {}\n", v.name, v.value, v.source);
+  }
   return out;
 }
 
@@ -370,6 +382,29 @@ std::string breakdown_line(const Prediction& p, size_t parts) {
 }
 
 }  // namespace
+
+// The memory verdict at `confidence` from the calibrated spread: the margin the peak leaves at that
+// confidence, the probability of fitting, and what binds (issue 32).
+static std::string memory_verdict_line(const Prediction& p, double confidence) {
+  if (!(p.memory_log_spread > 0)) return "";
+  const double margin = memory_margin_gib(p, confidence);
+  const int pct = static_cast<int>(std::lround(confidence * 100));
+  const bool fits = fits_at(p, confidence);
+  const std::string chance = fmt::format("probability of fitting {:.0f}%{}", 100 * p.fit_probability,
+                                         fits ? "" : fmt::format(", refused at {}%", pct));
+  if (p.binding_limit == "host memory") {
+    return fmt::format("memory verdict: {}; host memory binds: {:.0f} GiB of offloaded optimizer states per node, "
+                       "{:.0f} usable\n",
+                       chance, p.host_memory_gib, p.host_capacity_gib);
+  }
+  if (margin >= 0) {
+    return fmt::format("memory verdict: fits with {:.1f} GiB to spare at {}% ({}; {} binds)\n", margin, pct, chance,
+                       p.binding_limit);
+  }
+  return fmt::format("memory verdict: {}; at {}% the peak of {} may be {:.1f} GiB over{}\n", chance, pct,
+                     p.binding_limit.substr(p.binding_limit.find("stage")), -margin,
+                     fits ? "; not refused, as running out is less likely than that" : "");
+}
 
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
@@ -411,6 +446,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
     out += fmt::format("host memory per node for offloaded optimizer states: {:.0f} of {:.0f} GiB usable\n",
                        p.host_memory_gib, p.host_capacity_gib);
   }
+  out += memory_verdict_line(p, kDefaultFitConfidence);
   // Stages side by side, a few at a time, so that a deep pipeline stays within the report width.
   for (size_t first = 0; first < p.stages.size(); first += kStagesPerTable) {
     const size_t last = std::min(p.stages.size(), first + kStagesPerTable);

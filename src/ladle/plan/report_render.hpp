@@ -14,6 +14,14 @@
 
 namespace ladle::plan {
 
+/// Where a value a report prints came from: "job.sh:14 --tensor-model-parallel-size" (the job's
+/// script or --args), "--row-tokens", "base recipe NAME", "ladle's default", ...
+struct ValueSource {
+  std::string name;    ///< a knob key (tp) or workload field (row_tokens)
+  std::string value;   ///< as the report prints it
+  std::string source;
+};
+
 /// What a report is about, printed in its header.
 struct ReportHeader {
   std::string model;
@@ -40,6 +48,9 @@ struct ReportHeader {
   /// The model has experts; text reports of a dense model leave out the MoE knobs (EP, ETP, the
   /// dispatcher, ...), which do not apply to it.
   bool moe = true;
+  /// Where the knobs and the workload came from (`sources:` lines; JSON `sources`, each value with
+  /// its `source`); left out when empty.
+  std::vector<ValueSource> sources;
 };
 
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0

@@ -37,6 +37,9 @@ struct LaunchArg {
   /// The first expansion of its words that the run makes and ladle cannot read ($(...), `...`,
   /// $1, $$; see is_variable_reference), as written; empty when there is none. A job refuses it.
   std::string runs;
+  /// The file that sets it when it is not the script read: a file the script sources or runs
+  /// (ladle --script records it); empty for the script itself.
+  std::string file;
   bool operator==(const LaunchArg&) const = default;
 };
 
@@ -65,6 +68,7 @@ struct Launch {
   std::vector<LaunchArg> args;           ///< the entry point's arguments, in order
   std::vector<LaunchExport> env;         ///< prefixes and runtime-env env vars of this launch
   int line = 0;                          ///< line where the launch starts
+  std::string file;                      ///< the file of `line` when not the script read (LaunchArg::file)
   bool operator==(const Launch&) const = default;
 };
 

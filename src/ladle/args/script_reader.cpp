@@ -1,0 +1,427 @@
+// script_reader.cpp: a launch script read as bash runs it.
+#include "ladle/args/script_reader.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <regex>
+#include <set>
+
+#include "ladle/args/sandbox.hpp"
+#include "ladle/util/error.hpp"
+#include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
+#include "ladle/util/shell_quote.hpp"
+#include "ladle/util/text.hpp"
+
+namespace ladle::args {
+namespace fs = std::filesystem;
+
+namespace {
+
+// Environment variables bash itself sets; not the script's switches.
+const std::set<std::string> kShellVariables = {"PWD", "OLDPWD", "SHLVL", "_"};
+// Characters a flag is written between in a script.
+constexpr std::string_view kBefore = " \t\"'(=";
+constexpr std::string_view kAfter = " \t\"')=\\";
+// Words of a call shown in a message.
+constexpr size_t kShownWords = 6;
+
+std::string base_name(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool is_python_name(const std::string& name) {
+  return name == "python" || (name.starts_with("python3") &&
+                              name.find_first_not_of("python3.0123456789") == std::string::npos);
+}
+
+// Whether a recorded call may launch training: an interpreter running a file or module, or a
+// launcher the reader unwraps. `python3 -c ...` or `pip install` is no launch.
+bool may_launch(const std::vector<std::string>& argv) {
+  if (argv.empty()) return false;
+  const std::string& name = argv[0];
+  if (is_python_name(name)) {
+    for (size_t i = 1; i < argv.size(); ++i) {
+      const std::string& a = argv[i];
+      if (a == "-c" || a == "-V" || a == "--version" || a == "-h" || a == "--help") return false;
+      if (a == "-m") return i + 1 < argv.size() && argv[i + 1] != "pip" && argv[i + 1] != "venv";
+      if (!a.starts_with("-")) return true;
+    }
+    return false;
+  }
+  return name == "torchrun" || name == "ray" || name == "srun" || name == "mpirun" || name == "mpiexec" ||
+         name == "deepspeed" || name == "uv" || name == "numactl" || name == "nsys" || name == "accelerate";
+}
+
+// A call as one short line for messages.
+std::string shown(const RecordedCall& call) {
+  std::vector<std::string> words;
+  for (size_t i = 0; i < call.argv.size() && i < kShownWords; ++i) words.push_back(call.argv[i]);
+  std::string text = util::join(words, " ");
+  if (call.argv.size() > kShownWords) text += " ...";
+  return text;
+}
+
+// How ladle names a file: relative to the working folder when inside it.
+std::string display_path(const std::string& abs) {
+  std::error_code ec;
+  const fs::path p = fs::path(abs).lexically_normal();
+  const fs::path cwd = fs::current_path(ec);
+  if (!ec) {
+    const fs::path rel = p.lexically_relative(cwd);
+    if (!rel.empty() && *rel.begin() != "..") return rel.string();
+  }
+  return p.string();
+}
+
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return fs::equivalent(a, b, ec);
+}
+
+// Where a word of a launch is written: the files bash read, searched for the flag.
+class Locator {
+ public:
+  Locator(const std::vector<std::string>& sources) {
+    for (const std::string& s : sources) {
+      std::error_code ec;
+      if (!fs::is_regular_file(s, ec)) continue;
+      try {
+        lines_[s] = util::split(util::read_file(s, limits::FileKind::launch_script), '\n');
+        order_.push_back(s);
+      } catch (const Error&) {
+        // A file too large to read: its words keep the calling line.
+      }
+    }
+  }
+
+  struct Place {
+    std::string file;
+    int line = 0;
+    int col = 0;
+  };
+
+  Place find(const std::string& token, const std::vector<std::string>& values, const RecordedCall& call) const {
+    struct Hit {
+      std::string file;
+      int line;
+      int col;
+      bool value;
+    };
+    std::vector<Hit> hits;
+    for (const std::string& file : order_) {
+      const std::vector<std::string>& lines = lines_.at(file);
+      for (size_t i = 0; i < lines.size(); ++i) {
+        const std::string& l = lines[i];
+        for (size_t at = l.find(token); at != std::string::npos; at = l.find(token, at + 1)) {
+          const size_t end = at + token.size();
+          if ((at > 0 && kBefore.find(l[at - 1]) == std::string_view::npos) ||
+              (end < l.size() && kAfter.find(l[end]) == std::string_view::npos)) {
+            continue;
+          }
+          bool value = values.empty();
+          if (!value) {
+            const std::string rest = l.substr(end) + (i + 1 < lines.size() ? " " + lines[i + 1] : std::string());
+            value = rest.find(values.front()) != std::string::npos;
+          }
+          hits.push_back(Hit{file, static_cast<int>(i) + 1, static_cast<int>(at) + 1, value});
+          break;
+        }
+      }
+    }
+    const auto pick = [&](bool need_value) -> const Hit* {
+      const Hit* best = nullptr;
+      for (const Hit& h : hits) {  // the caller's file, the last line up to the call
+        if (need_value && !h.value) continue;
+        if (same_file(h.file, call.file) && h.line <= call.line && (!best || h.line > best->line)) best = &h;
+      }
+      if (best) return best;
+      for (const Hit& h : hits) {  // the caller's file, a continuation line of the call
+        if (need_value && !h.value) continue;
+        if (same_file(h.file, call.file) && h.line > call.line && (!best || h.line < best->line)) best = &h;
+      }
+      if (best) return best;
+      for (const Hit& h : hits) {  // another file bash read (a sourced model file)
+        if (need_value && !h.value) continue;
+        if (!same_file(h.file, call.file)) return &h;
+      }
+      return nullptr;
+    };
+    const Hit* hit = pick(true);
+    if (!hit) hit = pick(false);
+    if (hit) return Place{hit->file, hit->line, hit->col};
+    return Place{call.file, call.line, 0};
+  }
+
+ private:
+  std::map<std::string, std::vector<std::string>> lines_;
+  std::vector<std::string> order_;
+};
+
+// The environment a call has that the sandbox did not start bash with: what the script set.
+std::vector<std::pair<std::string, std::string>> script_env(const RecordedCall& call, const Recording& rec) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& [k, v] : call.env) {
+    if (kShellVariables.count(k)) continue;
+    const auto it = std::find_if(rec.initial_env.begin(), rec.initial_env.end(),
+                                 [&](const auto& e) { return e.first == k; });
+    if (it != rec.initial_env.end() && it->second == v) continue;
+    out.emplace_back(k, v);
+  }
+  return out;
+}
+
+// The reading's files: "" for the script itself, else as ladle names them.
+std::string file_name(const std::string& abs, const std::string& script) {
+  if (abs.empty() || same_file(abs, script)) return "";
+  return display_path(abs);
+}
+
+// The launches of the recorded calls, read by the script reader from the calls written as
+// commands: one reader unwraps launchers whether ladle reads a script's text or what bash ran.
+recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path) {
+  std::string text;
+  std::vector<std::pair<int, const RecordedCall*>> starts;  // first synthetic line of each call
+  int line = 1;
+  for (const RecordedCall& call : rec.calls) {
+    if (!may_launch(call.argv)) continue;
+    std::vector<std::string> words;
+    for (const std::string& a : call.argv) words.push_back(util::shell_quote(a, util::ShellQuoting::posix));
+    const std::string command = util::join(words, " ") + "\n";
+    starts.emplace_back(line, &call);
+    line += static_cast<int>(std::count(command.begin(), command.end(), '\n'));
+    text += command;
+  }
+  const recipe::LaunchArgs read = recipe::parse_launch_args(text, path);
+  const auto call_at = [&](int synthetic) -> const RecordedCall* {
+    const RecordedCall* found = nullptr;
+    for (const auto& [start, call] : starts) {
+      if (start <= synthetic) found = call;
+    }
+    return found;
+  };
+  const Locator locator(rec.sources);
+  const auto place = [&](recipe::LaunchArg& a, const RecordedCall& call) {
+    const std::string token = a.spelled.empty() ? a.flag : a.spelled;
+    const Locator::Place p = a.placeholder ? Locator::Place{call.file, call.line, 0} : locator.find(token, a.values, call);
+    a.file = file_name(p.file, path);
+    a.line = p.line;
+    a.col = p.col;
+  };
+  recipe::LaunchArgs out;
+  const RecordedCall* first = nullptr;
+  for (const recipe::Launch& l : read.launches) {
+    if (!l.entry.starts_with("python ")) continue;  // `srun bash inner.sh`: its launches are recorded on their own
+    if (l.args.empty()) continue;  // a helper run for its output (`$(python3 model_args.py NAME)`), no training
+    const RecordedCall* call = call_at(l.line);
+    if (!call) continue;
+    recipe::Launch kept = l;
+    kept.line = call->line;
+    kept.file = file_name(call->file, path);
+    for (recipe::LaunchArg& a : kept.launcher_args) place(a, *call);
+    for (recipe::LaunchArg& a : kept.args) {
+      place(a, *call);
+      a.command = out.launches.size();
+    }
+    for (recipe::LaunchExport& e : kept.env) e.line = call->line;  // runtime-env vars: the submit's line
+    // The environment the script set: the first launch's as exports, another launch's differences
+    // from it as its own.
+    const auto env = script_env(*call, rec);
+    if (!first) {
+      first = call;
+      for (const auto& [k, v] : env) {
+        const Locator::Place p = locator.find(k, {}, *call);
+        out.exports.push_back({k, v, p.line, false, "export", util::shell_quote(v)});
+      }
+    } else {
+      for (const auto& [k, v] : env) {
+        const auto same = std::find_if(out.exports.begin(), out.exports.end(),
+                                       [&](const recipe::LaunchExport& e) { return e.name == k && e.value == v; });
+        if (same == out.exports.end()) kept.env.push_back({k, v, call->line, false, "prefix", util::shell_quote(v)});
+      }
+    }
+    out.commands.push_back(kept.command);
+    out.args.insert(out.args.end(), kept.launcher_args.begin(), kept.launcher_args.end());
+    out.args.insert(out.args.end(), kept.args.begin(), kept.args.end());
+    out.launches.push_back(std::move(kept));
+  }
+  for (const recipe::Launch& s : read.setup) {
+    const RecordedCall* call = call_at(s.line);
+    if (!call) continue;
+    recipe::Launch kept = s;
+    kept.line = call->line;
+    kept.file = file_name(call->file, path);
+    for (recipe::LaunchArg& a : kept.launcher_args) place(a, *call);
+    out.setup.push_back(std::move(kept));
+  }
+  out.unset_overrides = read.unset_overrides;
+  return out;
+}
+
+// Rejects what is no shell script before running it.
+void require_shell_script(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) throw_input(SourceLocation{path}, "no such file (expected a launch script)");
+  if (!fs::is_regular_file(path, ec)) throw_input(SourceLocation{path}, "not a file (expected a launch script)");
+  const std::string text = util::read_file(path, limits::FileKind::launch_script);
+  if (text.find('\0') != std::string::npos) {
+    throw_input(SourceLocation{path, 1, 1}, "not a shell script: it holds binary data (expected a launch script)");
+  }
+  const std::string first = text.substr(0, text.find('\n'));
+  if (first.starts_with("#!")) {
+    const std::string interpreter(util::trim(first.substr(2)));
+    const std::vector<std::string> words = util::split(interpreter, ' ');
+    std::string program = base_name(words.empty() ? interpreter : words.front());
+    if (program == "env") {
+      for (size_t i = 1; i < words.size(); ++i) {
+        if (!words[i].empty() && !words[i].starts_with("-")) {
+          program = base_name(words[i]);
+          break;
+        }
+      }
+    }
+    if (program != "bash" && program != "sh") {
+      throw_input(SourceLocation{path, 1, 1}, "not a shell script: its first line runs '{}' (expected bash or sh)",
+                  program);
+    }
+    return;
+  }
+  for (std::string_view ext : {".py", ".yaml", ".yml", ".json", ".toml"}) {
+    if (path.ends_with(ext)) {
+      throw_input(SourceLocation{path, 1, 1}, "not a shell script: a {} file (expected a launch script)", ext.substr(1));
+    }
+  }
+}
+
+// bash's own message about where it stopped (`FILE: line N: MESSAGE`), the last one.
+std::optional<std::pair<SourceLocation, std::string>> bash_stop(const std::string& stderr_text,
+                                                                 const std::string& path,
+                                                                 std::string_view containing = "") {
+  static const std::regex kLine(R"(^(.*): line ([0-9]+): (.*)$)");
+  std::optional<std::pair<SourceLocation, std::string>> last;
+  for (const std::string& l : util::split(stderr_text, '\n')) {
+    std::smatch m;
+    if (!std::regex_match(l, m, kLine)) continue;
+    std::string file = m[1].str();
+    if (file.starts_with("/tmp/.ladle/")) continue;  // the stand-ins' own
+    if (!containing.empty() && m[3].str().find(containing) == std::string::npos) continue;
+    const std::string name = file_name(fs::absolute(file).string(), path);
+    last = std::pair{SourceLocation{name.empty() ? path : name, std::stoi(m[2].str()), 0, "script"}, m[3].str()};
+  }
+  return last;
+}
+
+}  // namespace
+
+ScriptReading read_script(const std::string& path, const ScriptOptions& options) {
+  require_shell_script(path);
+  SandboxOptions so;
+  so.script = path;
+  so.args = options.args;
+  so.env = options.env;
+  so.gpus_per_node = options.gpus_per_node;
+  so.wall_seconds = options.wall_seconds;
+  const Recording rec = run_sandboxed(so);
+  ScriptReading out;
+  if (!rec.started) {
+    out.note = fmt::format("ladle: note: the sandbox could not start ({}); {} is read without running it", rec.why_not,
+                           path);
+    out.launch = recipe::parse_launch_args(util::read_file(path, limits::FileKind::launch_script), path);
+    return out;
+  }
+  out.ran_bash = true;
+  for (const std::string& s : rec.sources) {
+    const std::string name = file_name(s, path);
+    out.sources.push_back(name.empty() ? path : name);
+  }
+  for (const RecordedCall& call : rec.calls) {
+    out.ran.push_back(shown(call));
+    if (call.piped && !call.argv.empty() && call.argv.front() != "nvidia-smi" && call.argv.front() != "scontrol") {
+      const std::string name = file_name(call.file, path);
+      out.warnings.push_back(fmt::format("ladle: note: {}:{}: the script reads the output of '{}', which its stand-in "
+                                         "does not print; what it builds from it is empty",
+                                         name.empty() ? path : name, call.line, shown(call)));
+    }
+  }
+  // A line of flags bash ran as a command: the launch above it lost them.
+  for (const RecordedCall& m : rec.missing) {
+    if (m.argv.empty() || !m.argv.front().starts_with("-")) continue;
+    const std::string name = file_name(m.file, path);
+    throw_input(SourceLocation{name.empty() ? path : name, m.line, 1, "script"},
+                "bash runs '{}' as a command of its own, so the launch above it never gets it (a missing '\\' at "
+                "the end of line {}?)",
+                shown(m), m.line - 1);
+  }
+  // A syntax error: bash skips the broken command and runs on, which is never what the script meant.
+  if (const auto stop = bash_stop(rec.stderr_text, path, "syntax error")) {
+    throw_input(stop->first, "bash: {}", stop->second);
+  }
+  if (rec.timed_out) {
+    throw_input(SourceLocation{path, 0, 0, "script"},
+                "the script did not end within {} s (--script-timeout); ladle stopped it", options.wall_seconds);
+  }
+  out.launch = launches_of(rec, path);
+  if (out.launch.launches.empty()) {
+    if (rec.exit_code != 0) {
+      if (const auto stop = bash_stop(rec.stderr_text, path)) {
+        const bool positional = std::regex_search(stop->second, std::regex(R"(^\$?[0-9@*#]+: )"));
+        throw_input(stop->first, "bash stopped before any launch: {}{}", stop->second,
+                    positional ? " (a positional argument: give it with --script-arg)" : "");
+      }
+      const std::string name = file_name(rec.exit_file, path);
+      throw_input(SourceLocation{name.empty() ? path : name, rec.exit_line, 0, "script"},
+                  "bash exited with status {} before any launch", rec.exit_code);
+    }
+    std::vector<std::string> ran = out.ran;
+    for (const RecordedCall& m : rec.missing) ran.push_back(shown(m) + " (not found)");
+    throw_input(SourceLocation{path, 0, 0, "script"},
+                "bash ran no training launch (a python file or module, directly or through torchrun, ray job "
+                "submit, srun, ...): {}",
+                ran.empty() ? std::string("it called no launcher or entry point") : "it ran " + util::join(ran, "; "));
+  }
+  return out;
+}
+
+recipe::LaunchArgs select_launch(const recipe::LaunchArgs& all, std::optional<size_t> n, const std::string& path) {
+  if (n && (*n < 1 || *n > all.launches.size())) {
+    throw_usage("--launch {}: {} has {} training launch{}", *n, path, all.launches.size(),
+                all.launches.size() == 1 ? "" : "es");
+  }
+  size_t pick = n ? *n - 1 : 0;
+  if (!n && all.launches.size() > 1) {
+    bool same = true;
+    for (const recipe::Launch& l : all.launches) {
+      std::vector<std::pair<std::string, std::vector<std::string>>> a, b;
+      for (const auto& x : l.args) a.emplace_back(x.flag, x.values);
+      for (const auto& x : all.launches.front().args) b.emplace_back(x.flag, x.values);
+      same = same && a == b;
+    }
+    if (!same) {
+      std::vector<std::string> listed;
+      for (size_t i = 0; i < all.launches.size(); ++i) {
+        const recipe::Launch& l = all.launches[i];
+        listed.push_back(fmt::format("{}: {}:{} {}", i + 1, l.file.empty() ? path : l.file, l.line, l.command));
+      }
+      throw_usage("{} runs {} training launches with different arguments ({}); pick one with --launch N", path,
+                  all.launches.size(), util::join(listed, ", "));
+    }
+  }
+  recipe::LaunchArgs out;
+  out.exports = all.exports;
+  out.setup = all.setup;
+  out.unset_overrides = all.unset_overrides;
+  if (all.launches.empty()) return out;
+  recipe::Launch l = all.launches[pick];
+  for (recipe::LaunchArg& a : l.args) a.command = 0;
+  // A later launch's own environment is its whole environment once it stands alone.
+  out.commands.push_back(l.command);
+  out.args.insert(out.args.end(), l.launcher_args.begin(), l.launcher_args.end());
+  out.args.insert(out.args.end(), l.args.begin(), l.args.end());
+  for (const recipe::RunTimeWord& w : all.run_time_words) out.run_time_words.push_back(w);
+  out.launches.push_back(std::move(l));
+  return out;
+}
+
+}  // namespace ladle::args
