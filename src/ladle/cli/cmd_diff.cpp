@@ -94,7 +94,9 @@ void run_diff(const DiffOptions& options, Io& io) {
                 options.b);
   }
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
-  const auto to_json = [](const verify::ArgDifference& d) {
+  const std::string& a_path = options.a;
+  const std::string& b_path = options.b;
+  const auto to_json = [&a_path, &b_path](const verify::ArgDifference& d) {
     nlohmann::ordered_json j;
     j["flag"] = d.flag;
     j["section"] = d.section;
@@ -105,6 +107,12 @@ void run_diff(const DiffOptions& options, Io& io) {
     j["reason"] = d.reason;
     j["line_a"] = d.line_a;
     j["line_b"] = d.line_b;
+    // Where each side's value comes from: "FILE:LINE" (a sourced file, or the script itself).
+    const auto source = [](const std::string& file, const std::string& script, int line) {
+      return line > 0 ? nlohmann::ordered_json(fmt::format("{}:{}", file.empty() ? script : file, line)) : nullptr;
+    };
+    j["source_a"] = source(d.file_a, a_path, d.line_a);
+    j["source_b"] = source(d.file_b, b_path, d.line_b);
     return j;
   };
   if (options.json) {

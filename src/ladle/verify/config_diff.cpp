@@ -25,6 +25,7 @@ struct Occurrences {
   /// variable's value): two scripts whose words read alike but run differently are not the same.
   std::vector<std::vector<std::string>> written;
   int line = 0;
+  std::string file;  ///< the file of `line` when not the script compared (a sourced file)
   bool unresolved = false;
 };
 
@@ -37,6 +38,7 @@ FlagMap collect(const std::vector<LaunchArg>& args, std::vector<std::string>& or
     auto [it, inserted] = map.try_emplace(arg.flag);
     if (inserted) {
       it->second.line = arg.line;
+      it->second.file = arg.file;
       order.push_back(arg.flag);
     }
     it->second.values.push_back(arg.values);
@@ -232,10 +234,12 @@ class Differ {
     if (oa) {
       d.a = display(*oa);
       d.line_a = oa->line;
+      d.file_a = oa->file;
     }
     if (ob) {
       d.b = display(*ob);
       d.line_b = ob->line;
+      d.file_b = ob->file;
     }
     return d;
   }
@@ -291,10 +295,12 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
       if (la) {
         d.a = la->command;
         d.line_a = la->line;
+        d.file_a = la->file;
       }
       if (lb) {
         d.b = lb->command;
         d.line_b = lb->line;
+        d.file_b = lb->file;
       }
       d.launch = i + 1;
       d.arg_class = ArgClass::unclassified;
@@ -309,6 +315,8 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
       d.b = lb->command;
       d.line_a = la->line;
       d.line_b = lb->line;
+      d.file_a = la->file;
+      d.file_b = lb->file;
       d.launch = index;
       d.arg_class = ArgClass::unclassified;
       d.reason = "the engine entry point differs; ladle has no rule for what that changes";

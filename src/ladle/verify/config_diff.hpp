@@ -25,6 +25,10 @@ struct ArgDifference {
   std::string reason;
   int line_a = 0;  ///< first line of the flag in A's script, 0 when absent
   int line_b = 0;
+  /// The file of line_a (line_b) when it is not A's (B's) script itself: a file the script
+  /// sources or runs (ladle diff runs the scripts with bash); empty otherwise.
+  std::string file_a;
+  std::string file_b;
   std::string section = "training";  ///< training (the entry point's) | launcher | environment
   size_t launch = 0;                 ///< the 1-based launch it belongs to; 0 for the whole script
   bool operator==(const ArgDifference&) const = default;
