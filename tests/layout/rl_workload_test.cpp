@@ -52,6 +52,9 @@ TEST(RlWorkload, RowsPerStepAsSlimeDerivesThem) {
   rl = rl_workload(l, 128, "job.sh");
   EXPECT_EQ(rl->rows_per_step, 128);
   EXPECT_EQ(rl->steps_per_rollout, 2);
+  // More rows a step than a rollout gives: slime would run no optimizer step.
+  EXPECT_LADLE_ERROR(rl_workload(l, 512, "job.sh"), input,
+                     "512 rows a step is more than a rollout's 32 prompts x 8 samples = 256 samples");
   // Neither: the rows are unknown, and said so.
   rl = rl_workload(l, std::nullopt, "job.sh");
   EXPECT_EQ(rl->rows_per_step, 0);

@@ -62,6 +62,12 @@ std::optional<RlWorkload> rl_workload(const RlArgs& l, std::optional<int64_t> gl
     throw_input(SourceLocation{where, 0, 0, "--rollout-batch-size"}, "{} rows a step is over ladle's limit of {}",
                 rl.rows_per_step, limits::kMaxGlobalBatchRows);
   }
+  if (rl.rows_per_step > rl.samples_per_rollout) {
+    // slime's train_iters (num_rollout x samples // rows) would be 0: no optimizer step runs.
+    throw_input(SourceLocation{where, 0, 0, "--global-batch-size"},
+                "{} rows a step is more than a rollout's {} = {} samples: no optimizer step would run",
+                rl.rows_per_step, samples, rl.samples_per_rollout);
+  }
   if (rl.rows_per_step > 0) rl.steps_per_rollout = rl.samples_per_rollout / rl.rows_per_step;
   if (l.max_prompt_len > 0 && l.max_response_len > 0) {
     rl.row_tokens = l.max_prompt_len + l.max_response_len;
