@@ -176,6 +176,8 @@ std::vector<std::pair<std::string, std::string>> script_env(const RecordedCall& 
 // The reading's files: "" for the script itself, else as ladle names them.
 std::string file_name(const std::string& abs, const std::string& script) {
   if (abs.empty() || same_file(abs, script)) return "";
+  // A batch script given to sbatch on standard input lives only inside the sandbox.
+  if (abs.starts_with("/tmp/.ladle/out/sbatch.")) return "(sbatch's standard input)";
   return display_path(abs);
 }
 
@@ -338,7 +340,13 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
   }
   for (const RecordedCall& call : rec.calls) {
     out.ran.push_back(shown(call));
-    if (call.piped && !call.argv.empty() && call.argv.front() != "nvidia-smi" && call.argv.front() != "scontrol") {
+    // A python helper whose output the script reads (`$(python3 model_args.py NAME)`); a launch
+    // piped to `tee` is no helper.
+    const bool helper = !call.argv.empty() && is_python_name(call.argv.front()) &&
+                        (!may_launch(call.argv) || call.argv.size() < 3 ||
+                         std::none_of(call.argv.begin() + 1, call.argv.end(),
+                                      [](const std::string& a) { return a.starts_with("--"); }));
+    if (call.piped && helper) {
       const std::string name = file_name(call.file, path);
       out.warnings.push_back(fmt::format("ladle: note: {}:{}: the script reads the output of '{}', which its stand-in "
                                          "does not print; what it builds from it is empty",
