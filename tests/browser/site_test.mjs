@@ -111,6 +111,17 @@ async function checkChartLabels(page, what) {
   check(cut.length === 0, `no chart label is cut on ${what}`, cut.join(' | '));
 }
 
+// Chart text is never drawn below 10 px: its font size times the SVG's scale on screen.
+async function checkChartTextSize(page, what) {
+  const small = await page.$$eval('figure.chart svg', (svgs) => svgs.flatMap((svg) => {
+    const scale = svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+    return Array.from(svg.querySelectorAll('text')).map((t) => ({
+      id: svg.closest('figure').id, text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * scale,
+    })).filter((t) => t.px < 10 - 1e-6).map((t) => `${t.id}: '${t.text}' ${t.px.toFixed(1)}px`);
+  }));
+  check(small.length === 0, `no chart text below 10 px on ${what}`, small.slice(0, 5).join(' | '));
+}
+
 async function chartIds(page) {
   return page.$$eval('figure.chart', (fs) => fs.map((f) => f.id));
 }
@@ -193,6 +204,19 @@ async function testIndex(context, site) {
   });
   check(keyColumn.shown && keyColumn.right <= keyColumn.visibleRight + 0.5,
         'tokens/s per GPU is visible at phone width without scrolling', JSON.stringify(keyColumn));
+  // Model, GPUs, tokens/s per GPU and $ per 1M all stay in view.
+  const keyColumns = await page.evaluate(() => [1, 2, 4, 5].map((n) => {
+    const cell = document.querySelector(`#recipes thead th:nth-child(${n})`);
+    const box = cell.getBoundingClientRect();
+    const wrap = cell.closest('.table-wrap').getBoundingClientRect();
+    return { n, text: cell.textContent, shown: box.width > 0, inView: box.right <= Math.min(wrap.right, window.innerWidth) + 0.5 };
+  }));
+  check(keyColumns.every((c) => c.shown && c.inView), 'model, GPUs, tokens/s per GPU and $/1M stay in view at 390 px',
+        JSON.stringify(keyColumns));
+  if (await page.$('#frontier')) {
+    const frontierRows = await page.$$eval('#frontier tbody tr', (trs) => trs.length);
+    check(frontierRows > 0, 'the index lists the predicted frontier', `${frontierRows} rows`);
+  }
   await page.screenshot({ path: path.join(shots, 'index-phone.png'), fullPage: true });
   await page.close();
 }
@@ -262,6 +286,7 @@ async function testRecipePage(context, site, recipe, shotName) {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'recipe page fits a phone width', `${overflow}px too wide`);
   await checkChartLabels(page, `${shotName} at phone width`);
+  await checkChartTextSize(page, `${shotName} at phone width`);
   await page.screenshot({ path: path.join(shots, `${shotName}-phone.png`), fullPage: true });
   const levels = await page.$$eval('h1, h2, h3, h4, h5, h6', (hs) => hs.map((h) => Number(h.tagName[1])));
   check(levels[0] === 1 && levels.every((l, i) => i === 0 || l <= levels[i - 1] + 1), 'headings are in order', `${levels}`);
@@ -289,13 +314,36 @@ async function testModelPage(context, site) {
   const bars = await page.$$eval('#chart-tokens .bars rect', (rs) => rs.length);
   const want = site.report.recipes.filter((r) => r.model === model.name && r.tokens_per_s_per_gpu !== null).length;
   check(bars >= want && want > 0, 'one bar per measured layout', `${bars} bars, ${want} layouts`);
+  // How many GPUs: the planner's sweep with its interval, the measured recipes as points on the same axes.
+  const sweepIds = ids.filter((id) => id.startsWith('chart-sweep-'));
+  check(['tokens', 'usd', 'days'].every((k) => sweepIds.some((id) => id.startsWith(`chart-sweep-${k}-`))),
+    'model page plots the predicted sweep: tokens/s per GPU, $ per 1M and days against GPU count', sweepIds.join(' '));
+  const sweepTokens = sweepIds.find((id) => id.startsWith('chart-sweep-tokens-'));
+  if (sweepTokens) {
+    const bands = await page.$$eval(`#${sweepTokens} .intervals polygon`, (ps) => ps.length);
+    check(bands === 1, 'the sweep shades its 80% interval', `${bands} bands`);
+    const sweepRows = await page.$$eval(`#${sweepTokens} table.chart-data tbody tr`, (trs) => trs.length);
+    check(sweepRows >= 4, 'the sweep covers several GPU counts', `${sweepRows} counts`);
+    const markers = await page.$$eval(`#${sweepTokens} rect.marker`, (rs) => rs.length);
+    const measured = site.report.recipes.filter((r) => r.model === model.name && r.tokens_per_s_per_gpu !== null).length;
+    check(markers === measured, 'each measured recipe is a point on the sweep', `${markers} points, ${measured} recipes`);
+  }
+  if (predicted) {
+    const limit = await page.$$eval('#chart-stage-memory line.limit', (ls) => ls.map((l) => l.textContent));
+    check(limit.length === 1 && /usable/.test(limit[0]), 'the memory chart draws the GPU\'s usable capacity', limit.join(' '));
+  }
   await page.screenshot({ path: path.join(shots, 'model-wide.png'), fullPage: true });
+  const sweep = page.locator('section.sweep').first();
+  if (await sweep.count()) await sweep.screenshot({ path: path.join(shots, 'model-sweep-wide.png') });
   await checkChartLabels(page, 'the model page at desktop width');
+  await checkChartTextSize(page, 'the model page at desktop width');
   await page.setViewportSize({ width: 390, height: 844 });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'model page fits a phone width', `${overflow}px too wide`);
   await checkChartLabels(page, 'the model page at phone width');
+  await checkChartTextSize(page, 'the model page at phone width');
   await page.screenshot({ path: path.join(shots, 'model-phone.png'), fullPage: true });
+  if (await sweep.count()) await sweep.screenshot({ path: path.join(shots, 'model-sweep-phone.png') });
   await page.close();
 }
 
@@ -334,7 +382,7 @@ async function testHostile(context, site) {
 let exitCode = 0;
 try {
   const site = buildSite('site', []);
-  const fixtures = args.fixtures ? buildSite('site-fixtures', ['--recipes', args.fixtures]) : null;
+  const fixtures = args.fixtures ? buildSite('site-fixtures', ['--recipes', args.fixtures, '--sweep', 'none']) : null;
   const ctx = await openContext({ permissions: ['clipboard-read', 'clipboard-write'] });
   try {
     await testIndex(ctx.context, site);
@@ -347,7 +395,7 @@ try {
     fs.mkdirSync(plannedDir, { recursive: true });
     execFileSync(args.ladle, ['plan', 'glm-4.7-flash', '--gpu', 'h200', '--gpus', '8', '--json',
                               '--emit', path.join(plannedDir, 'planned.yaml')], { encoding: 'utf8' });
-    const planned = buildSite('site-planned', ['--recipes', path.join(work, 'planned-recipes')]);
+    const planned = buildSite('site-planned', ['--recipes', path.join(work, 'planned-recipes'), '--sweep', 'none']);
     check(planned.report.recipes[0].status === 'planned', 'the emitted recipe is planned', planned.report.recipes[0].status);
     await testRecipePage(ctx.context, planned, planned.report.recipes[0], 'planned-recipe');
     // A tuned recipe, as `ladle tune` writes it (recipe.yaml beside tune.db), on the local back-end with
@@ -361,7 +409,7 @@ try {
         'precision_aware=on,max_tokens=32768,rows_per_mb=4'],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, FAKE_ENGINE_STATE: path.join(work, 'tuned-engine') } });
-      const tuned = buildSite('site-tuned', ['--recipes', path.join(work, 'tuned-recipes')]);
+      const tuned = buildSite('site-tuned', ['--recipes', path.join(work, 'tuned-recipes'), '--sweep', 'none']);
       check(tuned.report.recipes[0].tune_trials > 0, 'the tuned recipe carries its trials', `${tuned.report.recipes[0].tune_trials}`);
       await testRecipePage(ctx.context, tuned, tuned.report.recipes[0], 'tuned-recipe');
     } else {

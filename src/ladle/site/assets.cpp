@@ -42,6 +42,7 @@ th[aria-sort="descending"] button.sort::after { content: " \2193"; color: var(--
 .status, .result { display: inline-block; padding: 0 .4rem; border-radius: 3px; font-size: .85rem;
   font-weight: 600; border: 1px solid currentColor; }
 .status-verified, .result-pass { color: var(--pass); }
+.status-card { font-size: .85rem; border: 1px solid var(--line); border-radius: 3px; padding: 0 .3rem; }
 .status-measured, .status-planned, .result-pending { color: var(--pending); }
 .result-fail { color: var(--fail); }
 dl.facts { display: grid; grid-template-columns: minmax(9rem, 14rem) minmax(0, 1fr); margin: 0; border-top: 1px solid var(--line); }
@@ -73,12 +74,20 @@ table.chart-data { width: auto; font-size: .85rem; }
   dl.facts { grid-template-columns: minmax(0, 1fr); }
   dl.facts dt { border-bottom: 0; padding-bottom: 0; color: var(--muted); font-size: .85rem; }
   .filters select { min-width: 8rem; }
-  /* The index keeps its key column, tokens/s per GPU, on screen: layout, MFU, CV and the
-     measured date wait for a wider screen (each recipe's page has them all). */
+  /* The index keeps model, GPUs, tokens/s per GPU and $ per 1M on screen: layout, MFU, CV, status
+     and the measured date wait for a wider screen (each recipe's page has them all). */
   #recipes th:nth-child(3), #recipes td:nth-child(3), #recipes th:nth-child(6), #recipes td:nth-child(6),
-  #recipes th:nth-child(7), #recipes td:nth-child(7), #recipes th:nth-child(9), #recipes td:nth-child(9) {
+  #recipes th:nth-child(7), #recipes td:nth-child(7), #recipes th:nth-child(8), #recipes td:nth-child(8),
+  #recipes th:nth-child(9), #recipes td:nth-child(9), #frontier th:nth-child(5), #frontier td:nth-child(5) {
     display: none; }
-  #recipes td, #recipes th { overflow-wrap: anywhere; padding-left: .3rem; padding-right: .3rem; }
+  /* Chart text is 12 px in a 640-unit drawing: at least 540 px wide keeps it at 10 px or more, and
+     the chart scrolls inside its figure instead of shrinking. */
+  figure.chart { overflow-x: auto; }
+  figure.chart svg { min-width: 540px; }
+  #recipes td, #recipes th, #frontier td, #frontier th { overflow-wrap: anywhere; padding-left: .3rem;
+    padding-right: .3rem; }
+  #recipes thead th, #frontier thead th, #recipes th.num, #frontier th.num { white-space: normal; }
+  th button.sort { text-align: inherit; }
 }
 @media print { .filters, button.copy, .site-header nav { display: none; } }
 )css";

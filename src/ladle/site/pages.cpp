@@ -590,6 +590,7 @@ std::string sweep_section(const SiteCatalog& catalog, const std::string& model) 
   for (const ModelSweep& sweep : catalog.sweeps) {
     if (sweep.model != model) continue;
     const std::string anchor = "sweep-" + slugify(sweep.gpu);
+    out += "<section class=\"sweep\" id=\"" + escape_html(anchor) + "-section\">\n";
     out += "<h2 id=\"" + escape_html(anchor) + "\">How many GPUs? " + escape_html(sweep.gpu) + "</h2>\n<p>" +
            escape_html("The planner's best layout at each GPU count (the search of `ladle plan --gpus N,N,...`, "
                        "embedded calibration) on " + sweep.instance + " nodes, " + sweep.workload +
@@ -621,7 +622,7 @@ std::string sweep_section(const SiteCatalog& catalog, const std::string& model) 
     for (const SweepFigure f : {SweepFigure::tokens, SweepFigure::usd, SweepFigure::days}) {
       out += render_line_chart(sweep_chart(catalog, sweep, f));
     }
-    out += "</div>\n";
+    out += "</div>\n</section>\n";
   }
   return out;
 }

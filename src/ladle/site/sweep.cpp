@@ -41,7 +41,9 @@ SweepCount search_count(const plan::Measurement& run, int64_t gpus) {
     out.memory_gib = best.memory_gib;
     out.capacity_gib = report.usable_gib;
   } catch (const Error& e) {
+    // The planner's one line without its "ladle: error: " lead.
     out.reason = e.what();
+    if (const size_t at = out.reason.find("error: "); at != std::string::npos) out.reason.erase(0, at + 7);
   } catch (const std::exception& e) {  // out of memory on a huge count: that count has no answer
     out.reason = e.what();
   }
