@@ -134,6 +134,12 @@ TEST(RlWorkload, LoraColocateFp16RoundTripThroughTheJob) {
   EXPECT_FALSE(has("--rollout-batch-size", "16"));
   EXPECT_EQ(job.rl_args.rollout_batch, 16);
   EXPECT_EQ(job.rl->rows_per_step, 128);
+  // A module no linear answers to is refused where the job wrote it (column 38: after
+  // "python3 miles/train.py --lora-rank 8 ", 37 characters).
+  EXPECT_LADLE_ERROR(read_job_args(recipe::parse_launch_args("python3 miles/train.py --lora-rank 8 --target-modules "
+                                                             "q_proj,qkv_proj", "bad.sh"),
+                                   Engine::miles, "bad.sh"),
+                     input, "bad.sh:1:38: error: --target-modules: unknown LoRA target module 'qkv_proj'");
   // The written job reads back to the same layout.
   const ArgsLayout back =
       read_layout_args(training_args(recipe::parse_launch_args(script_for(written), "back.sh")), Engine::miles);

@@ -8,7 +8,9 @@
 #include <span>
 
 #include "ladle/layout/knobs.hpp"
+#include "ladle/layout/lora_targets.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/text.hpp"
 
 namespace ladle::layout {
 
@@ -230,6 +232,14 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
       job.not_priced.push_back(name);
     }
     rest.push_back(arg);
+  }
+  // A LoRA target no module answers to (lora_targets.hpp) is refused where it is written.
+  if (const std::optional<std::string> unknown = unknown_lora_target(job.layout.layout.lora_targets)) {
+    for (const recipe::LaunchArg& arg : args) {
+      if (arg.flag != "--target-modules") continue;
+      throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "unknown LoRA target module '{}'; expected: {}",
+                  *unknown, util::join(lora_target_names(), ", "));
+    }
   }
   // An RL job's rows per step and row length come from its rollout arguments (rl_workload.hpp).
   job.rl = rl_workload(job.rl_args, job.global_batch, file);

@@ -16,26 +16,6 @@ namespace {
 
 using T = LoraTarget;
 
-// Module names as miles maps them (miles/backends/megatron_utils/lora_utils.py at 31f1ca96,
-// _STANDARD_LORA_HF_TO_MEGATRON, _CANONICAL_LORA_ALL_MODULES, _MLA_HF_TO_MEGATRON).
-const std::map<std::string_view, T>& module_names() {
-  static const std::map<std::string_view, T> names = {
-      {"linear_qkv", T::qkv},          {"linear_q", T::qkv},
-      {"linear_k", T::qkv},            {"linear_v", T::qkv},
-      {"q_proj", T::qkv},              {"k_proj", T::qkv},
-      {"v_proj", T::qkv},              {"linear_proj", T::proj},
-      {"o_proj", T::proj},             {"linear_fc1", T::fc1},
-      {"linear_fc1_up", T::fc1},       {"linear_fc1_gate", T::fc1},
-      {"gate_proj", T::fc1},           {"up_proj", T::fc1},
-      {"linear_fc2", T::fc2},          {"down_proj", T::fc2},
-      {"linear_q_down_proj", T::mla_down}, {"linear_kv_down_proj", T::mla_down},
-      {"q_a_proj", T::mla_down},       {"kv_a_proj_with_mqa", T::mla_down},
-      {"linear_q_up_proj", T::mla_up}, {"linear_kv_up_proj", T::mla_up},
-      {"q_b_proj", T::mla_up},         {"kv_b_proj", T::mla_up},
-  };
-  return names;
-}
-
 // The target a matrix belongs to, by the module the inventory gives it and how TP splits it.
 std::optional<T> target_of(const Gemm& g) {
   switch (g.module) {
@@ -83,20 +63,17 @@ double adapter_elements(const std::vector<Gemm>& gemms, uint32_t targets, double
 uint32_t lora_target_bits(std::string_view text, const ModelCosts& costs) {
   const uint32_t standard = bit(T::qkv) | bit(T::proj) | bit(T::fc1) | bit(T::fc2);
   const uint32_t mla = costs.mla ? bit(T::mla_down) | bit(T::mla_up) : 0;
-  const std::string_view all = util::trim(text);
-  if (all.empty() || all == "all-linear" || all == "all" || all == "all_linear") return standard | mla;
+  if (layout::selects_all_linear(text)) return standard | mla;
   uint32_t bits = 0;
-  for (const std::string& word : util::split(std::string(all), ',')) {
+  for (const std::string& word : util::split(std::string(text), ',')) {
     const std::string_view name = util::trim(word);
     if (name.empty()) continue;
-    const auto it = module_names().find(name);
-    if (it == module_names().end()) {
-      std::vector<std::string> names = {"all-linear"};
-      for (const auto& [known, target] : module_names()) names.emplace_back(known);
-      throw_input(SourceLocation{"", 0, 0, "--target-modules"},
-                  "unknown LoRA target module '{}'; ladle prices: {}", name, util::join(names, ", "));
+    const std::optional<T> target = layout::find_lora_target(name);
+    if (!target) {
+      throw_input(SourceLocation{"", 0, 0, "--target-modules"}, "unknown LoRA target module '{}'; ladle prices: {}",
+                  name, util::join(layout::lora_target_names(), ", "));
     }
-    bits |= bit(it->second);
+    bits |= bit(*target);
   }
   return bits;
 }

@@ -28,19 +28,12 @@
 #include <cstdint>
 #include <string_view>
 
+#include "ladle/layout/lora_targets.hpp"
 #include "ladle/plan/model_costs.hpp"
 
 namespace ladle::plan {
 
-/// The module groups an adapter can target (bits), in Megatron-Core's names.
-enum class LoraTarget : uint32_t {
-  qkv,       ///< linear_qkv (q_proj, k_proj, v_proj; MLA's q_proj without q LoRA)
-  proj,      ///< linear_proj (o_proj)
-  fc1,       ///< linear_fc1 (gate_proj, up_proj): dense, shared and routed experts
-  fc2,       ///< linear_fc2 (down_proj): dense, shared and routed experts
-  mla_down,  ///< linear_q_down_proj, linear_kv_down_proj (q_a_proj, kv_a_proj_with_mqa)
-  mla_up,    ///< linear_q_up_proj, linear_kv_up_proj (q_b_proj, kv_b_proj)
-};
+using layout::LoraTarget;
 
 /// The targets `text` (--target-modules) names, as bits of LoraTarget. "all-linear" (also "all",
 /// "all_linear") and "" are the four standard modules, plus MLA's projections for an MLA model
