@@ -1,6 +1,7 @@
 // cmd_plan.cpp: `ladle plan`, searches every layout of a model on a cluster and ranks them.
 #include <algorithm>
 #include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
 #include <charconv>
 #include <ostream>
 #include <string>
@@ -207,7 +208,21 @@ int run_plan(const PlanOptions& o, Io& io) {
     for (const std::string& item : completed.chosen) chosen.push_back(fmt::format("'{}': {}", spec, item));
     request.watch.push_back(completed.layout);
   }
-  const plan::PlanReport report = plan::plan_layouts(request);
+  plan::PlanReport report;
+  try {
+    report = plan::plan_layouts(request);
+  } catch (const Error& e) {
+    // --json answers in JSON also when nothing fits: the reason (which names what binds), exit 1.
+    if (!o.json || e.kind() != ErrorKind::no) throw;
+    nlohmann::ordered_json j;
+    j["model"] = request.model.name;
+    j["gpu"] = request.cluster.gpu.name;
+    j["gpus"] = request.cluster.gpus;
+    j["fits"] = false;
+    j["reason"] = e.message();
+    io.out << j.dump(2) << "\n";
+    return kExitNo;
+  }
   plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
                             request.calibration.source};
   header.engine = o.engine;

@@ -392,6 +392,7 @@ class Search {
   std::vector<double> fastest_fitting_;
   std::vector<RejectCandidate> rejected_;
   double smallest_memory_ = kInf;
+  double smallest_host_ = kInf;  // host bytes per node of the layouts that fit in HBM (what binds when none fits)
 };
 
 Layout Search::core_layout(const CoreKey& k) const {
@@ -680,6 +681,7 @@ void Search::leaf(Goal goal, const Layout& l0, int64_t index) {
     const double host = offload * largest_states * host_factor_;
     const bool fits_hbm = worst <= usable_bytes_;
     const bool fits_host = host <= host_bytes_;
+    if (fits_hbm) smallest_host_ = std::min(smallest_host_, host);
     if (goal == Goal::smallest) {
       smallest_memory_ = std::min(smallest_memory_, worst);
       continue;
@@ -923,8 +925,15 @@ PlanReport Search::run() {
                 "{} heads and a node's {} GPUs, ep dividing the {} experts, and dp dividing the global batch of {} rows",
                 model_.name, gpus_, model_.num_heads, gpn_, model_.num_experts, w_.global_batch);
   }
+  if (report_.fitting == 0 && smallest_host_ < kInf) {
+    // Layouts fit in HBM, but their offloaded optimizer states do not fit in the host's memory.
+    throw_no("no layout of {} fits {} x {}: host memory binds: layouts that fit in {:.1f} GiB of HBM need "
+             "{:.0f} GiB per node for their offloaded optimizer states (the least the search found), {:.0f} GiB "
+             "usable (try more nodes)",
+             model_.name, gpus_, cluster_.gpu.name, report_.usable_gib, smallest_host_ / kGiB, host_bytes_ / kGiB);
+  }
   if (report_.fitting == 0) {
-    throw_no("no layout of {} fits {} x {}: the smallest needs {:.1f} GiB per GPU, {:.1f} GiB usable "
+    throw_no("no layout of {} fits {} x {}: HBM binds: the smallest needs {:.1f} GiB per GPU, {:.1f} GiB usable "
              "(try more GPUs or a GPU with more memory)",
              model_.name, gpus_, cluster_.gpu.name, smallest_memory_ / kGiB, report_.usable_gib);
   }
