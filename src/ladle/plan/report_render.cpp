@@ -11,7 +11,10 @@
 
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
+#include "ladle/hw/catalog.hpp"
 #include "ladle/layout/recipe_layout.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/recipe/catalog.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -497,6 +500,42 @@ std::string prediction_json(const Prediction& p, const ReportHeader& h, double m
   return j.dump(2) + "\n";
 }
 
+// The catalog's measured recipes of the plan's model on its GPU type, beside the predictions: each
+// recipe's measured tokens/s per GPU, what ladle predicts for its own layout and the gap, and how far
+// the plan's top layout is predicted from that measurement (issue 35). Empty when there are none.
+static std::string measured_recipe_lines(const PlanReport& r, const ReportHeader& h) {
+  std::string out;
+  for (const recipe::LoadedRecipe& loaded : recipe::load_embedded_catalog()) {
+    const Recipe& rec = loaded.recipe;
+    if (!rec.result || !(rec.result->tokens_per_s_per_gpu > 0)) continue;
+    const std::optional<ModelSpec> model = model::find_model(rec.model);
+    const std::optional<GpuSpec> gpu = hw::find_gpu(rec.gpu.type);
+    if (!model || !gpu || model->name != h.model || gpu->name != h.cluster.gpu.name) continue;
+    const double measured = rec.result->tokens_per_s_per_gpu;
+    std::string own;
+    try {
+      const Measurement m = measurement_from_recipe(loaded);
+      const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, default_calibration());
+      own = fmt::format("; predicted {} for its own layout ({:+.1f}%)",
+                        util::format_grouped(std::llround(p.tokens_per_s_per_gpu)),
+                        100 * (p.tokens_per_s_per_gpu / measured - 1));
+    } catch (const Error& e) {
+      own = "; not predicted: " + e.message();
+    }
+    std::string top;
+    if (!r.top.empty()) {
+      top = fmt::format("; the top layout's {} is {:+.0f}% from it",
+                        util::format_grouped(std::llround(r.top.front().tokens_per_s_per_gpu)),
+                        100 * (r.top.front().tokens_per_s_per_gpu / measured - 1));
+    }
+    out += "  " + wrapped_words(fmt::format("{} ({} x {}, {}): measured {} tokens/s per GPU{}{}", loaded.path, rec.gpu.count,
+                                     gpu->name, rec.layout.label, util::format_grouped(std::llround(measured)), own,
+                                     top),
+                         "    ");
+  }
+  return out.empty() ? out : "\nmeasured in the catalog (same model and GPU type):\n" + out;
+}
+
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
@@ -567,6 +606,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
     out += "\n";
     out += h.wide ? "  " + shown_spec(w.layout, h) + "\n" : wrapped_spec(shown_spec(w.layout, h), "  ");
   }
+  out += measured_recipe_lines(r, h);
   return out;
 }
 
