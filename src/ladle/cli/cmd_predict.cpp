@@ -135,7 +135,7 @@ int run_predict(const PredictOptions& o, Io& io) {
       m = plan::run_from_recipe(loaded);  // planned: nothing measured to compare with
     }
     if (o.price) plan::override_price(m.cluster, *o.price);
-    sources.push_back({"layout", layout::format_layout_spec(m.layout), "the recipe " + o.recipe});
+    sources.push_back({"layout", layout::layout_label(m.layout), "the recipe " + o.recipe});
     sources.push_back({"workload", fmt::format("{} x {} {}", m.workload.row_tokens, m.workload.global_batch,
                                                plan::to_string(m.workload.precision)),
                        "the recipe " + o.recipe});
@@ -228,7 +228,7 @@ int run_predict(const PredictOptions& o, Io& io) {
                                 m.workload, calibration, context);
       m.layout = completed.layout;
       chosen = completed.chosen;
-      sources.push_back({"layout", layout::format_layout_spec(m.layout), "--layout (the rest: chose)"});
+      sources.push_back({"layout", layout::layout_label(m.layout), "--layout (the rest: chose)"});
       sources.push_back({"row_tokens", std::to_string(m.workload.row_tokens),
                          o.row_tokens_given ? "--row-tokens" : "ladle's default"});
       sources.push_back({"global_batch", std::to_string(m.workload.global_batch),
