@@ -76,7 +76,7 @@ JobLaunch read_job_launch(const std::string& args_line, const std::string& scrip
 }
 
 void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& launch) {
-  if (!launch.ran_bash) return;
+  if (launch.file == "--args") return;  // a line of arguments says what it says
   static const std::set<std::string_view> kSizes = {"tp", "pp", "cp", "ep", "etp", "vpp", "dp"};
   for (const layout::Knob* knob : job.layout.set) {
     if (kSizes.count(knob->key)) return;
@@ -84,10 +84,10 @@ void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& lau
   if (job.seq_length || job.global_batch) return;
   const recipe::Launch& l = launch.launch.launches.front();
   throw_input(SourceLocation{l.file.empty() ? launch.file : l.file, l.line, 0, "script"},
-              "bash ran '{}' with no parallel size and no workload (no --tensor-model-parallel-size, "
+              "{} '{}' with no parallel size and no workload (no --tensor-model-parallel-size, "
               "--pipeline-model-parallel-size, ..., --seq-length or --global-batch-size): ladle would answer from "
               "its own defaults",
-              l.command);
+              launch.ran_bash ? "bash ran" : "the script launches", l.command);
 }
 
 void check_job_model(const layout::JobArgs& job, const ModelSpec& model) {

@@ -47,8 +47,9 @@ struct JobLaunch {
 JobLaunch read_job_launch(const std::string& args_line, const std::string& script, const ScriptFlags& flags,
                           int gpus_per_node, std::ostream& err);
 
-/// Throws Error(input) when a job read by bash sets no parallel size and no workload: ladle would
-/// answer from its own defaults. The line names what bash ran.
+/// Throws Error(input) when the launch of a --script (run by bash, or read as text where the
+/// sandbox cannot start) sets no parallel size and no workload: ladle would answer from its own
+/// defaults. The line names what bash ran.
 void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& launch);
 
 /// layout::check_model_args, its error placed at the file that wrote the argument (a sourced
