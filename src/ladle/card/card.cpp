@@ -481,10 +481,16 @@ std::string export_card(const Recipe& r, const std::string& path) {
   }
   std::string hf_id = m.active_params.source;
   if (const std::string hf = "https://huggingface.co/"; hf_id.starts_with(hf)) hf_id = hf_id.substr(hf.size());
-  std::string commit = r.stack.framework;
-  if (const std::string p = "Megatron-Bridge commit "; commit.starts_with(p)) commit = commit.substr(p.size());
-  std::string container = r.stack.megatron_lm;
-  if (const std::string p = "as installed in "; container.starts_with(p)) container = container.substr(p.size());
+  // An imported recipe keeps the card's two environment facts in its stack; any other recipe has
+  // no container or Megatron-Bridge commit to give, and says what ran instead.
+  std::string commit = "none: the run used " + r.stack.framework;
+  if (const std::string p = "Megatron-Bridge commit "; r.stack.framework.starts_with(p)) {
+    commit = r.stack.framework.substr(p.size());
+  }
+  std::string container = "none recorded; Megatron-LM " + r.stack.megatron_lm;
+  if (const std::string p = "as installed in "; r.stack.megatron_lm.starts_with(p)) {
+    container = r.stack.megatron_lm.substr(p.size());
+  }
 
   // Metrics: the card's own text where the recipe was imported, else from the measured result.
   std::vector<std::pair<std::string, std::string>> metrics;
