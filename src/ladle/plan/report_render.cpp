@@ -536,6 +536,61 @@ static std::string measured_recipe_lines(const PlanReport& r, const ReportHeader
   return out.empty() ? out : "\nmeasured in the catalog (same model and GPU type):\n" + out;
 }
 
+// Why the top layout wins (issue 35): what binds it (its memory's worst stage and the largest part
+// of its step time), what the runner-up gives up against it and in which parts, and the layouts
+// whose predictions lie within each other's 80% intervals, a tie group rather than a ranking.
+static std::string explanation_lines(const PlanReport& r) {
+  if (r.top.empty()) return "";
+  const Prediction& a = r.top.front();
+  std::string out = "\nwhy the top layout:\n";
+  size_t largest = 0;
+  for (size_t i = 0; i < a.step_parts.size(); ++i) {
+    if (a.step_parts[i].value > a.step_parts[largest].value) largest = i;
+  }
+  std::string time;
+  if (!a.step_parts.empty() && a.step_time_s > 0) {
+    time = fmt::format("; its step time is mostly {} ({:.2f} s, {:.0f}%)", a.step_parts[largest].name,
+                       a.step_parts[largest].value, 100 * a.step_parts[largest].value / a.step_time_s);
+  }
+  out += "  " + wrapped_words(fmt::format("1 binds on {} ({:.1f} of {:.1f} GiB, {} dominates, probability of fitting "
+                                          "{:.0f}%){}",
+                                          a.binding_limit, a.memory_gib, a.capacity_gib, a.memory_dominant,
+                                          100 * a.fit_probability, time),
+                              "    ");
+  if (r.top.size() > 1) {
+    const Prediction& b = r.top[1];
+    // The parts where the runner-up's step is longer, largest first (at most three).
+    std::vector<std::pair<double, std::string>> slower;
+    for (size_t i = 0; i < b.step_parts.size() && i < a.step_parts.size(); ++i) {
+      const double d = b.step_parts[i].value - a.step_parts[i].value;
+      if (d > 0.0005) slower.emplace_back(d, b.step_parts[i].name);
+    }
+    std::sort(slower.begin(), slower.end(), [](const auto& x, const auto& y) { return x.first > y.first; });
+    std::string parts;
+    for (size_t i = 0; i < slower.size() && i < 3; ++i) {
+      parts += fmt::format("{}{} +{:.3f} s", i ? ", " : "", slower[i].second, slower[i].first);
+    }
+    out += "  " + wrapped_words(fmt::format("2 gives up {:.1f}% of tokens/s per GPU to 1{}{}",
+                                            100 * (1 - b.tokens_per_s_per_gpu / a.tokens_per_s_per_gpu),
+                                            parts.empty() ? "" : ": ", parts),
+                                "    ");
+  }
+  // The tie group: the layouts after the top whose medians lie inside its interval and whose
+  // intervals hold its median.
+  size_t tied = 1;
+  while (tied < r.top.size() && r.top[tied].tokens_per_s_per_gpu >= a.tokens_per_s_low &&
+         r.top[tied].tokens_per_s_high >= a.tokens_per_s_per_gpu) {
+    ++tied;
+  }
+  if (tied > 1) {
+    out += "  " + wrapped_words(fmt::format("ranks 1-{} lie within each other's 80% intervals: a tie group, ordered "
+                                            "by the median only, not a ranking",
+                                            tied),
+                                "    ");
+  }
+  return out;
+}
+
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
@@ -606,6 +661,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
     out += "\n";
     out += h.wide ? "  " + shown_spec(w.layout, h) + "\n" : wrapped_spec(shown_spec(w.layout, h), "  ");
   }
+  out += explanation_lines(r);
   out += measured_recipe_lines(r, h);
   return out;
 }
