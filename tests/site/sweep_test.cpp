@@ -5,8 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
 #include <cmath>
 
+#include "ladle/plan/cluster.hpp"
+#include "ladle/plan/predictor.hpp"
+#include "ladle/plan/search.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/site/pages.hpp"
 #include "ladle/site/svg_chart.hpp"
@@ -101,6 +106,20 @@ TEST(Sweep, TheIndexListsOnlyThePredictedFrontier) {
   EXPECT_EQ(count(table, "<tr data-model=\"GLM-4.7-Flash\" data-gpu=\"H200\">"), 1u);
   EXPECT_NE(table.find("8 x H200"), std::string::npos);
   EXPECT_EQ(table.find("16 x H200"), std::string::npos);
+}
+
+TEST(Sweep, MemoryChartsDrawTheGpusUsableMemory) {
+  const SiteCatalog catalog =
+      make_site_catalog({test::site_recipe(test::glm52_tp4(), "recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml")});
+  ASSERT_TRUE(catalog.recipes[0].prediction);
+  const std::string page = render_recipe_page(catalog, 0);
+  // What the planner lets a layout use on an H200: its HBM less the search's margin (plan prints it).
+  const double usable_gib =
+      plan::hbm_capacity_gib(plan::make_cluster("H200", 1).gpu) * (1.0 - plan::PlanRequest{}.memory_margin);
+  const std::string usable = fmt::format("usable on H200: {:.1f} GiB", usable_gib);
+  EXPECT_GE(count(page, "class=\"limit\""), 1u);
+  EXPECT_NE(page.find(usable), std::string::npos) << usable;
+  EXPECT_NE(render_model_page(catalog, "GLM-5.2-744B-A40B").find(usable), std::string::npos);
 }
 
 TEST(SvgChart, ALimitLineIsDrawnAndTheAxisReachesIt) {
