@@ -259,6 +259,20 @@ int run_plan(const PlanOptions& o, Io& io) {
   // The header quotes the model's config and the user's arguments: escaped, as every text report.
   io.out << (o.json ? plan::plan_json(report, header, o.margin)
                     : util::terminal_safe(plan::render_plan(report, header, o.margin)));
+  if (!o.json && !report.top.empty()) {
+    // Each --compare layout that runs, part by part beside the top layout: what makes it slower.
+    std::vector<Prediction> compared;
+    for (const plan::WatchResult& w : report.watched) {
+      if (w.status.rfind("invalid", 0) == 0) continue;
+      try {
+        compared.push_back(plan::predict(costs, request.model, w.layout, request.cluster, request.workload,
+                                         request.calibration));
+      } catch (const Error&) {
+        // A layout predict refuses has its reason in the watched line above.
+      }
+    }
+    io.out << util::terminal_safe(plan::render_comparison(report.top.front(), compared, header));
+  }
   if (recipe) {
     write_emitted(o.emit, *recipe);
     if (!o.json) {

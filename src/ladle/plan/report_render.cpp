@@ -591,6 +591,28 @@ static std::string explanation_lines(const PlanReport& r) {
   return out;
 }
 
+std::string render_comparison(const Prediction& top, const std::vector<Prediction>& compared, const ReportHeader& h) {
+  std::string out;
+  for (const Prediction& c : compared) {
+    out += fmt::format("\n{} against the top layout: {:.1f} tok/s/GPU against {:.1f} ({:+.1f}%); step time by part, s:\n",
+                       shown_label(c.layout, h), c.tokens_per_s_per_gpu, top.tokens_per_s_per_gpu,
+                       100 * (c.tokens_per_s_per_gpu / top.tokens_per_s_per_gpu - 1));
+    util::Table table;
+    table.header = {"part", "top", "compared", "difference"};
+    for (size_t i = 0; i < c.step_parts.size() && i < top.step_parts.size(); ++i) {
+      const double a = top.step_parts[i].value;
+      const double b = c.step_parts[i].value;
+      if (a < 0.0005 && b < 0.0005) continue;
+      table.rows.push_back({c.step_parts[i].name, fmt::format("{:.3f}", a), fmt::format("{:.3f}", b),
+                            fmt::format("{:+.3f}", b - a)});
+    }
+    table.rows.push_back({"step", fmt::format("{:.3f}", top.step_time_s), fmt::format("{:.3f}", c.step_time_s),
+                          fmt::format("{:+.3f}", c.step_time_s - top.step_time_s)});
+    out += table.render();
+  }
+  return out;
+}
+
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);

@@ -59,6 +59,10 @@ std::string render_prediction(const Prediction& p, const ReportHeader& header, d
 /// The same as JSON (one object, keys in a fixed order).
 std::string prediction_json(const Prediction& p, const ReportHeader& header, double measured = 0);
 
+/// The step time of `top` and of each of `compared` (--compare layouts), part by part side by side
+/// with what each part adds: the parts that make a compared layout slower. Empty when none.
+std::string render_comparison(const Prediction& top, const std::vector<Prediction>& compared, const ReportHeader& header);
+
 /// A plan: counts, the top layouts with breakdowns, the best rejected ones and why, watched layouts.
 std::string render_plan(const PlanReport& report, const ReportHeader& header, double memory_margin);
 /// The same as JSON.
