@@ -7,7 +7,9 @@
 #include <cmath>
 
 #include "ladle/launch/job_script.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/model/params.hpp"
 
 namespace ladle::plan {
 
@@ -85,6 +87,11 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
   r.workload.precision = to_string(workload.precision);
   if (r.workload.rows.empty()) r.workload.rows = "fixed-length rows";
   r.layout = layout::to_recipe_layout(l, workload.row_tokens);
+  if (model.num_experts == 0) {
+    // A dense model's job sets no dispatcher (job_layout_args leaves MoE flags out), so the run has
+    // Megatron-LM's default, and the recipe says so (`ladle check` R12 holds the two together).
+    r.layout.dispatcher = std::string(layout::find_knob("dispatcher")->megatron_default);
+  }
   r.env = base.env;
   if (base.from_recipe) {
     Correctness c;
@@ -107,6 +114,10 @@ Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Work
   job.title = r.header_comments.front();
   r.run = launch::job_script(job);
   r.predicted = predicted_block(prediction, calibration);
+  // N and the peak the predicted MFU used: `ladle score` takes them from here when the model is no
+  // catalog name (a config.json path), so a planned recipe of any model gives MFU.
+  r.predicted->active_params = ActiveParams{model::active_params(model), model.source, ""};
+  r.predicted->peak_tflops = cluster.gpu.bf16_dense_tflops;
   return r;
 }
 

@@ -470,7 +470,9 @@ class Checker {
     if (!hw::find_gpu(instance->gpu) || hw::find_gpu(instance->gpu)->name != gpu->name) {
       add("R18", "gpu.instance", "{} carries {} GPUs, not {}", instance->name, instance->gpu, r_.gpu.type);
     }
-    if (instance->gpu_count != r_.gpu.per_node) {
+    // A run on part of one node starts fewer ranks than the node holds (gpu.count = gpu.per_node).
+    const bool part_of_one_node = r_.gpu.per_node < instance->gpu_count && r_.gpu.count == r_.gpu.per_node;
+    if (instance->gpu_count != r_.gpu.per_node && !part_of_one_node) {
       add("R18", "gpu.per_node", "gpu.per_node is {} but {} has {} GPUs", r_.gpu.per_node, instance->name,
           instance->gpu_count);
     }
