@@ -254,6 +254,10 @@ struct Predicted {
   std::vector<PredictedPart> step_time_breakdown;  ///< seconds per part
   std::vector<PredictedPart> memory_breakdown;     ///< GiB per part, worst stage
   std::vector<PredictedPart> stage_memory;         ///< GiB per GPU of each pipeline stage, in order
+  /// N and the GPU's dense BF16 peak the predicted MFU used, so `ladle score` gives MFU for a model
+  /// given as a config.json path (not in the catalog); absent in a recipe written before.
+  std::optional<ActiveParams> active_params;
+  std::optional<double> peak_tflops;  ///< dense BF16 TFLOP/s per GPU
   bool operator==(const Predicted&) const = default;
 };
 

@@ -272,6 +272,8 @@ void visit_fields(V& v, Predicted& x) {
   v.list("step_time_breakdown", x.step_time_breakdown);
   v.list("memory_breakdown", x.memory_breakdown);
   v.list("stage_memory", x.stage_memory);
+  v.object("active_params", x.active_params, /*omit_if_null=*/true);
+  v.field("peak_tflops", x.peak_tflops, {.omit_if_null = true});
 }
 
 template <class V>

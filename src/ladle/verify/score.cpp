@@ -79,8 +79,16 @@ ScoreInputs score_inputs_from_recipe(const Recipe& recipe, const std::string& re
     // holds a result to).
     inputs.active_params = model::active_params(*model);
     inputs.active_params_source = model->source;
+  } else if (recipe.predicted && recipe.predicted->active_params && recipe.predicted->active_params->count > 0) {
+    // A model given as a config.json path: the N the planner counted from it, kept in the recipe.
+    inputs.active_params = recipe.predicted->active_params->count;
+    inputs.active_params_source = recipe.predicted->active_params->source;
   }
-  if (const auto gpu = hw::find_gpu(recipe.gpu.type)) inputs.peak_tflops = gpu->bf16_dense_tflops;
+  if (const auto gpu = hw::find_gpu(recipe.gpu.type)) {
+    inputs.peak_tflops = gpu->bf16_dense_tflops;
+  } else if (recipe.predicted && recipe.predicted->peak_tflops && *recipe.predicted->peak_tflops > 0) {
+    inputs.peak_tflops = recipe.predicted->peak_tflops;  // the peak the planner priced the GPU at
+  }
   if (price) {
     if (!(*price > 0) || !util::is_finite_number(*price)) {
       throw_usage("--price {}: expected a positive, finite number of dollars per GPU-hour", *price);
@@ -209,8 +217,8 @@ ScoreReport score_runs(const std::vector<runlog::RunLog>& runs, const ScoreInput
                  (*inputs.peak_tflops * 1e12);
   } else {
     report.notes.push_back(inputs.active_params ? fmt::format("GPU '{}' is not in the catalog: no MFU", inputs.gpu_name)
-                                                : "the recipe has no result.active_params.count (N) and its model is "
-                                                  "not in the catalog: no MFU");
+                                                : "the recipe has no result.active_params.count nor predicted.active_params "
+                                                  "(N) and its model is not in the catalog: no MFU");
   }
   if (inputs.usd_per_gpu_hour) {
     report.usd_per_million_tokens = *inputs.usd_per_gpu_hour / (report.tokens_per_s_per_gpu * kSecondsPerHour) * 1e6;

@@ -78,7 +78,9 @@ StepWindow parse_window(std::string_view text);
 
 /// Reads GPUs, rows, N, the GPU's peak and the instance price from the recipe and the embedded
 /// hardware catalog; `price` overrides the catalog price. N is the recipe's result.active_params,
-/// else the N of the recipe's model in the model catalog (a planned recipe has no result yet). Throws Error(input) when the recipe lacks
+/// else the N of the recipe's model in the model catalog (a planned recipe has no result yet), else
+/// the N the planner wrote in predicted.active_params (a model given as a config.json path); the
+/// peak is the catalog GPU's, else predicted.peak_tflops. Throws Error(input) when the recipe lacks
 /// what scoring needs (GPU count, row tokens, global batch).
 ScoreInputs score_inputs_from_recipe(const Recipe& recipe, const std::string& recipe_path,
                                      std::optional<double> price);
