@@ -518,7 +518,9 @@ std::optional<LayoutViolation> precision_violation(const Layout& l, const Layout
       return violation("fp8_recipe", "--fp8-recipe mxfp8 needs a GPU with MXFP8 tensor cores (Blackwell){}", none);
     }
   } else if (l.fp4 != Fp4Format::none && !context.gpu_nvfp4) {
-    return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU{}", none);
+    if (context.gpu.empty()) return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
+    return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell){}",
+                     none);
   }
   return std::nullopt;
 }
