@@ -19,6 +19,7 @@
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/partial_layout.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/search.hpp"
@@ -56,7 +57,7 @@ struct PlanOptions {
   std::string calibration;
   std::vector<std::string> compare;
   std::string emit;
-  std::string engine = "megatron";
+  std::string engine;  ///< default: the job's engine with --args/--script, else megatron
   std::string base;
   bool slurm = false;
   std::string args;    ///< the fixed part of the search, as training arguments
@@ -118,12 +119,20 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (!(o.margin >= 0 && o.margin < 1)) throw_usage("--margin must be in [0, 1), got {}", o.margin);
   const std::vector<int64_t> counts = parse_gpu_counts(o.gpus);
   const plan::ClusterOptions hardware{o.gpu, o.instance, o.cluster, o.price};
-  const layout::Engine engine = layout::parse_engine(o.engine);
+  // The job's own engine unless --engine names another.
+  const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine)
+                                : job_read        ? job_read->engine
+                                                  : layout::Engine::megatron;
+  const std::string engine_name = layout::to_string(engine);
 
   plan::PlanRequest request;
   request.model = model::load_model(model_name);
   // The base supplies what is not layout: the plan runs on its workload unless told otherwise.
-  launch::Base base = launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
+  // The user's job is the base unless --base names one (launch::base_from_job, below).
+  launch::Base base = job_launch && o.base.empty()
+                          ? launch::default_base(request.model, engine, o.row_tokens.value_or(8192),
+                                                 o.global_batch.value_or(128))
+                          : launch::resolve_base(o.base, request.model, engine, o.row_tokens.value_or(8192),
                                            o.global_batch.value_or(128));
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
   std::optional<std::vector<std::string>> not_priced;
@@ -143,6 +152,8 @@ int run_plan(const PlanOptions& o, Io& io) {
     if (job.rl) request.workload.rl = layout::format_rl_workload(*job.rl);
     request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
     for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
+    // The job's numerics stay: its gradient reduce dtype, as written or by the engine's default.
+    if (o.base.empty()) request.fixed.emplace_back("grad_reduce");
     for (plan::ValueSource& v : job_sources(launch, job, request.base, file)) sources.push_back(std::move(v));
     if (job.rows_per_mb_given) request.fixed.emplace_back("rows_per_mb");
     not_priced = job.not_priced;
@@ -153,11 +164,20 @@ int run_plan(const PlanOptions& o, Io& io) {
     request.base.grad_reduce = base.layout->grad_reduce;
     request.fixed.emplace_back("grad_reduce");
   }
-  // ladle's defaults follow the workload the arguments settled on.
-  if (!base.from_recipe) {
-    base = launch::default_base(request.model, engine, request.workload.row_tokens, request.workload.global_batch);
+  if (job_launch && o.base.empty()) {
+    // The user's job is the base: everything that is not a layout knob is the job's, verbatim.
+    Workload workload = base.workload;
+    workload.row_tokens = request.workload.row_tokens;
+    workload.global_batch = request.workload.global_batch;
+    workload.precision = plan::to_string(request.workload.precision);
+    base = launch::base_from_job(job_launch->launch, job_read->engine, engine, job_launch->file, workload);
+  } else {
+    // ladle's defaults follow the workload the arguments settled on.
+    if (!base.from_recipe) {
+      base = launch::default_base(request.model, engine, request.workload.row_tokens, request.workload.global_batch);
+    }
+    launch::carry_job_args(base, carried, job_launch ? job_launch->file : "--args");  // errors name the file
   }
-  launch::carry_job_args(base, carried, o.script.empty() ? "--args" : o.script);  // errors name the file
   request.calibration =
       o.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(o.calibration);
   request.top = o.top;
@@ -170,6 +190,18 @@ int run_plan(const PlanOptions& o, Io& io) {
   }
   const plan::ModelCosts costs =
       plan::model_costs(request.model, request.workload.row_tokens, request.workload.image_tokens);
+  {
+    // A precision the GPU cannot run (MXFP8 on Hopper) is refused as predict and check refuse it,
+    // through the same checking context, at the job's argument that asks for it.
+    const layout::LayoutContext gpu_context =
+        plan::checking_context(request.model, plan::make_cluster(hardware, counts[0]), request.workload);
+    if (std::optional<layout::LayoutViolation> v = layout::precision_violation(request.base, gpu_context)) {
+      if (job_launch) {
+        throw Error(ErrorKind::input, v->message, knob_argument(job_launch->launch, v->knob, job_launch->file, "layout"));
+      }
+      throw_usage("layout: {}", v->message);
+    }
+  }
 
   if (counts.size() > 1) {
     if (!o.emit.empty()) throw_usage("--emit needs a single GPU count, not a sweep");
@@ -194,11 +226,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     return kExitOk;
   }
   request.cluster = plan::make_cluster(hardware, counts[0]);
-  layout::LayoutContext context{request.cluster.gpus, request.cluster.gpus_per_node(), request.workload.row_tokens,
-                                request.workload.global_batch};
-  context.num_layers = request.model.num_layers;
-  context.gpu_fp8 = request.cluster.gpu.fp8_dense_tflops > 0;
-  context.gpu_mxfp8 = std::ranges::count(request.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
+  layout::LayoutContext context = plan::checking_context(request.model, request.cluster, request.workload);
   std::vector<std::string> chosen;  // what each --compare spec left out, as filled in
   for (const std::string& spec : o.compare) {
     // A compared spec means what it means to predict: plan's defaults and the best split.
@@ -225,7 +253,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   }
   plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
                             request.calibration.source};
-  header.engine = o.engine;
+  header.engine = engine_name;
   header.not_priced = not_priced;
   header.chosen = chosen;
   {
@@ -276,7 +304,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (recipe) {
     write_emitted(o.emit, *recipe);
     if (!o.json) {
-      io.out << fmt::format("\nwrote {} ({} job{}, base {}, status planned)\n", o.emit, o.engine,
+      io.out << fmt::format("\nwrote {} ({} job{}, base {}, status planned)\n", o.emit, engine_name,
                             o.slurm ? " for sbatch" : "", base.name);
     }
   }
@@ -321,11 +349,11 @@ void add_plan_command(CLI::App& command, Io& io) {
   add_script_flags(command, options->script_flags);
   command.add_option("--emit", options->emit, "write the best layout as a planned recipe with its job to this file");
   command.add_option("--engine", options->engine,
-                     "the job's engine (--emit, and each layout's args in --json): slime, miles, megatron or bridge "
-                     "(default megatron)");
+                     "the job's engine (--emit, and each layout's args in --json): slime, miles, megatron or bridge; "
+                     "default: the engine of --args/--script, else megatron");
   command.add_option("--base", options->base,
-                     "recipe (file or catalog name) the job keeps everything but the layout from (default: the "
-                     "catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
+                     "recipe (file or catalog name) the job keeps everything but the layout from (default: the job of "
+                     "--args/--script, else the catalog recipe of the model for the engine's family, else ladle's defaults for the engine)");
   command.add_flag("--slurm", options->slurm, "write the job as an sbatch script (with --emit)");
   add_json_flag(command, options->json);
   command.add_flag("--wide", options->wide,

@@ -118,6 +118,8 @@ int run_predict(const PredictOptions& o, Io& io) {
   double measured = 0;
   std::optional<std::vector<std::string>> not_priced;
   std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
+  std::optional<JobLaunch> base_job;             // the user's job, the base of --emit's job
+  std::optional<layout::JobArgs> base_job_read;  // and its engine
   std::vector<std::string> chosen;         // what a partial spec left out, as filled in
   std::vector<plan::ValueSource> sources;  // where each value came from
   if (!o.recipe.empty()) {
@@ -172,6 +174,8 @@ int run_predict(const PredictOptions& o, Io& io) {
       if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
       job_read = layout::read_job_args(job_launch->launch, engine, job_launch->file);
       require_job_sets_something(*job_read, *job_launch);
+      base_job = job_launch;
+      base_job_read = job_read;
     }
     const std::string model_name = o.model.empty() ? model_from_job(*job_read) : o.model;
     m.model = model::load_model(model_name);
@@ -181,11 +185,7 @@ int run_predict(const PredictOptions& o, Io& io) {
     if (o.image_tokens > 0) {
       sources.push_back({"image_tokens", std::to_string(o.image_tokens), "--image-tokens (per row, one image)"});
     }
-    layout::LayoutContext context{m.cluster.gpus, m.cluster.gpus_per_node(), m.workload.row_tokens,
-                                  m.workload.global_batch};
-    context.num_layers = m.model.num_layers;
-    context.gpu_fp8 = m.cluster.gpu.fp8_dense_tflops > 0;
-    context.gpu_mxfp8 = std::ranges::count(m.cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
+    layout::LayoutContext context = plan::checking_context(m.model, m.cluster, m.workload);
     if (from_args) {
       const std::string& file = job_launch->file;
       const recipe::LaunchArgs& launch = job_launch->launch;
@@ -241,7 +241,10 @@ int run_predict(const PredictOptions& o, Io& io) {
     }
   }
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
-  const layout::Engine engine = layout::parse_engine(o.engine.empty() ? std::string("megatron") : o.engine);
+  // The job's own engine unless --engine names another.
+  const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine)
+                                : base_job_read   ? base_job_read->engine
+                                                  : layout::Engine::megatron;
   // The job's base: --base, else the recipe predicted when it drives the engine's family, else
   // the catalog's recipe of the model for that family, else ladle's defaults.
   std::string base_name = o.base;
@@ -250,9 +253,18 @@ int run_predict(const PredictOptions& o, Io& io) {
     const auto& engines = launch::engine_table();
     if (engines.engine(own.engine).family == engines.engine(engine).family) base_name = o.recipe;
   }
-  launch::Base base =
-      launch::resolve_base(base_name, m.model, engine, m.workload.row_tokens, m.workload.global_batch);
-  launch::carry_job_args(base, carried, o.script.empty() ? "--args" : o.script);  // errors name the file
+  launch::Base base;
+  if (base_job && base_name.empty()) {
+    // The user's job is the base: everything that is not a layout knob is the job's, verbatim.
+    Workload workload;
+    workload.row_tokens = m.workload.row_tokens;
+    workload.global_batch = m.workload.global_batch;
+    workload.precision = plan::to_string(m.workload.precision);
+    base = launch::base_from_job(base_job->launch, base_job_read->engine, engine, base_job->file, workload);
+  } else {
+    base = launch::resolve_base(base_name, m.model, engine, m.workload.row_tokens, m.workload.global_batch);
+    launch::carry_job_args(base, carried, o.script.empty() ? "--args" : o.script);  // errors name the file
+  }
   if (!o.emit.empty() && base.from_recipe &&
       (base.workload.row_tokens != m.workload.row_tokens || base.workload.global_batch != m.workload.global_batch)) {
     throw_usage("the workload ({} x {}) differs from the base's ({} x {}, {}); the emitted recipe keeps the base's",

@@ -327,11 +327,8 @@ class Search {
         costs_(model_costs(req.model, req.workload.row_tokens, req.workload.image_tokens)),
         gpus_(req.cluster.gpus),
         gpn_(req.cluster.gpus_per_node()),
-        context_{gpus_, gpn_, w_.row_tokens, w_.global_batch},
-        space_(req.model, req.base, req.fixed) {
-    context_.gpu_fp8 = cluster_.gpu.fp8_dense_tflops > 0;
-    context_.gpu_mxfp8 = std::ranges::count(cluster_.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
-  }
+        context_(checking_context(req.model, req.cluster, req.workload)),
+        space_(req.model, req.base, req.fixed) {}
 
   PlanReport run();
 
