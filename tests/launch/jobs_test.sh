@@ -134,7 +134,13 @@ check_job() {  # MODEL ENGINE GPUS PRECISION SLURM(0/1) ENTRY_TOOL ENTRY
   args=$(json_args < "$dir/plan.json")
   [[ -n "$args" ]] || { fail "$name: plan --json has no args"; return; }
   local expected
-  expected=$(env "${job_env[@]}" bash -c 'MODEL_ARGS=(--num-layers 2 --hidden-size 64); eval "words=($1)"; printf "%s\n" "${words[@]}"' _ "$args")
+  # MODEL_ARGS: the job's own array where it writes the model's architecture arguments, else the
+  # stub file's (a job that sources MODEL_ARGS_FILE).
+  local model_args
+  model_args=$(awk '/^MODEL_ARGS=\($/ { on = 1 } on { print } on && /^\)$/ { exit }' "$dir/job.sh")
+  [[ -n "$model_args" ]] || model_args='MODEL_ARGS=(--num-layers 2 --hidden-size 64)'
+  expected=$(env "${job_env[@]}" bash -c "$model_args"'
+    eval "words=($1)"; printf "%s\n" "${words[@]}"' _ "$args")
   local actual
   actual=$(entry_argv "$dir/calls.log" "$tool" "$entry")
   if [[ "$actual" != "$expected" ]]; then

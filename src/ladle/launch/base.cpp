@@ -183,6 +183,15 @@ Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, 
   if (!launch.launches.empty()) {
     for (const recipe::LaunchExport& e : launch.launches.front().env) add_env(e);
   }
+  // The plan priced workload.global_batch rows per step and the recipe says so (`ladle check` R12):
+  // a job that gives no global batch gets that one, said in a note.
+  const bool has_batch = std::any_of(b.args.begin(), b.args.end(),
+                                     [](const recipe::LaunchArg& a) { return a.flag == "--global-batch-size"; });
+  if (!has_batch && engine != layout::Engine::bridge && workload.global_batch > 0) {
+    b.args.push_back(recipe::LaunchArg{"--global-batch-size", {std::to_string(workload.global_batch)}, false, false, 0});
+    b.notes.push_back(fmt::format("{}: gives no --global-batch-size; the job sets the planned {}", file,
+                                  workload.global_batch));
+  }
   return b;
 }
 
