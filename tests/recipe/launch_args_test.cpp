@@ -41,6 +41,23 @@ b')sh",
   EXPECT_TRUE(launch.run_time_words.empty());
 }
 
+// `[[ a && b ]]` is one conditional command: the words after its && are not a command of their own
+// (the reader once took `${#HOSTS[@]} -lt $NNODES ]]` for a launch of an unknown program).
+TEST(LaunchArgsSplit, AndAndInsideATestIsPartOfTheTest) {
+  const LaunchArgs launch = parse_launch_args(
+      R"sh(HOSTS=()
+if [[ ${#HOSTS[@]} -gt 0 && ${#HOSTS[@]} -lt $NNODES || -z "$X" ]]; then
+  echo short
+fi
+[[ -n "$A" ]] && python train.py --lr 1e-5
+)sh",
+      "run.sh");
+  ASSERT_EQ(launch.launches.size(), 1U);
+  EXPECT_EQ(launch.launches[0].entry, "python train.py");
+  EXPECT_EQ(launch.launches[0].line, 5);
+  EXPECT_EQ(arg_of(launch, "--lr").values, std::vector<std::string>{"1e-5"});
+}
+
 TEST(LaunchArgsShell, KeepsVariablesTheScriptLeavesOpenAsExpansions) {
   const LaunchArgs launch = parse_launch_args(
       "OUT=/out\npython train.py --load \"$HF_CKPT\" --save \"$OUT/ckpt\" --lit '$HF_CKPT' --d=\"${X:-/x}\"",

@@ -191,6 +191,7 @@ class Splitter {
     std::vector<Command> commands;
     Command current;
     bool next_conditional = false;
+    bool in_test = false;  ///< between `[[` and `]]`
     const auto finish = [&] {
       if (!current.words.empty()) {
         current.conditional = next_conditional;
@@ -216,6 +217,10 @@ class Splitter {
       }
       if (c == ';' || c == '|' || c == '&') {
         const bool doubled = pos_ + 1 < s_.size() && s_[pos_ + 1] == c;
+        if (in_test && doubled && c != ';') {  // `[[ a && b ]]`: an operator of the test, not a list
+          pos_ += 2;
+          continue;
+        }
         const bool redirect = c == '&' && pos_ + 1 < s_.size() && s_[pos_ + 1] == '>';
         if (redirect) {  // `&>file`: a redirection, kept as a word that is dropped later
           current.words.push_back(word());
@@ -235,6 +240,9 @@ class Splitter {
         continue;
       }
       current.words.push_back(word());
+      // `[[ ... ]]` is one command: its && and || join expressions (bash's conditional command).
+      if (current.words.back().raw == "[[") in_test = true;
+      if (current.words.back().raw == "]]") in_test = false;
     }
     finish();
     return commands;
