@@ -77,10 +77,16 @@ TEST(Search, FindsBothGlm52SeedsAndOrdersThem) {
 }
 
 TEST(Search, RejectsAGpuCountNoLayoutDivides) {
-  // 97 is prime and above the 47 layers: only dp = 97 remains, which does not divide 128 rows.
-  // (7 GPUs do place: pp 7 with a 5/7 layer split.)
+  // 776 = 8 x 97 whole nodes; 97 is prime and above the 47 layers, so it must go to dp, which does
+  // not divide 128 rows. (7 GPUs do place: pp 7 with a 5/7 layer split.)
+  PlanRequest r = request_for("glm-4.7-flash", "h200", 776);
+  EXPECT_LADLE_ERROR(plan_layouts(r), usage, "no valid layout of glm-4.7-flash on 776 GPUs");
+}
+
+TEST(Search, RejectsAGpuCountThatIsNotWholeNodes) {
+  // 97 GPUs are 12 nodes of 8 and one GPU more: a job runs on whole nodes.
   PlanRequest r = request_for("glm-4.7-flash", "h200", 97);
-  EXPECT_LADLE_ERROR(plan_layouts(r), usage, "no valid layout of glm-4.7-flash on 97 GPUs");
+  EXPECT_LADLE_ERROR(plan_layouts(r), usage, "a job runs on whole nodes");
 }
 
 TEST(Search, RejectsAModelThatDoesNotFit) {
