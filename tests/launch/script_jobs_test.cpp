@@ -16,6 +16,7 @@
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::args {
@@ -380,6 +381,109 @@ TEST(ScriptJobs, SideEffectsLeaveTheMachineAsItWas) {
   EXPECT_FALSE(fs::exists("/usr/ladle-written"));
   // curl ran as a stand-in: recorded, nothing fetched.
   EXPECT_TRUE(std::any_of(r.ran.begin(), r.ran.end(), [](const std::string& s) { return s.starts_with("curl"); }));
+  fs::remove_all(dir);
+}
+
+// A variable the script reads that nothing sets at plan time keeps its expansion as written, as
+// the static reader keeps it (the emitted job carries "$DATA_PATH", not ''); one read with a
+// default takes its default, and one the script tests for being set stays unset, so the branch
+// taken is the one an unset variable takes.
+TEST(ScriptJobs, UnsetVariablesKeepTheirExpansion) {
+  REQUIRE_SANDBOX();
+  const fs::path dir = fs::temp_directory_path() / "ladle-unset-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string script = (dir / "job.sh").string();
+  const std::string text =
+      "#!/bin/bash\n"
+      "if [ -z \"$SLURM_JOB_ID\" ]; then NODES=1; else NODES=$SLURM_NNODES; fi\n"
+      "torchrun --nnodes \"$NODES\" pretrain_gpt.py --tensor-model-parallel-size 2 \\\n"
+      "  --data-path $DATA_PATH --load \"$CKPT\" --save ${OUT:-/tmp/out} \\\n"
+      "  --tokenizer-model ${HF_HOME}/tok --seq-length 4096\n";
+  std::ofstream(script) << text;
+  const recipe::LaunchArgs statically = recipe::parse_launch_args(text, script);
+  const Job j = read_job(script);
+  for (const char* flag : {"--data-path", "--load", "--tokenizer-model"}) {
+    ASSERT_NE(arg(j.launch, flag), nullptr) << flag;
+    ASSERT_NE(arg(statically, flag), nullptr) << flag;
+    EXPECT_TRUE(arg(j.launch, flag)->unresolved) << flag;
+    EXPECT_EQ(arg(j.launch, flag)->values, arg(statically, flag)->values) << flag;
+    EXPECT_EQ(arg(j.launch, flag)->shell, arg(statically, flag)->shell) << flag;
+  }
+  EXPECT_EQ(arg(j.launch, "--data-path")->shell, (std::vector<std::string>{"--data-path", "\"$DATA_PATH\""}));
+  EXPECT_EQ(arg(j.launch, "--load")->shell, (std::vector<std::string>{"--load", "\"$CKPT\""}));
+  EXPECT_EQ(arg(j.launch, "--save")->values, std::vector<std::string>{"/tmp/out"});
+  EXPECT_FALSE(arg(j.launch, "--save")->unresolved);
+  EXPECT_EQ(arg(j.launch, "--nnodes")->values, std::vector<std::string>{"1"});  // the -z branch
+  EXPECT_EQ(arg(j.launch, "--seq-length")->values, std::vector<std::string>{"4096"});
+  // Given with --env, the value is the run's.
+  const Job given = read_job(script, ScriptOptions{{}, {{"DATA_PATH", "/data/corpus"}}, 8, 20});
+  EXPECT_EQ(arg(given.launch, "--data-path")->values, std::vector<std::string>{"/data/corpus"});
+  EXPECT_FALSE(arg(given.launch, "--data-path")->unresolved);
+  fs::remove_all(dir);
+}
+
+// A variable that is not set, in arithmetic: one line naming it and how to give it (exit 2).
+TEST(ScriptJobs, UnsetVariableInArithmeticAsksForItsValue) {
+  REQUIRE_SANDBOX();
+  const fs::path dir = fs::temp_directory_path() / "ladle-unset-arith-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string script = (dir / "job.sh").string();
+  std::ofstream(script) << "#!/bin/bash\n"
+                           "NODES=$SLURM_NNODES\n"
+                           "WORLD=$((NODES * 8))\n"
+                           "torchrun --nnodes $NODES pretrain_gpt.py --tensor-model-parallel-size 2\n";
+  try {
+    read_script(script, {});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_EQ(e.where().line, 3);
+    EXPECT_NE(e.message().find("$SLURM_NNODES"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("--env SLURM_NNODES=VALUE"), std::string::npos) << e.message();
+    EXPECT_EQ(e.message().find(kUnsetFolder), std::string::npos) << e.message();
+  }
+  const Job given = read_job(script, ScriptOptions{{}, {{"SLURM_NNODES", "2"}}, 8, 20});
+  EXPECT_EQ(arg(given.launch, "--nnodes")->values, std::vector<std::string>{"2"});
+  fs::remove_all(dir);
+}
+
+// A job that checks its declared inputs before it launches (`need NAME KIND`, as ladle's jobs do)
+// runs to its launch: each input's sentinel is what its kind asks for.
+TEST(ScriptJobs, DeclaredInputsPassTheJobsChecks) {
+  REQUIRE_SANDBOX();
+  const fs::path dir = fs::temp_directory_path() / "ladle-declared-inputs-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string script = (dir / "job.sh").string();
+  std::ofstream(script) << "#!/bin/bash\n"
+                           "set -euo pipefail\n"
+                           "missing=()\n"
+                           "need() {  # need NAME KIND WHAT\n"
+                           "  local value=${!1:-}\n"
+                           "  if [[ -z \"$value\" ]]; then missing+=(\"$1 is not set: $3\"); return; fi\n"
+                           "  case $2 in\n"
+                           "    dir) [[ -d \"$value\" ]] || missing+=(\"$1\") ;;\n"
+                           "    file) [[ -f \"$value\" ]] || missing+=(\"$1\") ;;\n"
+                           "    prefix) [[ -f \"$value.bin\" && -f \"$value.idx\" ]] || missing+=(\"$1\") ;;\n"
+                           "  esac\n"
+                           "}\n"
+                           "need MEGATRON_DIR dir 'the checkout'\n"
+                           "need DATA_PATH prefix 'the data'\n"
+                           "need TOKENIZER file 'the tokenizer'\n"
+                           "need OUTPUT_DIR out 'where it writes'\n"
+                           "if (( ${#missing[@]} > 0 )); then printf '%s\\n' \"${missing[@]}\" >&2; exit 2; fi\n"
+                           "mkdir -p \"$OUTPUT_DIR\"\n"
+                           "cd \"$MEGATRON_DIR\"\n"
+                           "torchrun pretrain_gpt.py --tensor-model-parallel-size 2 --data-path \"$DATA_PATH\" \\\n"
+                           "  --tokenizer-model \"$TOKENIZER\" --save \"$OUTPUT_DIR/ckpt\"\n";
+  const Job j = read_job(script);
+  EXPECT_EQ(arg(j.launch, "--data-path")->shell, (std::vector<std::string>{"--data-path", "\"$DATA_PATH\""}));
+  EXPECT_EQ(arg(j.launch, "--tokenizer-model")->shell,
+            (std::vector<std::string>{"--tokenizer-model", "\"$TOKENIZER\""}));
+  EXPECT_EQ(arg(j.launch, "--save")->values, std::vector<std::string>{"$OUTPUT_DIR/ckpt"});
+  EXPECT_TRUE(arg(j.launch, "--save")->unresolved);
   fs::remove_all(dir);
 }
 

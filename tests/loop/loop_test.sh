@@ -89,12 +89,10 @@ walk() {  # NAME JOB ENV...
   local dir=$work/$name
   mkdir -p "$dir/mine" "$dir/planned" "$dir/site-recipes"
   local run_env=("$@")
-  # The job reads its inputs from the environment: plan and diff run it (in a sandbox) with them
-  # given, as the cluster gives them. The stand-in engine's memory runs 7% over the prediction, so
-  # the plan keeps 12% of HBM free.
-  local env_flags=()
-  for kv in "${run_env[@]}"; do env_flags+=(--env "$kv"); done
-  local plan=(plan qwen3-30b-a3b --gpu h200 --gpus 8 --script "$job" "${env_flags[@]}" --top 1 --margin 0.12)
+  # The job reads its inputs from the environment, which plan and diff (running it in a sandbox)
+  # are not given: the emitted job must read them at run time as the user's job does. The stand-in
+  # engine's memory runs 7% over the prediction, so the plan keeps 12% of HBM free.
+  local plan=(plan qwen3-30b-a3b --gpu h200 --gpus 8 --script "$job" --top 1 --margin 0.12)
   step "$name: plan --script --emit"
   if ! "$ladle" "${plan[@]}" --emit "$dir/site-recipes/recipe.yaml" > "$dir/plan.out" 2> "$dir/plan.err"; then
     fail "$name: plan --emit: $(tail -n 3 "$dir/plan.err")"
@@ -103,10 +101,29 @@ walk() {  # NAME JOB ENV...
   "$ladle" "${plan[@]}" --emit "$dir/job.sh" > /dev/null 2>&1 ||
     fail "$name: plan --emit job.sh"
   grep -q "^# Engine: .*; base: the job $job" "$dir/job.sh" || fail "$name: the job's header does not name the job as its base"
-  step "$name: diff my job against the emitted one"
-  "$ladle" diff --static "$job" "$dir/job.sh" > "$dir/diff.out" 2>&1
+  # Each argument the job reads from its environment is read at run time in the emitted job too:
+  # `--data-path "$DATA_PATH"`, not `--data-path ''` (plan ran the job with none of them set).
+  local input written passed=()
+  for input in "${run_env[@]}"; do
+    input=${input%%=*}
+    while IFS= read -r written; do
+      passed+=("$written")
+      grep -qF -- "  $written" "$dir/job.sh" ||
+        fail "$name: the emitted job does not pass $written as the job does: $(grep -n -- "$input" "$dir/job.sh" | head -n 3)"
+    done < <(grep -oE -- "--[a-z-]+ \"\\\$$input\"" "$job")
+  done
+  ((${#passed[@]} > 0)) || fail "$name: the job passes no input read from its environment (the check above checked nothing)"
+  step "$name: diff my job against the emitted one (both run in the sandbox)"
+  if ! "$ladle" diff "$job" "$dir/job.sh" > "$dir/diff.out" 2> "$dir/diff.err"; then
+    fail "$name: diff my_job.sh job.sh failed: $(tail -n 3 "$dir/diff.err")"
+  fi
   grep -q '^correctness.configuration: pass$' "$dir/diff.out" ||
     fail "$name: diff my_job.sh job.sh is not layout-only: $(grep -E '^verdict|^--' "$dir/diff.out" | head -n 12)"
+  # Only layout differences: no argument that passes an input of the environment differs.
+  for written in "${passed[@]}"; do
+    grep -qE -- "^${written%% *} " "$dir/diff.out" &&
+      fail "$name: diff shows ${written%% *} as a difference: $(grep -E -- "^${written%% *} " "$dir/diff.out")"
+  done
   step "$name: run my job and the emitted job under the stand-ins"
   if ! (env "${run_env[@]}" OUTPUT_DIR="$dir/mine" bash "$job" > "$dir/mine.out" 2>&1); then
     fail "$name: my job failed under the stand-ins: $(tail -n 3 "$dir/mine.out")"

@@ -280,7 +280,16 @@ Recording run_sandboxed(const SandboxOptions& o) {
   const fs::path bin = tmp.path / "bin";
   const fs::path out = tmp.path / "out";
   const fs::path host = tmp.path / "host";  // bash's own output, outside the sandbox's reach
-  for (const fs::path& p : {bin, out, out / "calls", out / "missing", host}) fs::create_directories(p);
+  const fs::path unset = tmp.path / "unset";  // the sentinels of unset variables
+  for (const fs::path& p : {bin, out, out / "calls", out / "missing", host, unset}) fs::create_directories(p);
+  for (const auto& [name, kind] : o.unset) {
+    if (kind == "dir") fs::create_directories(unset / name);
+    if (kind == "file") write_text(unset / name, "", false);
+    if (kind == "prefix") {
+      write_text(unset / (name + ".bin"), "", false);
+      write_text(unset / (name + ".idx"), "", false);
+    }
+  }
   write_text(bin / kStandIn, kStandInText, true);
   write_text(bin / "rc.sh", kRcText, false);
   for (const std::string& name : kPrograms) fs::create_symlink(kStandIn, bin / name);
@@ -298,6 +307,7 @@ Recording run_sandboxed(const SandboxOptions& o) {
                      {"LOGNAME", user_name()},
                      {"LANG", "C.UTF-8"},
                      {"SHELL", "/bin/bash"}};
+  for (const auto& [name, kind] : o.unset) rec.initial_env.emplace_back(name, unset_sentinel(name));
   for (const auto& [k, v] : o.env) {
     auto it = std::find_if(rec.initial_env.begin(), rec.initial_env.end(), [&](const auto& e) { return e.first == k; });
     // PATH from --env keeps the stand-ins first.
@@ -322,6 +332,9 @@ Recording run_sandboxed(const SandboxOptions& o) {
   });
   for (const fs::path& v : views) writable_view(v, argv);
   argv.insert(argv.end(), {"--ro-bind", bin.string(), inside_bin, "--bind", out.string(), kInsideOut});
+  std::string inside_unset = kUnsetFolder;
+  inside_unset.pop_back();
+  argv.insert(argv.end(), {"--bind", unset.string(), inside_unset});
   // Launchers called by their full path (/usr/bin/python3) reach the stand-in too.
   for (const std::string& name : kPrograms) {
     for (const char* dir : {"/usr/bin", "/usr/local/bin", "/opt/conda/bin"}) {

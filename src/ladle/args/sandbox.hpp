@@ -22,7 +22,19 @@ struct SandboxOptions {
   double wall_seconds = 30;                                 ///< the wall-time limit
   uint64_t memory_bytes = uint64_t{4} << 30;                ///< address space of each process
   uint64_t processes = 512;                                 ///< processes of the sandbox's user
+  /// Variables the script reads that nothing sets at plan time: each is set to its sentinel
+  /// (unset_sentinel(name)). The kind of an input a ladle job declares (`need NAME dir`) makes the
+  /// sentinel a folder ("dir"), an empty file ("file") or a data prefix with .bin and .idx
+  /// ("prefix"), so the job's own checks pass; any other kind leaves nothing there.
+  std::vector<std::pair<std::string, std::string>> unset;   ///< NAME, KIND
 };
+
+/// Where the sentinel paths of unset variables live inside the sandbox.
+inline constexpr const char* kUnsetFolder = "/tmp/.ladle/unset/";
+
+/// The value the sandbox gives an unset variable `name`: a path no script sets, which bash's
+/// arithmetic refuses (a syntax error naming it) and which a word keeps whole.
+inline std::string unset_sentinel(const std::string& name) { return kUnsetFolder + name; }
 
 /// One recorded call of a stand-in (or of a command bash did not find).
 struct RecordedCall {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <regex>
 #include <set>
@@ -160,6 +161,208 @@ class Locator {
   std::vector<std::string> order_;
 };
 
+// --- variables the script reads that nothing sets at plan time ----------------------------------
+// bash expands such a variable to '' (or drops the word), so the launch would record
+// `--data-path ''` where the job means "$DATA_PATH" at run time. Each gets a sentinel value
+// (sandbox.hpp: unset_sentinel) and the words that hold one are written back as the expansion
+// (`$DATA_PATH`, unresolved), as the static reader keeps them.
+//
+// Which variables: those that a word of a launch expands and the static reader could not resolve
+// (open `$NAME`/`${NAME}` pieces of its unresolved words), less
+//  - what --env gives, and what bash or the sandbox sets itself (PATH, HOME, RANDOM, BASH_*, ...):
+//    those have values;
+//  - any the script reads with a default or an alternative (`${X:-d}`, `${X-d}`, `${X:=d}`,
+//    `${X:+w}`, `${X:?}`): unset, bash takes the default, which is what the job means when the
+//    cluster does not set it;
+//  - any the script tests for being set or empty (`-z "$X"`, `-n "$X"`, `-v X`, `${#X}`,
+//    `[[ $X ]]`, `"$X" == ""`): a sentinel would flip the branch (`if [ -z "$SLURM_JOB_ID" ]; then
+//    NNODES=1; else NNODES=$SLURM_NNODES; fi`), so the script runs the branch it runs when unset,
+//    as before. SLURM_*, MASTER_* and the like get no other rule: when the script only passes them
+//    on (`--master-addr $MASTER_ADDR`), the cluster gives them at run time, and the word says so.
+// A ladle job declares its inputs (`need NAME KIND WHAT`); each gets a sentinel of its kind (a
+// folder, a file, a data prefix), so its preamble passes and it runs to its launch as the user's job does.
+
+// The variables given sentinels (SandboxOptions::unset), and those the script writes `${NAME}`
+// rather than `$NAME`, for the words written back.
+struct Sentinels {
+  std::vector<std::pair<std::string, std::string>> unset;
+  std::set<std::string> braced;
+};
+
+// Names bash (or the sandbox) sets; never the script's inputs.
+bool shell_provided(const std::string& name) {
+  static const std::set<std::string> kNames = {
+      "PATH",   "HOME",    "PWD",     "OLDPWD",   "SHLVL",    "RANDOM",  "SRANDOM", "SECONDS", "LINENO",
+      "HOSTNAME", "HOSTTYPE", "OSTYPE", "MACHTYPE", "UID",     "EUID",    "PPID",    "IFS",     "GROUPS",
+      "FUNCNAME", "EPOCHSECONDS", "EPOCHREALTIME", "OPTARG", "OPTIND", "OPTERR", "REPLY", "PIPESTATUS",
+      "COLUMNS", "LINES",  "HISTFILE", "HISTSIZE", "PS1",     "PS2",     "PS3",     "PS4",     "USER",
+      "LOGNAME", "SHELL",  "LANG",    "_"};
+  return kNames.count(name) > 0 || name.starts_with("BASH") || name.starts_with("COMP_") ||
+         name.starts_with("__LADLE_") || name.starts_with("__ladle_");
+}
+
+// Names `text` reads with a default or tests for being set: never given a sentinel.
+std::set<std::string> defaulted_or_tested(const std::string& text) {
+  static const std::vector<std::regex> kForms = {
+      std::regex(R"(\$\{([A-Za-z_][A-Za-z0-9_]*):?[-=?+])"),
+      std::regex(R"(-[zn][ \t]+["']?\$\{?([A-Za-z_][A-Za-z0-9_]*))"),
+      std::regex(R"(-v[ \t]+["']?([A-Za-z_][A-Za-z0-9_]*))"),
+      std::regex(R"(\$\{#([A-Za-z_][A-Za-z0-9_]*)\})"),
+      std::regex(R"(\[\[?[ \t]+["']?\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?["']?[ \t]+(\]|[!=]=?[ \t]+(""|'')))"),
+      std::regex(R"((""|'')[ \t]+[!=]=?[ \t]+["']?\$\{?([A-Za-z_][A-Za-z0-9_]*))"),
+  };
+  std::set<std::string> out;
+  for (size_t k = 0; k < kForms.size(); ++k) {
+    for (std::sregex_iterator it(text.begin(), text.end(), kForms[k]), end; it != end; ++it) {
+      out.insert((*it)[k + 1 == kForms.size() ? 2 : 1].str());
+    }
+  }
+  return out;
+}
+
+// The inputs a ladle job declares (`need NAME KIND WHAT` after its `need() {` function).
+std::vector<std::pair<std::string, std::string>> declared_inputs(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (text.find("\nneed() {") == std::string::npos) return out;
+  static const std::regex kNeed(R"((^|\n)need ([A-Za-z_][A-Za-z0-9_]*) ([a-z]+) )");
+  for (std::sregex_iterator it(text.begin(), text.end(), kNeed), end; it != end; ++it) {
+    out.emplace_back((*it)[2].str(), (*it)[3].str());
+  }
+  return out;
+}
+
+// The variables to give sentinels, with the kind of each (sandbox.hpp: SandboxOptions::unset).
+Sentinels unset_inputs(const std::string& text, const std::string& path,
+                       const std::vector<std::pair<std::string, std::string>>& env) {
+  Sentinels sentinels;
+  std::vector<std::pair<std::string, std::string>>& out = sentinels.unset;
+  const auto given = [&](const std::string& name) {
+    return std::any_of(env.begin(), env.end(), [&](const auto& e) { return e.first == name; }) ||
+           shell_provided(name) ||
+           std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == name; });
+  };
+  for (const auto& [name, kind] : declared_inputs(text)) {
+    if (!given(name)) out.emplace_back(name, kind);
+  }
+  recipe::LaunchArgs read;
+  try {
+    read = recipe::parse_launch_args(text, path);
+  } catch (const Error&) {
+    return sentinels;  // bash reads what the static reader cannot; its own errors say why
+  }
+  const std::set<std::string> skip = defaulted_or_tested(text);
+  const std::vector<std::string> lines = util::split(text, '\n');
+  static const std::regex kReference(R"(\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+  // The static reader keeps an unresolved word's text as written: its `$NAME` and `${NAME}`. A
+  // name the script sets itself (`NNODES=$SLURM_NNODES`, in a branch the reader does not follow)
+  // gets no sentinel: a variable bash starts with is exported, so the launch would record it as
+  // the script's environment. The names its assignments read get theirs.
+  std::set<std::string> seen;
+  std::function<void(const std::string&)> add = [&](const std::string& word) {
+    for (std::sregex_iterator it(word.begin(), word.end(), kReference), end; it != end; ++it) {
+      const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+      if (given(name) || skip.count(name) || !seen.insert(name).second) continue;
+      const std::regex assignment("^[ \t]*(export[ \t]+|local[ \t]+|readonly[ \t]+|declare[ \t]+(-[A-Za-z]+[ \t]+)*)?" +
+                                  name + "\\+?=(.*)$");
+      bool assigned = false;
+      for (const std::string& l : lines) {
+        std::smatch m;
+        if (!std::regex_match(l, m, assignment)) continue;
+        assigned = true;
+        add(m[3].str());
+      }
+      if (!assigned) out.emplace_back(name, "any");
+    }
+  };
+  const auto add_arg = [&](const recipe::LaunchArg& a) {
+    if (!a.unresolved) return;
+    add(a.flag);
+    for (const std::string& v : a.values) add(v);
+  };
+  for (const recipe::LaunchArg& a : read.args) add_arg(a);
+  for (const recipe::Launch& l : read.setup) {
+    for (const recipe::LaunchArg& a : l.launcher_args) add_arg(a);
+  }
+  for (const recipe::Launch& l : read.launches) {
+    for (const recipe::LaunchExport& e : l.env) {
+      if (e.unresolved) add(e.value);
+    }
+  }
+  for (const recipe::LaunchExport& e : read.exports) {
+    if (e.unresolved) add(e.value);
+  }
+  // Braced where the script never writes the bare `$NAME`.
+  for (const auto& [name, kind] : out) {
+    if (text.find("${" + name + "}") == std::string::npos) continue;
+    const std::regex bare("\\$" + name + "([^A-Za-z0-9_]|$)");
+    if (!std::regex_search(text, bare)) sentinels.braced.insert(name);
+  }
+  return sentinels;
+}
+
+// Writes the sentinels in `text` back as the expansions they stand for: $NAME, or ${NAME} where
+// the script writes it so or a name character follows. `names`: the variables given sentinels. Returns whether it wrote any.
+bool unsentinel(std::string& text, const Sentinels& names) {
+  const std::string prefix = kUnsetFolder;
+  bool changed = false;
+  for (size_t at = text.find(prefix); at != std::string::npos; at = text.find(prefix, at)) {
+    const size_t start = at + prefix.size();
+    const std::string* best = nullptr;
+    for (const auto& [name, kind] : names.unset) {
+      if (text.compare(start, name.size(), name) == 0 && (!best || name.size() > best->size())) best = &name;
+    }
+    if (!best) {
+      at = start;
+      continue;
+    }
+    const size_t end = start + best->size();
+    const bool braced = names.braced.count(*best) ||
+                        (end < text.size() && (std::isalnum(static_cast<unsigned char>(text[end])) || text[end] == '_'));
+    const std::string written = braced ? "${" + *best + "}" : "$" + *best;
+    text.replace(at, end - at, written);
+    at += written.size();
+    changed = true;
+  }
+  return changed;
+}
+
+// The words of a recorded launch that hold sentinels, written back as the static reader writes
+// an expansion of an unset variable: the text as written, its shell form the variable expanded in
+// double quotes, unresolved.
+void unsentinel(recipe::LaunchArg& a, const Sentinels& names) {
+  const bool word_by_word = a.shell.size() == a.values.size() + 1;
+  if (unsentinel(a.flag, names)) {
+    a.unresolved = true;
+    if (word_by_word) a.shell[0] = recipe::variable_shell_word(a.flag);
+  }
+  for (size_t i = 0; i < a.values.size(); ++i) {
+    if (!unsentinel(a.values[i], names)) continue;
+    a.unresolved = true;
+    if (word_by_word) a.shell[i + 1] = recipe::variable_shell_word(a.values[i]);
+  }
+}
+
+void unsentinel(recipe::LaunchExport& e, const Sentinels& names) {
+  if (!unsentinel(e.value, names)) return;
+  e.unresolved = true;
+  e.shell = recipe::variable_shell_word(e.value);
+}
+
+void unsentinel(recipe::LaunchArgs& l, const Sentinels& names) {
+  if (names.unset.empty()) return;
+  for (recipe::LaunchArg& a : l.args) unsentinel(a, names);
+  for (recipe::LaunchArg& a : l.unset_overrides) unsentinel(a, names);
+  for (recipe::LaunchExport& e : l.exports) unsentinel(e, names);
+  for (std::vector<recipe::Launch>* list : {&l.launches, &l.setup}) {
+    for (recipe::Launch& launch : *list) {
+      for (recipe::LaunchArg& a : launch.launcher_args) unsentinel(a, names);
+      for (recipe::LaunchArg& a : launch.args) unsentinel(a, names);
+      for (recipe::LaunchExport& e : launch.env) unsentinel(e, names);
+    }
+  }
+  for (recipe::RunTimeWord& w : l.run_time_words) unsentinel(w.word, names);
+}
+
 // The environment a call has that the sandbox did not start bash with: what the script set.
 std::vector<std::pair<std::string, std::string>> script_env(const RecordedCall& call, const Recording& rec) {
   std::vector<std::pair<std::string, std::string>> out;
@@ -183,7 +386,8 @@ std::string file_name(const std::string& abs, const std::string& script) {
 
 // The launches of the recorded calls, read by the script reader from the calls written as
 // commands: one reader unwraps launchers whether ladle reads a script's text or what bash ran.
-recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path) {
+recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path,
+                               const Sentinels& unset) {
   std::string text;
   std::vector<std::pair<int, const RecordedCall*>> starts;  // first synthetic line of each call
   int line = 1;
@@ -196,7 +400,8 @@ recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path) {
     line += static_cast<int>(std::count(command.begin(), command.end(), '\n'));
     text += command;
   }
-  const recipe::LaunchArgs read = recipe::parse_launch_args(text, path);
+  recipe::LaunchArgs read = recipe::parse_launch_args(text, path);
+  unsentinel(read, unset);
   const auto call_at = [&](int synthetic) -> const RecordedCall* {
     const RecordedCall* found = nullptr;
     for (const auto& [start, call] : starts) {
@@ -259,6 +464,7 @@ recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path) {
     out.setup.push_back(std::move(kept));
   }
   out.unset_overrides = read.unset_overrides;
+  unsentinel(out, unset);  // the environment the script set from an unset variable
   return out;
 }
 
@@ -325,6 +531,8 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
   so.env = options.env;
   so.gpus_per_node = options.gpus_per_node;
   so.wall_seconds = options.wall_seconds;
+  const Sentinels sentinels = unset_inputs(util::read_file(path, limits::FileKind::launch_script), path, options.env);
+  so.unset = sentinels.unset;
   const Recording rec = run_sandboxed(so);
   ScriptReading out;
   if (!rec.started) {
@@ -340,6 +548,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
   }
   for (const RecordedCall& call : rec.calls) {
     out.ran.push_back(shown(call));
+    unsentinel(out.ran.back(), sentinels);
     // A python helper whose output the script reads (`$(python3 model_args.py NAME)`); a launch
     // piped to `tee` is no helper.
     const bool helper = !call.argv.empty() && is_python_name(call.argv.front()) &&
@@ -362,6 +571,22 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
                 "the end of line {}?)",
                 shown(m), m.line - 1);
   }
+  // An unset variable (its sentinel) in arithmetic: bash stops at `$((...))`, or a `((...))` takes
+  // a branch by a value the run will have; ladle cannot tell which, so it asks for the value.
+  if (const auto stop = bash_stop(rec.stderr_text, path, kUnsetFolder)) {
+    std::string name = stop->second.substr(stop->second.find(kUnsetFolder));
+    std::string message = stop->second;
+    unsentinel(name, sentinels);
+    unsentinel(message, sentinels);
+    name = name.substr(name.find_first_not_of("${"));
+    name = name.substr(0, name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_"));
+    if (message.find("syntax error") != std::string::npos || message.find("arithmetic") != std::string::npos) {
+      throw_input(stop->first,
+                  "the script computes with ${}, which is not set when ladle runs it (bash: {}); give its value "
+                  "with --env {}=VALUE",
+                  name, message, name);
+    }
+  }
   // A syntax error: bash skips the broken command and runs on, which is never what the script meant.
   if (const auto stop = bash_stop(rec.stderr_text, path, "syntax error")) {
     throw_input(stop->first, "bash: {}", stop->second);
@@ -370,7 +595,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
     throw_input(SourceLocation{path, 0, 0, "script"},
                 "the script did not end within {} s (--script-timeout); ladle stopped it", options.wall_seconds);
   }
-  out.launch = launches_of(rec, path);
+  out.launch = launches_of(rec, path, sentinels);
   if (out.launch.launches.empty()) {
     if (rec.exit_code != 0) {
       if (const auto stop = bash_stop(rec.stderr_text, path)) {
