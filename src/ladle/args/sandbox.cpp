@@ -280,16 +280,9 @@ Recording run_sandboxed(const SandboxOptions& o) {
   const fs::path bin = tmp.path / "bin";
   const fs::path out = tmp.path / "out";
   const fs::path host = tmp.path / "host";  // bash's own output, outside the sandbox's reach
-  const fs::path unset = tmp.path / "unset";  // the sentinels of unset variables
-  for (const fs::path& p : {bin, out, out / "calls", out / "missing", host, unset}) fs::create_directories(p);
-  for (const auto& [name, kind] : o.unset) {
-    if (kind == "dir") fs::create_directories(unset / name);
-    if (kind == "file") write_text(unset / name, "", false);
-    if (kind == "prefix") {
-      write_text(unset / (name + ".bin"), "", false);
-      write_text(unset / (name + ".idx"), "", false);
-    }
-  }
+  for (const fs::path& p : {bin, out, out / "calls", out / "missing", host}) fs::create_directories(p);
+  const fs::path empty = tmp.path / "empty";  // what a sentinel's file shows: nothing
+  write_text(empty, "", false);
   write_text(bin / kStandIn, kStandInText, true);
   write_text(bin / "rc.sh", kRcText, false);
   for (const std::string& name : kPrograms) fs::create_symlink(kStandIn, bin / name);
@@ -332,9 +325,19 @@ Recording run_sandboxed(const SandboxOptions& o) {
   });
   for (const fs::path& v : views) writable_view(v, argv);
   argv.insert(argv.end(), {"--ro-bind", bin.string(), inside_bin, "--bind", out.string(), kInsideOut});
+  // The sentinels of unset variables: a tmpfs of their own (writes thrown away), holding what the
+  // kind of each asks for.
   std::string inside_unset = kUnsetFolder;
   inside_unset.pop_back();
-  argv.insert(argv.end(), {"--bind", unset.string(), inside_unset});
+  argv.insert(argv.end(), {"--size", std::to_string(kTmpfsBytes), "--tmpfs", inside_unset});
+  for (const auto& [name, kind] : o.unset) {
+    const std::string at = unset_sentinel(name);
+    if (kind == "dir") argv.insert(argv.end(), {"--dir", at});
+    if (kind == "file") argv.insert(argv.end(), {"--ro-bind", empty.string(), at});
+    if (kind == "prefix") {
+      argv.insert(argv.end(), {"--ro-bind", empty.string(), at + ".bin", "--ro-bind", empty.string(), at + ".idx"});
+    }
+  }
   // Launchers called by their full path (/usr/bin/python3) reach the stand-in too.
   for (const std::string& name : kPrograms) {
     for (const char* dir : {"/usr/bin", "/usr/local/bin", "/opt/conda/bin"}) {

@@ -326,6 +326,11 @@ bool unsentinel(std::string& text, const Sentinels& names) {
   return changed;
 }
 
+std::string unsentinel_copy(std::string text, const Sentinels& names) {
+  unsentinel(text, names);
+  return text;
+}
+
 // The words of a recorded launch that hold sentinels, written back as the static reader writes
 // an expansion of an unset variable: the text as written, its shell form the variable expanded in
 // double quotes, unresolved.
@@ -562,6 +567,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
                                          name.empty() ? path : name, call.line, shown(call)));
     }
   }
+  for (std::string& w : out.warnings) unsentinel(w, sentinels);
   // A line of flags bash ran as a command: the launch above it lost them.
   for (const RecordedCall& m : rec.missing) {
     if (m.argv.empty() || !m.argv.front().starts_with("-")) continue;
@@ -569,7 +575,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
     throw_input(SourceLocation{name.empty() ? path : name, m.line, 1, "script"},
                 "bash runs '{}' as a command of its own, so the launch above it never gets it (a missing '\\' at "
                 "the end of line {}?)",
-                shown(m), m.line - 1);
+                unsentinel_copy(shown(m), sentinels), m.line - 1);
   }
   // An unset variable (its sentinel) in arithmetic: bash stops at `$((...))`, or a `((...))` takes
   // a branch by a value the run will have; ladle cannot tell which, so it asks for the value.
@@ -608,7 +614,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
                   "bash exited with status {} before any launch", rec.exit_code);
     }
     std::vector<std::string> ran = out.ran;
-    for (const RecordedCall& m : rec.missing) ran.push_back(shown(m) + " (not found)");
+    for (const RecordedCall& m : rec.missing) ran.push_back(unsentinel_copy(shown(m), sentinels) + " (not found)");
     throw_input(SourceLocation{path, 0, 0, "script"},
                 "bash ran no training launch (a python file or module, directly or through torchrun, ray job "
                 "submit, srun, ...): {}",
