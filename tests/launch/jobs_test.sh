@@ -312,7 +312,8 @@ check_hostile() {  # ENGINE TOOL ENTRY ARGS_FILE LITERAL...
   shift 4
   local dir=$work/hostile-$engine
   mkdir -p "$dir"
-  local flags=(plan qwen3-30b-a3b --gpu h200 --gpus 8 --top 1 --engine "$engine" --script "$args_file")
+  # The file holds bare arguments, not a script bash could run: --args reads them as written.
+  local flags=(plan qwen3-30b-a3b --gpu h200 --gpus 8 --top 1 --engine "$engine" --args "$(cat "$args_file")")
   if ! "$ladle" "${flags[@]}" --emit "$dir/job.sh" >/dev/null 2>"$dir/emit.err"; then
     fail "hostile $engine: ladle plan --emit: $(cat "$dir/emit.err")"
     return

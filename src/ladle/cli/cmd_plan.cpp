@@ -102,7 +102,10 @@ int run_plan(const PlanOptions& o, Io& io) {
         plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, o.price}, parse_gpu_counts(o.gpus)[0])
             .gpus_per_node());
     job_launch = read_job_launch(o.args, o.script, o.script_flags, per_node, io.err);
-    job_read = layout::read_job_args(job_launch->launch, std::nullopt, job_launch->file);
+    // As predict reads it: --engine names the job's engine, else the job's own arguments tell.
+    std::optional<layout::Engine> job_engine;
+    if (!o.engine.empty()) job_engine = layout::parse_engine(o.engine);
+    job_read = layout::read_job_args(job_launch->launch, job_engine, job_launch->file);
     require_job_sets_something(*job_read, *job_launch);
     if (model_name.empty()) {
       model_name = model_from_job(*job_read);
