@@ -172,12 +172,17 @@ std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, con
     workload("global_batch", std::to_string(*job.global_batch),
              {"--rollout-batch-size", "--n-samples-per-prompt", "--num-steps-per-rollout"});
   }
-  if (job.fp8) {
+  const auto sets = [&](std::string_view flag) {
+    return std::ranges::any_of(layout::training_args(launch), [&](const recipe::LaunchArg& a) { return a.flag == flag; });
+  };
+  if (sets("--fp4-format")) {
+    // The GEMMs the recipe quantises run in FP4; the rest of the step keeps the job's 16-bit type.
+    workload("precision", "fp4 GEMMs", {"--fp4-format"});
+  } else if (job.fp8) {
     workload("precision", "fp8", {"--fp8-format"});
   } else if (job.fp16) {
     workload("precision", "fp16", {"--fp16"});
-  } else if (std::ranges::any_of(layout::training_args(launch),
-                                 [](const recipe::LaunchArg& a) { return a.flag == "--bf16"; })) {
+  } else if (sets("--bf16")) {
     workload("precision", "bf16", {"--bf16"});
   }
   return out;
