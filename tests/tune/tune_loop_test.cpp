@@ -209,6 +209,31 @@ TEST(TuneLoop, EscapesAndInvalidBytesOfATrialsLogStayVisibleText) {
       << j["trials"][0]["detail"];
 }
 
+TEST(TuneLoop, TwoLayoutsFailingTheSameWayStopTheRunOnce) {
+  TempDir dir;
+  // An engine that cannot start on any layout (its package is missing), as a wrong checkout is.
+  const std::string engine = dir.file("engine.sh");
+  util::write_file_atomic(engine,
+                          "#!/bin/bash\necho 'Traceback (most recent call last):'\n"
+                          "echo \"ModuleNotFoundError: No module named 'megatron'\"\nexit 1\n");
+  fs::permissions(engine, fs::perms::owner_all);
+  const std::string out = (dir.path() / "run").string();
+  std::vector<std::string> args = flash_tune_args("local", out);
+  args.back() = engine;  // --engine-program
+  args.insert(args.end(), {"--budget", "8"});
+  const sched::CommandResult r = ladle_run(args);
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("trials 1 and 2 failed the same way before their first step, on two layouts: "),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("ModuleNotFoundError: No module named 'megatron'"), std::string::npos)
+      << r.err;
+  const nlohmann::json status = tune_status(out);
+  int failed = 0;
+  for (const nlohmann::json& t : status["trials"]) failed += t["state"] == "failed";
+  EXPECT_EQ(failed, 1) << status.dump();  // the second goes back to proposed; the budget is not spent
+}
+
 TEST(TuneLoop, ADryRunUsesAPrivateScratchFolderThatAKilledOneCannotBlock) {
   TempDir dir;
   const fs::path tmp = dir.path() / "tmp";

@@ -631,6 +631,28 @@ void Tuner::finish_trial(Trial& t, const sched::JobStatus& status, const std::st
     say(fmt::format("trial {}: flaky ({}); retrying once as {}", t.id, fc.detail, t.job_name));
     return;
   }
+  if (fc.state == TrialState::failed && !full && status.state != sched::JobState::succeeded) {
+    // Two layouts that fail the same way before their first step record share the cause (a missing
+    // module, a wrong path, an engine that cannot start): the run stops once, not trial by trial.
+    for (const Trial& other : db_.trials()) {
+      if (other.id == t.id || other.state != TrialState::failed || other.layout == t.layout ||
+          other.detail != fc.detail) {
+        continue;
+      }
+      t.attempt += 1;
+      t.job_name = job_name_for(settings_.run_id, t.id, t.attempt);
+      t.job_id.clear();
+      t.state = TrialState::proposed;
+      t.detail = "stopped: trial " + std::to_string(other.id) + " failed the same way: " + fc.detail;
+      db_.update_trial(t);
+      interrupt_running();
+      throw_input(SourceLocation{t.log_path, 0, 0, ""},
+                  "trials {} and {} failed the same way before their first step, on two layouts: {}; a failure the "
+                  "layouts share is the set-up's, so the run stopped with nothing else spent ('ladle tune resume {}' "
+                  "once it is fixed)",
+                  other.id, t.id, fc.detail, settings_.out_dir);
+    }
+  }
   t.state = fc.state;
   t.detail =
       (t.attempt > 1 && fc.state == TrialState::flaky ? "failed again on retry: " : "") + fc.detail;
