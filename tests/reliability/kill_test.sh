@@ -60,11 +60,14 @@ exercise() {
       cmd=$new_cmd
     fi
     local delay_us=$(((RANDOM * 32768 + RANDOM) % span))
-    (exec bash -c "$cmd" >/dev/null 2>&1) &
+    # A session of its own, killed whole: a command ending in `; true` runs ladle as a child of
+    # bash, and killing bash alone would leave ladle writing on behind the next round's back.
+    setsid bash -c "$cmd" >/dev/null 2>&1 &
     local pid=$!
     sleep "$(printf '0.%06d' "$delay_us")"
-    kill -9 "$pid" 2>/dev/null && killed=$((killed + 1))
+    kill -9 -- "-$pid" 2>/dev/null && killed=$((killed + 1))
     wait "$pid" 2>/dev/null
+    while pgrep -s "$pid" >/dev/null; do sleep 0.01; done  # every process of the session is gone
     local h
     h=$(tree_hash "$output")
     if [[ $h != "$a" && $h != "$b" ]]; then
