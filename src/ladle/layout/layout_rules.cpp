@@ -542,6 +542,17 @@ std::optional<LayoutViolation> layout_violation(const Layout& l, const ModelSpec
   if (model.attention == AttentionKind::gqa && model.num_kv_heads % l.tp != 0) {
     return violation("tp", "tp {} does not divide the {} key/value heads", l.tp, model.num_kv_heads);
   }
+  // Mamba-2 mixers shard heads and B/C groups across tensor-parallel ranks: Megatron-LM's
+  // MambaMixer asserts "nheads must be evenly divisble by tp_size" and "ngroups must be evenly
+  // divisible by tp_size" (NVIDIA/Megatron-LM megatron/core/ssm/mamba_mixer.py @ 00bebb45).
+  if (model.count_mixer(MixerKind::mamba) > 0) {
+    if (model.mamba_heads % l.tp != 0) {
+      return violation("tp", "tp {} does not divide the {} Mamba heads (mamba_num_heads)", l.tp, model.mamba_heads);
+    }
+    if (model.mamba_groups % l.tp != 0) {
+      return violation("tp", "tp {} does not divide the {} Mamba groups (n_groups)", l.tp, model.mamba_groups);
+    }
+  }
   if (!moe && (l.ep != 1 || l.etp != 1)) {
     return violation("ep", "ep {} and etp {} need a MoE model; {} is dense", l.ep, l.etp, model.name);
   }
