@@ -1,75 +1,22 @@
 #pragma once
-// hw_facts.hpp: the published measurements the time model prices communication and kernels with,
-// data/hw/collectives.yaml (NCCL bus bandwidth against message size per fabric and node count,
-// DeepEP dispatch/combine bandwidth, per-call latency) and data/hw/kernels.yaml (GEMM MAMF over
-// the dense peak per GPU and precision; flash-attention efficiency per kernel).
+// The hardware facts the time model prices with live in hw/ (hw/hw_facts.hpp); the planner and
+// the RL step name them as plan::, which these declarations keep.
 
-#include <string>
-#include <string_view>
-#include <vector>
+#include "ladle/hw/hw_facts.hpp"
 
 namespace ladle::plan {
 
-enum class Collective { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
-const char* to_string(Collective c);
-
-/// One published sweep: link fraction against log message size for one node count.
-struct CollectiveSweep {
-  Collective collective = Collective::all_reduce;
-  double nodes = 1;
-  std::vector<double> log_bytes;  ///< ascending
-  std::vector<double> fraction;   ///< of the link (see collectives.yaml), same length
-  std::string source;
-};
-
-/// One fabric class of collectives.yaml.
-struct FabricFacts {
-  std::string name;                ///< nvlink, efa, ethernet, infiniband
-  std::vector<std::string> match;  ///< substrings of an instance's `fabric`
-  double latency_s = 0;
-  std::string like;  ///< fabric whose tables stand in for missing ones
-  std::vector<CollectiveSweep> sweeps;
-};
-
-struct KernelFacts {
-  struct Gemm {
-    std::string gpu;
-    double bf16 = 0;
-    double fp8 = 0;  ///< 0: fp8_default
-  };
-  std::vector<Gemm> gemm;
-  double fp8_default = 0;
-  double attention_fa3 = 0;
-  double attention_fa2 = 0;
-  double attention_fa3_fp8 = 0;  ///< FP8 attention's fraction of the dense FP8 peak
-  /// Kernels the MoE router (and the flex dispatcher's fused preprocess) launches per layer
-  /// forward, as published.
-  double router_launches = 0;
-  double router_launches_flex = 0;
-  /// DeepEP's normal kernels over a multi-node NVLink domain (more than 8 GPUs), algorithm
-  /// bandwidth per GPU, bytes/s.
-  double deepep_mnnvl_dispatch = 0;
-  double deepep_mnnvl_combine = 0;
-};
-
-/// The embedded tables (parsed once; a malformed table is an internal error at its line).
-const std::vector<FabricFacts>& fabric_facts();
-const KernelFacts& kernel_facts();
-
-/// The fabric class of an instance's `fabric` text ("EFAv3" -> efa, "InfiniBand NDR" ->
-/// infiniband); "nvlink" for groups inside an NVLink domain. Unknown fabrics take efa.
-const FabricFacts& fabric_for(std::string_view fabric);
-const FabricFacts& nvlink_facts();
-
-/// Fraction of the link a `collective` of `bytes` (nccl-tests' size) moves over `nodes` nodes
-/// on fabric `f`: interpolated in log(size) and log(nodes), held at the ends.
-double link_fraction(const FabricFacts& f, Collective collective, double bytes, double nodes);
-
-/// One-way device-host bandwidth per GPU, bytes/s, for a GPU whose host link is not PCIe
-/// (collectives.yaml host_links: NVLink-C2C on GB200 / GB300); 0 for a GPU not listed.
-double host_link_bytes_per_s(std::string_view gpu);
-
-/// MAMF over dense peak for a GPU ("h200") and precision; GPUs without a row take their `like`.
-double gemm_mamf_fraction(std::string_view gpu, bool fp8);
+using hw::Collective;
+using hw::CollectiveSweep;
+using hw::fabric_facts;
+using hw::fabric_for;
+using hw::FabricFacts;
+using hw::gemm_mamf_fraction;
+using hw::host_link_bytes_per_s;
+using hw::kernel_facts;
+using hw::KernelFacts;
+using hw::link_fraction;
+using hw::nvlink_facts;
+using hw::to_string;
 
 }  // namespace ladle::plan

@@ -1,4 +1,4 @@
-#include "ladle/plan/hw_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,7 +9,7 @@
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 
-namespace ladle::plan {
+namespace ladle::hw {
 
 namespace {
 
@@ -187,6 +187,7 @@ KernelFacts read_kernels() {
         "missing; expected where the counts were published");
   k.router_launches = number(kKernelsFile, host["router"], "host_launches.router");
   k.router_launches_flex = number(kKernelsFile, host["router_flex"], "host_launches.router_flex");
+  k.router_launches_fused = number(kKernelsFile, host["router_fused"], "host_launches.router_fused");
   const YAML::Node deepep = root["deepep_mnnvl"];
   if (!deepep["source"])
     bad(kKernelsFile, deepep, "deepep_mnnvl.source",
@@ -327,4 +328,4 @@ double host_link_bytes_per_s(std::string_view gpu) {
   return it == links.end() ? 0.0 : it->second;
 }
 
-}  // namespace ladle::plan
+}  // namespace ladle::hw

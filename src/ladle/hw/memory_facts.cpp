@@ -1,4 +1,4 @@
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -9,7 +9,7 @@
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 
-namespace ladle::plan {
+namespace ladle::hw {
 
 namespace {
 
@@ -113,4 +113,4 @@ double hybridep_buffer_bytes(const HybridEpFacts& f, int64_t group, int64_t doma
   return bytes;
 }
 
-}  // namespace ladle::plan
+}  // namespace ladle::hw
