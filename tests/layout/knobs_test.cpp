@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/recipe/launch_args.hpp"
@@ -161,6 +162,72 @@ TEST(Knobs, ABridgeOverrideIsRefusedByTheOtherEnginesAndMakesTheGuessBridge) {
   // Megatron-LM's own arguments alone are no Megatron-Bridge job.
   EXPECT_NE(guess_engine(recipe::parse_launch_args("--tensor-model-parallel-size 2 --seq-length 4096", "d.sh")),
             Engine::bridge);
+}
+
+TEST(Knobs, BridgePeftSetsTheLoraRowsMilesArgumentsSet) {
+  // Megatron-Bridge's LoRA (NVIDIA-NeMo/Megatron-Bridge src/megatron/bridge/peft/lora.py at
+  // 067f987d): run_recipe.py's --mode lora (or peft=lora) is LoRA at its dataclass defaults, dim 32
+  // and alpha 32; peft.dim, peft.alpha and peft.target_modules=[...] then set the rows miles'
+  // --lora-rank, --lora-alpha and --target-modules set.
+  const auto read = [](const std::string& words) {
+    return read_layout_args(
+        training_args(recipe::parse_launch_args("torchrun run_recipe.py --recipe qwen3_8b_config " + words, "p.sh")),
+        Engine::bridge, "p.sh");
+  };
+  const Layout by_mode = read("--mode lora").layout;
+  EXPECT_EQ(by_mode.lora_rank, 32);
+  EXPECT_EQ(by_mode.lora_alpha, 32);
+  EXPECT_EQ(by_mode.lora_targets, "");  // LoRA's default targets: every linear
+  EXPECT_EQ(read("peft=lora").layout, by_mode);
+  EXPECT_EQ(read("peft=LoRA").layout, by_mode);
+  // The launch's own rank and alpha replace the scheme's defaults, in either order.
+  const ArgsLayout given = read("--mode lora peft.dim=8 peft.alpha=16 'peft.target_modules=[linear_qkv,\"linear_proj\"]'");
+  EXPECT_EQ(given.layout.lora_rank, 8);
+  EXPECT_EQ(given.layout.lora_alpha, 16);
+  EXPECT_EQ(given.layout.lora_targets, "linear_qkv,linear_proj");
+  EXPECT_EQ(read("peft.dim=8 peft=lora").layout.lora_rank, 8);
+  for (const recipe::LaunchArg& rest : given.rest) EXPECT_NE(rest.flag.rfind("peft", 0), 0u) << rest.flag;
+  // miles' arguments for the same adapters read to the same layout.
+  const Layout miles =
+      read_layout_args(training_args(recipe::parse_launch_args(
+                           "python3 train.py --lora-rank 8 --lora-alpha 16 --target-modules linear_qkv,linear_proj", "m.sh")),
+                       Engine::miles, "m.sh")
+          .layout;
+  EXPECT_EQ(miles.lora_rank, given.layout.lora_rank);
+  EXPECT_EQ(miles.lora_alpha, given.layout.lora_alpha);
+  EXPECT_EQ(miles.lora_targets, given.layout.lora_targets);
+  // No adapters: peft=null, peft=none, --mode sft or pretrain.
+  for (const char* none : {"peft=null", "peft=none", "--mode sft", "--mode pretrain"}) {
+    EXPECT_EQ(read(none).layout.lora_rank, 0) << none;
+  }
+  // Without --mode, run_recipe.py infers the mode from a complete recipe's name (recipe_metadata.py
+  // infer_recipe_mode): *_peft_* and *_lora_* are LoRA, *_sft_* and *_dora_* are not priced as LoRA;
+  // an explicit --mode wins over the name.
+  const auto recipe = [](const std::string& words) {
+    return read_layout_args(training_args(recipe::parse_launch_args("torchrun run_recipe.py " + words, "r.sh")),
+                            Engine::bridge, "r.sh")
+        .layout;
+  };
+  EXPECT_EQ(recipe("--recipe gpt_oss_20b_peft_config"), by_mode);
+  EXPECT_EQ(recipe("--recipe llama3_8b_lora_fp8_config peft.dim=16").lora_rank, 16);
+  EXPECT_EQ(recipe("--recipe llama3_8b_sft_config").lora_rank, 0);
+  EXPECT_EQ(recipe("--recipe llama3_8b_dora_peft_config").lora_rank, 0);  // _dora_ comes first
+  EXPECT_EQ(recipe("--recipe gpt_oss_20b_peft_config --mode sft").lora_rank, 0);
+  // DoRA is not priced as LoRA: --mode dora stays in the not-priced list, the rank at 0.
+  const JobArgs dora = read_job_args(
+      recipe::parse_launch_args("torchrun run_recipe.py --recipe x_peft_config --mode dora", "d.sh"), Engine::bridge,
+      "d.sh");
+  EXPECT_EQ(dora.layout.layout.lora_rank, 0);
+  EXPECT_NE(std::find(dora.not_priced.begin(), dora.not_priced.end(), "--mode"), dora.not_priced.end());
+  // Values that are not what the fields take are errors at the override (column 49: after
+  // "torchrun run_recipe.py --recipe qwen3_8b_config ", 48 characters).
+  EXPECT_LADLE_ERROR(read("peft.dim=eight"), input, "p.sh:1:49: error: peft.dim: expected an integer");
+  EXPECT_LADLE_ERROR(read("peft.target_modules=linear_qkv"), input,
+                     "p.sh:1:49: error: peft.target_modules: expected a list of module names");
+  EXPECT_LADLE_ERROR(read("peft=[lora]"), input, "p.sh:1:49: error: peft: expected a PEFT scheme name");
+  // ladle's Megatron-Bridge job is --mode pretrain: it refuses to write adapters rather than drop them.
+  EXPECT_LADLE_ERROR(layout_engine_args(given.layout, Engine::bridge, 4096), usage,
+                     "reads Megatron-Bridge's --mode lora and peft.dim but does not write them");
 }
 
 TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {

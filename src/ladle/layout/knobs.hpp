@@ -532,17 +532,21 @@ inline constexpr Knob kKnobs[] = {
   // over the main gradients (plan/cost_fp16.hpp).
   {.key = "fp16", .kind = K::flag, .args = a::fp16, .bridge = "mixed_precision.fp16",
    .help = "FP16 mixed precision with loss scaling instead of BF16", .get = get<&L::fp16>, .set = set<&L::fp16>},
-  // LoRA (plan/cost_lora.hpp prices it: frozen base weights, trained adapters).
-  {.key = "lora_rank", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::lora_rank,
-   .help = "LoRA adapter rank (0: full fine-tuning; miles)",
+  // LoRA (plan/cost_lora.hpp prices it: frozen base weights, trained adapters). Megatron-Bridge's
+  // LoRA fields are dim, alpha and target_modules (src/megatron/bridge/peft/lora.py at 067f987d),
+  // set as peft.* overrides once --mode lora (or peft=lora) gives the recipe an adapter
+  // (recipe/bridge_args.hpp reads them; ladle's Bridge job is --mode pretrain, so it writes none).
+  {.key = "lora_rank", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::lora_rank, .bridge = "peft.dim",
+   .help = "LoRA adapter rank (0: full fine-tuning; miles --lora-rank, Megatron-Bridge peft.dim)",
    .no_engine = "lora_rank has no argument but miles' --lora-rank: slime and Megatron-LM train no adapters, and "
-                "ladle does not write Megatron-Bridge's peft=lora; use --engine miles",
+                "ladle reads Megatron-Bridge's --mode lora and peft.dim but does not write them; use --engine miles",
    .get = get<&L::lora_rank>, .set = set<&L::lora_rank>},
-  {.key = "lora_alpha", .kind = K::integer, .min = 1, .max = kMaxTokens, .args = a::lora_alpha,
+  {.key = "lora_alpha", .kind = K::integer, .min = 1, .max = kMaxTokens, .args = a::lora_alpha, .bridge = "peft.alpha",
    .when = {"lora_rank", "0", true}, .help = "LoRA alpha (adapter scale; miles' default 16)",
    .no_engine = "lora_alpha has no argument but miles' --lora-alpha; use --engine miles",
    .get = get<&L::lora_alpha>, .set = set<&L::lora_alpha>},
-  {.key = "lora_targets", .kind = K::text, .args = a::lora_targets, .when = {"lora_rank", "0", true},
+  {.key = "lora_targets", .kind = K::text, .args = a::lora_targets, .bridge = "peft.target_modules",
+   .when = {"lora_rank", "0", true},
    .help = "LoRA target modules: all-linear or a comma-separated list (linear_qkv,linear_proj,... or q_proj,...)",
    .no_engine = "lora_targets has no argument but miles' --target-modules; use --engine miles",
    .get_text = get_lora_targets, .set_text = set_lora_targets},

@@ -2,6 +2,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <utility>
@@ -53,6 +54,40 @@ const Tables& tables() {
     return out;
   }();
   return t;
+}
+
+// Megatron-Bridge's PEFT schemes ladle prices, by name (NVIDIA-NeMo/Megatron-Bridge at
+// 067f987df03b8355b03192d88d70f1709fedf51a): run_recipe.py's `--mode lora` (scripts/training/
+// run_recipe.py, _load_selected_recipe hands it to the recipe as peft_scheme) and the override
+// `peft=lora` name the scheme that recipes/utils/dataset_utils.py default_peft_config builds ("lora":
+// LoRA(), "none": no adapters). The rank and alpha are LoRA's dataclass defaults (dim 32, alpha 32;
+// src/megatron/bridge/peft/lora.py); a recipe may set its own (gemma3's peft recipes: dim 8), which
+// ladle does not read: an explicit peft.dim=N / peft.alpha=N in the launch replaces them
+// (settle_peft_defaults). DoRA (`--mode dora`, DoRA() adds a magnitude vector per linear) is not
+// priced: it stays in the not-priced list.
+struct PeftScheme {
+  std::string_view name;
+  std::string_view rank;
+  std::string_view alpha;
+};
+constexpr PeftScheme kPeftSchemes[] = {{"lora", "32", "32"}};
+// The scheme's spellings: the run_recipe.py option and the override key.
+constexpr std::string_view kPeftOption = "--mode";
+constexpr std::string_view kPeftKey = "peft";
+// Without --mode, run_recipe.py takes the mode from the complete recipe's name
+// (scripts/training/recipe_metadata.py infer_recipe_mode at 067f987d): the first of these markers
+// in "_<name>_" decides; "" is no scheme ladle prices (pretrain, sft; DoRA is not priced).
+// Megatron-Bridge's examples/models/gpt_oss/slurm_peft.sh runs `--recipe gpt_oss_20b_peft_config`
+// with no --mode.
+constexpr std::string_view kRecipeOption = "--recipe";
+constexpr std::pair<std::string_view, std::string_view> kRecipeModeMarkers[] = {
+    {"_pretrain_", ""}, {"_sft_", ""}, {"_finetune_", ""}, {"_dora_", ""}, {"_peft_", "lora"}, {"_lora_", "lora"}};
+
+const PeftScheme* peft_scheme(std::string_view name) {
+  for (const PeftScheme& scheme : kPeftSchemes) {
+    if (scheme.name == name) return &scheme;
+  }
+  return nullptr;
 }
 
 const Knob* knob_of_key(std::string_view key) {
@@ -232,9 +267,14 @@ std::vector<LaunchArg> knob_args(const Knob& knob, const Value& v, const ValueRe
   };
   // The argument that takes the value (every counted, listed or text knob has one).
   auto valued = [&]() -> std::string_view {
-    const KnobArg* arg = value_arg(knob);
-    if (arg == nullptr) r.fail("a switch, which " + std::string(knob.key) + " is not", v.text);
-    return arg->flag;
+    if (const KnobArg* arg = value_arg(knob)) return arg->flag;
+    // A knob only another engine spells (LoRA: miles' --lora-rank) is read under that spelling, so
+    // that the Bridge job's reader prices it; writing it for Megatron-Bridge is refused
+    // (knob.no_engine), as ladle writes no --mode lora.
+    for (const KnobArg& arg : knob.args) {
+      if (arg.form == ArgForm::value && !arg.deprecated) return arg.flag;
+    }
+    r.fail("a switch, which " + std::string(knob.key) + " is not", v.text);
   };
   if (v.kind == Value::null) return {};  // None: the knob keeps its default
   if (v.kind == Value::dict) r.fail("a value of " + std::string(knob.key), v.text);
@@ -298,6 +338,13 @@ std::vector<LaunchArg> knob_args(const Knob& knob, const Value& v, const ValueRe
       if (v.kind != Value::scalar) r.fail("a number", v.text);
       return one(valued(), {v.text});
     case KnobKind::text:
+      if (knob.key == "lora_targets") {
+        // LoRA.target_modules is a list of module names (peft/lora.py); ladle's knob holds them
+        // comma-separated, as miles' --target-modules does. [] keeps LoRA's default targets.
+        if (v.kind != Value::list) r.fail("a list of module names such as [linear_qkv,linear_proj]", v.text);
+        if (v.items.empty()) return {};
+        return one(valued(), {util::join(v.items, ",")});
+      }
       if (v.kind != Value::scalar && v.kind != Value::quoted)
         r.fail("a pipeline layout string such as Et|tL", v.text);
       return one(valued(), {v.text});
@@ -342,6 +389,24 @@ std::vector<LaunchArg> other_args(const std::string& key, const Value& v,
   return {make_arg(it->second, std::move(values), spelled, line, unresolved)};
 }
 
+// The LoRA knobs' arguments a scheme stands for (its rank and alpha), spelled as the scheme was.
+std::vector<LaunchArg> peft_args(const PeftScheme& scheme, std::string_view spelled, int line,
+                                 bool unresolved) {
+  std::vector<LaunchArg> out;
+  for (const auto& [key, value] : {std::pair{"lora_rank", scheme.rank}, std::pair{"lora_alpha", scheme.alpha}}) {
+    const Knob* knob = nullptr;
+    for (const Knob& k : layout::kKnobs) {
+      if (k.key == key) knob = &k;
+    }
+    const KnobArg* flag = nullptr;
+    for (const KnobArg& arg : knob->args) {
+      if (flag == nullptr && arg.form == ArgForm::value && !arg.deprecated) flag = &arg;
+    }
+    out.push_back(make_arg(flag->flag, {std::string(value)}, std::string(spelled), line, unresolved));
+  }
+  return out;
+}
+
 std::vector<LaunchArg> override_args(const std::string& word, const std::string& file, int line,
                                      bool unresolved, int col);
 
@@ -359,7 +424,7 @@ bool is_bridge_override(std::string_view word) {
       word.substr(start, eq == std::string_view::npos ? word.size() - start : eq - start);
   if (key.empty() || !std::islower(static_cast<unsigned char>(key.front()))) return false;
   if (eq == std::string_view::npos && word.front() != '~') return false;
-  if (key.find('.') == std::string_view::npos && key != "mixed_precision") return false;
+  if (key.find('.') == std::string_view::npos && key != "mixed_precision" && key != kPeftKey) return false;
   for (char c : key) {
     if (!std::islower(static_cast<unsigned char>(c)) &&
         !std::isdigit(static_cast<unsigned char>(c)) && c != '_' && c != '.') {
@@ -414,6 +479,14 @@ std::vector<LaunchArg> override_args(const std::string& word, const std::string&
     }
     return {make_arg(key, {v.text}, "", line, unresolved)};  // a recipe ladle does not price
   }
+  if (key == kPeftKey) {
+    if (v.kind == Value::null) return {};  // no adapters: full fine-tuning
+    if (v.kind != Value::scalar && v.kind != Value::quoted) reader.fail("a PEFT scheme name such as lora", v.text);
+    const std::string name = lower(v.text);
+    if (name == "none") return {};  // default_peft_config("none"): no adapters
+    if (const PeftScheme* scheme = peft_scheme(name)) return peft_args(*scheme, key, line, unresolved);
+    return {make_arg(key, {v.text}, "", line, unresolved)};  // a scheme ladle does not price (dora)
+  }
   if (const Knob* knob = knob_of_key(key)) return knob_args(*knob, v, reader, line, unresolved);
   if (const auto [knob, sw] = switch_of_key(key); sw != nullptr) {
     if (v.kind == Value::null) return {};
@@ -429,6 +502,17 @@ std::vector<LaunchArg> override_args(const std::string& word, const std::string&
 
 std::optional<std::vector<LaunchArg>> bridge_option_args(const LaunchArg& arg,
                                                          const std::string& file) {
+  if (arg.flag == kPeftOption) {
+    // --mode lora: LoRA adapters; pretrain, sft and the schemes ladle does not price stay as written.
+    const PeftScheme* scheme = arg.values.size() == 1 ? peft_scheme(arg.values.front()) : nullptr;
+    if (scheme == nullptr) return std::nullopt;
+    std::vector<LaunchArg> out = peft_args(*scheme, arg.flag, arg.line, arg.unresolved);
+    for (LaunchArg& a : out) {
+      a.col = arg.col;
+      a.command = arg.command;
+    }
+    return out;
+  }
   const auto it = tables().options.find(arg.flag);
   if (it == tables().options.end()) return std::nullopt;
   if (arg.values.size() != 1) {
@@ -450,6 +534,51 @@ std::vector<std::string> bridge_mixed_precision_names() {
   std::vector<std::string> out;
   for (const auto& [name, fields] : tables().presets) out.push_back(name);
   return out;
+}
+
+void settle_peft_defaults(std::vector<LaunchArg>& args) {
+  const auto is_lora_flag = [](const std::string& flag) {
+    for (const Knob& knob : layout::kKnobs) {
+      if (knob.key != "lora_rank" && knob.key != "lora_alpha") continue;
+      for (const KnobArg& arg : knob.args)
+        if (arg.flag == flag) return true;
+    }
+    return false;
+  };
+  const auto from_scheme = [&](const LaunchArg& a) {
+    return is_lora_flag(a.flag) && (a.spelled == kPeftOption || a.spelled == kPeftKey || a.spelled == kRecipeOption);
+  };
+  // No --mode: the complete recipe's name says the mode, as run_recipe.py infers it.
+  const bool mode_given = std::any_of(args.begin(), args.end(), [](const LaunchArg& a) {
+    return a.flag == kPeftOption || a.spelled == kPeftOption;
+  });
+  if (!mode_given) {
+    std::vector<LaunchArg> inferred;
+    for (const LaunchArg& a : args) {
+      if (a.flag != kRecipeOption || a.values.size() != 1) continue;
+      const std::string name = "_" + lower(a.values.front()) + "_";
+      for (const auto& [marker, scheme_name] : kRecipeModeMarkers) {
+        if (name.find(marker) == std::string::npos) continue;
+        if (const PeftScheme* scheme = peft_scheme(scheme_name)) {
+          for (LaunchArg& arg : peft_args(*scheme, kRecipeOption, a.line, a.unresolved)) {
+            arg.col = a.col;
+            arg.command = a.command;
+            inferred.push_back(std::move(arg));
+          }
+        }
+        break;
+      }
+    }
+    args.insert(args.end(), inferred.begin(), inferred.end());
+  }
+  std::vector<LaunchArg> kept;
+  for (const LaunchArg& a : args) {
+    const bool replaced = from_scheme(a) && std::any_of(args.begin(), args.end(), [&](const LaunchArg& other) {
+                            return other.flag == a.flag && other.command == a.command && !from_scheme(other);
+                          });
+    if (!replaced) kept.push_back(a);
+  }
+  args = std::move(kept);
 }
 
 }  // namespace ladle::recipe

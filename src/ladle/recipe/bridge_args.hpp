@@ -13,6 +13,11 @@
 // (hydra/core/override_parser, as used by src/megatron/bridge/training/utils/omegaconf_utils.py at
 // NVIDIA-NeMo/Megatron-Bridge 067f987d): true/false/null in any case, 'quoted' or "quoted" strings,
 // lists [a,b]; a bare a,b is a sweep, which run_recipe.py does not run.
+//
+// PEFT: `--mode lora`, `peft=lora` and a `--recipe *_peft_*` without --mode are LoRA at its default
+// rank and alpha; `peft.dim`,
+// `peft.alpha` and `peft.target_modules=[...]` are the LoRA knobs' `.bridge` overrides (the rows
+// miles' --lora-rank, --lora-alpha and --target-modules set), read under miles' spellings.
 
 #include <optional>
 #include <string>
@@ -39,6 +44,13 @@ std::vector<LaunchArg> bridge_override_args(const std::string& word, const std::
 /// `arg` is none of them. Throws Error(input) when it has no value or several.
 std::optional<std::vector<LaunchArg>> bridge_option_args(const LaunchArg& arg,
                                                          const std::string& file);
+
+/// One launch's PEFT scheme settled: with no --mode, a complete recipe named *_peft_* or *_lora_*
+/// (`--recipe gpt_oss_20b_peft_config`) is LoRA, as run_recipe.py infers the mode from the name;
+/// and the LoRA rank and alpha a scheme stands for (`--mode lora`, `peft=lora`, the recipe's name:
+/// LoRA's defaults) are dropped where the launch sets them itself (`peft.dim=8`, `peft.alpha=16`),
+/// as run_recipe.py applies the overrides to the recipe's adapter after building it.
+void settle_peft_defaults(std::vector<LaunchArg>& args);
 
 /// The mixed-precision recipe names ladle reads (data/launch/engines.yaml), in file order.
 std::vector<std::string> bridge_mixed_precision_names();

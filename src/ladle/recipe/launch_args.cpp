@@ -1335,6 +1335,7 @@ class Interpreter {
       }
       out.push_back(std::move(a));
     }
+    settle_peft_defaults(out);  // peft.dim=8 after --mode lora: the launch's rank
     return out;
   }
 
