@@ -1,24 +1,31 @@
 #include "ladle/model/config_json.hpp"
 
 #include <nlohmann/json.hpp>
+#include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdlib>
 #include <initializer_list>
 #include <iterator>
 #include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 
+#include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/json.hpp"
 #include "ladle/util/limits.hpp"
 #include "ladle/util/text.hpp"
 
-// Field mapping, per model_type, from the Hugging Face transformers configuration classes
-// (transformers/models/<type>/configuration_<type>.py) and the checkpoints' tensor names
-// (modeling_<type>.py); see data/models/README.md.
+// The layer kinds ladle reads from a config.json, and a reader driven by the rows of
+// data/models/types.yaml: one row per model_type, naming its attention and MLP kinds, its
+// per-layer patterns and which keys give which fields, after the Hugging Face transformers
+// configuration classes (transformers/models/<type>/configuration_<type>.py) and the
+// checkpoints' tensor names (modeling_<type>.py); see data/models/README.md.
 
 namespace ladle::model {
 namespace {
@@ -222,6 +229,7 @@ class ConfigReader {
   std::string file_;
 };
 
+
 void read_common(const ConfigReader& in, ModelSpec& spec) {
   spec.num_layers = static_cast<int>(in.positive("num_hidden_layers"));
   spec.hidden_size = in.positive("hidden_size");
@@ -282,7 +290,7 @@ void check_experts(const ConfigReader& in, const ModelSpec& spec, const char* ex
 }
 
 // DeepSeek-style MoE: routed + shared experts, dense first_k_dense_replace layers.
-void read_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
+void mlp_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.positive("intermediate_size");
   spec.moe_intermediate_size = in.positive("moe_intermediate_size");
   spec.num_experts = in.positive("n_routed_experts");
@@ -302,7 +310,6 @@ void read_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
   }
   // noaux_tc routing keeps a per-expert correction bias (DeepSeek-V3 report, sec. 2.1.2).
   spec.router_correction_bias = !in.has("topk_method") || in.text("topk_method") == "noaux_tc";
-  spec.num_mtp_layers = static_cast<int>(in.non_negative_or("num_nextn_predict_layers", 0));
 }
 
 void read_mlp_layer_types(const ConfigReader& in, ModelSpec& spec) {
@@ -359,13 +366,6 @@ void read_sliding_window_layers(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
-void read_llama(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_out_bias = spec.attention_bias;  // LlamaAttention: o_proj bias = attention_bias
-  spec.intermediate_size = in.positive("intermediate_size");
-  spec.mlp_bias = in.boolean_or("mlp_bias", false);
-}
-
 // Qwen2/Qwen3 windows: layer_types, else (use_sliding_window) layers from max_window_layers on.
 void read_qwen_sliding_window(const ConfigReader& in, ModelSpec& spec) {
   if (in.has("layer_types")) {
@@ -379,43 +379,6 @@ void read_qwen_sliding_window(const ConfigReader& in, ModelSpec& spec) {
     }
   }
 }
-
-void read_qwen3(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.qk_norm = true;
-  spec.intermediate_size = in.positive("intermediate_size");
-  read_qwen_sliding_window(in, spec);
-}
-
-// Qwen2/Qwen2.5 (transformers modeling_qwen2.py): Qwen3's layout without q/k norms, with biases
-// on q, k and v (always, whatever attention_bias says) and none on o.
-void read_qwen2(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_bias = true;
-  spec.intermediate_size = in.positive("intermediate_size");
-  read_qwen_sliding_window(in, spec);
-}
-
-// MiMo (XiaomiMiMo's modeling_mimo.py): Qwen2's layers plus num_nextn_predict_layers MTP layers
-// that share the embedding and output head.
-void read_mimo(const ConfigReader& in, ModelSpec& spec) {
-  read_qwen2(in, spec);
-  spec.num_mtp_layers = static_cast<int>(in.non_negative_or("num_nextn_predict_layers", 0));
-  spec.mtp_stores_embedding_and_head = false;
-}
-
-// Mistral (modeling_mistral.py; Ministral 3's text model alike): Llama's layers without biases;
-// a non-null sliding_window applies to every layer.
-void read_mistral(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_bias = false;
-  spec.intermediate_size = in.positive("intermediate_size");
-  if (in.has("sliding_window")) spec.sliding_window.assign(spec.num_layers, in.positive("sliding_window"));
-}
-
-// Phi-3/Phi-4 (modeling_phi3.py): Mistral's shapes, with q/k/v fused into qkv_proj and gate/up
-// into gate_up_proj, no biases.
-void read_phi3(const ConfigReader& in, ModelSpec& spec) { read_mistral(in, spec); }
 
 // Sliding layers from layer_types, else every sliding_window_pattern-th layer is full (Gemma 3's
 // older configs spell it `sliding_window_pattern`, newer ones `_sliding_window_pattern` beside
@@ -434,38 +397,29 @@ void read_sliding_window_pattern(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
-// Gemma 3 text (modeling_gemma3.py): GQA with q/k norms of head_dim, four norms per layer
-// (before and after attention and the MLP), a GeGLU MLP (gelu_pytorch_tanh), the output head
-// tied to the embedding unless the config says otherwise (Gemma3TextConfig's default).
-void read_gemma3(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_out_bias = spec.attention_bias;
-  spec.qk_norm = true;
-  spec.norms = NormPlacement::pre_and_post;
-  spec.silu_glu = false;
-  spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", true);
+// ---- Layer kinds. Each reads one part of a decoder layer from the config keys that kind uses
+// (the names of the Hugging Face configuration classes that define it); which parts a model_type
+// has, and the facts of its modeling code, are its row in data/models/types.yaml. ----
+
+// A dense MLP of intermediate_size (SwiGLU unless the row says otherwise).
+void mlp_dense(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.positive("intermediate_size");
-  read_sliding_window_pattern(in, spec);
 }
 
-// OLMo 3 (modeling_olmo3.py): OLMo 2's layers (norms after attention and after the MLP, q/k
-// norms over the whole q and k projections) with sliding-window layers from layer_types.
-void read_olmo3(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_out_bias = spec.attention_bias;
-  spec.qk_norm = true;
-  spec.qk_norm_full_width = true;
-  spec.norms = NormPlacement::post;
+// Every layer MoE: num_local_experts experts as wide as intermediate_size, top num_experts_per_tok
+// (Mixtral's block_sparse_moe, gpt-oss, MiniMax-M2).
+void mlp_every_layer_moe(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.positive("intermediate_size");
-  read_sliding_window_layers(in, spec);
-}
-
-void read_qwen3_moe(const ConfigReader& in, ModelSpec& spec) {
-  read_qwen3(in, spec);
-  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
-  spec.num_experts = in.positive("num_experts");
+  spec.moe_intermediate_size = spec.intermediate_size;
+  spec.num_experts = in.positive("num_local_experts");
   spec.experts_per_token = in.positive("num_experts_per_tok");
-  check_experts(in, spec, "num_experts");
+  check_experts(in, spec, "num_local_experts");
+  spec.mlp.assign(spec.num_layers, MlpKind::moe);
+}
+
+// Which layers are MoE in Qwen's scheme: every decoder_sparse_step-th layer (i + 1 divisible by
+// it) unless mlp_only_layers lists it.
+void qwen_moe_layers(const ConfigReader& in, ModelSpec& spec) {
   const int64_t step = in.integer_or("decoder_sparse_step", 1);
   if (step <= 0) in.fail("decoder_sparse_step", fmt::format("must be positive, got {}", step));
   std::vector<int64_t> dense_layers;
@@ -476,90 +430,36 @@ void read_qwen3_moe(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
-void read_mixtral(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
+// Qwen3-MoE: a dense width intermediate_size, num_experts routed experts of
+// moe_intermediate_size, no shared expert.
+void mlp_qwen_moe(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.positive("intermediate_size");
-  spec.moe_intermediate_size = spec.intermediate_size;
-  spec.num_experts = in.positive("num_local_experts");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("num_experts");
   spec.experts_per_token = in.positive("num_experts_per_tok");
-  check_experts(in, spec, "num_local_experts");
-  spec.mlp.assign(spec.num_layers, MlpKind::moe);
+  check_experts(in, spec, "num_experts");
+  qwen_moe_layers(in, spec);
+}
+
+// Qwen3-Next / Qwen3.5: Qwen3-MoE's routed experts plus one shared expert of
+// shared_expert_intermediate_size behind a [1, hidden] sigmoid gate; intermediate_size is needed
+// only when some layer is dense (Qwen3.5-MoE writes none).
+void mlp_qwen_moe_shared_expert(const ConfigReader& in, ModelSpec& spec) {
+  if (in.has("intermediate_size")) spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("num_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_experts");
+  spec.shared_expert_intermediate_size = in.non_negative_or("shared_expert_intermediate_size", 0);
+  spec.num_shared_experts = spec.shared_expert_intermediate_size > 0 ? 1 : 0;
+  spec.shared_expert_gate = spec.shared_expert_intermediate_size > 0;
+  qwen_moe_layers(in, spec);
+  if (spec.count_mlp(MlpKind::dense) > 0) spec.intermediate_size = in.positive("intermediate_size");
+}
+
+// Every layer's attention uses sliding_window when the config gives one (Mistral, Mixtral).
+void every_layer_window(const ConfigReader& in, ModelSpec& spec) {
   if (in.has("sliding_window")) spec.sliding_window.assign(spec.num_layers, in.positive("sliding_window"));
-}
-
-void read_gpt_oss(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_out_bias = spec.attention_bias;  // GptOssAttention: o_proj bias = attention_bias
-  spec.attention_sinks = true;
-  spec.silu_glu = false;  // x_glu * sigmoid(1.702 x_glu) * (x_linear + 1), clamped at 7
-  spec.intermediate_size = in.positive("intermediate_size");
-  spec.moe_intermediate_size = spec.intermediate_size;
-  spec.num_experts = in.positive("num_local_experts");
-  spec.experts_per_token = in.positive("num_experts_per_tok");
-  check_experts(in, spec, "num_local_experts");
-  spec.mlp.assign(spec.num_layers, MlpKind::moe);
-  spec.router_bias = true;
-  spec.mlp_bias = true;
-  read_sliding_window_layers(in, spec);
-}
-
-void read_glm4_moe(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.qk_norm = in.boolean_or("use_qk_norm", false);
-  read_deepseek_moe(in, spec);
-  spec.mtp_stores_embedding_and_head = true;
-}
-
-void read_deepseek_v3(const ConfigReader& in, ModelSpec& spec) {
-  read_mla(in, spec);
-  read_deepseek_moe(in, spec);
-  spec.mtp_stores_embedding_and_head = true;  // layer 61 of DeepSeek-V3 keeps both copies
-}
-
-void read_glm_moe_dsa(const ConfigReader& in, ModelSpec& spec) {
-  read_mla(in, spec);
-  read_deepseek_moe(in, spec);
-  read_mlp_layer_types(in, spec);
-  read_indexer(in, spec);
-  spec.mtp_stores_embedding_and_head = false;  // GLM-5's MTP layer shares them with the model
-}
-
-// DeepSeek-V3.2 (DeepseekV32ForCausalLM): DeepSeek-V3 with a DSA lightning indexer on every layer.
-void read_deepseek_v32(const ConfigReader& in, ModelSpec& spec) {
-  read_deepseek_v3(in, spec);
-  read_indexer(in, spec);
-}
-
-// MiniMax-M2 (MiniMaxAI's modeling_minimax_m2.py): GQA with q/k norms over the whole projections
-// (qk_norm_type per_layer), every layer MoE of num_local_experts experts of intermediate_size
-// (block_sparse_moe, w1/w2/w3), a sigmoid router with a per-expert correction bias
-// (use_routing_bias). The config's MTP modules are not in the Hugging Face checkpoint's
-// model.layers, so they are not counted.
-void read_minimax_m2(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.qk_norm = in.boolean_or("use_qk_norm", false);
-  if (spec.qk_norm) {
-    const std::string type = in.has("qk_norm_type") ? in.text("qk_norm_type") : "per_layer";
-    if (type != "per_layer") in.fail("qk_norm_type", fmt::format("'{}' is not read (expected per_layer)", type));
-    spec.qk_norm_full_width = true;
-  }
-  spec.intermediate_size = in.positive("intermediate_size");
-  spec.moe_intermediate_size = spec.intermediate_size;
-  spec.num_experts = in.positive("num_local_experts");
-  spec.experts_per_token = in.positive("num_experts_per_tok");
-  check_experts(in, spec, "num_local_experts");
-  if (in.non_negative_or("shared_intermediate_size", 0) > 0) {
-    in.fail("shared_intermediate_size", "a shared expert is not read for minimax_m2 (expected 0)");
-  }
-  spec.mlp.assign(spec.num_layers, MlpKind::moe);
-  spec.router_correction_bias = in.boolean_or("use_routing_bias", false);
-}
-
-
-void read_deepseek_v2(const ConfigReader& in, ModelSpec& spec) {
-  read_mla(in, spec);
-  read_deepseek_moe(in, spec);
-  spec.mtp_stores_embedding_and_head = true;  // as DeepSeek-V3, should a config add MTP layers
 }
 
 // One integer under either of two names that configs of the same model_type use (Ling-lite
@@ -574,15 +474,10 @@ int64_t integer_of_either(const ConfigReader& in, const char* first, const char*
   in.fail(first, fmt::format("missing required field (or {})", second));
 }
 
-// Ling (BailingMoeForCausalLM, inclusionAI's modeling_bailing_moe.py): one fused query_key_value
-// projection [(heads + 2 kv) x head_dim, hidden] with bias use_qkv_bias, the output `dense` with
-// bias use_bias; DeepSeek-style routed + shared experts (shared width = n_shared x expert width)
-// after first_k_dense_replace dense layers; no router correction bias.
-void read_bailing_moe(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.fused_qkv = true;
-  spec.attention_bias = in.boolean_or("use_qkv_bias", false);
-  spec.attention_out_bias = in.boolean_or("use_bias", false);
+// Ling's MoE (BailingMoeForCausalLM, inclusionAI's modeling_bailing_moe.py): DeepSeek-style
+// routed + shared experts (shared width = n_shared x expert width) after first_k_dense_replace
+// dense layers, the counts under either of two names; no router correction bias.
+void mlp_bailing_moe(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.positive("intermediate_size");
   spec.moe_intermediate_size = in.positive("moe_intermediate_size");
   spec.num_experts = integer_of_either(in, "num_experts", "n_routed_experts");
@@ -640,9 +535,7 @@ int64_t llama4_vision_params(const ConfigReader& v, int64_t text_hidden) {
 // no_rope_layer_interval-th layer (default 4 in Llama4TextConfig) is a NoPE layer with full
 // attention (`no_rope_layers`, 1 = RoPE, or `layer_types` when given). use_qk_norm is an L2 norm
 // without weights.
-void read_llama4_text(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.attention_out_bias = spec.attention_bias;
+void mlp_llama4_moe(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.positive("intermediate_size_mlp");
   spec.moe_intermediate_size = in.positive("intermediate_size");
   spec.num_experts = in.positive("num_local_experts");
@@ -664,6 +557,10 @@ void read_llama4_text(const ConfigReader& in, ModelSpec& spec) {
       if ((i + 1) % step == 0) spec.mlp[i] = MlpKind::moe;
     }
   }
+}
+
+// Llama 4's chunked attention layers (see mlp_llama4_moe).
+void llama4_chunked_layers(const ConfigReader& in, ModelSpec& spec) {
   std::vector<bool> chunked(spec.num_layers, false);
   if (in.has("layer_types")) {
     const std::vector<size_t> types =
@@ -696,32 +593,10 @@ void read_llama4_text(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
-// Qwen3-Next (transformers configuration_qwen3_next.py / modeling_qwen3_next.py): layer_types,
-// else every full_attention_interval-th layer (default 4) is gated softmax attention (q_proj
-// doubled for the output gate, q/k norms) and the others Gated DeltaNet; MoE as qwen3_moe with a
-// shared expert of shared_expert_intermediate_size behind a [1, hidden] sigmoid gate.
-void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
-  read_gqa(in, spec);
-  spec.qk_norm = true;
-  spec.attention_output_gate = in.boolean_or("attn_output_gate", true);
-  // Qwen3.5-MoE writes no intermediate_size: every layer is MoE; it is needed for dense layers.
-  if (in.has("intermediate_size")) spec.intermediate_size = in.positive("intermediate_size");
-  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
-  spec.num_experts = in.positive("num_experts");
-  spec.experts_per_token = in.positive("num_experts_per_tok");
-  check_experts(in, spec, "num_experts");
-  spec.shared_expert_intermediate_size = in.non_negative_or("shared_expert_intermediate_size", 0);
-  spec.num_shared_experts = spec.shared_expert_intermediate_size > 0 ? 1 : 0;
-  spec.shared_expert_gate = spec.shared_expert_intermediate_size > 0;
-  const int64_t step = in.integer_or("decoder_sparse_step", 1);
-  if (step <= 0) in.fail("decoder_sparse_step", fmt::format("must be positive, got {}", step));
-  std::vector<int64_t> dense_layers;
-  if (in.has("mlp_only_layers")) dense_layers = in.integers("mlp_only_layers");
-  for (int i = 0; i < spec.num_layers; ++i) {
-    const bool dense = std::find(dense_layers.begin(), dense_layers.end(), i) != dense_layers.end();
-    spec.mlp[i] = (!dense && (i + 1) % step == 0) ? MlpKind::moe : MlpKind::dense;
-  }
-  if (spec.count_mlp(MlpKind::dense) > 0) spec.intermediate_size = in.positive("intermediate_size");
+// Gated DeltaNet layers (transformers configuration_qwen3_next.py / modeling_qwen3_next.py):
+// layer_types, else every full_attention_interval-th layer (default 4) is softmax attention and
+// the others Gated DeltaNet of linear_num_{key,value}_heads heads.
+void gated_deltanet_layers(const ConfigReader& in, ModelSpec& spec) {
   spec.linear_attention.assign(spec.num_layers, false);
   if (in.has("layer_types")) {
     const std::vector<size_t> types =
@@ -743,11 +618,6 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
                           spec.linear_num_value_heads, spec.linear_num_key_heads));
     }
   }
-  // The checkpoint's MTP block (mtp.*) is counted only when the config says how many layers.
-  if (in.has("num_nextn_predict_layers") || in.has("mtp_num_hidden_layers")) {
-    const char* key = in.has("num_nextn_predict_layers") ? "num_nextn_predict_layers" : "mtp_num_hidden_layers";
-    spec.num_mtp_layers = static_cast<int>(in.non_negative_or(key, 0));
-  }
 }
 
 // Nemotron-H (NVIDIA's configuration_nemotron_h.py / modeling_nemotron_h.py): one block per
@@ -756,7 +626,7 @@ void read_qwen3_next(const ConfigReader& in, ModelSpec& spec) {
 // Mamba-2: in_proj [inner + conv + heads, h] (z, x B C, dt), a depthwise conv1d over x, B and C
 // (inner + 2 groups x state channels), dt_bias, A_log and D per head, a gated RMSNorm of inner,
 // out_proj [h, inner]; inner = mamba_num_heads x mamba_head_dim.
-void read_nemotron_h(const ConfigReader& in, ModelSpec& spec) {
+void hybrid_override_pattern(const ConfigReader& in, ModelSpec& spec) {
   spec.attention = AttentionKind::gqa;
   spec.num_kv_heads = in.has("num_key_value_heads") ? in.positive("num_key_value_heads") : spec.num_heads;
   if (spec.num_heads % spec.num_kv_heads != 0) {
@@ -818,7 +688,7 @@ void read_nemotron_h(const ConfigReader& in, ModelSpec& spec) {
 // attention and its input_layernorm, else GQA with num_attention_heads / n_heads_in_group kv
 // heads; ffn no_op drops the MLP and post_attention_layernorm, else SwiGLU of width
 // round_up(int(2 ffn_mult hidden / 3), 256) (_ffn_mult_to_intermediate_size).
-void read_nemotron_nas(const ConfigReader& in, ModelSpec& spec) {
+void block_configs(const ConfigReader& in, ModelSpec& spec) {
   spec.attention = AttentionKind::gqa;
   if (spec.hidden_size % spec.num_heads != 0) {
     in.fail("num_attention_heads", fmt::format("hidden_size {} is not divisible by num_attention_heads {}",
@@ -884,13 +754,6 @@ void read_nemotron_nas(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = widest;
 }
 
-// Qwen3.5 MoE (transformers modeling_qwen3_5_moe.py): Qwen3-Next's text model under text_config
-// (gated attention every full_attention_interval-th layer, Gated DeltaNet elsewhere, routed
-// experts with a gated shared expert, mtp_num_hidden_layers MTP layers) whose DeltaNet keeps four
-// projections (in_proj_qkv, in_proj_z, in_proj_b, in_proj_a) of the same total shape as
-// Qwen3-Next's two; a Qwen3-VL vision tower.
-void read_qwen3_5_moe(const ConfigReader& in, ModelSpec& spec) { read_qwen3_next(in, spec); }
-
 // GPT-2 and the GPT-3-style dense models Megatron-LM trains (transformers
 // configuration_gpt2.py / modeling_gpt2.py): its own key names (n_embd, n_layer, n_head,
 // n_positions; n_inner null means 4 x n_embd), multi-head attention through one fused c_attn
@@ -909,7 +772,7 @@ void read_gpt2_common(const ConfigReader& in, ModelSpec& spec) {
   spec.mlp.assign(spec.num_layers, MlpKind::dense);
 }
 
-void read_gpt2(const ConfigReader& in, ModelSpec& spec) {
+void gpt2_attention(const ConfigReader& in, ModelSpec& spec) {
   spec.attention = AttentionKind::gqa;
   spec.num_kv_heads = spec.num_heads;
   if (spec.hidden_size % spec.num_heads != 0) {
@@ -917,12 +780,11 @@ void read_gpt2(const ConfigReader& in, ModelSpec& spec) {
                                   spec.num_heads));
   }
   spec.head_dim = spec.hidden_size / spec.num_heads;
-  spec.attention_bias = true;
-  spec.attention_out_bias = true;
-  spec.mlp_bias = true;
-  spec.norm_bias = true;
-  spec.gated_mlp = false;
   spec.position_embeddings = in.positive("n_positions");
+}
+
+// GPT-2's two-matrix MLP: n_inner wide (null: 4 x n_embd), one activation between the matrices.
+void gpt2_mlp(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = in.has("n_inner") ? in.positive("n_inner") : 4 * spec.hidden_size;
   // Activations GPT-2's MLP accepts (transformers activations.py ACT2FN) that ladle prices as one
   // elementwise op between the two matrices.
@@ -1079,63 +941,265 @@ unsigned config_shape(const ConfigReader& top) {
   return shape;
 }
 
-// How one model_type is read: `text_config` says whether its text fields may sit in a nested
-// `text_config` object (multimodal checkpoints) rather than at the top level.
-struct ModelTypeRow {
-  const char* model_type;
-  void (*read)(const ConfigReader&, ModelSpec&);
-  bool text_config;
-  /// Reads the fields every type has (layers, width, vocabulary, heads) under the type's names.
-  void (*common)(const ConfigReader&, ModelSpec&);
-  /// The parts its configs show (Shape bits); the structural ones are those its reader reads.
-  unsigned shape = 0;
-  /// Counts the vision tower and projector of `vision_config` (nullptr: none is read).
-  int64_t (*vision)(const ConfigReader& top, const ConfigReader& vision, int64_t text_hidden) = nullptr;
-  /// Reads the vision tower's shape for its FLOPs (nullptr: its compute is not priced).
-  void (*vision_shape)(const ConfigReader& vision, ModelSpec& spec) = nullptr;
+// ---- The model-type table (data/models/types.yaml): the names its rows may use. ----
+
+using Part = void (*)(const ConfigReader&, ModelSpec&);
+
+struct NamedPart {
+  const char* name;
+  Part read;  // nullptr: nothing to read at this step (a layer pattern reads it)
 };
 
-// One row per supported model_type, sorted; gpt2 names its common fields its own way; kimi_k2
-// and glm4_moe_lite are DeepSeek-V3's architecture under their own names, llama4_text is
-// Llama 4's text config on its own.
-constexpr unsigned kDeepSeek = kMla | kExperts | kShared | kMtp;
-constexpr ModelTypeRow kModelTypes[] = {
-    {"bailing_moe", read_bailing_moe, false, read_common, kExperts | kShared, nullptr},
-    {"deepseek_v2", read_deepseek_v2, false, read_common, kMla | kExperts | kShared, nullptr},
-    {"deepseek_v3", read_deepseek_v3, false, read_common, kDeepSeek, nullptr},
-    {"deepseek_v32", read_deepseek_v32, false, read_common, kDeepSeek | kDsa, nullptr},
-    {"gemma3", read_gemma3, true, read_common, kTextConfig | kVision | kSliding, siglip_vision_params},
-    {"gemma3_text", read_gemma3, false, read_common, kSliding, nullptr},
-    {"glm4_moe", read_glm4_moe, false, read_common, kExperts | kShared | kMtp, nullptr},
-    {"glm4_moe_lite", read_deepseek_v3, false, read_common, kDeepSeek, nullptr},
-    {"glm_moe_dsa", read_glm_moe_dsa, false, read_common, kDeepSeek | kDsa, nullptr},
-    {"gpt2", read_gpt2, false, read_gpt2_common, 0, nullptr},
-    {"gpt_oss", read_gpt_oss, false, read_common, kExperts | kSliding, nullptr},
-    {"kimi_k2", read_deepseek_v3, false, read_common, kDeepSeek, nullptr},
-    {"kimi_k25", read_deepseek_v3, true, read_common, kDeepSeek | kTextConfig | kVision, nullptr},
-    {"llama", read_llama, false, read_common, 0, nullptr},
-    {"llama4", read_llama4_text, true, read_common, kExperts | kTextConfig | kVision, llama4_vision},
-    {"llama4_text", read_llama4_text, false, read_common, kExperts, nullptr},
-    {"mimo", read_mimo, false, read_common, kMtp, nullptr},
-    {"minimax_m2", read_minimax_m2, false, read_common, kExperts | kMtp, nullptr},
-    {"mistral", read_mistral, false, read_common, 0, nullptr},
-    {"mistral3", read_mistral, true, read_common, kTextConfig | kVision, pixtral_vision_params},
-    {"mixtral", read_mixtral, false, read_common, kExperts, nullptr},
-    {"nemotron-nas", read_nemotron_nas, false, read_common, kBlockConfigs, nullptr},
-    {"nemotron_h", read_nemotron_h, false, read_common, kMamba, nullptr},
-    {"olmo3", read_olmo3, false, read_common, kSliding, nullptr},
-    {"phi3", read_phi3, false, read_common, 0, nullptr},
-    {"qwen2", read_qwen2, false, read_common, 0, nullptr},
-    {"qwen3", read_qwen3, false, read_common, 0, nullptr},
-    {"qwen3_5_moe", read_qwen3_5_moe, true, read_common,
-     kExperts | kShared | kLinear | kMtp | kSliding | kTextConfig | kVision, qwen3_vl_vision_params,
-     qwen3_vl_vision_shape},
-    {"qwen3_moe", read_qwen3_moe, false, read_common, kExperts, nullptr},
-    {"qwen3_next", read_qwen3_next, false, read_common, kExperts | kShared | kLinear | kMtp | kSliding, nullptr},
-    {"qwen3_vl", read_qwen3, true, read_common, kTextConfig | kVision, qwen3_vl_vision_params, qwen3_vl_vision_shape},
-    {"qwen3_vl_moe", read_qwen3_moe, true, read_common, kExperts | kTextConfig | kVision, qwen3_vl_vision_params,
-     qwen3_vl_vision_shape},
+// Fields every type has (layers, width, vocabulary, heads), under Llama's names or GPT-2's.
+constexpr NamedPart kCommonParts[] = {{"standard", read_common}, {"gpt2", read_gpt2_common}};
+// Attention kinds.
+constexpr NamedPart kAttentionParts[] = {
+    {"gqa", read_gqa}, {"mla", read_mla}, {"gpt2_mha", gpt2_attention}, {"per_layer_pattern", nullptr}};
+// MLP kinds and which layers have them.
+constexpr NamedPart kMlpParts[] = {
+    {"dense", mlp_dense},
+    {"gpt2_mlp", gpt2_mlp},
+    {"every_layer_moe", mlp_every_layer_moe},
+    {"qwen_moe", mlp_qwen_moe},
+    {"qwen_moe_shared_expert", mlp_qwen_moe_shared_expert},
+    {"deepseek_moe", mlp_deepseek_moe},
+    {"bailing_moe", mlp_bailing_moe},
+    {"llama4_moe", mlp_llama4_moe},
+    {"per_layer_pattern", nullptr},
 };
+// Per-layer patterns, read in the row's order after attention and MLP.
+constexpr NamedPart kLayerParts[] = {
+    {"layer_types_window", read_sliding_window_layers},
+    {"qwen_window", read_qwen_sliding_window},
+    {"every_layer_window", every_layer_window},
+    {"window_pattern", read_sliding_window_pattern},
+    {"llama4_chunked", llama4_chunked_layers},
+    {"gated_deltanet", gated_deltanet_layers},
+    {"dsa_indexer", read_indexer},
+    {"mlp_layer_types", read_mlp_layer_types},
+    {"hybrid_override_pattern", hybrid_override_pattern},
+    {"block_configs", block_configs},
+};
+
+struct VisionPart {
+  const char* name;
+  /// Counts the vision tower and projector of `vision_config`.
+  int64_t (*params)(const ConfigReader& top, const ConfigReader& vision, int64_t text_hidden);
+  /// Reads the vision tower's shape for its FLOPs (nullptr: its compute is not priced).
+  void (*shape)(const ConfigReader& vision, ModelSpec& spec);
+};
+
+constexpr VisionPart kVisionParts[] = {
+    {"siglip", siglip_vision_params, nullptr},
+    {"pixtral", pixtral_vision_params, nullptr},
+    {"llama4", llama4_vision, nullptr},
+    {"qwen3_vl", qwen3_vl_vision_params, qwen3_vl_vision_shape},
+};
+
+// The ModelSpec flags a row may set to a constant (`set`) or read from a key (`keys`).
+struct BoolField {
+  const char* name;
+  bool ModelSpec::*member;
+};
+
+constexpr BoolField kBoolFields[] = {
+    {"tie_word_embeddings", &ModelSpec::tie_word_embeddings},
+    {"norm_bias", &ModelSpec::norm_bias},
+    {"attention_bias", &ModelSpec::attention_bias},
+    {"attention_out_bias", &ModelSpec::attention_out_bias},
+    {"qk_norm", &ModelSpec::qk_norm},
+    {"qk_norm_full_width", &ModelSpec::qk_norm_full_width},
+    {"attention_sinks", &ModelSpec::attention_sinks},
+    {"attention_output_gate", &ModelSpec::attention_output_gate},
+    {"fused_qkv", &ModelSpec::fused_qkv},
+    {"gated_mlp", &ModelSpec::gated_mlp},
+    {"silu_glu", &ModelSpec::silu_glu},
+    {"router_bias", &ModelSpec::router_bias},
+    {"router_correction_bias", &ModelSpec::router_correction_bias},
+    {"mlp_bias", &ModelSpec::mlp_bias},
+};
+
+constexpr std::pair<const char*, NormPlacement> kNormPlacements[] = {
+    {"pre", NormPlacement::pre}, {"pre_and_post", NormPlacement::pre_and_post}, {"post", NormPlacement::post}};
+
+constexpr std::pair<const char*, Shape> kShapeNames[] = {
+    {"mla", kMla},         {"dsa", kDsa},       {"experts", kExperts},
+    {"shared_experts", kShared}, {"text_config", kTextConfig}, {"vision", kVision},
+    {"sliding", kSliding}, {"linear", kLinear}, {"mamba", kMamba},
+    {"block_configs", kBlockConfigs}, {"mtp", kMtp},
+};
+
+// A flag read from a config key, with the value the configuration class defaults it to.
+struct KeyFlag {
+  bool ModelSpec::*member;
+  std::string key;
+  bool fallback = false;
+};
+
+// A key whose value the type's reader refuses unless it is 0 (a part ladle does not read).
+struct ZeroKey {
+  std::string key;
+  std::string message;
+};
+
+// One model_type: which parts its layers have and which keys give which fields.
+struct ModelTypeRow {
+  std::string model_type;
+  bool text_config = false;  // text fields may sit in a nested text_config (multimodal checkpoints)
+  unsigned shape = 0;        // the parts its configs show (Shape bits); structural ones it reads
+  Part common = nullptr;
+  Part attention = nullptr;
+  Part mlp = nullptr;
+  std::vector<Part> layers;
+  std::vector<std::pair<bool ModelSpec::*, bool>> set;
+  std::optional<NormPlacement> norms;
+  std::vector<KeyFlag> keys;
+  // q/k norm width by a key's value (MiniMax-M2's qk_norm_type), read when qk_norm is on.
+  std::string qk_norm_type_key;
+  std::string qk_norm_type_default;
+  std::vector<std::string> qk_norm_full_width_types;
+  std::vector<ZeroKey> zero_keys;
+  std::vector<std::string> mtp_keys;  // the first present gives the MTP layers
+  bool mtp_stores_embedding_and_head = false;
+  const VisionPart* vision = nullptr;
+};
+
+// A type no row reads, refused with what ladle does not count or price.
+struct RefusedType {
+  std::string model_type;
+  std::string reason;
+};
+
+struct TypeTable {
+  std::vector<ModelTypeRow> rows;
+  std::vector<RefusedType> refused;
+};
+
+constexpr const char* kTypesPath = "data/models/types.yaml";
+
+// A fault in the embedded table is ladle's, not the user's: it names the row and the entry.
+[[noreturn]] void bad_row(const std::string& type, const std::string& what) {
+  const std::string message = fmt::format("{}: model_type '{}': {}", kTypesPath, type, what);
+  LADLE_ASSERT(false, message.c_str());
+  std::abort();
+}
+
+template <typename Named>
+auto find_named(const Named& table, const std::string& name, const std::string& type, const char* what) {
+  for (const auto& entry : table) {
+    if (name == entry.name) return &entry;
+  }
+  bad_row(type, fmt::format("unknown {} '{}'", what, name));
+}
+
+bool ModelSpec::*bool_field(const std::string& name, const std::string& type) {
+  return find_named(kBoolFields, name, type, "field")->member;
+}
+
+ModelTypeRow read_row(const YAML::Node& node) {
+  ModelTypeRow row;
+  row.model_type = node["model_type"].as<std::string>();
+  const std::string& type = row.model_type;
+  if (!node["source"]) bad_row(type, "no source (the configuration class its keys come from)");
+  row.text_config = node["text_config"] && node["text_config"].as<bool>();
+  for (const YAML::Node& part : node["shape"]) {
+    const std::string name = part.as<std::string>();
+    const auto at = std::find_if(std::begin(kShapeNames), std::end(kShapeNames),
+                                 [&name](const auto& entry) { return name == entry.first; });
+    if (at == std::end(kShapeNames)) bad_row(type, fmt::format("unknown shape part '{}'", name));
+    row.shape |= at->second;
+  }
+  row.common = find_named(kCommonParts, node["common"] ? node["common"].as<std::string>() : "standard", type,
+                          "common fields")->read;
+  row.attention = find_named(kAttentionParts, node["attention"].as<std::string>(), type, "attention kind")->read;
+  row.mlp = find_named(kMlpParts, node["mlp"].as<std::string>(), type, "MLP kind")->read;
+  for (const YAML::Node& part : node["layers"]) {
+    row.layers.push_back(find_named(kLayerParts, part.as<std::string>(), type, "layer pattern")->read);
+  }
+  for (const auto& item : node["set"]) {
+    const std::string field = item.first.as<std::string>();
+    if (field == "norms") {
+      const std::string value = item.second.as<std::string>();
+      const auto at = std::find_if(std::begin(kNormPlacements), std::end(kNormPlacements),
+                                   [&value](const auto& entry) { return value == entry.first; });
+      if (at == std::end(kNormPlacements)) bad_row(type, fmt::format("unknown norms '{}'", value));
+      row.norms = at->second;
+    } else {
+      row.set.emplace_back(bool_field(field, type), item.second.as<bool>());
+    }
+  }
+  for (const auto& item : node["keys"]) {
+    KeyFlag flag{bool_field(item.first.as<std::string>(), type), {}, false};
+    if (item.second.IsScalar()) {
+      flag.key = item.second.as<std::string>();
+    } else {
+      flag.key = item.second["key"].as<std::string>();
+      flag.fallback = item.second["default"].as<bool>();
+    }
+    row.keys.push_back(std::move(flag));
+  }
+  if (const YAML::Node q = node["qk_norm_type"]) {
+    row.qk_norm_type_key = q["key"].as<std::string>();
+    row.qk_norm_type_default = q["default"].as<std::string>();
+    for (const YAML::Node& t : q["full_width"]) row.qk_norm_full_width_types.push_back(t.as<std::string>());
+  }
+  for (const auto& item : node["zero_keys"]) {
+    row.zero_keys.push_back({item.first.as<std::string>(), item.second.as<std::string>()});
+  }
+  if (const YAML::Node mtp = node["mtp"]) {
+    for (const YAML::Node& key : mtp["keys"]) row.mtp_keys.push_back(key.as<std::string>());
+    row.mtp_stores_embedding_and_head = mtp["stores_embedding_and_head"].as<bool>();
+  }
+  if (node["vision"]) row.vision = find_named(kVisionParts, node["vision"].as<std::string>(), type, "vision tower");
+  return row;
+}
+
+const TypeTable& type_table() {
+  static const TypeTable table = [] {
+    const auto bytes = util::find_embedded(kTypesPath);
+    LADLE_ASSERT(bytes.has_value(), "data/models/types.yaml is embedded by cmake/embed.cmake");
+    const YAML::Node root = YAML::Load(std::string(*bytes));
+    TypeTable out;
+    for (const YAML::Node& node : root["types"]) out.rows.push_back(read_row(node));
+    for (const YAML::Node& node : root["refused"]) {
+      out.refused.push_back({node["model_type"].as<std::string>(), node["reason"].as<std::string>()});
+    }
+    std::sort(out.rows.begin(), out.rows.end(),
+              [](const ModelTypeRow& a, const ModelTypeRow& b) { return a.model_type < b.model_type; });
+    return out;
+  }();
+  return table;
+}
+
+// Reads a config's text fields as its row says: common fields, the row's constants, the flags
+// its keys give, attention, MLP, the per-layer patterns in order, then MTP.
+void read_by_row(const ConfigReader& in, const ModelTypeRow& row, ModelSpec& spec) {
+  row.common(in, spec);
+  for (const auto& [member, value] : row.set) spec.*member = value;
+  if (row.norms) spec.norms = *row.norms;
+  for (const KeyFlag& flag : row.keys) spec.*(flag.member) = in.boolean_or(flag.key.c_str(), flag.fallback);
+  if (!row.qk_norm_type_key.empty() && spec.qk_norm) {
+    const char* key = row.qk_norm_type_key.c_str();
+    const std::string type = in.has(key) ? in.text(key) : row.qk_norm_type_default;
+    const auto& full = row.qk_norm_full_width_types;
+    if (std::find(full.begin(), full.end(), type) == full.end()) {
+      in.fail(key, fmt::format("'{}' is not read (expected {})", type, util::join(full, " or ")));
+    }
+    spec.qk_norm_full_width = true;
+  }
+  if (row.attention != nullptr) row.attention(in, spec);
+  if (row.mlp != nullptr) row.mlp(in, spec);
+  for (const Part part : row.layers) part(in, spec);
+  for (const ZeroKey& zero : row.zero_keys) {
+    if (in.non_negative_or(zero.key.c_str(), 0) > 0) in.fail(zero.key, zero.message);
+  }
+  for (const std::string& key : row.mtp_keys) {
+    if (!in.has(key.c_str())) continue;
+    spec.num_mtp_layers = static_cast<int>(in.non_negative_or(key.c_str(), 0));
+    break;
+  }
+  spec.mtp_stores_embedding_and_head = row.mtp_stores_embedding_and_head;
+}
 
 // "routed experts, shared experts" for the parts of `shape`; "dense attention and MLP" for none.
 std::string describe_shape(unsigned shape) {
@@ -1148,27 +1212,15 @@ std::string describe_shape(unsigned shape) {
 
 // The supported types whose shape differs from `shape` in the fewest parts (at most four).
 std::vector<std::string> nearest_by_shape(unsigned shape) {
+  const std::vector<ModelTypeRow>& rows = type_table().rows;
   int best = 1 << 10;
-  for (const ModelTypeRow& row : kModelTypes) best = std::min(best, std::popcount(shape ^ row.shape));
+  for (const ModelTypeRow& row : rows) best = std::min(best, std::popcount(shape ^ row.shape));
   std::vector<std::string> out;
-  for (const ModelTypeRow& row : kModelTypes) {
+  for (const ModelTypeRow& row : rows) {
     if (std::popcount(shape ^ row.shape) == best && out.size() < 4) out.emplace_back(row.model_type);
   }
   return out;
 }
-
-// Types no row reads, refused with what ladle does not count or price.
-struct RefusedType {
-  const char* model_type;
-  const char* reason;
-};
-
-constexpr RefusedType kRefusedTypes[] = {
-    {"qwen3_5", "its hybrid Gated-DeltaNet layout in the Qwen3.5 checkpoints is not verified, so no "
-                "count could be exact"},
-    {"step3p7", "its checkpoint's attention (per-head gates, per-layer heads) and shared-expert "
-                "layout are not verified, so no count could be exact"},
-};
 
 // Refuses a config that holds a structural part (MLA, a DSA indexer, linear attention, Mamba,
 // block configs) its model_type's reader does not read, naming the key, rather than counting the
@@ -1179,7 +1231,7 @@ void check_structural_keys(const ConfigReader& in, const ModelTypeRow& row) {
     for (const char* key : part.keys) {
       if (!in.set(key)) continue;
       std::vector<std::string> readers;
-      for (const ModelTypeRow& other : kModelTypes) {
+      for (const ModelTypeRow& other : type_table().rows) {
         if ((other.shape & part.part) != 0) readers.emplace_back(other.model_type);
       }
       in.fail(key, fmt::format("a key of {}, which model_type '{}' does not read (the model would "
@@ -1192,7 +1244,7 @@ void check_structural_keys(const ConfigReader& in, const ModelTypeRow& row) {
 }
 
 const ModelTypeRow* find_model_type(const std::string& type) {
-  for (const ModelTypeRow& row : kModelTypes) {
+  for (const ModelTypeRow& row : type_table().rows) {
     if (type == row.model_type) return &row;
   }
   return nullptr;
@@ -1202,7 +1254,7 @@ const ModelTypeRow* find_model_type(const std::string& type) {
 
 std::vector<std::string> supported_model_types() {
   std::vector<std::string> out;
-  for (const ModelTypeRow& row : kModelTypes) out.emplace_back(row.model_type);
+  for (const ModelTypeRow& row : type_table().rows) out.emplace_back(row.model_type);
   return out;
 }
 
@@ -1217,7 +1269,7 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   spec.source = file;
   spec.model_type = in.text("model_type");
   const std::string& type = spec.model_type;
-  for (const RefusedType& refused : kRefusedTypes) {
+  for (const RefusedType& refused : type_table().refused) {
     if (type == refused.model_type) {
       in.fail("model_type", fmt::format("'{}' is not supported: {}", type, refused.reason));
     }
@@ -1237,15 +1289,14 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   const ConfigReader text = nested ? in.nested("text_config") : in;
   check_structural_keys(text, *row);
   if (nested) check_structural_keys(in, *row);
-  row->common(text, spec);
-  row->read(text, spec);
+  read_by_row(text, *row, spec);
   // A nested config's top level may say whether the head is tied (Qwen3-VL's does).
   if (nested && !text.has("tie_word_embeddings") && in.has("tie_word_embeddings")) {
     spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", false);
   }
   if (row->vision != nullptr && in.has_object("vision_config")) {
-    spec.vision_params = row->vision(in, in.nested("vision_config"), spec.hidden_size);
-    if (row->vision_shape != nullptr) row->vision_shape(in.nested("vision_config"), spec);
+    spec.vision_params = row->vision->params(in, in.nested("vision_config"), spec.hidden_size);
+    if (row->vision->shape != nullptr) row->vision->shape(in.nested("vision_config"), spec);
   }
   return spec;
 }
