@@ -2,7 +2,7 @@
 // consistency rules must run on it.
 #include "fuzz_common.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return ladle::fuzz::run(data, size, [](std::string_view text) {
@@ -14,6 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const ladle::Error&) {
       __builtin_trap();  // ladle wrote a recipe it then rejects
     }
-    (void)ladle::recipe::check_recipe(loaded);
+    (void)ladle::check::check_recipe(loaded);
   });
 }

@@ -8,7 +8,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
@@ -35,8 +35,8 @@ TEST(RecipeWriter, EmittedRecipesPassCheckForEveryEngine) {
       EXPECT_EQ(loaded.recipe.status, "planned");
       ASSERT_TRUE(loaded.recipe.predicted.has_value());
       EXPECT_NEAR(loaded.recipe.predicted->tokens_per_s_per_gpu, report.top.front().tokens_per_s_per_gpu, 0.01);
-      const recipe::CheckReport check = recipe::check_recipe(loaded);
-      for (const recipe::Finding& f : check.findings) {
+      const check::CheckReport checked = check::check_recipe(loaded);
+      for (const recipe::Finding& f : checked.findings) {
         ADD_FAILURE() << layout::to_string(engine) << " " << gpus << ": " << f.rule << " " << f.field << ": " << f.message
                       << "\n" << text;
       }

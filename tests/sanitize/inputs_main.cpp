@@ -16,7 +16,7 @@
 
 #include "ladle/model/config_json.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
@@ -35,7 +35,7 @@ void read_as(Kind kind, const std::string& text, const std::string& name) {
   switch (kind) {
     case Kind::recipe: {
       const ladle::recipe::LoadedRecipe loaded = ladle::recipe::read_recipe(text, name);
-      (void)ladle::recipe::check_recipe(loaded);
+      (void)ladle::check::check_recipe(loaded);
       (void)ladle::recipe::write_recipe(loaded.recipe);
       break;
     }

@@ -11,7 +11,7 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -50,10 +50,10 @@ void require_runnable_precision(const recipe::LoadedRecipe& loaded) {
 
 int run_check(const CheckOptions& opt, Io& io) {
   if (opt.list_rules) {
-    for (const recipe::RuleInfo& rule : recipe::recipe_rules()) io.out << rule.id << "\t" << rule.summary << "\n";
+    for (const check::RuleInfo& rule : check::recipe_rules()) io.out << rule.id << "\t" << rule.summary << "\n";
     return kExitOk;
   }
-  std::vector<recipe::CheckReport> reports;
+  std::vector<check::CheckReport> reports;
   std::vector<std::string> errors;
   const auto check_all = [&](const std::vector<recipe::LoadedRecipe>& recipes) {
     for (const auto& loaded : recipes) {
@@ -63,7 +63,7 @@ int run_check(const CheckOptions& opt, Io& io) {
         errors.push_back(e.describe());
         continue;
       }
-      recipe::CheckReport report = recipe::check_recipe(loaded);
+      check::CheckReport report = check::check_recipe(loaded);
       // The block's optional knob fields against the script, through the knob table (the rules
       // compare the core fields).
       for (recipe::Finding& f : layout::block_disagreements(loaded)) report.findings.push_back(std::move(f));

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
+#include "ladle/recipe/finding.hpp"
 #include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
-#include "ladle/recipe/rules.hpp"
+#include "ladle/recipe/recipe_io.hpp"
 #include "ladle/recipe/run_script.hpp"
 
 namespace ladle::layout {

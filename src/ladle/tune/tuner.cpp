@@ -25,7 +25,7 @@
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/tune/belief.hpp"
 #include "ladle/tune/failure.hpp"
@@ -206,7 +206,7 @@ std::optional<std::string> check_rejection(const Recipe& r, const std::string& p
   std::vector<recipe::Finding> findings;
   try {
     const recipe::LoadedRecipe loaded = recipe::read_recipe(recipe::write_recipe(r), path);
-    findings = recipe::check_recipe(loaded).findings;
+    findings = check::check_recipe(loaded).findings;
     for (recipe::Finding& f : layout::block_disagreements(loaded)) findings.push_back(std::move(f));
   } catch (const Error& e) {
     return "it does not read back: " + e.message();

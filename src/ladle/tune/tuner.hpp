@@ -73,7 +73,7 @@ struct TuneSettings {
 int64_t trial_time_limit_s(const TuneSettings& settings, const Trial& trial, int64_t gpus);
 
 /// Why `ladle check` rejects `recipe` (the recipe rules and the layout block's agreement with its
-/// script, recipe/rules.hpp) as one line "R7: ...; R16: ...", or nullopt when it passes; `path`
+/// script, check/rules.hpp) as one line "R7: ...; R16: ...", or nullopt when it passes; `path`
 /// names the file in the messages. A tuned recipe is marked verified only when this passes.
 std::optional<std::string> check_rejection(const Recipe& recipe, const std::string& path);
 

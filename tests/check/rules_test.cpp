@@ -1,4 +1,4 @@
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,6 +12,11 @@
 
 namespace ladle::recipe {
 namespace {
+
+using check::check_recipe;
+using check::CheckReport;
+using check::recipe_rules;
+using check::RuleInfo;
 
 TEST(RecipeRules, EveryCatalogRecipeAndSeedPasses) {
   for (const LoadedRecipe& loaded : load_embedded_catalog()) {
@@ -125,6 +130,11 @@ TEST(RecipeRules, TheWindowIsInTheEnginesOwnStepNumbers) {
 
 namespace ladle::recipe {
 namespace {
+
+using check::check_recipe;
+using check::CheckReport;
+using check::recipe_rules;
+using check::RuleInfo;
 
 TEST(RecipeRules, R5ReadsThePipelineLayoutStringsStages) {
   // 78 decoder layers on 18/20/20/20, written as a layout string: no even split needed, nothing to report.

@@ -1,4 +1,4 @@
-#include "ladle/recipe/rules.hpp"
+#include "ladle/check/rules.hpp"
 
 #include <fmt/format.h>
 
@@ -20,7 +20,26 @@
 #include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
 
-namespace ladle::recipe {
+namespace ladle::check {
+
+// The recipe and its launch script, as the rules read them.
+using recipe::find_recipe;
+using recipe::Finding;
+using recipe::LoadedRecipe;
+using recipe::parse_pipeline_layout;
+using recipe::VirtualStage;
+using recipe::LaunchArg;
+using recipe::LaunchArgs;
+using recipe::parse_launch_args;
+using recipe::RunTimeWord;
+using recipe::parse_run_script;
+using recipe::RunArg;
+using recipe::RunScript;
+using recipe::ArgClass;
+using recipe::default_numerics_rules;
+using recipe::NumericsRule;
+using recipe::NumericsRules;
+using recipe::same_value;
 
 const std::vector<RuleInfo>& recipe_rules() {
   static const std::vector<RuleInfo> kRules = {
@@ -63,7 +82,7 @@ constexpr RunLengthFlag kRunLengthFlags[] = {{"--num-rollout", 0}, {"--train-ite
 
 // Digits after the decimal point as the number would be printed in the file.
 int printed_decimals(double value) {
-  const std::string text = detail::python_float_repr(value);
+  const std::string text = recipe::detail::python_float_repr(value);
   const size_t e = text.find('e');
   if (e != std::string::npos) {
     const int exponent = std::stoi(text.substr(e + 1));
@@ -83,7 +102,7 @@ bool matches_printed(double exact, double printed) {
   return std::fabs(exact - printed) <= half_ulp * (1 + 1e-9) + 1e-12;
 }
 
-std::string format_number(double value) { return detail::python_float_repr(value); }
+std::string format_number(double value) { return recipe::detail::python_float_repr(value); }
 
 class Checker {
  public:
@@ -554,4 +573,4 @@ class Checker {
 
 CheckReport check_recipe(const LoadedRecipe& loaded) { return Checker(loaded).run(); }
 
-}  // namespace ladle::recipe
+}  // namespace ladle::check
