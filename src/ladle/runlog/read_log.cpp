@@ -39,7 +39,8 @@ bool starts_record(std::string_view text) {
   return detail::find_nemo_record(text) != std::string::npos ||
          detail::find_megatron_record(text) != std::string::npos || detail::is_bridge_step_time(text) ||
          detail::find_slime_record(text, "step") != std::string::npos ||
-         detail::find_slime_record(text, "perf") != std::string::npos;
+         detail::find_slime_record(text, "perf") != std::string::npos ||
+         detail::find_slime_record(text, "rollout") != std::string::npos;
 }
 
 // How far a record is from closed: a Megatron record closes with '|', a slime dict when its braces
@@ -365,6 +366,7 @@ RunLog read_lines(Lines&& lines, const std::string& path, std::optional<LogForma
   log.log_interval = read.log_interval;
   log.notes = std::move(read.notes);
   log.settings = std::move(feed.settings);
+  log.rollouts = std::move(read.rollouts);
   if (megatron) {
     if (feed.memory_error) std::rethrow_exception(feed.memory_error);
     log.memory = std::move(feed.memory);

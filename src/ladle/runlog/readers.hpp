@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ladle/runlog/log_lines.hpp"
+#include "ladle/runlog/rollout.hpp"
 #include "ladle/runlog/step.hpp"
 #include "ladle/runlog/step_series.hpp"
 
@@ -52,6 +53,7 @@ struct ReadResult {
   int64_t log_interval = 1;
   std::vector<std::string> notes;
   size_t folded = 0;  ///< identical copies push_record folded as they arrived
+  std::vector<Rollout> rollouts;  ///< slime / miles: per-rollout records, by rollout id
 };
 
 /// Appends a record, or folds it into the record before when the two are the same (a log printed
@@ -62,7 +64,8 @@ void push_record(ReadResult& result, Step step);
 size_t find_megatron_record(std::string_view s);
 /// Whether `s` is Megatron-Bridge's "Step Time : X.XXs GPU utilization: ..." line.
 bool is_bridge_step_time(std::string_view s);
-/// Where a slime/miles "step N: {" (kind "step") or "perf N: {" record starts in `s`, or npos.
+/// Where a slime/miles "step N: {" (kind "step"), "perf N: {" or "rollout N: {" record starts in
+/// `s`, or npos.
 size_t find_slime_record(std::string_view s, std::string_view kind);
 /// Where NeMo 2.0's "Training epoch E, iteration I/T |" record starts in `s`, or npos; a line that
 /// ends right after "I/T" starts a record hard-wrapped before its first '|'.

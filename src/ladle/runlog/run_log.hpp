@@ -8,6 +8,7 @@
 
 #include "ladle/runlog/log_format.hpp"
 #include "ladle/runlog/memory_report.hpp"
+#include "ladle/runlog/rollout.hpp"
 #include "ladle/runlog/step.hpp"
 #include "ladle/runlog/step_series.hpp"
 
@@ -39,6 +40,9 @@ struct RunLog {
   /// The model and layout arguments the log prints (log_settings.hpp lists them), the first printing
   /// of each, in log order; empty when it prints none.
   std::vector<LogSetting> settings;
+  /// slime / miles RL runs: one record per rollout that prints a perf or rollout line, in rollout
+  /// order (rollout.hpp); empty for other formats.
+  std::vector<Rollout> rollouts;
 
   bool operator==(const RunLog&) const = default;
 };

@@ -17,8 +17,13 @@
 // - miles (radixark/miles, miles/backends/megatron_utils/model.py, commit
 //   00c915449b16a56ee9954fbc0a98893769dcdda6) prints the same line; its logs show every step line
 //   twice (the logger and the tracker both print it), which the reader folds when identical.
+// - RL phase times (rollout.hpp cites each key): the rollout manager's and the trainer's
+//   "perf N:" lines and the trainer's "rollout N:" line become one Rollout per rollout id; a key
+//   printed twice for one rollout with two values is refused.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <map>
 
 #include <fmt/ranges.h>
 
@@ -42,6 +47,21 @@ std::optional<double> number_of(const PyDict& dict, std::string_view key, const 
   }
   return it->second.number;
 }
+
+// The per-rollout keys read into a Rollout (rollout.hpp gives each one's source).
+using RolloutTime = std::optional<double> Rollout::*;
+constexpr std::array<std::pair<std::string_view, RolloutTime>, 10> kRolloutKeys = {{
+    {"perf/rollout_time", &Rollout::rollout_time_s},
+    {"perf/log_probs_time", &Rollout::log_probs_time_s},
+    {"perf/ref_log_probs_time", &Rollout::ref_log_probs_time_s},
+    {"perf/actor_train_time", &Rollout::actor_train_time_s},
+    {"perf/train_time", &Rollout::train_time_s},
+    {"perf/train_wait_time", &Rollout::train_wait_time_s},
+    {"perf/update_weights_time", &Rollout::update_weights_time_s},
+    {"perf/step_time", &Rollout::step_time_s},
+    {"rollout/response_lengths", &Rollout::response_length_mean},
+    {"rollout/total_lengths", &Rollout::total_length_mean},
+}};
 
 }  // namespace
 
@@ -82,13 +102,35 @@ class SlimeReader final : public WindowReader {
   size_t read_front(const std::deque<LogLine>& lines) override;
   ReadResult done() override;
   void add_perf(int64_t id, double seconds, int line);
+  void add_rollout_keys(int64_t id, const PyDict& dict, int line);
+  void finish_rollouts(ReadResult& result);
 
   const std::string& path_;
   bool miles_ = false;
   ReadResult result_;
   std::vector<Perf> perf_;  ///< by id, unique (perf lines come in rollout order, so appended)
   bool perf_without_time_ = false;
+  std::map<int64_t, Rollout> rollouts_;  ///< by rollout id
+  std::map<int64_t, std::map<std::string_view, int>> key_lines_;  ///< where each rollout key was printed
 };
+
+void SlimeReader::add_rollout_keys(int64_t id, const PyDict& dict, int line) {
+  for (const auto& [key, member] : kRolloutKeys) {
+    const auto value = number_of(dict, key, path_, line);
+    if (!value) continue;
+    Rollout& rollout = rollouts_[id];
+    if (rollout.line == 0) rollout.line = line;
+    rollout.rollout = id;
+    std::optional<double>& held = rollout.*member;
+    auto& lines = key_lines_[id];
+    if (held && *held != *value) {
+      throw_input(SourceLocation{path_, line, 0, std::string(key)}, "rollout {} prints '{}' twice with different values (lines {} and {})",
+                  id, key, lines[key], line);
+    }
+    if (!held) lines[key] = line;
+    held = *value;
+  }
+}
 
 void SlimeReader::add_perf(int64_t id, double seconds, int line) {
   auto it = perf_.end();
@@ -109,7 +151,7 @@ size_t SlimeReader::read_front(const std::deque<LogLine>& lines) {
   const std::string& path = path_;
   size_t i = 0;
   const LogLine& line = lines[0];
-  for (std::string_view kind : {std::string_view("step"), std::string_view("perf")}) {
+  for (std::string_view kind : {std::string_view("step"), std::string_view("perf"), std::string_view("rollout")}) {
     const size_t at = find_slime_record(line.text, kind);
     if (at == std::string::npos) continue;
     const size_t digits = at + kind.size() + 1;
@@ -135,7 +177,8 @@ size_t SlimeReader::read_front(const std::deque<LogLine>& lines) {
       const size_t next = i + 1 + static_cast<size_t>(joined);
       if (error_at >= buffer.size() && joined < kMaxDictLines && next < lines.size() &&
           find_slime_record(lines[next].text, "step") == std::string::npos &&
-          find_slime_record(lines[next].text, "perf") == std::string::npos) {
+          find_slime_record(lines[next].text, "perf") == std::string::npos &&
+          find_slime_record(lines[next].text, "rollout") == std::string::npos) {
         buffer += lines[next].text;
         ++joined;
         continue;
@@ -160,7 +203,10 @@ size_t SlimeReader::read_front(const std::deque<LogLine>& lines) {
         step.samples = sample_count(*gbs, "train/global_batch_size", path, line.line);
       }
       push_record(result_, std::move(step));
+    } else if (kind == "rollout") {
+      add_rollout_keys(id, *dict, line.line);
     } else {
+      add_rollout_keys(id, *dict, line.line);
       std::optional<double> seconds = number_of(*dict, "perf/step_time", path, line.line);
       if (!seconds) {
         const auto train = number_of(*dict, "perf/train_time", path, line.line);
@@ -183,6 +229,7 @@ ReadResult SlimeReader::done() {
                  miles_ ? "each step is printed twice, as miles does; identical copies were kept once"
                         : "each step is printed twice (as miles does); identical copies were kept once");
   if (result.steps.empty()) return std::move(result);
+  finish_rollouts(result);
 
   if (perf_.empty()) {
     result.notes.push_back(perf_without_time_ ? "perf lines carry no perf/step_time: step times unknown"
@@ -196,6 +243,15 @@ ReadResult SlimeReader::done() {
     return it != result.steps.end() && it->step == id;
   };
   const size_t step_count = result.steps.size();
+  // Generation timed by the rollout manager: an RL run, not a --debug-train-only one.
+  const bool rl_phases = std::any_of(result.rollouts.begin(), result.rollouts.end(),
+                                     [](const Rollout& r) { return r.rollout_time_s.has_value(); });
+  if (step_count > perf_.size() && step_count % perf_.size() == 0 && rl_phases) {
+    // An RL run: the rollouts carry the times (score reads them); the steps keep none.
+    result.notes.push_back(fmt::format("{} training steps per rollout: step times are per rollout (the perf lines)",
+                                       step_count / perf_.size()));
+    return std::move(result);
+  }
   if (step_count > perf_.size() && step_count % perf_.size() == 0) {
     const size_t per_rollout = step_count / perf_.size();
     throw_input(SourceLocation{path_, 0, 0, ""},
@@ -225,6 +281,35 @@ ReadResult SlimeReader::done() {
     result.notes.push_back(fmt::format("perf lines without a step line: {}", fmt::join(without_step, ", ")));
   }
   return std::move(result);
+}
+
+void SlimeReader::finish_rollouts(ReadResult& result) {
+  if (rollouts_.empty()) return;
+  // Step lines number steps rollout_id x steps_per_rollout + step_id (model.py); the trainer's perf
+  // lines (those with perf/step_time or perf/train_time) give the rollout count.
+  size_t trainer_lines = 0;
+  for (const auto& [id, r] : rollouts_) {
+    if (r.step_time_s || r.train_time_s) ++trainer_lines;
+  }
+  const size_t step_count = result.steps.size();
+  std::optional<int64_t> per_rollout;
+  if (trainer_lines > 0 && step_count % trainer_lines == 0 && step_count >= trainer_lines) {
+    per_rollout = static_cast<int64_t>(step_count / trainer_lines);
+  } else {
+    result.notes.push_back(fmt::format("{} step lines for {} rollouts with trainer perf lines: samples per rollout "
+                                       "unknown",
+                                       step_count, trainer_lines));
+  }
+  if (per_rollout) {
+    for (const Step& step : result.steps) {
+      const auto it = rollouts_.find(step.step / *per_rollout);
+      if (it == rollouts_.end()) continue;
+      ++it->second.train_steps;
+      if (step.samples) it->second.samples = it->second.samples.value_or(0) + *step.samples;
+    }
+  }
+  result.rollouts.reserve(rollouts_.size());
+  for (auto& [id, r] : rollouts_) result.rollouts.push_back(r);
 }
 
 }  // namespace
