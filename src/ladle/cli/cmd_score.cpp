@@ -3,6 +3,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -14,9 +16,11 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/runlog/run_log.hpp"
+#include "ladle/util/error.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 #include "ladle/verify/log_identity.hpp"
+#include "ladle/verify/rl_score.hpp"
 #include "ladle/verify/score.hpp"
 
 namespace ladle::cli {
@@ -158,6 +162,90 @@ void print_table(const verify::ScoreReport& r, const std::string& recipe_path, c
   for (const std::string& note : r.notes) io.out << "note: " << note << "\n";
 }
 
+void print_rl_json(const verify::RlScoreReport& r, const std::string& recipe_path, Io& io) {
+  nlohmann::ordered_json out;
+  out["recipe"] = recipe_path;
+  out["gpus"] = r.inputs.gpus;
+  out["samples_per_s"] = r.samples_per_s;
+  out["trained_tokens_per_s_per_gpu"] = r.trained_tokens_per_s_per_gpu;
+  out["usd_per_million_trained_tokens"] = optional_json(r.usd_per_million_trained_tokens);
+  out["usd_per_gpu_hour"] = optional_json(r.inputs.usd_per_gpu_hour);
+  out["price_source"] = r.inputs.price_source;
+  out["step_time_mean_s"] = r.step_time_mean_s;
+  out["step_time_cv_percent"] = optional_json(r.step_time_cv_percent);
+  out["step_time_cv_convention"] = "sample standard deviation (n - 1) / mean";
+  out["mfu"] = optional_json(r.mfu);
+  out["gpu_hours"] = optional_json(r.gpu_hours);
+  nlohmann::ordered_json split;
+  split["rollout"] = r.phase_split.rollout;
+  split["log_prob"] = r.phase_split.log_prob;
+  split["train"] = r.phase_split.train;
+  split["weight_update"] = r.phase_split.weight_update;
+  split["other"] = r.phase_split.other;
+  out["phase_split"] = std::move(split);
+  out["tokens_source"] = r.tokens_source;
+  nlohmann::ordered_json runs = nlohmann::ordered_json::array();
+  for (const verify::RlRunScore& run : r.runs) {
+    nlohmann::ordered_json j;
+    j["log"] = run.path;
+    j["format"] = runlog::to_string(run.format);
+    j["rollouts"] = run.rollouts;
+    j["window"] = {run.window.first, run.window.last};
+    j["window_rollouts"] = run.window_rollouts;
+    j["window_samples"] = run.window_samples;
+    j["window_tokens"] = run.window_tokens;
+    j["window_time_s"] = run.window_time_s;
+    runs.push_back(std::move(j));
+  }
+  out["runs"] = std::move(runs);
+  out["notes"] = r.notes;
+  io.out << out.dump(2) << "\n";
+}
+
+void print_rl_table(const verify::RlScoreReport& r, const std::string& recipe_path, const RlWorkload& rl, Io& io) {
+  io.out << fmt::format("recipe: {} ({} GPUs, {}; RL {} {}, {} prompts x {} samples per rollout)\n", recipe_path,
+                        r.inputs.gpus, r.inputs.gpu_name, rl.algorithm, rl.mode, rl.prompts_per_rollout,
+                        rl.samples_per_prompt);
+  util::Table runs;
+  runs.header = {"log", "format", "window (rollouts)", "samples", "tokens", "time (s)"};
+  for (const verify::RlRunScore& run : r.runs) {
+    runs.rows.push_back({run.path, runlog::to_string(run.format),
+                         fmt::format("{}-{} of {}", run.window.first, run.window.last, run.rollouts),
+                         util::format_grouped(run.window_samples),
+                         util::format_grouped(static_cast<long long>(std::llround(run.window_tokens))),
+                         fmt::format("{:.3f}", run.window_time_s)});
+  }
+  io.out << runs.render() << "\n";
+  util::Table figures;
+  figures.header = {"figure", "value", "how"};
+  figures.rows.push_back({"samples/s", util::format_grouped(r.samples_per_s, 2), "window samples / summed step time"});
+  figures.rows.push_back({"trained tokens/s per GPU", util::format_grouped(r.trained_tokens_per_s_per_gpu, 2),
+                          "window tokens (prompt + response) / summed step time / GPUs"});
+  figures.rows.push_back(
+      {"$ per 1M trained tokens",
+       r.usd_per_million_trained_tokens ? fmt::format("{:.2f}", *r.usd_per_million_trained_tokens) : "-",
+       r.inputs.usd_per_gpu_hour
+           ? fmt::format("at ${:.4f} per GPU-hour ({})", *r.inputs.usd_per_gpu_hour, r.inputs.price_source)
+           : "needs a price"});
+  figures.rows.push_back({"step time", fmt::format("{:.3f} s", r.step_time_mean_s), "mean of perf/step_time"});
+  figures.rows.push_back({"step-time CV",
+                          r.step_time_cv_percent ? fmt::format("{:.2f}%", *r.step_time_cv_percent) : "-",
+                          "sample standard deviation (n - 1) / mean of the window's step times"});
+  figures.rows.push_back({"MFU", r.mfu ? fmt::format("{:.2f}%", 100 * *r.mfu) : "-",
+                          "6 x N x trained tokens/s per GPU / dense BF16 peak (training FLOPs only)"});
+  figures.rows.push_back({"GPU-hours", r.gpu_hours ? fmt::format("{:.3g}", *r.gpu_hours) : "-",
+                          "GPUs x first to last timestamp of each log"});
+  const auto share = [](double f) { return fmt::format("{:.1f}%", 100 * f); };
+  figures.rows.push_back({"rollout", share(r.phase_split.rollout), "perf/rollout_time the trainer waits for"});
+  figures.rows.push_back({"log-prob", share(r.phase_split.log_prob), "perf/log_probs_time + perf/ref_log_probs_time"});
+  figures.rows.push_back({"train", share(r.phase_split.train), "perf/actor_train_time"});
+  figures.rows.push_back({"weight update", share(r.phase_split.weight_update), "perf/update_weights_time"});
+  figures.rows.push_back({"other", share(r.phase_split.other), "the rest of perf/step_time"});
+  io.out << figures.render();
+  io.out << fmt::format("tokens: {}\n", r.tokens_source);
+  for (const std::string& note : r.notes) io.out << "note: " << note << "\n";
+}
+
 void run_score(const ScoreOptions& options, Io& io) {
   std::optional<runlog::LogFormat> forced;
   if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
@@ -172,6 +260,30 @@ void run_score(const ScoreOptions& options, Io& io) {
   // A log of another model, engine, batch or layout would give figures of another run.
   for (const runlog::RunLog& log : logs) {
     verify::check_log_matches_recipe(log, loaded.recipe, loaded.path, verify::LogIdentity::run);
+  }
+  const bool rl = std::any_of(logs.begin(), logs.end(), verify::is_rl_log);
+  if (rl || loaded.recipe.workload.rl) {
+    // An RL run: one rollout is one step (rl_score.hpp).
+    for (const runlog::RunLog& log : logs) {
+      if (!verify::is_rl_log(log)) {
+        throw_input(SourceLocation{log.path, 0, 0, "workload.rl"},
+                    "the recipe has an RL workload but the log times no rollout (no trainer 'perf N:' lines with "
+                    "perf/step_time and phase times)");
+      }
+    }
+    const verify::RlScoreReport report = verify::score_rl_runs(logs, loaded.recipe, inputs, window);
+    if (options.json) {
+      print_rl_json(report, options.recipe_path, io);
+    } else {
+      print_rl_table(report, options.recipe_path, *loaded.recipe.workload.rl, io);
+    }
+    if (options.write) {
+      recipe::update_recipe_file(write_path,
+                                 [&report](Recipe& r) { r.result = verify::update_rl_result(r.result, report); });
+      io.err << fmt::format("wrote result to {}\n", write_path);
+    }
+    io.exit_code = kExitOk;
+    return;
   }
   const verify::ScoreReport report = verify::score_runs(logs, inputs, window);
   if (options.json) {

@@ -66,12 +66,32 @@ struct RecipeDataset {
   bool operator==(const RecipeDataset&) const = default;
 };
 
+/// An RL workload (slime / miles): what one rollout generates and how the trainer consumes it. The
+/// names follow slime's arguments (slime/utils/arguments.py): --rollout-batch-size,
+/// --n-samples-per-prompt, --rollout-max-prompt-len, --rollout-max-response-len,
+/// --num-steps-per-rollout, --rollout-num-gpus, --rollout-num-gpus-per-engine, --colocate.
+struct RlWorkload {
+  std::string algorithm;             ///< grpo | gspo | ppo | reinforce_plus_plus | ... (--advantage-estimator)
+  int64_t prompts_per_rollout = 0;   ///< --rollout-batch-size
+  int64_t samples_per_prompt = 0;    ///< --n-samples-per-prompt
+  int64_t steps_per_rollout = 1;     ///< optimizer steps per rollout
+  int64_t prompt_max_tokens = 0;     ///< --rollout-max-prompt-len
+  int64_t response_max_tokens = 0;   ///< --rollout-max-response-len
+  std::optional<double> prompt_mean_tokens;    ///< measured or expected mean prompt length
+  std::optional<double> response_mean_tokens;  ///< measured or expected mean response length
+  std::string mode;                  ///< colocated_sync | disaggregated_sync | disaggregated_async
+  int64_t rollout_gpus = 0;          ///< GPUs of the SGLang engines (all of them when colocated)
+  int64_t gpus_per_engine = 1;       ///< --rollout-num-gpus-per-engine
+  bool operator==(const RlWorkload&) const = default;
+};
+
 struct Workload {
-  int64_t row_tokens = 0;    ///< tokens per row (fixed-length rows)
+  int64_t row_tokens = 0;    ///< tokens per row (fixed-length rows); RL: the longest sample
   std::string rows;          ///< what the rows are, e.g. "SFT conversations"
   int64_t global_batch = 0;  ///< rows per optimizer step
   std::string precision;     ///< bf16 | fp8
   RecipeDataset dataset;
+  std::optional<RlWorkload> rl;  ///< an RL recipe's workload; absent for a training-only recipe
   bool operator==(const Workload&) const = default;
 };
 
@@ -176,6 +196,27 @@ struct ActiveParams {
   bool operator==(const ActiveParams&) const = default;
 };
 
+/// The share of an RL step's wall time spent in each phase, fractions that sum to 1 (verify/rl_score.hpp
+/// says how the log's times are split).
+struct RlPhaseSplit {
+  double rollout = 0;        ///< generation the trainer waits for (all of it when synchronous)
+  double log_prob = 0;       ///< forward-only passes of the policy and the reference
+  double train = 0;          ///< the optimizer steps
+  double weight_update = 0;  ///< sending the new weights to the engines
+  double other = 0;          ///< the rest: offload and onload, data preparation, waits
+  bool operator==(const RlPhaseSplit&) const = default;
+};
+
+/// What an RL run measured (`ladle score --write` of a slime / miles RL log).
+struct RlResult {
+  double samples_per_s = 0;                   ///< trained samples per second, all GPUs
+  double trained_tokens_per_s_per_gpu = 0;    ///< prompt + response tokens trained per second per GPU
+  double usd_per_million_trained_tokens = 0;  ///< 0 when no price was known
+  double step_time_s = 0;                     ///< mean wall time of one rollout step
+  RlPhaseSplit phase_split;
+  bool operator==(const RlResult&) const = default;
+};
+
 struct RecipeResult {
   double tokens_per_s_per_gpu = 0;
   double usd_per_million_tokens = 0;
@@ -194,6 +235,7 @@ struct RecipeResult {
   /// Measured peak memory per GPU, GiB: the largest max-reserved figure of the logs' memory lines
   /// over every rank (`ladle score --write`); absent when the logs print none.
   std::optional<double> peak_memory_gib;
+  std::optional<RlResult> rl;  ///< an RL run's figures; absent for a training-only recipe
   bool operator==(const RecipeResult&) const = default;
 };
 

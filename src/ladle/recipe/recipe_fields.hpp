@@ -35,6 +35,13 @@ inline constexpr std::string_view kRecomputeMethods[] = {"uniform", "block"};
 inline constexpr std::string_view kDispatchers[] = {"alltoall", "allgather", "flex"};
 inline constexpr std::string_view kPassFail[] = {"pass", "fail"};
 inline constexpr std::string_view kPassFailPending[] = {"pass", "fail", "pending"};
+/// slime's --advantage-estimator choices (slime/utils/arguments.py, THUDM/slime commit
+/// 624b824a898ab0ec1fcb4d373004c7f3852bf515).
+inline constexpr std::string_view kRlAlgorithms[] = {"grpo", "gspo", "cispo", "reinforce_plus_plus",
+                                                     "reinforce_plus_plus_baseline", "ppo"};
+/// How the rollout engines and the trainer share GPUs and time: slime's train.py with --colocate,
+/// train.py without it, and train_async.py (one rollout ahead).
+inline constexpr std::string_view kRlModes[] = {"colocated_sync", "disaggregated_sync", "disaggregated_async"};
 
 template <class V>
 void visit_fields(V& v, RecipeGpu& x) {
@@ -92,12 +99,28 @@ void visit_fields(V& v, RecipeDataset& x) {
 }
 
 template <class V>
+void visit_fields(V& v, RlWorkload& x) {
+  v.field("algorithm", x.algorithm, {.allowed = kRlAlgorithms});
+  v.field("prompts_per_rollout", x.prompts_per_rollout, {.range = &limits::kBatchRowsRange});
+  v.field("samples_per_prompt", x.samples_per_prompt, {.range = &limits::kBatchRowsRange});
+  v.field("steps_per_rollout", x.steps_per_rollout, {.range = &limits::kStepCountRange});
+  v.field("prompt_max_tokens", x.prompt_max_tokens, {.range = &limits::kRowTokensRange});
+  v.field("response_max_tokens", x.response_max_tokens, {.range = &limits::kRowTokensRange});
+  v.field("prompt_mean_tokens", x.prompt_mean_tokens, {.omit_if_null = true, .positive = true});
+  v.field("response_mean_tokens", x.response_mean_tokens, {.omit_if_null = true, .positive = true});
+  v.field("mode", x.mode, {.allowed = kRlModes});
+  v.field("rollout_gpus", x.rollout_gpus, {.range = &limits::kGpuCountRange});
+  v.field("gpus_per_engine", x.gpus_per_engine, {.range = &limits::kGpuCountRange});
+}
+
+template <class V>
 void visit_fields(V& v, Workload& x) {
   v.field("row_tokens", x.row_tokens, {.range = &limits::kRowTokensRange});
   v.field("rows", x.rows, {});
   v.field("global_batch", x.global_batch, {.range = &limits::kBatchRowsRange});
   v.field("precision", x.precision, {.allowed = kPrecisions});
   v.object("dataset", x.dataset);
+  v.object("rl", x.rl, /*omit_if_null=*/true);
 }
 
 template <class V>
@@ -217,6 +240,25 @@ void visit_fields(V& v, RecipeResult& x) {
   v.field("gpu_hours", x.gpu_hours, {});
   v.field("gpu_hours_note", x.gpu_hours_note, {});
   v.field("peak_memory_gib", x.peak_memory_gib, {.omit_if_null = true, .positive = true});
+  v.object("rl", x.rl, /*omit_if_null=*/true);
+}
+
+template <class V>
+void visit_fields(V& v, RlPhaseSplit& x) {
+  v.field("rollout", x.rollout, {});
+  v.field("log_prob", x.log_prob, {});
+  v.field("train", x.train, {});
+  v.field("weight_update", x.weight_update, {});
+  v.field("other", x.other, {});
+}
+
+template <class V>
+void visit_fields(V& v, RlResult& x) {
+  v.field("samples_per_s", x.samples_per_s, {});
+  v.field("trained_tokens_per_s_per_gpu", x.trained_tokens_per_s_per_gpu, {});
+  v.field("usd_per_million_trained_tokens", x.usd_per_million_trained_tokens, {});
+  v.field("step_time_s", x.step_time_s, {});
+  v.object("phase_split", x.phase_split);
 }
 
 template <class V>
