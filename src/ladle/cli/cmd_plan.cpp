@@ -148,11 +148,8 @@ int run_plan(const PlanOptions& o, Io& io) {
     check_job_model(job, request.model);
     carried = layout::training_args(launch);
     request.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
-    if (job.seq_length) request.workload.row_tokens = *job.seq_length;
-    if (job.global_batch) request.workload.global_batch = *job.global_batch;
-    if (job.fp8) request.workload.precision = plan::Precision::fp8;
-    if (job.fp16) request.workload.precision = plan::Precision::fp16;
-    if (job.rl) request.workload.rl = layout::format_rl_workload(*job.rl);
+    // As predict: the job's workload, and an option that contradicts it is an error.
+    apply_job_workload(job, GivenWorkload{o.row_tokens, o.global_batch, o.precision}, request.workload);
     request.base = layout::job_layout(job, request.workload.row_tokens, request.model);
     for (const layout::Knob* knob : job.layout.set) request.fixed.emplace_back(knob->key);
     // The job's numerics stay: its gradient reduce dtype, as written or by the engine's default.

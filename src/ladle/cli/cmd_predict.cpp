@@ -58,35 +58,13 @@ struct PredictOptions {
   bool precision_given = false;
 };
 
-// The workload and layout a job's own arguments give; options that contradict them are errors.
+// The workload a job's own arguments give; options that contradict them are errors (as in plan).
 void apply_job(const PredictOptions& o, const layout::JobArgs& job, plan::Measurement& m) {
-  if (job.seq_length) {
-    if (o.row_tokens_given && o.row_tokens != *job.seq_length) {
-      throw_usage("--row-tokens {} contradicts --seq-length {} in {}", o.row_tokens, *job.seq_length, job.file);
-    }
-    m.workload.row_tokens = *job.seq_length;
-  }
-  if (job.global_batch) {
-    if (o.global_batch_given && o.global_batch != *job.global_batch) {
-      throw_usage("--global-batch {} contradicts --global-batch-size {} in {}", o.global_batch, *job.global_batch,
-                  job.file);
-    }
-    m.workload.global_batch = *job.global_batch;
-  }
-  if (job.fp8) {
-    if (o.precision_given && o.precision != "fp8") {
-      throw_usage("--precision {} contradicts --fp8-format in {}", o.precision, job.file);
-    }
-    m.workload.precision = plan::Precision::fp8;
-  }
-  if (job.fp16) {
-    if (o.precision_given && o.precision != "fp16") {
-      throw_usage("--precision {} contradicts --fp16 in {}", o.precision, job.file);
-    }
-    m.workload.precision = plan::Precision::fp16;
-  }
-  // An RL job's workload line (rows per step and row length from its rollout arguments).
-  if (job.rl) m.workload.rl = layout::format_rl_workload(*job.rl);
+  GivenWorkload given;
+  if (o.row_tokens_given) given.row_tokens = o.row_tokens;
+  if (o.global_batch_given) given.global_batch = o.global_batch;
+  if (o.precision_given) given.precision = o.precision;
+  apply_job_workload(job, given, m.workload);
 }
 
 // Megatron-LM rejects a pipeline the layers do not split over (megatron/training/arguments.py

@@ -8,6 +8,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
+#include "ladle/layout/rl_workload.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
@@ -219,6 +220,36 @@ plan::Workload launch_workload(const launch::Base& base, const std::optional<int
     }
   }
   return w;
+}
+
+void apply_job_workload(const layout::JobArgs& job, const GivenWorkload& given, plan::Workload& workload) {
+  if (job.seq_length) {
+    if (given.row_tokens && *given.row_tokens != *job.seq_length) {
+      throw_usage("--row-tokens {} contradicts --seq-length {} in {}", *given.row_tokens, *job.seq_length, job.file);
+    }
+    workload.row_tokens = *job.seq_length;
+  }
+  if (job.global_batch) {
+    if (given.global_batch && *given.global_batch != *job.global_batch) {
+      throw_usage("--global-batch {} contradicts --global-batch-size {} in {}", *given.global_batch,
+                  *job.global_batch, job.file);
+    }
+    workload.global_batch = *job.global_batch;
+  }
+  if (job.fp8) {
+    if (given.precision && *given.precision != "fp8") {
+      throw_usage("--precision {} contradicts --fp8-format in {}", *given.precision, job.file);
+    }
+    workload.precision = plan::Precision::fp8;
+  }
+  if (job.fp16) {
+    if (given.precision && *given.precision != "fp16") {
+      throw_usage("--precision {} contradicts --fp16 in {}", *given.precision, job.file);
+    }
+    workload.precision = plan::Precision::fp16;
+  }
+  // An RL job's workload line (rows per step and row length from its rollout arguments).
+  if (job.rl) workload.rl = layout::format_rl_workload(*job.rl);
 }
 
 std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base,

@@ -84,6 +84,18 @@ plan::Workload launch_workload(const launch::Base& base, const std::optional<int
                                const std::optional<int64_t>& global_batch,
                                const std::optional<std::string>& precision, bool emitting);
 
+/// The workload options the user gave, held against the job's own arguments.
+struct GivenWorkload {
+  std::optional<int64_t> row_tokens;     ///< --row-tokens
+  std::optional<int64_t> global_batch;   ///< --global-batch
+  std::optional<std::string> precision;  ///< --precision
+};
+
+/// The workload a job's own arguments give (--seq-length, --global-batch-size, --fp8-format,
+/// --fp16, an RL job's rollout arguments), written over `workload`. One policy for predict and
+/// plan: an option that contradicts the job is Error(usage) naming both, never overridden.
+void apply_job_workload(const layout::JobArgs& job, const GivenWorkload& given, plan::Workload& workload);
+
 /// The launch arguments of a layout for `engine` on `cluster`, as one shell line (`args` of the
 /// JSON reports). `base` and `model` must outlive the function.
 std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base,
