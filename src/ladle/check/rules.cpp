@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <cmath>
 
+#include "ladle/check/rl_rules.hpp"
 #include "ladle/hw/catalog.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/model/catalog.hpp"
@@ -66,7 +67,13 @@ const std::vector<RuleInfo>& recipe_rules() {
       {"R20", "every word of run's launches means its text: no $(...), backticks or special parameters that the run "
               "expands and ladle reads as written"},
   };
-  return kRules;
+  // The RL rules (rl_rules.hpp) follow, in id order.
+  static const std::vector<RuleInfo> kAll = [] {
+    std::vector<RuleInfo> all = kRules;
+    for (const RlRuleInfo& rule : rl_rules()) all.push_back({rule.id, rule.summary});
+    return all;
+  }();
+  return kAll;
 }
 
 namespace {
@@ -131,6 +138,7 @@ class Checker {
     check_hardware();
     check_base();
     check_run_time_words();
+    check_rl(loaded_, report_.findings);
     std::stable_sort(report_.findings.begin(), report_.findings.end(),
                      [](const Finding& a, const Finding& b) { return a.line < b.line; });
     return std::move(report_);
@@ -154,7 +162,9 @@ class Checker {
   void check_gpu_counts() {
     const auto& l = r_.layout;
     const int64_t product = l.tp * l.pp * l.cp * l.dp;
-    if (product != r_.gpu.count) {
+    // A disaggregated RL recipe trains on the GPUs its engines leave (R21 checks them).
+    const bool disaggregated = r_.workload.rl && r_.workload.rl->mode != "colocated_sync";
+    if (product != r_.gpu.count && !disaggregated) {
       add("R1", "gpu.count", "gpu.count is {} but tp x pp x cp x dp = {} x {} x {} x {} = {}", r_.gpu.count, l.tp,
           l.pp, l.cp, l.dp, product);
     }
@@ -271,7 +281,10 @@ class Checker {
     const auto& w = res.window;
     if (w.size() == 2) {
       const int64_t expected = (w[1] - w[0] + 1) * r_.workload.global_batch * r_.workload.row_tokens;
-      if (expected != res.window_tokens) {
+      // An RL window counts samples x their measured mean length, not fixed rows.
+      const bool rl = r_.workload.rl || res.rl;
+      if (rl) report_.skipped.push_back("R6: an RL recipe's window tokens are samples x measured lengths");
+      if (expected != res.window_tokens && !rl) {
         add("R6", "result.window_tokens", "window_tokens is {} but ({} - {} + 1) x {} x {} = {}", res.window_tokens,
             w[1], w[0], r_.workload.global_batch, r_.workload.row_tokens, expected);
       }
