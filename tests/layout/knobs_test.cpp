@@ -230,6 +230,31 @@ TEST(Knobs, BridgePeftSetsTheLoraRowsMilesArgumentsSet) {
                      "reads Megatron-Bridge's --mode lora and peft.dim but does not write them");
 }
 
+TEST(Knobs, ASwitchThatTurnsAKnobOffReadsFromItsBridgeOverride) {
+  // grad_accum_fusion is on by default; Megatron-LM's only argument is --no-gradient-accumulation-fusion
+  // (megatron/training/arguments.py, store_false, at d98e8a64). Megatron-Bridge's
+  // model.gradient_accumulation_fusion=false is that switch, =true the default.
+  const auto read = [](const std::string& words, Engine engine) {
+    return read_layout_args(training_args(recipe::parse_launch_args(words, "g.sh")), engine, "g.sh").layout;
+  };
+  EXPECT_TRUE(Layout{}.grad_accum_fusion);
+  EXPECT_FALSE(read("--no-gradient-accumulation-fusion", Engine::megatron).grad_accum_fusion);
+  EXPECT_FALSE(read("model.gradient_accumulation_fusion=false", Engine::bridge).grad_accum_fusion);
+  EXPECT_TRUE(read("model.gradient_accumulation_fusion=true", Engine::bridge).grad_accum_fusion);
+  EXPECT_LADLE_ERROR(read("model.gradient_accumulation_fusion=1x", Engine::bridge), input,
+                     "g.sh:1:1: error: model.gradient_accumulation_fusion: expected true or false");
+  // The amax history: Megatron-LM's argument and Megatron-Bridge's field, and the delayed-scaling
+  // recipe by name, which sets 1024 (training/mixed_precision.py at 067f987d).
+  EXPECT_EQ(read("--fp8-format hybrid --fp8-amax-history-len 16", Engine::megatron).fp8_amax_history, 16);
+  EXPECT_EQ(read("mixed_precision.fp8_amax_history_len=16", Engine::bridge).fp8_amax_history, 16);
+  // (After the command: a first word NAME=VALUE is a shell assignment.)
+  EXPECT_EQ(read("python run_recipe.py mixed_precision=bf16_with_fp8_delayed_scaling_mixed", Engine::bridge).fp8_amax_history,
+            1024);
+  EXPECT_EQ(Layout{}.fp8_amax_history, 1);
+  EXPECT_LADLE_ERROR(read("--fp8-amax-history-len 0", Engine::megatron), input,
+                     "g.sh:1:1: error: --fp8-amax-history-len: 0 is out of range");
+}
+
 TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
   for (const Knob& knob : kKnobs) {
     if (knob.recipe.empty()) continue;

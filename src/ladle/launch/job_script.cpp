@@ -37,6 +37,9 @@ std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
       if (!arg.bridge.empty()) return BridgeOverride{std::string(arg.bridge), "true"};  // its own switch
       if (knob.bridge.empty()) break;
       BridgeOverride out{std::string(knob.bridge), std::nullopt};
+      // A switch that turns its knob off (--no-gradient-accumulation-fusion) is its override false.
+      if (arg.form == layout::ArgForm::on && knob.kind == layout::KnobKind::flag && arg.on_value == "off")
+        out.value = "false";
       if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag &&
           arg.on_value != "on") {
         // A boolean override named after one value (mixed_precision.grad_reduce_in_fp32) is true for

@@ -213,6 +213,8 @@ inline constexpr KnobArg fp8_bf16_last[] = {{"--num-layers-at-end-in-bf16"}};
 inline constexpr KnobArg fp8_reuse_grad_buf[] = {{"--reuse-grad-buf-for-mxfp8-param-ag", on}};
 inline constexpr KnobArg act_fp8_store[] = {{"model.activation_func_fp8_input_store", on, "on", kBridgeOnly}};
 inline constexpr KnobArg fp8_dpa[] = {{"mixed_precision.fp8_dot_product_attention", on, "on", kBridgeOnly}};
+inline constexpr KnobArg fp8_amax_history[] = {{"--fp8-amax-history-len"}};
+inline constexpr KnobArg grad_accum_fusion[] = {{"--no-gradient-accumulation-fusion", on, "off"}};
 inline constexpr KnobArg fp4[] = {{"--fp4-format"}};
 inline constexpr KnobArg fp4_recipe[] = {{"--fp4-recipe"}};
 inline constexpr KnobArg fp4_param_gather[] = {{"--fp4-param-gather", on}};
@@ -532,6 +534,23 @@ inline constexpr Knob kKnobs[] = {
   // over the main gradients (plan/cost_fp16.hpp).
   {.key = "fp16", .kind = K::flag, .args = a::fp16, .bridge = "mixed_precision.fp16",
    .help = "FP16 mixed precision with loss scaling instead of BF16", .get = get<&L::fp16>, .set = set<&L::fp16>},
+  // Gradient-accumulation fusion: on unless --no-gradient-accumulation-fusion (Megatron-LM
+  // megatron/training/arguments.py, store_false, at d98e8a64; Megatron-Bridge's GPTModelProvider
+  // turns it on where Transformer Engine or APEX provides the kernel: models/gpt_provider.py and
+  // utils/fusions.py at 067f987d). plan/cost_grad_accum_fusion.hpp prices it off.
+  {.key = "grad_accum_fusion", .kind = K::flag, .args = a::grad_accum_fusion,
+   .bridge = "model.gradient_accumulation_fusion",
+   .help = "weight-gradient GEMMs accumulate into the FP32 main gradients (off: a separate add pass and a 16-bit "
+           "gradient per weight)",
+   .get = get<&L::grad_accum_fusion>, .set = set<&L::grad_accum_fusion>},
+  // FP8 delayed scaling's amax history (Transformer Engine DelayedScaling.amax_history_len; Megatron-LM
+  // TransformerConfig.fp8_amax_history_len default 1 at d98e8a64; Megatron-Bridge
+  // MixedPrecisionConfig.fp8_amax_history_len, 1, and 1024 in its *_fp8_delayed_scaling_mixed
+  // recipes, training/mixed_precision.py at 067f987d). plan/cost_fp8_amax_history.hpp prices it.
+  {.key = "fp8_amax_history", .kind = K::integer, .min = 1, .max = kMaxTokens, .args = a::fp8_amax_history,
+   .bridge = "mixed_precision.fp8_amax_history_len", .when = {"fp8_recipe", "delayed"},
+   .help = "amax values each FP8 delayed-scaling quantizer keeps (Transformer Engine's history window)",
+   .get = get<&L::fp8_amax_history>, .set = set<&L::fp8_amax_history>},
   // LoRA (plan/cost_lora.hpp prices it: frozen base weights, trained adapters). Megatron-Bridge's
   // LoRA fields are dim, alpha and target_modules (src/megatron/bridge/peft/lora.py at 067f987d),
   // set as peft.* overrides once --mode lora (or peft=lora) gives the recipe an adapter

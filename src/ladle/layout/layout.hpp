@@ -162,6 +162,9 @@ struct Layout {
   int64_t fp8_bf16_first = 1;     ///< --num-layers-at-start-in-bf16
   int64_t fp8_bf16_last = 1;      ///< --num-layers-at-end-in-bf16
   bool fp8_reuse_grad_buf = false;  ///< --reuse-grad-buf-for-mxfp8-param-ag: MXFP8 weights gathered in the grad buffer
+  /// --fp8-amax-history-len: amax values each delayed-scaling quantizer keeps (Megatron-LM's
+  /// TransformerConfig.fp8_amax_history_len default 1, d98e8a64).
+  int64_t fp8_amax_history = 1;
   /// Megatron-Core's activation_func_fp8_input_store: SwiGLU keeps its input for backward in FP8
   /// E4M3 (Megatron-Bridge's model.activation_func_fp8_input_store; no Megatron-LM argument).
   bool act_fp8_store = false;
@@ -199,6 +202,9 @@ struct Layout {
   // Precision: --fp16 trains in FP16 with a dynamic loss scale instead of BF16 (Megatron-LM
   // megatron/training/arguments.py; FP32 master weights as under BF16).
   bool fp16 = false;
+  /// Gradient-accumulation fusion: the weight-gradient GEMM accumulates into the FP32 main
+  /// gradient (Megatron-LM's default; --no-gradient-accumulation-fusion turns it off).
+  bool grad_accum_fusion = true;
   // LoRA (miles --lora-rank, --lora-alpha, --target-modules; miles/utils/arguments.py at
   // 31f1ca96): the base weights frozen, low-rank adapters trained.
   int64_t lora_rank = 0;    ///< adapter rank (0: full fine-tuning, miles' default)

@@ -8,6 +8,8 @@
 
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/cost_colocate.hpp"
+#include "ladle/plan/cost_fp8_amax_history.hpp"
+#include "ladle/plan/cost_grad_accum_fusion.hpp"
 #include "ladle/plan/cost_linear_attention.hpp"
 #include "ladle/plan/cost_lora.hpp"
 #include "ladle/plan/cost_mamba.hpp"
@@ -406,6 +408,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     double expert = 0;
     LoraParams adapters;  // this rank's LoRA adapters
     double acts_one_mb = 0;
+    double fp8_gemms = 0;  // Transformer Engine GEMMs under FP8 delayed scaling (cost_fp8_amax_history.hpp)
     // Per chunk of this rank (one chunk, the whole stage, without interleaving): its layers and
     // one microbatch's activations in them.
     std::array<double, 64> chunk_acts{};
@@ -428,6 +431,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
         dense += count * (kind.tp_params / tp + kind.replicated_params);
         expert += count * kind.expert_params / expert_div;
         chunk_acts[static_cast<size_t>(j)] += count * kind_bytes[k];
+        fp8_gemms += count * fp8_layer_gemms(kind, c, l);
       }
       acts_one_mb += chunk_acts[static_cast<size_t>(j)];
     }
@@ -603,6 +607,13 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       // set counts only what a layer needs beyond them.
       working = std::max(0.0, working - at(MemoryPart::logits));
     }
+    // Without gradient-accumulation fusion a 16-bit weight gradient waits in backward for the hook
+    // that adds it into the main gradient (cost_grad_accum_fusion.hpp); LoRA's frozen base computes
+    // none.
+    if (!st.torch) {
+      working += unfused_grad_accum_bytes(l.grad_accum_fusion || l.lora_rank > 0, largest_weight_shard(c, l, last),
+                                          kBf16);
+    }
     at(MemoryPart::activations) = acts;
     at(MemoryPart::working_set) = working;
     if (c.experts > 0) {
@@ -634,6 +645,9 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       at(MemoryPart::cuda_graphs) = 2 * layer_input * std::max(static_cast<double>(n), layers_held);
     }
     at(MemoryPart::workspaces) = facts.workspaces_mib * kMiB;
+    // FP8 delayed scaling's amax histories and scales (cost_fp8_amax_history.hpp; torchao's FP8
+    // under FSDP2 keeps none).
+    if (!st.torch) at(MemoryPart::workspaces) += amax_history_bytes(fp8_delayed(l), l.fp8_amax_history, fp8_gemms);
     // Allocator slack with expandable segments: a fraction of what is allocated and freed within
     // each step (activations, logits, the working set, graph buffers).
     at(MemoryPart::allocator_slack) =

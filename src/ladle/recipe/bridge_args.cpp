@@ -283,10 +283,15 @@ std::vector<LaunchArg> knob_args(const Knob& knob, const Value& v, const ValueRe
   switch (knob.kind) {
     case KnobKind::flag: {
       if (v.kind != Value::boolean) r.fail("true or false", v.text);
-      const KnobArg* sw = switch_for(knob, "on");
-      if (sw == nullptr) r.fail("a knob with a switch", v.text);
-      return one(sw->flag,
-                 v.truth ? std::vector<std::string>{} : std::vector<std::string>{"false"});
+      if (const KnobArg* sw = switch_for(knob, "on"))
+        return one(sw->flag, v.truth ? std::vector<std::string>{} : std::vector<std::string>{"false"});
+      // A knob on by default whose one switch turns it off (--no-gradient-accumulation-fusion):
+      // true keeps the default, false is the switch.
+      if (const KnobArg* off = switch_for(knob, "off")) {
+        if (v.truth) return {};
+        return one(off->flag, {});
+      }
+      r.fail("a knob with a switch", v.text);
     }
     case KnobKind::choice: {
       // A boolean named after one value (mixed_precision.grad_reduce_in_fp32,
