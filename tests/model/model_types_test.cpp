@@ -181,6 +181,42 @@ TEST(ModelTypes, MiniMaxMTwoPointFive) {
   EXPECT_EQ(find_tensor(tensors, "model.layers.0.self_attn.q_norm.weight")->shape, (std::vector<int64_t>{48 * 128}));
 }
 
+// MiMo-V2-Flash Technical Report (Xiaomi LLM-Core Team, arXiv 2601.02780), abstract: "309B total
+// parameters and 15B active parameters". Its config has no MTP count, so no MTP layer is counted.
+// Sliding layers (hybrid_layer_pattern 1) have 8 kv heads and sink logits, full ones 4 and none;
+// values are 128 wide beside 192-wide queries and keys (sglang's mimo_v2_flash.py).
+TEST(ModelTypes, MiMoVTwoFlash) {
+  const ModelSpec spec = load_model(real_config("mimo-v2-flash"));
+  EXPECT_EQ(spec.model_type, "mimo_v2_flash");
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {309 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.n, {15 * kB, 1 * kB}));
+  EXPECT_EQ(spec.count_mlp(MlpKind::moe), 47);
+  EXPECT_EQ(spec.num_mtp_layers, 0);
+  EXPECT_EQ(spec.sliding_window[0], 0);
+  EXPECT_EQ(spec.sliding_window[1], 128);
+  EXPECT_EQ(spec.kv_heads_of(0), 4);
+  EXPECT_EQ(spec.kv_heads_of(1), 8);
+  const std::vector<TensorInfo> tensors = tensor_inventory(spec);
+  EXPECT_EQ(find_tensor(tensors, "model.layers.1.self_attn.k_proj.weight")->shape, (std::vector<int64_t>{8 * 192, 4096}));
+  EXPECT_EQ(find_tensor(tensors, "model.layers.1.self_attn.v_proj.weight")->shape, (std::vector<int64_t>{8 * 128, 4096}));
+  EXPECT_EQ(find_tensor(tensors, "model.layers.0.self_attn.v_proj.weight")->shape, (std::vector<int64_t>{4 * 128, 4096}));
+  EXPECT_EQ(find_tensor(tensors, "model.layers.0.self_attn.o_proj.weight")->shape, (std::vector<int64_t>{4096, 64 * 128}));
+  EXPECT_NE(find_tensor(tensors, "model.layers.1.self_attn.sinks"), nullptr);
+  EXPECT_EQ(find_tensor(tensors, "model.layers.5.self_attn.sinks"), nullptr);
+  EXPECT_NE(find_tensor(tensors, "model.layers.1.mlp.gate.e_score_correction_bias"), nullptr);
+}
+
+// Sliding layers of another query-head count than the full layers' are refused, not counted as the
+// full layers' shape.
+TEST(ModelTypes, MiMoVTwoFlashSlidingLayersOfAnotherShapeAreRefused) {
+  std::string text = util::read_file(real_config("mimo-v2-flash"));
+  const std::string from = "\"swa_num_attention_heads\": 64";
+  text.replace(text.find(from), from.size(), "\"swa_num_attention_heads\": 96");
+  EXPECT_LADLE_ERROR(parse_config(text, "c.json", "c"), input,
+                     "swa_num_attention_heads: 96 differs from num_attention_heads 64");
+}
+
 // deepseek-ai/DeepSeek-V3.2: the Hugging Face model page counts "685B" (the checkpoint, MTP layer
 // included); DeepSeek-V3's card: "671B total parameters with 37B activated for each token", which
 // V3.2 keeps but for its indexers (0.9B). Every layer owns a lightning indexer.

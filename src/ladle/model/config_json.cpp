@@ -50,6 +50,9 @@ class ConfigReader {
     return true;
   }
 
+  /// Whether `key` holds a JSON list.
+  bool is_list(const char* key) const { return has(key) && root_[key].is_array(); }
+
   /// Whether `key` holds a JSON object (a nested config such as `text_config`).
   bool has_object(const char* key) const { return has(key) && root_[key].is_object(); }
 
@@ -303,10 +306,24 @@ void mlp_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
     in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}",
                                                  spec.first_k_dense, spec.num_layers));
   }
-  const int64_t freq = in.integer_or("moe_layer_freq", 1);
-  if (freq <= 0) in.fail("moe_layer_freq", fmt::format("must be positive, got {}", freq));
-  for (int i = 0; i < spec.num_layers; ++i) {
-    spec.mlp[i] = (i >= spec.first_k_dense && i % freq == 0) ? MlpKind::moe : MlpKind::dense;
+  if (in.has("moe_layer_freq") && in.is_list("moe_layer_freq")) {
+    // One entry per layer, 1 for MoE (MiMo-V2-Flash's configuration_mimo_v2_flash.py).
+    const std::vector<int64_t> moe = in.integers("moe_layer_freq");
+    if (static_cast<int64_t>(moe.size()) != spec.num_layers) {
+      in.fail("moe_layer_freq", fmt::format("has {} entries but num_hidden_layers is {}: the two keys contradict "
+                                            "each other",
+                                            moe.size(), spec.num_layers));
+    }
+    for (int i = 0; i < spec.num_layers; ++i) {
+      if (moe[i] != 0 && moe[i] != 1) in.fail("moe_layer_freq", fmt::format("layer {} is {} (expected 0 or 1)", i, moe[i]));
+      spec.mlp[i] = (i >= spec.first_k_dense && moe[i] == 1) ? MlpKind::moe : MlpKind::dense;
+    }
+  } else {
+    const int64_t freq = in.integer_or("moe_layer_freq", 1);
+    if (freq <= 0) in.fail("moe_layer_freq", fmt::format("must be positive, got {}", freq));
+    for (int i = 0; i < spec.num_layers; ++i) {
+      spec.mlp[i] = (i >= spec.first_k_dense && i % freq == 0) ? MlpKind::moe : MlpKind::dense;
+    }
   }
   // noaux_tc routing keeps a per-expert correction bias (DeepSeek-V3 report, sec. 2.1.2).
   spec.router_correction_bias = !in.has("topk_method") || in.text("topk_method") == "noaux_tc";
@@ -941,6 +958,51 @@ unsigned config_shape(const ConfigReader& top) {
   return shape;
 }
 
+// MiMo-V2-Flash's attention (configuration_mimo_v2_flash.py / modeling_mimo_v2_flash.py):
+// hybrid_layer_pattern gives each layer 1 (sliding, sliding_window tokens) or 0 (full); values
+// are v_head_dim wide beside head_dim queries and keys; sliding layers have
+// swa_num_key_value_heads kv heads and sink logits when add_swa_attention_sink_bias (full layers
+// when add_full_attention_sink_bias). Sliding layers whose query heads or head sizes differ from
+// the full layers' are refused: no per-layer query heads or head sizes are read.
+void sliding_full_hybrid(const ConfigReader& in, ModelSpec& spec) {
+  const std::vector<int64_t> pattern = in.integers("hybrid_layer_pattern");
+  if (static_cast<int64_t>(pattern.size()) != spec.num_layers) {
+    in.fail("hybrid_layer_pattern", fmt::format("has {} entries but num_hidden_layers is {}: the two keys "
+                                                "contradict each other",
+                                                pattern.size(), spec.num_layers));
+  }
+  if (in.has("v_head_dim")) spec.value_head_dim = in.positive("v_head_dim");
+  const auto same = [&in](const char* key, int64_t expected, const char* full_key) {
+    if (in.has(key) && in.positive(key) != expected) {
+      in.fail(key, fmt::format("{} differs from {} {}: sliding layers of another shape are not read",
+                               in.integer(key), full_key, expected));
+    }
+  };
+  same("swa_num_attention_heads", spec.num_heads, "num_attention_heads");
+  same("swa_head_dim", spec.head_dim, "head_dim");
+  same("swa_v_head_dim", spec.gqa_value_head_dim(), "v_head_dim");
+  const int64_t swa_kv = in.has("swa_num_key_value_heads") ? in.positive("swa_num_key_value_heads") : spec.num_kv_heads;
+  if (spec.num_heads % swa_kv != 0) {
+    in.fail("swa_num_key_value_heads", fmt::format("num_attention_heads {} is not divisible by {}", spec.num_heads, swa_kv));
+  }
+  const bool swa_sinks = in.boolean_or("add_swa_attention_sink_bias", false);
+  const bool full_sinks = in.boolean_or("add_full_attention_sink_bias", false);
+  spec.layer_kv_heads.assign(spec.num_layers, spec.num_kv_heads);
+  spec.layer_sinks.assign(spec.num_layers, full_sinks);
+  for (int i = 0; i < spec.num_layers; ++i) {
+    if (pattern[i] != 0 && pattern[i] != 1) {
+      in.fail("hybrid_layer_pattern", fmt::format("layer {} is {} (expected 0 for full or 1 for sliding attention)", i,
+                                                  pattern[i]));
+    }
+    if (pattern[i] == 1) {
+      spec.sliding_window[i] = in.positive("sliding_window");
+      spec.layer_kv_heads[i] = swa_kv;
+      spec.layer_sinks[i] = swa_sinks;
+    }
+  }
+  spec.attention_sinks = swa_sinks || full_sinks;
+}
+
 // ---- The model-type table (data/models/types.yaml): the names its rows may use. ----
 
 using Part = void (*)(const ConfigReader&, ModelSpec&);
@@ -979,6 +1041,7 @@ constexpr NamedPart kLayerParts[] = {
     {"mlp_layer_types", read_mlp_layer_types},
     {"hybrid_override_pattern", hybrid_override_pattern},
     {"block_configs", block_configs},
+    {"sliding_full_hybrid", sliding_full_hybrid},
 };
 
 struct VisionPart {

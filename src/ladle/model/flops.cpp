@@ -57,7 +57,7 @@ namespace {
 // Forward FLOPs per token of the attention core of one layer (QK^T and PV), see flops.hpp.
 double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window, int64_t chunk = 0) {
   int64_t qk_dim = spec.head_dim;
-  int64_t v_dim = spec.head_dim;
+  int64_t v_dim = spec.gqa_value_head_dim();
   if (spec.attention == AttentionKind::mla) {
     qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim;
     v_dim = spec.v_head_dim;

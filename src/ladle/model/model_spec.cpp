@@ -40,6 +40,11 @@ int64_t ModelSpec::kv_heads_of(int layer) const {
   return layer >= 0 && i < layer_kv_heads.size() ? layer_kv_heads[i] : num_kv_heads;
 }
 
+bool ModelSpec::sinks_of(int layer) const {
+  const auto i = static_cast<std::size_t>(layer);
+  return layer >= 0 && i < layer_sinks.size() ? layer_sinks[i] : attention_sinks;
+}
+
 const char* to_string(AttentionKind kind) {
   switch (kind) {
     case AttentionKind::gqa:

@@ -84,6 +84,11 @@ struct ModelSpec {
   bool qk_norm_full_width = false;
   NormPlacement norms = NormPlacement::pre;
   bool attention_sinks = false;     ///< one learned sink logit per head (gpt-oss)
+  /// Which layers have sink logits where only some do (MiMo-V2-Flash: its sliding layers); empty:
+  /// attention_sinks says for every layer.
+  std::vector<bool> layer_sinks;
+  /// GQA value head size where it differs from head_dim (MiMo-V2-Flash: 128 beside 192); 0: head_dim.
+  int64_t value_head_dim = 0;
   // MLA dimensions (attention == mla).
   int64_t q_lora_rank = 0;  ///< 0: q is projected directly from the hidden state (no q_a/q_b)
   int64_t kv_lora_rank = 0;
@@ -179,6 +184,10 @@ struct ModelSpec {
   int64_t ffn_of(int layer) const;
   /// The key/value heads of layer `layer`.
   int64_t kv_heads_of(int layer) const;
+  /// Whether layer `layer` has attention sink logits.
+  bool sinks_of(int layer) const;
+  /// GQA's value head size: value_head_dim where given, else head_dim.
+  int64_t gqa_value_head_dim() const { return value_head_dim > 0 ? value_head_dim : head_dim; }
   /// Mamba-2's inner width: mamba_heads x mamba_head_dim.
   int64_t mamba_inner() const { return mamba_heads * mamba_head_dim; }
   /// Channels of Mamba-2's conv1d: x, B and C (inner + 2 x groups x state).

@@ -170,24 +170,27 @@ class InventoryBuilder {
   void add_gqa(const std::string& p, TensorSection s, int layer) {
     const int64_t h = spec_.hidden_size;
     const int64_t q = spec_.num_heads * spec_.head_dim;
-    const int64_t kv = (s == TensorSection::layer ? spec_.kv_heads_of(layer) : spec_.num_kv_heads) * spec_.head_dim;
+    const int64_t kv_heads = s == TensorSection::layer ? spec_.kv_heads_of(layer) : spec_.num_kv_heads;
+    const int64_t kv = kv_heads * spec_.head_dim;
+    const int64_t v = kv_heads * spec_.gqa_value_head_dim();  // values may be narrower (MiMo-V2-Flash)
+    const int64_t out = spec_.num_heads * spec_.gqa_value_head_dim();
     const TensorRole a = TensorRole::attention;
     // Gated attention: the projection also produces one gate value per q channel.
     const int64_t q_out = spec_.attention_output_gate ? 2 * q : q;
     if (spec_.model_type == "phi3") {
       // Phi-3/Phi-4 store q, k and v as one qkv_proj of the same total shape.
-      add(p + "qkv_proj.weight", {q + 2 * kv, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "qkv_proj.weight", {q + kv + v, h}, s, layer, a, TensorSplit::tp_column);
     } else {
       add(p + "q_proj.weight", {q_out, h}, s, layer, a, TensorSplit::tp_column);
       add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
-      add(p + "v_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+      add(p + "v_proj.weight", {v, h}, s, layer, a, TensorSplit::tp_column);
     }
     if (spec_.attention_bias) {
       add(p + "q_proj.bias", {q}, s, layer, a, TensorSplit::tp_column);
       add(p + "k_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
-      add(p + "v_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
+      add(p + "v_proj.bias", {v}, s, layer, a, TensorSplit::tp_column);
     }
-    add(p + "o_proj.weight", {h, q}, s, layer, a, TensorSplit::tp_row);
+    add(p + "o_proj.weight", {h, out}, s, layer, a, TensorSplit::tp_row);
     if (spec_.attention_out_bias) add(p + "o_proj.bias", {h}, s, layer, a, TensorSplit::replicated);
     if (spec_.qk_norm) {
       const int64_t q_norm = spec_.qk_norm_full_width ? q : spec_.head_dim;
@@ -195,7 +198,9 @@ class InventoryBuilder {
       add(p + "q_norm.weight", {q_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
       add(p + "k_norm.weight", {k_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
     }
-    if (spec_.attention_sinks) add(p + "sinks", {spec_.num_heads}, s, layer, a, TensorSplit::tp_column);
+    if (s == TensorSection::layer ? spec_.sinks_of(layer) : spec_.attention_sinks) {
+      add(p + "sinks", {spec_.num_heads}, s, layer, a, TensorSplit::tp_column);
+    }
   }
 
   // MLA (DeepSeek-V2 report, sec. 2.1): q = W_qb norm(W_qa x); [c_kv, k_rope] = W_kva x;

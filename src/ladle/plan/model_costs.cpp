@@ -69,7 +69,7 @@ void add_tensor(const TensorInfo& t, LayerKind& kind) {
 double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens) {
   const int64_t qk = spec.attention == AttentionKind::mla ? spec.qk_nope_head_dim + spec.qk_rope_head_dim
                                                            : spec.head_dim;
-  const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.head_dim;
+  const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.gqa_value_head_dim();
   int64_t window = 0;
   if (static_cast<size_t>(layer) < spec.sliding_window.size()) window = spec.sliding_window[layer];
   if (spec.index_topk > 0 && (window == 0 || spec.index_topk < window)) window = spec.index_topk;
@@ -111,7 +111,7 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
   c.kv_lora_rank = spec.kv_lora_rank;
   c.qk_head_dim = c.mla ? spec.qk_nope_head_dim + spec.qk_rope_head_dim : spec.head_dim;
   c.rope_dim = spec.qk_rope_head_dim;
-  c.v_head_dim = c.mla ? spec.v_head_dim : spec.head_dim;
+  c.v_head_dim = c.mla ? spec.v_head_dim : spec.gqa_value_head_dim();  // MiMo-V2-Flash's are narrower
   c.index_heads = spec.index_n_heads;
   c.index_head_dim = spec.index_head_dim;
   c.ffn = spec.intermediate_size;
