@@ -40,6 +40,7 @@ void add_pack_command(CLI::App& command, Io& io);
 void add_tune_command(CLI::App& command, Io& io);  // tune (issue 16)
 void add_mcp_command(CLI::App& command, Io& io);   // mcp (issue 35)
 void add_card_command(CLI::App& command, Io& io);  // card (issue 35)
+void add_rollout_command(CLI::App& command, Io& io);  // rollout (issue 34)
 
 namespace {
 constexpr Command kCommands[] = {
@@ -65,6 +66,7 @@ constexpr Command kCommands[] = {
     {"mcp", "serve model, gpu, predict, plan, check, score, show, diff and tune status to agents (MCP over stdio)",
      add_mcp_command},
     {"card", "import a Megatron-Bridge verification card as recipes, or export a recipe as one", add_card_command},
+    {"rollout", "predict SGLang engines' serving throughput and an RL rollout's time and memory", add_rollout_command},
 };
 }  // namespace
 
