@@ -96,6 +96,67 @@ TEST(RecipePage, ShowsFactsChartsRunScriptAndDownload) {
   EXPECT_EQ(html.find("id=\"predicted\""), std::string::npos);
 }
 
+// An RL recipe (test data: the Flash seed given a synthetic RL workload and result).
+Recipe rl_flash() {
+  Recipe r = test::glm47_flash();
+  r.workload.rl = RlWorkload{.algorithm = "grpo",
+                             .prompts_per_rollout = 32,
+                             .samples_per_prompt = 8,
+                             .steps_per_rollout = 2,
+                             .prompt_max_tokens = 1024,
+                             .response_max_tokens = 4096,
+                             .prompt_mean_tokens = 412.0,
+                             .mode = "colocated_sync",
+                             .rollout_gpus = 8,
+                             .gpus_per_engine = 2};
+  r.result->rl = RlResult{.samples_per_s = 1.0,
+                          .trained_tokens_per_s_per_gpu = 382.59,
+                          .usd_per_million_trained_tokens = 5.74,
+                          .step_time_s = 255.158,
+                          .phase_split = {0.6636, 0.1137, 0.1832, 0.0086, 0.0309}};
+  return r;
+}
+
+TEST(RecipePage, ShowsAnRlRecipesWorkloadAndPhaseSplit) {
+  const SiteCatalog catalog =
+      make_site_catalog({test::site_recipe(rl_flash(), "recipes/glm-4.7-flash/h200/rl-grpo.yaml")});
+  const std::string html = render_recipe_page(catalog, 0);
+  expect_well_formed(html, "rl recipe");
+  EXPECT_NE(html.find("<h2 id=\"rl\">RL workload</h2>"), std::string::npos);
+  const std::string text = test::visible_text(html);
+  for (const char* seen : {"32 prompts x 8 samples = 256, in 2 optimizer steps", "at most 1,024 tokens, mean 412",
+                           "at most 4,096 tokens", "8 in engines of 2 GPUs", "colocated, synchronous", "382.59",
+                           "5.74", "255.158 s", "66.4%", "18.3%"}) {
+    EXPECT_NE(text.find(seen), std::string::npos) << seen;
+  }
+  // The stacked bar: one rect per phase, widths in proportion to the split, left to right.
+  EXPECT_NE(html.find("<rect x=\"0.00\" y=\"0\" width=\"477.79\" height=\"28\" fill=\"#0072B2\" "
+                      "data-phase=\"rollout\">"),
+            std::string::npos);
+  EXPECT_NE(html.find("<rect x=\"477.79\" y=\"0\" width=\"81.86\""), std::string::npos);
+  EXPECT_EQ(count(html, "<tr data-phase="), 5u);
+  // Seconds per phase: the share of the mean step time.
+  EXPECT_NE(html.find("<td class=\"num\">66.4%</td><td class=\"num\">169.3</td>"), std::string::npos);
+}
+
+TEST(RecipePage, ATrainingRecipeHasNoRlSection) {
+  const std::string html = render_recipe_page(two_models(), 0);
+  EXPECT_EQ(html.find("id=\"rl\""), std::string::npos);
+  EXPECT_EQ(html.find("class=\"tag rl\""), std::string::npos);
+}
+
+TEST(IndexPage, MarksRlRecipes) {
+  const SiteCatalog catalog =
+      make_site_catalog({test::site_recipe(test::glm47_flash(), "recipes/glm-4.7-flash/h200/attune-tp1-pp1-ep8.yaml"),
+                         test::site_recipe(rl_flash(), "recipes/glm-4.7-flash/h200/rl-grpo.yaml")});
+  const std::string html = render_index(catalog);
+  expect_well_formed(html, "index");
+  EXPECT_EQ(count(html, "<span class=\"tag rl\""), 1u);
+  EXPECT_NE(html.find("title=\"RL recipe: colocated, synchronous (engines and trainer take turns on the same "
+                      "GPUs)\">RL grpo</span></td>"),
+            std::string::npos);
+}
+
 TEST(RecipePage, ShowsPredictedAgainstMeasuredWithTheBreakdown) {
   const std::string html = render_recipe_page(two_models(), 1);
   expect_well_formed(html, "predicted");

@@ -42,6 +42,8 @@ th[aria-sort="descending"] button.sort::after { content: " \2193"; color: var(--
 .status, .result { display: inline-block; padding: 0 .4rem; border-radius: 3px; font-size: .85rem;
   font-weight: 600; border: 1px solid currentColor; }
 .status-verified, .result-pass { color: var(--pass); }
+.tag { display: inline-block; padding: 0 .3rem; margin-left: .3rem; border: 1px solid var(--accent);
+  border-radius: 3px; font-size: .8rem; color: var(--accent); white-space: nowrap; }
 .status-card { font-size: .85rem; border: 1px solid var(--line); border-radius: 3px; padding: 0 .3rem; }
 .status-measured, .status-planned, .result-pending { color: var(--pending); }
 .result-fail { color: var(--fail); }

@@ -14,6 +14,7 @@
 #include "ladle/plan/search.hpp"
 #include "ladle/site/html.hpp"
 #include "ladle/site/recipe_facts.hpp"
+#include "ladle/site/rl_section.hpp"
 #include "ladle/site/svg_chart.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
@@ -681,7 +682,8 @@ std::string render_index(const SiteCatalog& catalog) {
             "\" data-status=\"" + escape_html(r.status) + "\">";
     body += "<td><a href=\"" + escape_html(p.model_page) + "\">" + escape_html(r.model) + "</a></td>";
     body += "<td data-value=\"" + escape_html(gpu_sort_key(r)) + "\">" + escape_html(gpu_count_label(r)) + "</td>";
-    body += "<td><a href=\"" + escape_html(p.page) + "\">" + escape_html(layout_name(r)) + "</a></td>";
+    body += "<td><a href=\"" + escape_html(p.page) + "\">" + escape_html(layout_name(r)) + "</a>" +
+            rl_index_mark(r) + "</td>";
     body += throughput_cells(r);
     body += "<td>" + status_cell(catalog.recipes[i]) + "</td>";
     body += "<td>" + (r.result ? escape_html(r.result->measured) : std::string("\u2014")) + "</td></tr>\n";
@@ -871,6 +873,7 @@ std::string render_recipe_page(const SiteCatalog& catalog, size_t index) {
     workload.push_back({"Builder", escape_html(b.builder)});
   }
   body += "<h2 id=\"workload\">Workload</h2>\n" + dl(workload);
+  body += render_rl_section(r);
 
   if (r.result) {
     const RecipeResult& m = *r.result;
