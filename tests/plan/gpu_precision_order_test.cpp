@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "support/measurement_support.hpp"
 
@@ -85,6 +86,25 @@ TEST(CostGemmShape, TilesBoundTheEfficiency) {
   EXPECT_DOUBLE_EQ(windowed_attention_efficiency(0), 1.0);
   EXPECT_DOUBLE_EQ(windowed_attention_efficiency(128), 0.5);  // two key tiles for one tile of band
   EXPECT_GT(windowed_attention_efficiency(4096), 0.95);
+}
+
+}  // namespace
+}  // namespace ladle::plan
+
+namespace ladle::plan {
+namespace {
+
+// GB300 has no published MAMF (stas00/ml-engineering's table @ 744d01e1 measures GB200, B200 and
+// B300): kernels.yaml names the GB200 row as its stand-in, and the fallback is reported, never
+// silent; a GPU with its own measured row reports none.
+TEST(GpuPrecisionOrder, AnUnpublishedMatmulFractionIsNamedAsAFallback) {
+  EXPECT_EQ(hw::gemm_mamf_fallback("b300"), "");
+  EXPECT_EQ(hw::gemm_mamf_fallback("gb200"), "");
+  const std::string gb300 = hw::gemm_mamf_fallback("gb300");
+  EXPECT_NE(gb300.find("gb200"), std::string::npos) << gb300;
+  EXPECT_NE(gb300.find("no published MAMF"), std::string::npos) << gb300;
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb300", false), hw::gemm_mamf_fraction("gb200", false));
+  EXPECT_NE(hw::gemm_mamf_fallback("no-such-gpu").find("lowest published"), std::string::npos);
 }
 
 }  // namespace

@@ -23,6 +23,7 @@
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/search.hpp"
+#include "ladle/plan/stack.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/progress.hpp"
@@ -54,6 +55,9 @@ struct PlanOptions {
   std::string rank = "median";
   std::optional<std::string> precision;  // default: the base's, else bf16
   double margin = plan::kPlanMemoryMargin;
+  bool margin_given = false;
+  std::optional<double> fit_confidence;  ///< --fit-confidence (default plan::kDefaultFitConfidence)
+  std::string stack;  ///< --stack: the Megatron-Core release (plan/stack.hpp)
   std::string calibration;
   std::vector<std::string> compare;
   std::string emit;
@@ -119,7 +123,6 @@ int run_plan(const PlanOptions& o, Io& io) {
     throw_usage("--global-batch must be 1 to {} rows (the limit of one step), got {}", limits::kMaxGlobalBatchRows,
                 *o.global_batch);
   }
-  if (!(o.margin >= 0 && o.margin < 1)) throw_usage("--margin must be in [0, 1), got {}", o.margin);
   const std::vector<int64_t> counts = parse_gpu_counts(o.gpus);
   const plan::ClusterOptions hardware{o.gpu, o.instance, o.cluster, o.price};
   // The job's own engine unless --engine names another.
@@ -183,8 +186,13 @@ int run_plan(const PlanOptions& o, Io& io) {
   request.top = o.top;
   request.objective = plan::parse_objective(o.objective);
   request.rank = plan::parse_rank(o.rank);
-  request.memory_margin = o.margin;
+  // --margin when given, else the margin at which a counted layout fits at --fit-confidence.
+  const double margin = plan::plan_memory_margin(o.margin_given ? std::optional<double>(o.margin) : std::nullopt,
+                                                 o.fit_confidence, request.calibration);
+  request.memory_margin = margin;
   request.workload.image_tokens = o.image_tokens;
+  const plan::StackChoice stack = plan::choose_stack(o.stack);
+  request.workload.stack_generation = stack.generation;
   if (o.image_tokens > 0) {
     sources.push_back({"image_tokens", std::to_string(o.image_tokens), "--image-tokens (per row, one image)"});
   }
@@ -232,7 +240,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     // A compared spec means what it means to predict: plan's defaults and the best split.
     const plan::CompletedLayout completed =
         plan::complete_layout(layout::parse_partial_layout_spec(spec), request.model, costs, request.cluster,
-                              request.workload, request.calibration, context, o.margin);
+                              request.workload, request.calibration, context, margin);
     for (const std::string& item : completed.chosen) chosen.push_back(fmt::format("'{}': {}", spec, item));
     request.watch.push_back(completed.layout);
   }
@@ -272,6 +280,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     if (!given("precision")) {
       sources.push_back({"precision", plan::to_string(request.workload.precision), o.precision ? "--precision" : from_base});
     }
+    sources.push_back({"stack", plan::stack_label(*stack.generation), stack.origin});
     sources.push_back({"other knobs", "", "searched"});
   }
   header.sources = sources;
@@ -285,8 +294,9 @@ int run_plan(const PlanOptions& o, Io& io) {
                                   request.calibration, base, o.slurm);
   }
   // The header quotes the model's config and the user's arguments: escaped, as every text report.
-  io.out << (o.json ? plan::plan_json(report, header, o.margin)
-                    : util::terminal_safe(plan::render_plan(report, header, o.margin)));
+  if (!o.margin_given) header.fit_confidence = o.fit_confidence.value_or(plan::kDefaultFitConfidence);
+  io.out << (o.json ? plan::plan_json(report, header, margin)
+                    : util::terminal_safe(plan::render_plan(report, header, margin)));
   if (!o.json && !report.top.empty()) {
     // Each --compare layout that runs, part by part beside the top layout: what makes it slower.
     std::vector<Prediction> compared;
@@ -337,7 +347,15 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("--rank", options->rank,
                      "median (the predicted value, default) or p10 (the lower end of its 80% interval: safe picks)");
   command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)");
-  command.add_option("--margin", options->margin, "fraction of HBM a layout must leave free (default 0.05)");
+  command.add_option("--margin", options->margin,
+                     "a fixed fraction of HBM a layout must leave free, instead of --fit-confidence's")
+      ->each([options](const std::string&) { options->margin_given = true; });
+  command.add_option("--fit-confidence", options->fit_confidence,
+                     "count a layout as fitting when it fits HBM with at least this probability under the memory "
+                     "model's calibrated error (default 0.9)");
+  command.add_option("--stack", options->stack,
+                     "the Megatron-Core release the job runs, e.g. 0.16 or core_v0.16.0 (default: the newest in "
+                     "data/hw/stacks.yaml); layouts asking for what it lacks are not searched");
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--compare", options->compare, "a layout spec to rank against the search (repeatable)")
       ->allow_extra_args(false);

@@ -19,6 +19,7 @@
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
+#include "ladle/plan/stack.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
@@ -42,6 +43,8 @@ struct PredictOptions {
   int64_t global_batch = 128;
   int64_t image_tokens = 0;  ///< --image-tokens: image tokens per row of a VL model
   std::string precision = "bf16";
+  std::string stack;  ///< --stack: the Megatron-Core release (plan/stack.hpp)
+  std::optional<double> fit_confidence;  ///< --fit-confidence: the memory verdict's confidence
   std::string calibration;
   std::string args;    ///< a line of training arguments
   std::string script;  ///< a launch script
@@ -160,6 +163,7 @@ int run_predict(const PredictOptions& o, Io& io) {
     if (o.model.empty()) sources.push_back({"model", m.model.name, "the job's architecture arguments"});
     m.workload = plan::Workload{o.row_tokens, o.global_batch, plan::parse_precision(o.precision)};
     m.workload.image_tokens = o.image_tokens;
+    m.workload.stack_generation = plan::choose_stack(o.stack).generation;
     if (o.image_tokens > 0) {
       sources.push_back({"image_tokens", std::to_string(o.image_tokens), "--image-tokens (per row, one image)"});
     }
@@ -218,6 +222,7 @@ int run_predict(const PredictOptions& o, Io& io) {
       throw Error(ErrorKind::input, *violation, SourceLocation{"", 0, 0, "layout"});
     }
   }
+  plan::apply_stack(m, o.stack, sources);
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
   // The job's own engine unless --engine names another.
   const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine)
@@ -254,6 +259,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   header.not_priced = not_priced;
   header.chosen = chosen;
   header.sources = sources;
+  header.fit_confidence = plan::verdict_confidence(o.fit_confidence);
   header.moe = m.model.num_experts > 0;
   header.precision = plan::priced_precision(p.layout, m.workload);
   header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
@@ -305,6 +311,11 @@ void add_predict_command(CLI::App& command, Io& io) {
                      "(default 0: text only)");
   command.add_option("--precision", options->precision, "bf16 or fp8 (default bf16)")
       ->each([options](const std::string&) { options->precision_given = true; });
+  command.add_option("--stack", options->stack,
+                     "the Megatron-Core release the job runs, e.g. 0.16 or core_v0.16.0 (default: the recipe's "
+                     "stack.megatron_lm, else the newest in data/hw/stacks.yaml)");
+  command.add_option("--fit-confidence", options->fit_confidence,
+                     "the confidence the memory verdict is worded at (default 0.9)");
   command.add_option("--calibration", options->calibration, "calibration YAML (default: the embedded one)");
   command.add_option("--emit", options->emit, "write the layout as a planned recipe with its job to this file");
   command.add_option("--engine", options->engine,

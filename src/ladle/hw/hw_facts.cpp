@@ -1,5 +1,6 @@
 #include "ladle/hw/hw_facts.hpp"
 
+#include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
@@ -169,6 +170,7 @@ KernelFacts read_kernels() {
     LADLE_ASSERT(it != k.gemm.end(), "kernels.yaml: a `like` names a GPU with no row");
     KernelFacts::Gemm row = *it;
     row.gpu = gpu;
+    row.stand_in = other;
     k.gemm.push_back(row);
   }
   k.fp8_default = number(kKernelsFile, root["fp8_default"], "fp8_default");
@@ -304,6 +306,15 @@ double link_fraction(const FabricFacts& f, Collective collective, double bytes, 
   }
   if (sweeps.size() == 1) return fractions.front();
   return interpolate(log_nodes, fractions, std::log(std::max(nodes, 1.0)));
+}
+
+std::string gemm_mamf_fallback(std::string_view gpu) {
+  for (const KernelFacts::Gemm& g : kernel_facts().gemm) {
+    if (g.gpu != gpu) continue;
+    if (g.stand_in.empty()) return {};
+    return fmt::format("the {} row (no published MAMF of a {}; data/hw/kernels.yaml)", g.stand_in, gpu);
+  }
+  return fmt::format("the lowest published fraction (no MAMF row for {}; data/hw/kernels.yaml)", gpu);
 }
 
 double gemm_mamf_fraction(std::string_view gpu, bool fp8) {

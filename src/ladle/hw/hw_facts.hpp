@@ -36,6 +36,9 @@ struct KernelFacts {
     std::string gpu;
     double bf16 = 0;
     double fp8 = 0;  ///< 0: fp8_default
+    /// The GPU whose published row stands in (kernels.yaml `like`: none is published for this
+    /// GPU); empty for a GPU with its own measurement.
+    std::string stand_in;
   };
   std::vector<Gemm> gemm;
   double fp8_default = 0;
@@ -72,5 +75,10 @@ double host_link_bytes_per_s(std::string_view gpu);
 
 /// MAMF over dense peak for a GPU ("h200") and precision; GPUs without a row take their `like`.
 double gemm_mamf_fraction(std::string_view gpu, bool fp8);
+
+/// Where a GPU's MAMF fraction comes from when none is published for it: "the gb200 row (no
+/// published MAMF of a gb300)", or, for a GPU with no row, the lowest published fraction; empty
+/// when the GPU has its own measured row. Predictions report it.
+std::string gemm_mamf_fallback(std::string_view gpu);
 
 }  // namespace ladle::hw

@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/plan/stack.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
@@ -190,10 +191,18 @@ Measurement run_from_recipe(const recipe::LoadedRecipe& loaded) {
   m.workload.row_tokens = r.workload.row_tokens;
   m.workload.global_batch = r.workload.global_batch;
   m.workload.precision = parse_precision(r.workload.precision.empty() ? "bf16" : r.workload.precision);
+  // The recipe's Megatron-Core release, where its stack.megatron_lm names one in stacks.yaml.
+  m.recipe_stack = r.stack.megatron_lm;
+  m.workload.stack_generation = find_stack(m.recipe_stack);
   const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
   m.layout = layout::resolve_layout(layout::layout_from_recipe(r), context);
   if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
     throw_input(loaded.where.at("layout"), "{}", *violation);
+  }
+  if (m.workload.stack_generation) {
+    if (auto v = stack_violation(m.layout, *m.workload.stack_generation)) {
+      throw_input(loaded.where.at("stack.megatron_lm"), "{}", *v);
+    }
   }
   m.costs = model_costs(m.model, m.workload.row_tokens);
   if (!r.run.empty()) {

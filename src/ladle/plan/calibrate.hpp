@@ -30,6 +30,9 @@ struct Measurement {
   /// Published settings the layout does not carry (torch.compile, FSDP, async TP, ...): they
   /// move the measured figure and are part of the error the fit reports.
   std::vector<std::string> unmodelled;
+  /// A recipe's stack.megatron_lm (its Megatron-LM fork and commit, e.g. "commit 1dcf0daf
+  /// (megatron-core 0.16.0rc0)"); empty for other runs.
+  std::string recipe_stack;
 };
 
 /// The measurement a recipe with a `result:` records. Throws Error(input) at the recipe's field

@@ -12,6 +12,8 @@
 
 namespace ladle::plan {
 
+struct StackGeneration;  // stack.hpp
+
 /// GPUs of one kind in nodes of one instance type.
 struct Cluster {
   GpuSpec gpu;
@@ -67,6 +69,8 @@ struct Workload {
   /// Image tokens per row of a VL model (--image-tokens), priced through its vision tower
   /// (plan/cost_vision); 0: text only.
   int64_t image_tokens = 0;
+  /// The Megatron-Core release (plan/stack.hpp, data/hw/stacks.yaml); nullptr: the newest.
+  const StackGeneration* stack_generation = nullptr;
 };
 
 /// The cluster for `gpu_name` (hw::require_gpu) and `gpus`, on the first catalog instance that

@@ -159,6 +159,29 @@ double memory_margin_gib(const Prediction& p, double confidence) {
   return p.capacity_gib - memory_quantile_gib(p.memory_gib, p.memory_log_spread, confidence);
 }
 
+double fit_confidence_margin(double confidence, double memory_log_spread) {
+  if (!(memory_log_spread > 0)) return 0;
+  return 1.0 - 1.0 / memory_quantile_gib(1.0, memory_log_spread, confidence);
+}
+
+double verdict_confidence(std::optional<double> confidence) {
+  const double c = confidence.value_or(kDefaultFitConfidence);
+  if (!(c > 0 && c < 1)) throw_usage("--fit-confidence must be between 0 and 1 (exclusive), got {}", c);
+  return c;
+}
+
+double plan_memory_margin(std::optional<double> margin, std::optional<double> confidence,
+                          const Calibration& calibration) {
+  if (margin && confidence) throw_usage("give --margin (a fixed fraction of HBM) or --fit-confidence, not both");
+  if (margin) {
+    if (!(*margin >= 0 && *margin < 1)) throw_usage("--margin must be in [0, 1), got {}", *margin);
+    return *margin;
+  }
+  const double c = confidence.value_or(kDefaultFitConfidence);
+  if (!(c > 0 && c < 1)) throw_usage("--fit-confidence must be between 0 and 1 (exclusive), got {}", c);
+  return fit_confidence_margin(c, calibration.memory_log_spread);
+}
+
 double interval_log_halfwidth(const ModelCosts& costs, const Layout& layout, const std::vector<int64_t>& stages,
                               int64_t microbatches, const Cluster& cluster, const Workload& workload,
                               const Calibration& calibration) {

@@ -28,6 +28,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ladle/layout/layout.hpp"
@@ -124,6 +125,20 @@ bool fits_at(const Prediction& p, double confidence);
 /// HBM to spare on the worst stage at `confidence`, GiB: capacity less the peak the stage stays
 /// under with that probability (negative: over by that much).
 double memory_margin_gib(const Prediction& p, double confidence);
+
+/// The fraction of HBM plan keeps free so that a layout it counts as fitting fits with probability
+/// at least `confidence` (--fit-confidence) under the calibrated log-normal memory error:
+/// 1 - exp(-z_confidence x memory_log_spread) (0.114 at 0.9 with a spread of 0.094).
+double fit_confidence_margin(double confidence, double memory_log_spread);
+
+/// predict's --fit-confidence, or kDefaultFitConfidence; Error(usage) outside (0, 1).
+double verdict_confidence(std::optional<double> confidence);
+
+/// Plan's HBM margin: `margin` (--margin, a fixed fraction) when given, else the margin of
+/// `confidence` (--fit-confidence, default kDefaultFitConfidence) under the calibration's spread.
+/// Throws Error(usage) for both given, a confidence outside (0, 1) or a margin outside [0, 1).
+double plan_memory_margin(std::optional<double> margin, std::optional<double> confidence,
+                          const Calibration& calibration);
 
 /// Usable HBM per GPU, GiB, as the driver reports it (data/hw/hbm_capacity.yaml: H200 143,771 MiB
 /// = 140.4 GiB; H100 81,559 MiB = 79.6 GiB); the marketed decimal GB in GiB for a GPU not listed.

@@ -12,6 +12,7 @@
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/hw/catalog.hpp"
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
@@ -38,6 +39,12 @@ std::string header_line(const ReportHeader& h) {
          (h.workload.rl.empty() ? std::string() : "\nworkload: " + h.workload.rl);
 }
 
+// The GEMM rate's stand-in where no MAMF of the GPU is published (issue 32): said, not silent.
+std::string gemm_fallback_line(const ReportHeader& h) {
+  const std::string fallback = hw::gemm_mamf_fallback(h.cluster.gpu.name);
+  return fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
+}
+
 Json header_json(const ReportHeader& h) {
   Json j;
   j["model"] = h.model;
@@ -49,6 +56,7 @@ Json header_json(const ReportHeader& h) {
   j["precision"] = h.precision.empty() ? std::string(to_string(h.workload.precision)) : h.precision;
   if (!h.workload.rl.empty()) j["workload"] = h.workload.rl;
   j["calibration"] = h.calibration;
+  if (const std::string f = hw::gemm_mamf_fallback(h.cluster.gpu.name); !f.empty()) j["gemm_fraction_fallback"] = f;
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;
   if (!h.sources.empty()) {
@@ -415,6 +423,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   out += wrapped_spec("spec: " + shown_spec(p.layout, h), "");
   out += chosen_lines(h);
   out += fmt::format("calibration: {}\n", h.calibration);
+  out += gemm_fallback_line(h);
   out += not_priced_line(h);
   out += "\n";
   util::Table summary;
@@ -449,7 +458,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
     out += fmt::format("host memory per node for offloaded optimizer states: {:.0f} of {:.0f} GiB usable\n",
                        p.host_memory_gib, p.host_capacity_gib);
   }
-  out += memory_verdict_line(p, kDefaultFitConfidence);
+  out += memory_verdict_line(p, h.fit_confidence.value_or(kDefaultFitConfidence));
   // Stages side by side, a few at a time, so that a deep pipeline stays within the report width.
   for (size_t first = 0; first < p.stages.size(); first += kStagesPerTable) {
     const size_t last = std::min(p.stages.size(), first + kStagesPerTable);
@@ -616,15 +625,19 @@ std::string render_comparison(const Prediction& top, const std::vector<Predictio
 std::string render_plan(const PlanReport& r, const ReportHeader& h, double margin) {
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
+  out += gemm_fallback_line(h);
   out += chosen_lines(h);
   out += not_priced_line(h);
   out += wrapped_words(
       fmt::format("searched {} layouts: {} predicted one by one ({} valid, {} fit in {:.1f} GiB per GPU, {:.0f}% of "
-                  "HBM kept free); bounded out: {} over memory, {} slower than the top",
+                  "HBM kept free{}); bounded out: {} over memory, {} slower than the top",
                   util::format_grouped(static_cast<long long>(r.enumerated)),
                   util::format_grouped(static_cast<long long>(r.evaluated)),
                   util::format_grouped(static_cast<long long>(r.valid)),
                   util::format_grouped(static_cast<long long>(r.fitting)), r.usable_gib, 100 * margin,
+                  h.fit_confidence ? fmt::format(" so that each fits with probability {:.0f}% or more",
+                                                 100 * *h.fit_confidence)
+                                   : std::string(),
                   util::format_grouped(static_cast<long long>(r.bounded_memory)),
                   util::format_grouped(static_cast<long long>(r.bounded_speed))),
       "  ");
@@ -691,6 +704,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
 std::string plan_json(const PlanReport& r, const ReportHeader& h, double margin) {
   Json j = header_json(h);
   j["memory_margin"] = margin;
+  if (h.fit_confidence) j["fit_confidence"] = *h.fit_confidence;
   j["usable_gib"] = round_to(r.usable_gib, 2);
   j["enumerated"] = r.enumerated;
   j["evaluated"] = r.evaluated;

@@ -51,6 +51,9 @@ struct ReportHeader {
   /// Where the knobs and the workload came from (`sources:` lines; JSON `sources`, each value with
   /// its `source`); left out when empty.
   std::vector<ValueSource> sources;
+  /// --fit-confidence: the confidence of the memory verdict (predict) and of what plan counts as
+  /// fitting; unset: kDefaultFitConfidence for predict's verdict, and plan says its margin is fixed.
+  std::optional<double> fit_confidence;
 };
 
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0

@@ -15,6 +15,7 @@
 #include "ladle/layout/pipeline_layout.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/stack.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -660,6 +661,8 @@ void Search::leaf(Goal goal, const Layout& l0, int64_t index) {
     check.offload = offloads_.front();
     check.overlap = is_fixed("overlap") ? req_.base.overlap : check.offload > 0;
     if (layout::find_layout_violation(check, model_, context_)) return;
+    // A feature the stack's release lacks (--stack; stacks.yaml): Megatron-LM would not take it.
+    if (stack_violation(check, workload_stack(w_))) return;
   }
   l.offload = 0;
   l.overlap = false;
@@ -803,6 +806,8 @@ PlanReport Search::run() {
     result.layout = req_.watch[i];
     if (auto violation = layout::find_layout_violation(req_.watch[i], model_, context_)) {
       result.status = "invalid: " + *violation;
+    } else if (auto lacks = stack_violation(req_.watch[i], workload_stack(w_))) {
+      result.status = "invalid: " + *lacks;
     } else {
       const Prediction p = predict(costs_, model_, req_.watch[i], cluster_, w_, req_.calibration);
       result.tokens_per_s_per_gpu = p.tokens_per_s_per_gpu;

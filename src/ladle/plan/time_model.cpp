@@ -6,9 +6,12 @@
 
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/cost_fp16.hpp"
+#include "ladle/plan/cost_fp8_amax_history.hpp"
+#include "ladle/plan/cost_grad_accum_fusion.hpp"
 #include "ladle/plan/cost_lora.hpp"
 #include "ladle/plan/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/stack.hpp"
 
 namespace ladle::plan {
 
@@ -32,6 +35,7 @@ struct Rates {
   double a2a_hidden = 0;             // share of the EP all-to-all a2a overlap hides
   double imbalance = 1;              // routed tokens on the busiest expert rank over the mean
   double host_link = 0;              // device-host bytes/s per GPU (activation offload)
+  bool router_fusion = true;         // the stack has the fused router (stacks.yaml)
 };
 
 // A ring-like collective (all-gather, reduce-scatter; an all-reduce is both) of `bytes` (the
@@ -267,9 +271,12 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   const double routed_bytes = kBf16 * routed_tokens * (4 * h + 3 * moe_ffn);
   const double elementwise_s =
       (stream_bytes + routed_bytes + (fp8 ? quantize_scale * cast_bytes / 3.0 : 0.0)) / r.hbm + 20 * r.kernel;
+  // The flex path's published 17 kernels come with the fused router; a stack without it
+  // (data/hw/stacks.yaml, router_fusion) launches the kernels that fusion removed as well.
+  const auto& kf = kernel_facts();
+  const double unfused_router = r.router_fusion ? 0.0 : kf.router_launches - kf.router_launches_fused;
   const double router_launches =
-      moe ? (l.dispatcher == MoeDispatcher::flex ? kernel_facts().router_launches_flex
-                                                 : kernel_facts().router_launches)
+      moe ? (l.dispatcher == MoeDispatcher::flex ? kf.router_launches_flex + unfused_router : kf.router_launches)
           : 0.0;
   // The all-to-all dispatcher permutes, exchanges counts and tokens and unpermutes on each side;
   // the flex dispatcher fuses the permute into its dispatch and combine kernels.
@@ -599,7 +606,10 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   } else if (l.cuda_graph != CudaGraphImpl::none) {
     r.moe_sync *= cal.cuda_graph_sync_fraction;
   }
-  r.host_launch = cal.host_launch_s;
+  // The stack's host cost per operation (stacks.yaml: the fitted figure unless the release has its own).
+  const StackGeneration& stack = workload_stack(w);
+  r.host_launch = cal.host_launch_s * stack.host_launch_scale;
+  r.router_fusion = stack.has("router_fusion");
   r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
   // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
   // a capacity factor caps it (padding to capacity fixes it there); else the documented default.
@@ -656,6 +666,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
     std::array<double, kTimeParts> p{};
     double dense_params = 0;
     double expert_params = 0;
+    double fp8_gemms = 0;  // Transformer Engine GEMMs under FP8 delayed scaling (cost_fp8_amax_history.hpp)
     auto add_kind = [&p](const KindTime& t, double count) {
       p[static_cast<size_t>(TimePart::dense_gemm)] += count * t.dense_gemm;
       p[static_cast<size_t>(TimePart::expert_gemm)] += count * t.expert_gemm;
@@ -674,6 +685,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
       add_kind(kinds[k], count);
       dense_params += count * (c.kinds[k].tp_params / tp + c.kinds[k].replicated_params);
       expert_params += count * c.kinds[k].expert_params / expert_div;
+      fp8_gemms += count * fp8_layer_gemms(c.kinds[k], c, l);
     }
     if (s == 0) {
       dense_params += c.embedding_params / tp + c.vision_params / tp;
@@ -696,6 +708,14 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
       const LoraParams a = lora_params(c, lora, begin, end, s == l.pp - 1 ? static_cast<double>(c.num_mtp_layers) : 0.0);
       dense_params = a.dense;
       expert_params = a.expert;
+    }
+    if (l.fsdp != Fsdp::torch) {
+      // Per microbatch: the add pass of unfused gradient accumulation over the trainable weights but
+      // the input embedding (cost_grad_accum_fusion.hpp), and the FP8 amax histories' roll.
+      const double embedding = s == 0 && l.lora_rank == 0 ? c.embedding_params / tp : 0.0;
+      p[static_cast<size_t>(TimePart::elementwise)] +=
+          unfused_grad_accum_seconds(l.grad_accum_fusion, dense_params + expert_params - embedding, r.hbm) +
+          amax_history_seconds(fp8_delayed(l), l.fp8_amax_history, fp8_gemms, r.hbm);
     }
     double stage_time = 0;
     for (double v : p) stage_time += v;

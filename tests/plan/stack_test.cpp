@@ -1,0 +1,125 @@
+// The Megatron-Core release as an input (data/hw/stacks.yaml, plan/stack.hpp): how a release is
+// named, what a layout may ask of it, and what the time model prices differently on an older one.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/report_render.hpp"
+#include "ladle/plan/stack.hpp"
+#include "ladle/util/error.hpp"
+#include "support/measurement_support.hpp"
+
+namespace ladle::plan {
+namespace {
+
+TEST(Stack, ReleasesAreFoundByTheirVersionInAnySpelling) {
+  for (const char* text : {"0.16", "0.16.1", "v0.16.0", "core_v0.16.0", "core_r0.16.0",
+                           "commit 1dcf0daf (megatron-core 0.16.0rc0) with local patches"}) {
+    const StackGeneration* s = find_stack(text);
+    ASSERT_NE(s, nullptr) << text;
+    EXPECT_EQ(s->name, "0.16") << text;
+  }
+  EXPECT_EQ(find_stack("0.9"), nullptr);  // not in the table
+  EXPECT_EQ(find_stack("main"), nullptr);
+  EXPECT_EQ(find_stack(""), nullptr);
+}
+
+TEST(Stack, TheNewestIsTheDefault) {
+  const StackChoice none = choose_stack("");
+  EXPECT_EQ(none.generation, &newest_stack());
+  EXPECT_EQ(none.origin, "the newest (default)");
+  for (const StackGeneration& s : stack_generations()) {
+    EXPECT_TRUE(s.major < newest_stack().major ||
+                (s.major == newest_stack().major && s.minor <= newest_stack().minor))
+        << s.name;
+  }
+  // A recipe's text picks its release; the flag wins over it.
+  EXPECT_EQ(choose_stack("", "radixark/Megatron-LM commit 37f91617 (megatron-core 0.16.0rc0)").generation->name, "0.16");
+  EXPECT_EQ(choose_stack("0.13", "megatron-core 0.16.0").generation->name, "0.13");
+  EXPECT_EQ(choose_stack("0.13", "megatron-core 0.16.0").origin, "--stack");
+  EXPECT_EQ(choose_stack("", "a fork at some commit").generation, &newest_stack());
+}
+
+TEST(Stack, AnUnknownReleaseIsOneLineListingTheKnownOnes) {
+  try {
+    choose_stack("0.9");
+    FAIL() << "0.9 was accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::usage);
+    const std::string message = e.message();
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    for (const StackGeneration& s : stack_generations()) EXPECT_NE(message.find(s.name), std::string::npos) << s.name;
+  }
+}
+
+TEST(Stack, FeaturesComeWithTheirRelease) {
+  // Release tags where each argument first appears (stacks.yaml's sources).
+  EXPECT_FALSE(require_stack("0.10").has("permute_fusion"));
+  EXPECT_TRUE(require_stack("0.11").has("permute_fusion"));
+  EXPECT_FALSE(require_stack("0.11").has("flex_dispatcher"));
+  EXPECT_TRUE(require_stack("0.12").has("flex_dispatcher"));
+  EXPECT_FALSE(require_stack("0.13").has("router_fusion"));
+  EXPECT_TRUE(require_stack("0.14").has("router_fusion"));
+  EXPECT_FALSE(require_stack("0.15").has("hybridep"));
+  EXPECT_TRUE(require_stack("0.16").has("hybridep"));
+  EXPECT_FALSE(require_stack("0.17").has("paged_stash"));
+  EXPECT_TRUE(require_stack("0.18").has("paged_stash"));
+  for (const StackFeature& f : stack_features()) {
+    EXPECT_TRUE(newest_stack().has(f.key)) << f.key;
+    EXPECT_FALSE(f.source.empty()) << f.key;
+  }
+}
+
+TEST(Stack, ALayoutAskingForWhatItsReleaseLacksIsRefused) {
+  Layout l;
+  l.dispatcher = MoeDispatcher::flex;
+  const auto v = stack_violation(l, require_stack("0.11"));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_NE(v->find("--moe-token-dispatcher-type flex"), std::string::npos) << *v;
+  EXPECT_NE(v->find("0.12"), std::string::npos) << *v;
+  EXPECT_FALSE(stack_violation(l, require_stack("0.12")).has_value());
+  l.flex_backend = FlexBackend::hybridep;
+  EXPECT_TRUE(stack_violation(l, require_stack("0.15")).has_value());
+  EXPECT_FALSE(stack_violation(l, require_stack("0.16")).has_value());
+  Layout stash;
+  stash.paged_stash = true;
+  EXPECT_TRUE(stack_violation(stash, require_stack("0.17")).has_value());
+  EXPECT_FALSE(stack_violation(stash, newest_stack()).has_value());
+}
+
+TEST(Stack, ApplyStackSaysWhereTheReleaseCameFrom) {
+  Measurement m = test::run_of("qwen3-30b-a3b", "h100", 8, "tp=1,ep=8,dispatcher=flex");
+  std::vector<ValueSource> sources;
+  apply_stack(m, "0.14", sources);
+  ASSERT_EQ(sources.size(), 1u);
+  EXPECT_EQ(sources[0].name, "stack");
+  EXPECT_EQ(sources[0].value, "Megatron-Core 0.14 (core_v0.14.0)");
+  EXPECT_EQ(sources[0].source.rfind("--stack", 0), 0u) << sources[0].source;
+  EXPECT_EQ(m.workload.stack_generation, &require_stack("0.14"));
+  sources.clear();
+  EXPECT_THROW(apply_stack(m, "0.11", sources), Error);  // flex is not in 0.11
+}
+
+// The flex dispatcher's published 17 router-and-preprocess kernels come with the fused router
+// (0.14); a 0.12 or 0.13 stack launches the 72 - 31 kernels that fusion removed as well. Where the
+// host binds (short rows, a slow host), the older stack is slower; with the alltoall dispatcher,
+// whose 72 are the unfused count on every release, nothing moves.
+TEST(Stack, AnOlderStackLaunchesTheUnfusedRouterOnTheHost) {
+  Calibration host_bound = default_calibration();
+  host_bound.host_launch_s = 1e-4;
+  Measurement m = test::run_of("qwen3-30b-a3b", "h100", 8, "tp=1,ep=8,dispatcher=flex", 128, 1024);
+  m.workload.stack_generation = &require_stack("0.13");
+  const double old_stack = predict_tokens_per_s(m, host_bound);
+  m.workload.stack_generation = &require_stack("0.14");
+  const double fused = predict_tokens_per_s(m, host_bound);
+  EXPECT_LT(old_stack, fused * 0.99) << old_stack << " vs " << fused;
+  Measurement a2a = test::run_of("qwen3-30b-a3b", "h100", 8, "tp=1,ep=8", 128, 1024);
+  a2a.workload.stack_generation = &require_stack("0.13");
+  const double a2a_old = predict_tokens_per_s(a2a, host_bound);
+  a2a.workload.stack_generation = nullptr;
+  EXPECT_DOUBLE_EQ(a2a_old, predict_tokens_per_s(a2a, host_bound));
+}
+
+}  // namespace
+}  // namespace ladle::plan
