@@ -152,6 +152,13 @@ TEST(RealLogs, LightningProgressBarIsRejectedWithItsReason) {
                      "nemo1_bionemo_ptl_progress_excerpt.log: error: a PyTorch Lightning progress bar");
 }
 
+TEST(RealLogs, SlimeRolloutOnlyRunIsRejectedWithItsReason) {
+  // The rollout manager's real perf line (perf/rollout_time) with no training step after it.
+  EXPECT_LADLE_ERROR(read_real("slime_issue1837_rollout_only_excerpt.log"), input,
+                     "slime_issue1837_rollout_only_excerpt.log: error: slime/miles rollout lines (perf/rollout_time) "
+                     "but no 'step N:' training records: a rollout-only run (--debug-rollout-only)");
+}
+
 TEST(RealLogs, BigscienceArgumentDumpGivesTheModelAndLayout) {
   const RunLog log = read_real("megatron_bigscience_gpt2_base_n4.log");
   const auto value = [&](const std::string& key) {

@@ -24,6 +24,7 @@ struct Counts {
   size_t megatron = 0;
   size_t bridge = 0;
   size_t slime_steps = 0;
+  size_t slime_generation = 0;  ///< the rollout manager's "perf N:" lines (perf/rollout_time)
   bool slime_repeats = false;
   size_t nemo = 0;
   size_t lightning = 0;
@@ -88,6 +89,10 @@ class Census {
       if (!counts.slime_repeats) note_slime_id(std::string_view(line.text).substr(at + 5, line.text.find(':', at) - at - 5));
     }
     if (detail::is_lightning_progress(line.text)) ++counts.lightning;
+    if (detail::find_slime_record(line.text, "perf") != std::string::npos &&
+        find_text(line.text, "'perf/rollout_time'") != std::string::npos) {
+      ++counts.slime_generation;
+    }
   }
 
   /// Frees what only the census needed (the slime ids), before the records are read.
@@ -238,6 +243,12 @@ std::optional<LogFormat> format_of(const Counts& census) {
     throw_input(where,
                 "a PyTorch Lightning progress bar (NeMo 1.x): it prints no step time and rounds global_step "
                 "(e.g. 3.1e+4), so steps cannot be told apart; log per step or write ladle JSONL");
+  }
+  if (census.slime_generation > 0) {
+    // slime's --debug-rollout-only: the rollout manager generates, nothing trains.
+    throw_input(where,
+                "slime/miles rollout lines (perf/rollout_time) but no 'step N:' training records: a rollout-only run "
+                "(--debug-rollout-only) has no training steps to score");
   }
   throw_input(where,
               "no training-step records: not a Megatron-LM, Megatron-Bridge, slime, miles, NeMo 2.0, "
