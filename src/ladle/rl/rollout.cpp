@@ -193,10 +193,11 @@ struct Engine {
     const double static_bytes = e.mem_fraction * hbm_bytes(gpu);
     kv_pool = static_bytes - weights.total();
     if (kv_pool <= 0)
-      throw_no("engine.mem_fraction: {}'s weights take {:.1f} GiB per GPU at tp {} ({}-bit), more than "
-               "mem_fraction {} x {:.1f} GiB of {} HBM leaves for weights and KV cache",
-               m.name, weights.total() / kGiB, e.tp, e.weight_bits, e.mem_fraction, hbm_bytes(gpu) / kGiB,
-               gpu.name);
+      throw_no("engine.mem_fraction: the rollout engine does not fit: {}'s weights take {:.1f} GiB per GPU at "
+               "tp {} ({}-bit), more than the {:.1f} GiB that mem_fraction {} of {}'s {:.1f} GiB holds for "
+               "weights and KV cache",
+               m.name, weights.total() / kGiB, e.tp, e.weight_bits, e.mem_fraction * hbm_bytes(gpu) / kGiB,
+               e.mem_fraction, gpu.name, hbm_bytes(gpu) / kGiB);
     for (int i = 0; i < m.num_layers; ++i)
       if (m.mixer_of(i) != MixerKind::none) ++attention_layers;
   }
@@ -340,7 +341,8 @@ ServingEstimate estimate_serving(const ModelSpec& model, const GpuSpec& gpu, con
   const double context = in + out / 2.0;  // a sequence's mean length while it decodes
   const double cap = en.capacity(in + out);
   if (cap < 1)
-    throw_no("engine.mem_fraction: the KV pool of {:.1f} GiB per GPU holds no sequence of {} tokens",
+    throw_no("engine.mem_fraction: the rollout engine does not fit: its KV pool of {:.1f} GiB per GPU holds no "
+             "sequence of {} tokens",
              en.kv_pool / kGiB, point.input_tokens + point.output_tokens);
   const double held = engine.reserve_full_output ? in + out : context;  // KV each admitted request takes
   const double batch = std::min(static_cast<double>(point.concurrency), en.capacity(held));
@@ -376,8 +378,8 @@ RolloutEstimate estimate_rollout(const ModelSpec& model, const GpuSpec& gpu, con
   const double mean = static_cast<double>(w.response_mean);
   const double longest = static_cast<double>(w.response_max);
   if (en.capacity(prompt + longest) < 1)
-    throw_no("engine.mem_fraction: the KV pool of {:.1f} GiB per GPU holds no sequence of {} tokens "
-             "(prompt {} + response_max {})",
+    throw_no("engine.mem_fraction: the rollout engine does not fit: its KV pool of {:.1f} GiB per GPU holds no "
+             "sequence of {} tokens (prompt {} + response_max {})",
              en.kv_pool / kGiB, w.prompt_tokens + w.response_max, w.prompt_tokens, w.response_max);
   const double cap = en.capacity(engine.reserve_full_output ? prompt + longest : prompt + mean / 2.0);
   const double batch = std::min(n, std::max(cap, 1.0));
