@@ -53,6 +53,27 @@ TEST(RlLog, ReadsOneRolloutPerRolloutIdWithItsPhaseTimesAndSamples) {
   EXPECT_FALSE(log.steps[0].step_time_s.has_value());
 }
 
+TEST(RlLog, MilesEchoOfEveryLineGivesTheSameRollouts) {
+  // miles prints each record twice (the logger and the tracker); identical copies fold.
+  std::string doubled;
+  const std::string text = kTwoRollouts;
+  for (size_t at = 0; at < text.size();) {
+    const size_t end = text.find('\n', at) + 1;
+    doubled += text.substr(at, end - at) + text.substr(at, end - at);
+    at = end;
+  }
+  const RunLog once = read_log(kTwoRollouts, "rl.log");
+  const RunLog twice = read_log(doubled, "rl.log");
+  EXPECT_EQ(twice.format, LogFormat::miles);
+  ASSERT_EQ(twice.rollouts.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    Rollout a = once.rollouts[i];
+    Rollout b = twice.rollouts[i];
+    a.line = b.line = 0;  // the copies sit on other lines
+    EXPECT_EQ(a, b) << i;
+  }
+}
+
 TEST(RlLog, RefusesARolloutKeyPrintedTwiceWithTwoValues) {
   const std::string text = std::string(kTwoRollouts) +
                            "(MegatronTrainRayActor pid=9) [2026-11-02 08:02:00] train_metric_utils.py:135 - rollout 1: "
