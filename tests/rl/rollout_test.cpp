@@ -153,6 +153,23 @@ TEST(RolloutModel, MlaHoldsLessKvPerTokenThanGqaAtEqualWidth) {
   EXPECT_LT(kv_bytes_per_sequence(gqa, engine(8), 4096), kv_bytes_per_sequence(gqa, engine(1), 4096));
 }
 
+TEST(RolloutModel, DpAttentionMultipliesTheSequencesAnMlaEngineHolds) {
+  // Under plain TP every rank holds every sequence's latent; DP attention gives each of its groups
+  // its own sequences, at the price of replicating the attention weights.
+  const ModelSpec m = model_named("deepseek-v3");
+  const GpuSpec gpu = hw::require_gpu("h200");
+  EngineLayout tp = engine(8);
+  tp.weight_bits = 8;
+  EngineLayout dp = tp;
+  dp.dp_attention = 8;
+  dp.ep = 8;
+  const RolloutMemory a = engine_memory(m, gpu, tp);
+  const RolloutMemory b = engine_memory(m, gpu, dp);
+  EXPECT_GT(b.weights_bytes, a.weights_bytes);
+  EXPECT_LT(b.kv_bytes, a.kv_bytes);
+  EXPECT_GT(b.kv_tokens, 4 * a.kv_tokens);
+}
+
 TEST(RolloutModel, SlidingWindowAndLinearLayersHoldBoundedState) {
   // gpt-oss alternates 128-token sliding-window layers with full ones: past the window only the
   // full layers grow.

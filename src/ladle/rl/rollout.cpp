@@ -327,7 +327,12 @@ double kv_bytes_per_sequence(const ModelSpec& m, const EngineLayout& e, int64_t 
 RolloutMemory engine_memory(const ModelSpec& model, const GpuSpec& gpu, const EngineLayout& engine) {
   const ServingConstants unused;  // memory needs no fitted constant
   const Engine en(model, gpu, engine, unused);
-  return memory_of(en, 1.0);
+  RolloutMemory mem = memory_of(en, 1.0);
+  // Tokens of context the pool holds: what one more token of a sequence adds (its attention
+  // layers' keys and values), without the fixed state of linear and Mamba layers.
+  const double per_token = kv_bytes_per_sequence(model, engine, 2) - kv_bytes_per_sequence(model, engine, 1);
+  mem.kv_tokens = per_token > 0 ? engine.dp_attention * std::floor(en.kv_pool / per_token) : 0.0;
+  return mem;
 }
 
 ServingEstimate estimate_serving(const ModelSpec& model, const GpuSpec& gpu, const EngineLayout& engine,
