@@ -8,7 +8,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // One embedded MoE model: the arguments are checked against it and laid out for it.
   static const ladle::ModelSpec model = ladle::model::load_model("glm-4.7-flash");
   return ladle::fuzz::run(data, size, [](std::string_view text) {
-    const ladle::recipe::LaunchArgs script = ladle::recipe::parse_launch_args(text, "--args");
+    const ladle::args::LaunchArgs script = ladle::args::parse_launch_args(text, "--args");
     const ladle::layout::JobArgs job = ladle::layout::read_job_args(script, std::nullopt, "--args");
     ladle::layout::check_model_args(job, model);
     (void)ladle::layout::job_layout(job, 4096, model);

@@ -3,10 +3,10 @@
 // with parse_launch_args and keeps its exports and flags, so one call runs both readers: calling
 // each read every input twice, half of the harness's time.
 #include "fuzz_common.hpp"
-#include "ladle/recipe/run_script.hpp"
+#include "ladle/args/run_script.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   return ladle::fuzz::run(data, size, [](std::string_view text) {
-    (void)ladle::recipe::parse_run_script(text, "run.sh");
+    (void)ladle::args::parse_run_script(text, "run.sh");
   });
 }

@@ -3,6 +3,8 @@
 // spellings and refuses what run_recipe.py would not run, naming the key.
 #include <gtest/gtest.h>
 
+#include "ladle/args/bridge_args.hpp"
+#include "ladle/args/launch_args.hpp"
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
 #include "ladle/launch/job_script.hpp"
@@ -10,8 +12,6 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
-#include "ladle/recipe/bridge_args.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/text.hpp"
 #include "support/knob_values.hpp"
 #include "support/test_support.hpp"
@@ -46,7 +46,7 @@ Layout with_knob(const Knob& knob, const std::string& value) {
 struct ReadBack {
   Layout layout;
   std::string line;
-  std::vector<recipe::LaunchArg> rest;
+  std::vector<args::LaunchArg> rest;
 };
 
 ReadBack write_and_read(const Layout& l, const ModelSpec& model, const Base& base) {
@@ -58,7 +58,7 @@ ReadBack write_and_read(const Layout& l, const ModelSpec& model, const Base& bas
   job.layout = l;
   ReadBack out;
   out.line = job_args_line(job);
-  const recipe::LaunchArgs launch = recipe::parse_launch_args(
+  const args::LaunchArgs launch = args::parse_launch_args(
       "torchrun --nproc-per-node 8 scripts/training/run_recipe.py " + out.line, "job");
   EXPECT_EQ(layout::guess_engine(launch), layout::Engine::bridge);
   const layout::ArgsLayout read =
@@ -78,7 +78,7 @@ Base bare_base(const ModelSpec& model) {
 }
 
 // What the writer adds around the knobs: the recipe selection, the row length, the precision.
-bool written_around_knobs(const recipe::LaunchArg& arg) {
+bool written_around_knobs(const args::LaunchArg& arg) {
   return arg.flag == "--seq-length" || arg.flag == "--bf16" || arg.flag == "--model" ||
          arg.flag == "--mode";
 }
@@ -113,7 +113,7 @@ TEST(BridgeJob, EveryKnobRoundTripsThroughTheJobLadleWrites) {
       }
       const ReadBack back = write_and_read(l, qwen, base);
       EXPECT_EQ(back.layout, l) << knob.key << "=" << value << ": " << back.line;
-      for (const recipe::LaunchArg& rest : back.rest) {
+      for (const args::LaunchArg& rest : back.rest) {
         EXPECT_TRUE(written_around_knobs(rest)) << knob.key << "=" << value << ": " << rest.flag;
       }
       ++checked;
@@ -145,7 +145,7 @@ TEST(BridgeJob, ListsAreHydraListsAndLayoutsAreQuoted) {
 TEST(BridgeJob, PrecisionIsARecipeByNameWhereOneMatchesElseItsFields) {
   const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
   Base base = bare_base(qwen);
-  base.args.push_back(recipe::LaunchArg{"--bf16", {}});
+  base.args.push_back(args::LaunchArg{"--bf16", {}});
   Layout l = layout::parse_layout_spec("tp=1,pp=1,cp=1,ep=8,etp=1,dp=2,grad_reduce=fp32");
   l.max_tokens = 0;
   // BF16 with FP32 reduction is bf16_mixed.
@@ -174,8 +174,8 @@ TEST(BridgeJob, PrecisionIsARecipeByNameWhereOneMatchesElseItsFields) {
 
 // --- the override reader ------------------------------------------------------------------------
 
-std::vector<recipe::LaunchArg> read(std::string_view line) {
-  return layout::training_args(recipe::parse_launch_args(line, "job.sh"));
+std::vector<args::LaunchArg> read(std::string_view line) {
+  return layout::training_args(args::parse_launch_args(line, "job.sh"));
 }
 
 Layout layout_of(std::string_view line) {
@@ -217,7 +217,7 @@ TEST(BridgeOverrides, MixedPrecisionRecipesSetTheirFields) {
   EXPECT_TRUE(cs.fp8_param_gather);
   EXPECT_EQ(cs.grad_reduce, StateDtype::fp32);
   // A recipe ladle does not price stays an argument, named as written.
-  const std::vector<recipe::LaunchArg> nvfp4 = read("p mixed_precision=bf16_with_nvfp4_mixed");
+  const std::vector<args::LaunchArg> nvfp4 = read("p mixed_precision=bf16_with_nvfp4_mixed");
   ASSERT_EQ(nvfp4.size(), 1u);
   EXPECT_EQ(nvfp4.front().flag, "mixed_precision");
   // The recipe's own gradient reduce is the one Megatron-Bridge applies: another is a
@@ -230,13 +230,13 @@ TEST(BridgeOverrides, MixedPrecisionRecipesSetTheirFields) {
 }
 
 TEST(BridgeOverrides, OtherKeysAreTheirMegatronFlagsOrStayAsWritten) {
-  const std::vector<recipe::LaunchArg> args = read(
+  const std::vector<args::LaunchArg> args = read(
       "python run_recipe.py train.global_batch_size=256 dataset.seq_length=4096 "
       "'dataset.split=\"99,1,0\"' "
       "'dataset.blend=[[\"/data/a\",\"/data/b\"],null]' logger.wandb_project=x ~checkpoint.load "
       "--max_steps 10");
   std::vector<std::pair<std::string, std::string>> got;
-  for (const recipe::LaunchArg& a : args) got.emplace_back(a.flag, util::join(a.values, " "));
+  for (const args::LaunchArg& a : args) got.emplace_back(a.flag, util::join(a.values, " "));
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"--global-batch-size", "256"}, {"--seq-length", "4096"},
       {"--split", "99,1,0"},          {"--data-path", "/data/a /data/b"},

@@ -6,12 +6,12 @@
 
 #include <algorithm>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/shell_quote.hpp"
 #include "support/test_support.hpp"
 
@@ -38,7 +38,7 @@ TEST(ShellWord, QuotesOnlyWhatNeedsIt) {
   // For /bin/sh (a Ray entry point): always '...', newlines inside, no bash-only $'...'.
   EXPECT_EQ(util::shell_quote("plain", util::ShellQuoting::posix), "'plain'");
   EXPECT_EQ(util::shell_quote("a\nb's", util::ShellQuoting::posix), "'a\nb'\\''s'");
-  EXPECT_EQ(recipe::variable_shell_word("$HF_CKPT"), "\"$HF_CKPT\"");
+  EXPECT_EQ(args::variable_shell_word("$HF_CKPT"), "\"$HF_CKPT\"");
 }
 
 // The words a job gives the entry point for a user's arguments, read back by bash.
@@ -46,7 +46,7 @@ std::vector<std::string> job_words(const std::string& user_args, layout::Engine 
   const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
   static Base base;
   base = default_base(qwen, engine, 8192, 128);
-  carry_job_args(base, layout::training_args(recipe::parse_launch_args(user_args, "--args")));
+  carry_job_args(base, layout::training_args(args::parse_launch_args(user_args, "--args")));
   JobRequest job;
   job.base = &base;
   job.model = &qwen;
@@ -90,10 +90,10 @@ TEST(JobScript, ArgumentsThatRunCommandsAreRefused) {
   const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
   Base base = default_base(qwen, layout::Engine::megatron, 8192, 128);
   EXPECT_LADLE_ERROR(
-      carry_job_args(base, layout::training_args(recipe::parse_launch_args("--x \"$(touch M)\"", "--args"))), input,
+      carry_job_args(base, layout::training_args(args::parse_launch_args("--x \"$(touch M)\"", "--args"))), input,
       "--args:1:1: error: --x expands '$(touch M)' when the job runs");
   EXPECT_LADLE_ERROR(
-      carry_job_args(base, layout::training_args(recipe::parse_launch_args("--seed 1 --y`touch M`", "job.sh")),
+      carry_job_args(base, layout::training_args(args::parse_launch_args("--seed 1 --y`touch M`", "job.sh")),
                      "job.sh"),
       input, "job.sh:1:10: error: '--y`touch M`' expands '`touch M`'");
 }
@@ -153,13 +153,13 @@ TEST(Base, TheCatalogRecipeOfTheFamilyElseTheEnginesDefaults) {
   EXPECT_TRUE(slime.from_recipe);
   EXPECT_EQ(slime.name, "glm-5.2-744b-a40b/h200/attune-tp4-pp4");
   EXPECT_TRUE(slime.sft);
-  for (const recipe::LaunchArg& arg : slime.args)
+  for (const args::LaunchArg& arg : slime.args)
     EXPECT_FALSE(is_layout_flag(arg.flag)) << arg.flag;
   const Base megatron = resolve_base("", glm, layout::Engine::megatron, 8192, 128);
   EXPECT_FALSE(megatron.from_recipe);
   EXPECT_EQ(megatron.name, "ladle defaults (megatron)");
   EXPECT_TRUE(std::any_of(megatron.args.begin(), megatron.args.end(),
-                          [](const recipe::LaunchArg& a) { return a.flag == "--train-iters"; }));
+                          [](const args::LaunchArg& a) { return a.flag == "--train-iters"; }));
 }
 
 TEST(Base, BadBasesAreRejected) {
@@ -214,7 +214,7 @@ TEST(Base, BridgeTakesACompleteRecipeFunctionWholeAndClearsItsPipelineLayout) {
 TEST(Base, AUsersArgumentsThatSetNoKnobReachTheJobVerbatim) {
   const ModelSpec flash = model::load_model("glm-4.7-flash");
   Base base = default_base(flash, layout::Engine::megatron, 8192, 128);
-  const recipe::LaunchArgs user = recipe::parse_launch_args(
+  const args::LaunchArgs user = args::parse_launch_args(
       "torchrun --nproc-per-node 8 pretrain_gpt.py --seed 1234 --lr 3e-4 "
       "--data-path /data/my_text_document --tensor-model-parallel-size 4 \"${EXTRA[@]}\"",
       "--args");

@@ -10,13 +10,13 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/args/sandbox.hpp"
 #include "ladle/args/script_reader.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::args {
@@ -47,7 +47,7 @@ bool sandbox_starts() {
 
 struct Job {
   ScriptReading reading;
-  recipe::LaunchArgs launch;
+  args::LaunchArgs launch;
   layout::JobArgs job;
   Layout layout;
 };
@@ -68,9 +68,9 @@ void resolve(Job& j, const std::string& model) {
   j.layout = layout::job_layout(j.job, j.job.seq_length.value_or(0), spec);
 }
 
-const recipe::LaunchArg* arg(const recipe::LaunchArgs& l, std::string_view flag) {
-  const recipe::LaunchArg* found = nullptr;
-  for (const recipe::LaunchArg& a : l.args) {
+const args::LaunchArg* arg(const args::LaunchArgs& l, std::string_view flag) {
+  const args::LaunchArg* found = nullptr;
+  for (const args::LaunchArg& a : l.args) {
     if (a.flag == flag) found = &a;
   }
   return found;
@@ -91,7 +91,7 @@ TEST(ScriptJobs, SlimeRunScriptSourcesItsModelFile) {
   Job j = read_job(script);
   resolve(j, "qwen3-30b-a3b");
   ASSERT_EQ(j.launch.launches.size(), 1u);
-  const recipe::Launch& l = j.launch.launches.front();
+  const args::Launch& l = j.launch.launches.front();
   EXPECT_EQ(l.entry, "python train.py");
   EXPECT_EQ(l.launchers, std::vector<std::string>{"ray job submit"});
   EXPECT_EQ(j.layout.tp, 4);
@@ -105,23 +105,23 @@ TEST(ScriptJobs, SlimeRunScriptSourcesItsModelFile) {
   EXPECT_EQ(j.job.global_batch, 32);
   EXPECT_FALSE(j.job.fp8);
   // The architecture comes from the sourced file, at its own line.
-  const recipe::LaunchArg* layers = arg(j.launch, "--num-layers");
+  const args::LaunchArg* layers = arg(j.launch, "--num-layers");
   ASSERT_NE(layers, nullptr);
   EXPECT_EQ(layers->values, std::vector<std::string>{"48"});
   EXPECT_NE(layers->file.find("models/qwen3-30B-A3B.sh"), std::string::npos);
   EXPECT_EQ(layers->line, 10);
   // The parallel size at its own line of the run script.
-  const recipe::LaunchArg* tp = arg(j.launch, "--tensor-model-parallel-size");
+  const args::LaunchArg* tp = arg(j.launch, "--tensor-model-parallel-size");
   ASSERT_NE(tp, nullptr);
   EXPECT_TRUE(tp->file.empty());
   EXPECT_EQ(tp->line, 50);
   // The runtime env's variables, the probe's answer (no NVLink seen) expanded.
   bool nvls = false;
-  for (const recipe::LaunchExport& e : l.env) nvls = nvls || (e.name == "NCCL_NVLS_ENABLE" && e.value == "0");
+  for (const args::LaunchExport& e : l.env) nvls = nvls || (e.name == "NCCL_NVLS_ENABLE" && e.value == "0");
   EXPECT_TRUE(nvls);
   // The Ray head is a setup command, not a launch; `$(seq 16 8 64)` ran.
   ASSERT_EQ(j.launch.setup.size(), 2u);  // ray stop, ray start
-  const recipe::LaunchArg* bs = arg(j.launch, "--sglang-cuda-graph-bs");
+  const args::LaunchArg* bs = arg(j.launch, "--sglang-cuda-graph-bs");
   ASSERT_NE(bs, nullptr);
   EXPECT_EQ(bs->values.size(), 4u + 7u);
   EXPECT_EQ(bs->values.back(), "64");
@@ -136,7 +136,7 @@ TEST(ScriptJobs, MegatronFsdpExampleReadsItsIfBlocks) {
   o.env = {{"MEGATRON_PATH", dir}};
   Job j = read_job(dir + "/train_llama3_8b_fsdp_h100_fp8.sh", o);
   resolve(j, "llama-3.1-8b");
-  const recipe::Launch& l = j.launch.launches.front();
+  const args::Launch& l = j.launch.launches.front();
   EXPECT_EQ(l.entry, "python pretrain_gpt.py");
   EXPECT_EQ(l.launchers, (std::vector<std::string>{"uv run", "python -m torch.distributed.run"}));
   EXPECT_EQ(j.layout.tp, 1);
@@ -150,11 +150,11 @@ TEST(ScriptJobs, MegatronFsdpExampleReadsItsIfBlocks) {
   EXPECT_TRUE(j.layout.overlap_grad);
   EXPECT_TRUE(j.job.not_priced.empty() ||
               std::find(j.job.not_priced.begin(), j.job.not_priced.end(), "--use-megatron-fsdp") == j.job.not_priced.end());
-  const recipe::LaunchArg* fp8 = arg(j.launch, "--fp8-format");
+  const args::LaunchArg* fp8 = arg(j.launch, "--fp8-format");
   ASSERT_NE(fp8, nullptr);
   EXPECT_EQ(fp8->line, 98);  // inside the if-block
   // The default of $1 reached the launch.
-  const recipe::LaunchArg* save = arg(j.launch, "--save");
+  const args::LaunchArg* save = arg(j.launch, "--save");
   ASSERT_NE(save, nullptr);
   EXPECT_EQ(save->values, std::vector<std::string>{"checkpoints/llama3_8b_fsdp_fp8"});
   // A positional argument replaces it.
@@ -184,7 +184,7 @@ TEST(ScriptJobs, ModelZooWrapperWithEnvironmentPrefixes) {
   REQUIRE_SANDBOX();
   Job j = read_job(kJobs + "modelzoo-mixtral-8x22b/launch_mixtral_8x22b.sh");
   resolve(j, "mixtral-8x22b");
-  const recipe::Launch& l = j.launch.launches.front();
+  const args::Launch& l = j.launch.launches.front();
   EXPECT_EQ(l.entry, "python pretrain_gpt.py");
   EXPECT_EQ(j.layout.tp, 2);
   EXPECT_EQ(j.layout.pp, 4);
@@ -194,11 +194,11 @@ TEST(ScriptJobs, ModelZooWrapperWithEnvironmentPrefixes) {
   EXPECT_EQ(j.layout.recompute, RecomputeGranularity::selective);  // the wrapper's positional arguments
   EXPECT_EQ(j.job.seq_length, 4096);
   EXPECT_EQ(j.job.global_batch, 256);
-  const recipe::LaunchArg* recompute = arg(j.launch, "--recompute-granularity");
+  const args::LaunchArg* recompute = arg(j.launch, "--recompute-granularity");
   ASSERT_NE(recompute, nullptr);
   EXPECT_TRUE(recompute->file.empty());  // the wrapper itself: the script read
   EXPECT_EQ(recompute->line, 7);
-  const recipe::LaunchArg* tp = arg(j.launch, "--tensor-model-parallel-size");
+  const args::LaunchArg* tp = arg(j.launch, "--tensor-model-parallel-size");
   ASSERT_NE(tp, nullptr);
   EXPECT_NE(tp->file.find("runtime_configs/common.conf"), std::string::npos);
   // The other launcher: EP 4 on 4 nodes, a batch of 128.
@@ -215,7 +215,7 @@ TEST(ScriptJobs, BridgeOverridesBuiltInLoops) {
   o.env = {{"SLURM_NNODES", "4"}};
   Job j = read_job(kJobs + "bridge-qwen3-30b-a3b/slurm_pretrain.sh", o);
   resolve(j, "qwen3-30b-a3b");
-  const recipe::Launch& l = j.launch.launches.front();
+  const args::Launch& l = j.launch.launches.front();
   EXPECT_EQ(l.entry, "python run_recipe.py");
   EXPECT_EQ(l.launchers, (std::vector<std::string>{"srun", "torchrun"}));
   EXPECT_EQ(j.job.engine, layout::Engine::bridge);
@@ -224,8 +224,8 @@ TEST(ScriptJobs, BridgeOverridesBuiltInLoops) {
   EXPECT_EQ(j.layout.ep, 8);
   EXPECT_EQ(j.job.seq_length, 4096);
   EXPECT_EQ(j.job.global_batch, 16 * 4 * 8);
-  const recipe::LaunchArg* nnodes = nullptr;
-  for (const recipe::LaunchArg& a : l.launcher_args) {
+  const args::LaunchArg* nnodes = nullptr;
+  for (const args::LaunchArg& a : l.launcher_args) {
     if (a.flag == "--nnodes") nnodes = &a;
   }
   ASSERT_NE(nnodes, nullptr);
@@ -240,7 +240,7 @@ TEST(ScriptJobs, PaiPositionalArgumentsAndCase) {
   o.args = {"dsw", "A3B", "1", "512", "1e-5", "4096", "fp8", "2", "2", "1", "8", "true"};
   Job j = read_job(kJobs + "pai-qwen3-30b-a3b/run_mcore_qwen3.sh", o);
   resolve(j, "qwen3-30b-a3b");
-  const recipe::Launch& l = j.launch.launches.front();
+  const args::Launch& l = j.launch.launches.front();
   EXPECT_EQ(l.entry, "python pretrain_qwen.py");
   EXPECT_EQ(l.launchers, std::vector<std::string>{"torchrun"});
   EXPECT_EQ(j.layout.tp, 2);
@@ -293,7 +293,7 @@ TEST(ScriptJobs, MilesFunctionBuiltArrays) {
   EXPECT_EQ(j.job.global_batch, 256);
   EXPECT_NE(arg(j.launch, "--colocate"), nullptr);
   bool ring = false;
-  for (const recipe::LaunchExport& e : j.launch.launches.front().env) ring = ring || (e.name == "NCCL_ALGO" && e.value == "Ring");
+  for (const args::LaunchExport& e : j.launch.launches.front().env) ring = ring || (e.name == "NCCL_ALGO" && e.value == "Ring");
   EXPECT_TRUE(ring);
   // The if-block's other branch: no colocation, 3 nodes (EP 12).
   ScriptOptions o{{"split"}, {{"NUM_NODES", "3"}}, 8, 20};
@@ -401,7 +401,7 @@ TEST(ScriptJobs, UnsetVariablesKeepTheirExpansion) {
       "  --data-path $DATA_PATH --load \"$CKPT\" --save ${OUT:-/tmp/out} \\\n"
       "  --tokenizer-model ${HF_HOME}/tok --seq-length 4096\n";
   std::ofstream(script) << text;
-  const recipe::LaunchArgs statically = recipe::parse_launch_args(text, script);
+  const args::LaunchArgs statically = args::parse_launch_args(text, script);
   const Job j = read_job(script);
   for (const char* flag : {"--data-path", "--load", "--tokenizer-model"}) {
     ASSERT_NE(arg(j.launch, flag), nullptr) << flag;

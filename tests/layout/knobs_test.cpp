@@ -7,10 +7,10 @@
 #include <algorithm>
 #include <set>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "support/knob_values.hpp"
 #include "support/test_support.hpp"
 
@@ -97,12 +97,12 @@ TEST(Knobs, EveryKnobRoundTripsThroughEveryEngine) {
       Layout l = with_knob(knob);
       if (engine == Engine::megatron) l.max_tokens = 0;
       const std::string script = script_for(layout_engine_args(l, engine, 8192));
-      const recipe::LaunchArgs launch = recipe::parse_launch_args(script, "test");
+      const args::LaunchArgs launch = args::parse_launch_args(script, "test");
       const ArgsLayout back = read_layout_args(training_args(launch), engine);
       EXPECT_EQ(back.layout, l) << to_string(engine) << " " << knob.key << ": " << script;
       EXPECT_EQ(layout_engine_args(back.layout, engine, 8192), layout_engine_args(l, engine, 8192))
           << knob.key;
-      for (const recipe::LaunchArg& rest : back.rest) {
+      for (const args::LaunchArg& rest : back.rest) {
         EXPECT_EQ(rest.flag, "--seq-length") << to_string(engine) << " " << knob.key;
       }
     }
@@ -137,7 +137,7 @@ TEST(Knobs, ABridgeOverrideIsRefusedByTheOtherEnginesAndMakesTheGuessBridge) {
   // run_recipe.py's overrides and options are Megatron-Bridge's syntax alone: Megatron-LM's,
   // slime's and miles' argparse parsers refuse them, so a job of theirs holding one is an error at
   // the override, not a layout read as if the engine took it.
-  const recipe::LaunchArgs launch = recipe::parse_launch_args(
+  const args::LaunchArgs launch = args::parse_launch_args(
       "--tensor-model-parallel-size 2 model.expert_model_parallel_size=8 -sl 4096 model.unknown_key=3",
       "a.sh");
   for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
@@ -148,10 +148,10 @@ TEST(Knobs, ABridgeOverrideIsRefusedByTheOtherEnginesAndMakesTheGuessBridge) {
                            to_string(engine) + " job does not take (its argument is --expert-model-parallel-size)");
   }
   // An option of run_recipe.py, and a key ladle does not know, are refused alike.
-  const recipe::LaunchArgs option = recipe::parse_launch_args("--tensor-model-parallel-size 2 -sl 4096", "b.sh");
+  const args::LaunchArgs option = args::parse_launch_args("--tensor-model-parallel-size 2 -sl 4096", "b.sh");
   EXPECT_LADLE_ERROR(read_layout_args(training_args(option), Engine::slime, "b.sh"), input,
                      "-sl: a Megatron-Bridge override, which a slime job does not take (its argument is --seq-length)");
-  const recipe::LaunchArgs unknown = recipe::parse_launch_args("--tensor-model-parallel-size 2 model.unknown_key=3", "c.sh");
+  const args::LaunchArgs unknown = args::parse_launch_args("--tensor-model-parallel-size 2 model.unknown_key=3", "c.sh");
   EXPECT_LADLE_ERROR(read_layout_args(training_args(unknown), Engine::megatron, "c.sh"), input,
                      "model.unknown_key: a Megatron-Bridge override, which a megatron job does not take");
   // With no engine named, an override says the job is Megatron-Bridge's, which reads it.
@@ -160,7 +160,7 @@ TEST(Knobs, ABridgeOverrideIsRefusedByTheOtherEnginesAndMakesTheGuessBridge) {
   EXPECT_EQ(read.layout.tp, 2);
   EXPECT_EQ(read.layout.ep, 8);
   // Megatron-LM's own arguments alone are no Megatron-Bridge job.
-  EXPECT_NE(guess_engine(recipe::parse_launch_args("--tensor-model-parallel-size 2 --seq-length 4096", "d.sh")),
+  EXPECT_NE(guess_engine(args::parse_launch_args("--tensor-model-parallel-size 2 --seq-length 4096", "d.sh")),
             Engine::bridge);
 }
 
@@ -171,7 +171,7 @@ TEST(Knobs, BridgePeftSetsTheLoraRowsMilesArgumentsSet) {
   // --lora-rank, --lora-alpha and --target-modules set.
   const auto read = [](const std::string& words) {
     return read_layout_args(
-        training_args(recipe::parse_launch_args("torchrun run_recipe.py --recipe qwen3_8b_config " + words, "p.sh")),
+        training_args(args::parse_launch_args("torchrun run_recipe.py --recipe qwen3_8b_config " + words, "p.sh")),
         Engine::bridge, "p.sh");
   };
   const Layout by_mode = read("--mode lora").layout;
@@ -186,10 +186,10 @@ TEST(Knobs, BridgePeftSetsTheLoraRowsMilesArgumentsSet) {
   EXPECT_EQ(given.layout.lora_alpha, 16);
   EXPECT_EQ(given.layout.lora_targets, "linear_qkv,linear_proj");
   EXPECT_EQ(read("peft.dim=8 peft=lora").layout.lora_rank, 8);
-  for (const recipe::LaunchArg& rest : given.rest) EXPECT_NE(rest.flag.rfind("peft", 0), 0u) << rest.flag;
+  for (const args::LaunchArg& rest : given.rest) EXPECT_NE(rest.flag.rfind("peft", 0), 0u) << rest.flag;
   // miles' arguments for the same adapters read to the same layout.
   const Layout miles =
-      read_layout_args(training_args(recipe::parse_launch_args(
+      read_layout_args(training_args(args::parse_launch_args(
                            "python3 train.py --lora-rank 8 --lora-alpha 16 --target-modules linear_qkv,linear_proj", "m.sh")),
                        Engine::miles, "m.sh")
           .layout;
@@ -204,7 +204,7 @@ TEST(Knobs, BridgePeftSetsTheLoraRowsMilesArgumentsSet) {
   // infer_recipe_mode): *_peft_* and *_lora_* are LoRA, *_sft_* and *_dora_* are not priced as LoRA;
   // an explicit --mode wins over the name.
   const auto recipe = [](const std::string& words) {
-    return read_layout_args(training_args(recipe::parse_launch_args("torchrun run_recipe.py " + words, "r.sh")),
+    return read_layout_args(training_args(args::parse_launch_args("torchrun run_recipe.py " + words, "r.sh")),
                             Engine::bridge, "r.sh")
         .layout;
   };
@@ -215,7 +215,7 @@ TEST(Knobs, BridgePeftSetsTheLoraRowsMilesArgumentsSet) {
   EXPECT_EQ(recipe("--recipe gpt_oss_20b_peft_config --mode sft").lora_rank, 0);
   // DoRA is not priced as LoRA: --mode dora stays in the not-priced list, the rank at 0.
   const JobArgs dora = read_job_args(
-      recipe::parse_launch_args("torchrun run_recipe.py --recipe x_peft_config --mode dora", "d.sh"), Engine::bridge,
+      args::parse_launch_args("torchrun run_recipe.py --recipe x_peft_config --mode dora", "d.sh"), Engine::bridge,
       "d.sh");
   EXPECT_EQ(dora.layout.layout.lora_rank, 0);
   EXPECT_NE(std::find(dora.not_priced.begin(), dora.not_priced.end(), "--mode"), dora.not_priced.end());
@@ -235,7 +235,7 @@ TEST(Knobs, ASwitchThatTurnsAKnobOffReadsFromItsBridgeOverride) {
   // (megatron/training/arguments.py, store_false, at d98e8a64). Megatron-Bridge's
   // model.gradient_accumulation_fusion=false is that switch, =true the default.
   const auto read = [](const std::string& words, Engine engine) {
-    return read_layout_args(training_args(recipe::parse_launch_args(words, "g.sh")), engine, "g.sh").layout;
+    return read_layout_args(training_args(args::parse_launch_args(words, "g.sh")), engine, "g.sh").layout;
   };
   EXPECT_TRUE(Layout{}.grad_accum_fusion);
   EXPECT_FALSE(read("--no-gradient-accumulation-fusion", Engine::megatron).grad_accum_fusion);
@@ -269,7 +269,7 @@ TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
 
 TEST(Knobs, ReadsOlderSpellings) {
   const auto read = [](std::string_view script) {
-    return read_layout_args(recipe::parse_launch_args(script, "t").args, Engine::megatron).layout;
+    return read_layout_args(args::parse_launch_args(script, "t").args, Engine::megatron).layout;
   };
   EXPECT_EQ(read("p --enable-cuda-graph").cuda_graph, CudaGraphImpl::local);
   EXPECT_EQ(read("p --external-cuda-graph").cuda_graph, CudaGraphImpl::transformer_engine);
@@ -285,7 +285,7 @@ TEST(Knobs, ReadsOlderSpellings) {
       "full_iteration cannot be combined with cuda_graph_impl=transformer_engine");
   // The refusal points at the deprecated argument's own column.
   EXPECT_LADLE_ERROR(
-      read_layout_args(recipe::parse_launch_args(
+      read_layout_args(args::parse_launch_args(
                            "p --cuda-graph-impl transformer_engine --cuda-graph-scope full_iteration", "t")
                            .args,
                        Engine::megatron, "t"),
@@ -303,7 +303,7 @@ TEST(Knobs, ReadsOlderSpellings) {
 
 TEST(Knobs, TwoArgumentsSettingOneKnobDifferentlyAreOneError) {
   EXPECT_LADLE_ERROR(
-      read_layout_args(recipe::parse_launch_args("p --grad-reduce-in-bf16 \\\n"
+      read_layout_args(args::parse_launch_args("p --grad-reduce-in-bf16 \\\n"
                                                  "  --accumulate-allreduce-grads-in-fp32",
                                                  "s.sh")
                            .args,
@@ -315,27 +315,27 @@ TEST(Knobs, TwoArgumentsSettingOneKnobDifferentlyAreOneError) {
 
 TEST(Knobs, RejectsValuesOutOfRangeNamingTheArgument) {
   EXPECT_LADLE_ERROR(
-      read_layout_args(recipe::parse_launch_args("p --fp8-recipe mxfp9", "s.sh").args,
+      read_layout_args(args::parse_launch_args("p --fp8-recipe mxfp9", "s.sh").args,
                        Engine::megatron),
       input, "--fp8-recipe: unknown fp8_recipe 'mxfp9' (did you mean 'mxfp8'?)");
   EXPECT_LADLE_ERROR(
-      read_layout_args(recipe::parse_launch_args("p --tensor-model-parallel-size 0", "s.sh").args,
+      read_layout_args(args::parse_launch_args("p --tensor-model-parallel-size 0", "s.sh").args,
                        Engine::megatron),
       input, "--tensor-model-parallel-size: 0 is out of range 1..65536");
   EXPECT_LADLE_ERROR(
-      read_layout_args(recipe::parse_launch_args("p --recompute-modules", "s.sh").args,
+      read_layout_args(args::parse_launch_args("p --recompute-modules", "s.sh").args,
                        Engine::megatron),
       input, "expected a value after --recompute-modules");
 }
 
 TEST(Knobs, TrainingArgumentsLeaveTheLauncherOut) {
-  const recipe::LaunchArgs script = recipe::parse_launch_args(
+  const args::LaunchArgs script = args::parse_launch_args(
       "ray start --head --num-gpus 8\n"
       "torchrun --nproc-per-node 8 --nnodes 2 pretrain_gpt.py --tensor-model-parallel-size 2\n"
       "srun -N 2 python3 train.py --pipeline-model-parallel-size 4\n",
       "s.sh");
   std::vector<std::string> flags;
-  for (const recipe::LaunchArg& arg : training_args(script)) flags.push_back(arg.flag);
+  for (const args::LaunchArg& arg : training_args(script)) flags.push_back(arg.flag);
   // ray start starts no training script: none of its arguments are training arguments.
   EXPECT_EQ(flags, (std::vector<std::string>{"--tensor-model-parallel-size",
                                              "--pipeline-model-parallel-size"}));
@@ -383,7 +383,7 @@ TEST(Knobs, EveryPromisedArgumentIsARowThatRoundTrips) {
       if (engine == Engine::megatron) l.max_tokens = 0;
       const std::vector<EngineArg> written = layout_engine_args(l, engine, 8192);
       const ArgsLayout back =
-          read_layout_args(training_args(recipe::parse_launch_args(script_for(written), "test")), engine);
+          read_layout_args(training_args(args::parse_launch_args(script_for(written), "test")), engine);
       EXPECT_EQ(layout_engine_args(back.layout, engine, 8192), written) << to_string(engine) << " " << flag;
       EXPECT_EQ(back.layout, l) << to_string(engine) << " " << flag;
     }
@@ -399,7 +399,7 @@ TEST(Knobs, EveryPromisedArgumentIsARowThatRoundTrips) {
       // Hierarchical CP takes both group sizes; the knob holds the all-to-all one.
       if (knob->key == "cp_inner") value += " 4";
       const std::string line = "p " + std::string(flag) + (arg.form == ArgForm::on ? "" : " " + value);
-      const Layout read = read_layout_args(recipe::parse_launch_args(line, "t").args, Engine::megatron).layout;
+      const Layout read = read_layout_args(args::parse_launch_args(line, "t").args, Engine::megatron).layout;
       std::string expected = arg.form == ArgForm::on ? std::string(arg.on_value) : other_value(*knob);
       EXPECT_EQ(knob_text(*knob, read), expected) << line;
     }

@@ -18,7 +18,7 @@ TEST(RecipeLayout, ReadsTheGlm52SeedBlockAndArguments) {
             "tp=4,pp=4,cp=1,ep=32,etp=1,dp=8,sp=on,vpp=1,first=18,last=20,recompute=selective,offload=1.0,"
             "overlap=on,precision_aware=on,max_tokens=8192,rows_per_mb=1,dispatcher=alltoall");
   // The launch arguments say the same (dp is implied by the GPU count).
-  Layout from_args = layout_from_run_args(recipe::parse_run_script(r.run));
+  Layout from_args = layout_from_run_args(args::parse_run_script(r.run));
   from_args.dp = l.dp;
   from_args.rows_per_mb = l.rows_per_mb;
   EXPECT_EQ(from_args, l);
@@ -61,7 +61,7 @@ TEST(RecipeLayout, EngineArgumentsRoundTripForEveryEngine) {
     for (const EngineArg& arg : layout_engine_args(l, engine, 8192)) {
       script += " " + arg.flag + (arg.value ? " " + *arg.value : "");
     }
-    Layout back = read_layout_args(recipe::parse_launch_args(script, "t").args, engine).layout;
+    Layout back = read_layout_args(args::parse_launch_args(script, "t").args, engine).layout;
     back.dp = l.dp;
     if (engine == Engine::megatron) back.max_tokens = l.max_tokens;
     if (engine != Engine::megatron) back.rows_per_mb = l.rows_per_mb;
@@ -77,7 +77,7 @@ TEST(RecipeLayout, RealsRoundTripInTheBlockAndTheArgumentsToTheLastDigit) {
   for (const EngineArg& arg : layout_engine_args(l, Engine::megatron, 8192)) {
     script += " " + arg.flag + (arg.value ? " " + *arg.value : "");
   }
-  const Layout back = read_layout_args(recipe::parse_launch_args(script, "t").args, Engine::megatron).layout;
+  const Layout back = read_layout_args(args::parse_launch_args(script, "t").args, Engine::megatron).layout;
   EXPECT_EQ(back.capacity, l.capacity) << script;
   EXPECT_EQ(back.offload, l.offload) << script;
 }
@@ -101,7 +101,7 @@ TEST(RecipeLayout, DualPipeRoundTripsInTheBlockButHasNoEngineArgument) {
 }
 
 TEST(RecipeLayout, MissingFlagsTakeMegatronDefaults) {
-  const Layout l = layout_from_run_args(recipe::parse_run_script("python3 train.py --tensor-model-parallel-size 4"));
+  const Layout l = layout_from_run_args(args::parse_run_script("python3 train.py --tensor-model-parallel-size 4"));
   EXPECT_EQ(l.etp, 4);
   EXPECT_EQ(l.dispatcher, MoeDispatcher::allgather);
 }

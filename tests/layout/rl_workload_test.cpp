@@ -6,18 +6,18 @@
 
 #include <string>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/layout/rl_workload.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::layout {
 namespace {
 
 JobArgs read(const std::string& line) {
-  return read_job_args(recipe::parse_launch_args("python3 train.py " + line, "job.sh"), std::nullopt, "job.sh");
+  return read_job_args(args::parse_launch_args("python3 train.py " + line, "job.sh"), std::nullopt, "job.sh");
 }
 
 std::string script_for(const std::vector<EngineArg>& args) {
@@ -109,7 +109,7 @@ TEST(RlWorkload, JobArgsTakeTheRolloutWorkload) {
 // them (one --target-modules word), and refused for an engine with no LoRA argument.
 TEST(RlWorkload, LoraColocateFp16RoundTripThroughTheJob) {
   const JobArgs job =
-      read_job_args(recipe::parse_launch_args(
+      read_job_args(args::parse_launch_args(
                         "python3 miles/train.py --lora-rank 32 --lora-alpha 32 --target-modules q_proj,v_proj,down_proj "
                         "--colocate --sglang-mem-fraction-static 0.7 --fp16 --rollout-batch-size 16 "
                         "--n-samples-per-prompt 8 --global-batch-size 128",
@@ -136,13 +136,13 @@ TEST(RlWorkload, LoraColocateFp16RoundTripThroughTheJob) {
   EXPECT_EQ(job.rl->rows_per_step, 128);
   // A module no linear answers to is refused where the job wrote it (column 38: after
   // "python3 miles/train.py --lora-rank 8 ", 37 characters).
-  EXPECT_LADLE_ERROR(read_job_args(recipe::parse_launch_args("python3 miles/train.py --lora-rank 8 --target-modules "
+  EXPECT_LADLE_ERROR(read_job_args(args::parse_launch_args("python3 miles/train.py --lora-rank 8 --target-modules "
                                                              "q_proj,qkv_proj", "bad.sh"),
                                    Engine::miles, "bad.sh"),
                      input, "bad.sh:1:38: error: --target-modules: unknown LoRA target module 'qkv_proj'");
   // The written job reads back to the same layout.
   const ArgsLayout back =
-      read_layout_args(training_args(recipe::parse_launch_args(script_for(written), "back.sh")), Engine::miles);
+      read_layout_args(training_args(args::parse_launch_args(script_for(written), "back.sh")), Engine::miles);
   EXPECT_EQ(back.layout, l);
   // slime and Megatron-LM train no adapters: their jobs are refused, not written without them.
   EXPECT_LADLE_ERROR(layout_engine_args(l, Engine::slime, 8192), usage, "lora_rank has no argument but miles'");

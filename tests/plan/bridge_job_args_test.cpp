@@ -5,10 +5,10 @@
 
 #include <set>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::layout {
@@ -46,7 +46,7 @@ constexpr std::string_view kGptOssSft =
 JobArgs read_line(std::string_view text) {
   std::string line(text);
   for (char& c : line) c = c == '\n' ? ' ' : c;
-  return read_job_args(recipe::parse_launch_args(line, "--args"), std::nullopt, "--args");
+  return read_job_args(args::parse_launch_args(line, "--args"), std::nullopt, "--args");
 }
 
 TEST(BridgeJobArgs, APublicLaunchIsPricedInFull) {

@@ -31,7 +31,7 @@ JobPrediction predict_job(const std::string& model_name, const std::string& gpu,
   JobPrediction out;
   const ModelSpec model = model::load_model(model_name);
   const Cluster cluster = make_cluster(gpu, gpus);
-  const recipe::LaunchArgs launch = recipe::parse_launch_args(script, file);
+  const args::LaunchArgs launch = args::parse_launch_args(script, file);
   out.job = layout::read_job_args(launch, std::nullopt, file);
   layout::check_model_args(out.job, model);
   Workload workload;
@@ -208,7 +208,7 @@ TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
 TEST(JobArgs, ASlimeArgumentInAMegatronOrBridgeJobIsOneError) {
   // slime's and miles' own arguments (dynamic batching, the actor's placement, rollouts, the HF
   // checkpoint) reach neither Megatron-LM's parser nor run_recipe.py's: the job would not start.
-  const recipe::LaunchArgs launch = recipe::parse_launch_args(
+  const args::LaunchArgs launch = args::parse_launch_args(
       "--tensor-model-parallel-size 2\n--max-tokens-per-gpu 8192 --use-dynamic-batch-size\n", "job.sh");
   EXPECT_LADLE_ERROR(layout::read_job_args(launch, layout::Engine::megatron, "job.sh"), input,
                      "job.sh:2:1: error: --max-tokens-per-gpu: a slime and miles argument, which a megatron job does not take");
@@ -226,8 +226,8 @@ TEST(JobArgs, ABridgeOverrideThatSetsNothingIsStillBridgeSyntax) {
   // is still run_recipe.py's, which slime's, miles' and Megatron-LM's parsers refuse.
   for (const std::string word : {"model.tensor_model_parallel_size=null", "model.recompute_modules=[]"}) {
     SCOPED_TRACE(word);
-    const recipe::LaunchArgs launch =
-        recipe::parse_launch_args("--tensor-model-parallel-size 2 " + word, "job.sh");
+    const args::LaunchArgs launch =
+        args::parse_launch_args("--tensor-model-parallel-size 2 " + word, "job.sh");
     ASSERT_EQ(launch.unset_overrides.size(), 1u);
     for (layout::Engine engine : {layout::Engine::slime, layout::Engine::miles, layout::Engine::megatron}) {
       EXPECT_LADLE_ERROR(layout::read_job_args(launch, engine, "job.sh"), input,
@@ -243,7 +243,7 @@ TEST(JobArgs, ABridgeOverrideThatSetsNothingIsStillBridgeSyntax) {
 
 TEST(JobArgs, AModelArgumentThatContradictsTheModelIsOneError) {
   const layout::JobArgs job = layout::read_job_args(
-      recipe::parse_launch_args("--num-layers 60 --tensor-model-parallel-size 2", "--args"),
+      args::parse_launch_args("--num-layers 60 --tensor-model-parallel-size 2", "--args"),
       std::nullopt, "--args");
   EXPECT_LADLE_ERROR(layout::check_model_args(job, model::load_model("deepseek-v3")), input,
                      "--args:1:1: error: --num-layers: --num-layers 60 contradicts --model "

@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
+#include "ladle/check/rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/check/rules.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
@@ -50,7 +50,7 @@ TEST(RecipeWriter, LaunchScriptCarriesTheLayout) {
   const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
   const Recipe planned =
       planned_recipe(r.model, r.cluster, r.workload, report.top.front(), layout::Engine::slime, r.calibration, base);
-  const recipe::RunScript script = recipe::parse_run_script(planned.run);
+  const args::RunScript script = args::parse_run_script(planned.run);
   Layout from_script = layout::layout_from_run_args(script);
   from_script.dp = report.top.front().layout.dp;
   from_script.rows_per_mb = report.top.front().layout.rows_per_mb;

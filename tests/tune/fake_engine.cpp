@@ -34,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -42,7 +43,6 @@
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/util/error.hpp"
 
 namespace {
@@ -177,7 +177,7 @@ int main(int argc, char** argv) {
     const ladle::plan::Workload workload{row_tokens, global_batch, ladle::plan::Precision::bf16};
     const ladle::layout::LayoutContext context{cluster.gpus, cluster.gpus_per_node(), row_tokens,
                                                global_batch};
-    const ladle::recipe::LaunchArgs launch = ladle::recipe::parse_launch_args(script, "argv");
+    const ladle::args::LaunchArgs launch = ladle::args::parse_launch_args(script, "argv");
     ladle::Layout layout =
         ladle::layout::read_layout_args(
             launch.args, megatron ? ladle::layout::Engine::megatron : ladle::layout::Engine::slime)

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "ladle/layout/knobs.hpp"
-#include "ladle/verify/numerics_rules.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/verify/numerics_rules.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::verify {
@@ -86,7 +86,7 @@ CUDA_VISIBLE_DEVICES=0 torchrun --nproc-per-node 8 pretrain.py \
 )";
   const LaunchArgs args = parse_launch_args(script, "run.sh");
   ASSERT_EQ(args.launches.size(), 1u);
-  const recipe::Launch& launch = args.launches[0];
+  const args::Launch& launch = args.launches[0];
   EXPECT_EQ(launch.command, "pretrain.py");
   EXPECT_EQ(launch.launchers, (std::vector<std::string>{"torchrun"}));
   ASSERT_EQ(launch.launcher_args.size(), 1u);
@@ -173,7 +173,7 @@ ray job submit --address="http://127.0.0.1:8265" \
   EXPECT_EQ(args.setup[0].launchers.back(), "ray start");
   EXPECT_EQ(args.setup[0].launcher_args[1].values, (std::vector<std::string>{"127.0.0.1"}));
   ASSERT_EQ(args.launches.size(), 1u);
-  const recipe::Launch& l = args.launches[0];
+  const args::Launch& l = args.launches[0];
   EXPECT_EQ(l.launchers, (std::vector<std::string>{"ray job submit"}));
   EXPECT_EQ(l.command, "python3 train.py");
   EXPECT_EQ(l.entry, "python train.py");

@@ -244,9 +244,9 @@ Sentinels unset_inputs(const std::string& text, const std::string& path,
   for (const auto& [name, kind] : declared_inputs(text)) {
     if (!given(name)) out.emplace_back(name, kind);
   }
-  recipe::LaunchArgs read;
+  args::LaunchArgs read;
   try {
-    read = recipe::parse_launch_args(text, path);
+    read = args::parse_launch_args(text, path);
   } catch (const Error&) {
     return sentinels;  // bash reads what the static reader cannot; its own errors say why
   }
@@ -274,21 +274,21 @@ Sentinels unset_inputs(const std::string& text, const std::string& path,
       if (!assigned) out.emplace_back(name, "any");
     }
   };
-  const auto add_arg = [&](const recipe::LaunchArg& a) {
+  const auto add_arg = [&](const args::LaunchArg& a) {
     if (!a.unresolved) return;
     add(a.flag);
     for (const std::string& v : a.values) add(v);
   };
-  for (const recipe::LaunchArg& a : read.args) add_arg(a);
-  for (const recipe::Launch& l : read.setup) {
-    for (const recipe::LaunchArg& a : l.launcher_args) add_arg(a);
+  for (const args::LaunchArg& a : read.args) add_arg(a);
+  for (const args::Launch& l : read.setup) {
+    for (const args::LaunchArg& a : l.launcher_args) add_arg(a);
   }
-  for (const recipe::Launch& l : read.launches) {
-    for (const recipe::LaunchExport& e : l.env) {
+  for (const args::Launch& l : read.launches) {
+    for (const args::LaunchExport& e : l.env) {
       if (e.unresolved) add(e.value);
     }
   }
-  for (const recipe::LaunchExport& e : read.exports) {
+  for (const args::LaunchExport& e : read.exports) {
     if (e.unresolved) add(e.value);
   }
   // Braced where the script never writes the bare `$NAME`.
@@ -334,38 +334,38 @@ std::string unsentinel_copy(std::string text, const Sentinels& names) {
 // The words of a recorded launch that hold sentinels, written back as the static reader writes
 // an expansion of an unset variable: the text as written, its shell form the variable expanded in
 // double quotes, unresolved.
-void unsentinel(recipe::LaunchArg& a, const Sentinels& names) {
+void unsentinel(args::LaunchArg& a, const Sentinels& names) {
   const bool word_by_word = a.shell.size() == a.values.size() + 1;
   if (unsentinel(a.flag, names)) {
     a.unresolved = true;
-    if (word_by_word) a.shell[0] = recipe::variable_shell_word(a.flag);
+    if (word_by_word) a.shell[0] = args::variable_shell_word(a.flag);
   }
   for (size_t i = 0; i < a.values.size(); ++i) {
     if (!unsentinel(a.values[i], names)) continue;
     a.unresolved = true;
-    if (word_by_word) a.shell[i + 1] = recipe::variable_shell_word(a.values[i]);
+    if (word_by_word) a.shell[i + 1] = args::variable_shell_word(a.values[i]);
   }
 }
 
-void unsentinel(recipe::LaunchExport& e, const Sentinels& names) {
+void unsentinel(args::LaunchExport& e, const Sentinels& names) {
   if (!unsentinel(e.value, names)) return;
   e.unresolved = true;
-  e.shell = recipe::variable_shell_word(e.value);
+  e.shell = args::variable_shell_word(e.value);
 }
 
-void unsentinel(recipe::LaunchArgs& l, const Sentinels& names) {
+void unsentinel(args::LaunchArgs& l, const Sentinels& names) {
   if (names.unset.empty()) return;
-  for (recipe::LaunchArg& a : l.args) unsentinel(a, names);
-  for (recipe::LaunchArg& a : l.unset_overrides) unsentinel(a, names);
-  for (recipe::LaunchExport& e : l.exports) unsentinel(e, names);
-  for (std::vector<recipe::Launch>* list : {&l.launches, &l.setup}) {
-    for (recipe::Launch& launch : *list) {
-      for (recipe::LaunchArg& a : launch.launcher_args) unsentinel(a, names);
-      for (recipe::LaunchArg& a : launch.args) unsentinel(a, names);
-      for (recipe::LaunchExport& e : launch.env) unsentinel(e, names);
+  for (args::LaunchArg& a : l.args) unsentinel(a, names);
+  for (args::LaunchArg& a : l.unset_overrides) unsentinel(a, names);
+  for (args::LaunchExport& e : l.exports) unsentinel(e, names);
+  for (std::vector<args::Launch>* list : {&l.launches, &l.setup}) {
+    for (args::Launch& launch : *list) {
+      for (args::LaunchArg& a : launch.launcher_args) unsentinel(a, names);
+      for (args::LaunchArg& a : launch.args) unsentinel(a, names);
+      for (args::LaunchExport& e : launch.env) unsentinel(e, names);
     }
   }
-  for (recipe::RunTimeWord& w : l.run_time_words) unsentinel(w.word, names);
+  for (args::RunTimeWord& w : l.run_time_words) unsentinel(w.word, names);
 }
 
 // The environment a call has that the sandbox did not start bash with: what the script set.
@@ -391,7 +391,7 @@ std::string file_name(const std::string& abs, const std::string& script) {
 
 // The launches of the recorded calls, read by the script reader from the calls written as
 // commands: one reader unwraps launchers whether ladle reads a script's text or what bash ran.
-recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path,
+args::LaunchArgs launches_of(const Recording& rec, const std::string& path,
                                const Sentinels& unset) {
   std::string text;
   std::vector<std::pair<int, const RecordedCall*>> starts;  // first synthetic line of each call
@@ -405,7 +405,7 @@ recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path,
     line += static_cast<int>(std::count(command.begin(), command.end(), '\n'));
     text += command;
   }
-  recipe::LaunchArgs read = recipe::parse_launch_args(text, path);
+  args::LaunchArgs read = args::parse_launch_args(text, path);
   unsentinel(read, unset);
   const auto call_at = [&](int synthetic) -> const RecordedCall* {
     const RecordedCall* found = nullptr;
@@ -415,29 +415,29 @@ recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path,
     return found;
   };
   const Locator locator(rec.sources);
-  const auto place = [&](recipe::LaunchArg& a, const RecordedCall& call) {
+  const auto place = [&](args::LaunchArg& a, const RecordedCall& call) {
     const std::string token = a.spelled.empty() ? a.flag : a.spelled;
     const Locator::Place p = a.placeholder ? Locator::Place{call.file, call.line, 0} : locator.find(token, a.values, call);
     a.file = file_name(p.file, path);
     a.line = p.line;
     a.col = p.col;
   };
-  recipe::LaunchArgs out;
+  args::LaunchArgs out;
   const RecordedCall* first = nullptr;
-  for (const recipe::Launch& l : read.launches) {
+  for (const args::Launch& l : read.launches) {
     if (!l.entry.starts_with("python ")) continue;  // `srun bash inner.sh`: its launches are recorded on their own
     if (l.args.empty()) continue;  // a helper run for its output (`$(python3 model_args.py NAME)`), no training
     const RecordedCall* call = call_at(l.line);
     if (!call) continue;
-    recipe::Launch kept = l;
+    args::Launch kept = l;
     kept.line = call->line;
     kept.file = file_name(call->file, path);
-    for (recipe::LaunchArg& a : kept.launcher_args) place(a, *call);
-    for (recipe::LaunchArg& a : kept.args) {
+    for (args::LaunchArg& a : kept.launcher_args) place(a, *call);
+    for (args::LaunchArg& a : kept.args) {
       place(a, *call);
       a.command = out.launches.size();
     }
-    for (recipe::LaunchExport& e : kept.env) e.line = call->line;  // runtime-env vars: the submit's line
+    for (args::LaunchExport& e : kept.env) e.line = call->line;  // runtime-env vars: the submit's line
     // The environment the script set: the first launch's as exports, another launch's differences
     // from it as its own.
     const auto env = script_env(*call, rec);
@@ -450,7 +450,7 @@ recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path,
     } else {
       for (const auto& [k, v] : env) {
         const auto same = std::find_if(out.exports.begin(), out.exports.end(),
-                                       [&](const recipe::LaunchExport& e) { return e.name == k && e.value == v; });
+                                       [&](const args::LaunchExport& e) { return e.name == k && e.value == v; });
         if (same == out.exports.end()) kept.env.push_back({k, v, call->line, false, "prefix", util::shell_quote(v)});
       }
     }
@@ -459,13 +459,13 @@ recipe::LaunchArgs launches_of(const Recording& rec, const std::string& path,
     out.args.insert(out.args.end(), kept.args.begin(), kept.args.end());
     out.launches.push_back(std::move(kept));
   }
-  for (const recipe::Launch& s : read.setup) {
+  for (const args::Launch& s : read.setup) {
     const RecordedCall* call = call_at(s.line);
     if (!call) continue;
-    recipe::Launch kept = s;
+    args::Launch kept = s;
     kept.line = call->line;
     kept.file = file_name(call->file, path);
-    for (recipe::LaunchArg& a : kept.launcher_args) place(a, *call);
+    for (args::LaunchArg& a : kept.launcher_args) place(a, *call);
     out.setup.push_back(std::move(kept));
   }
   out.unset_overrides = read.unset_overrides;
@@ -543,7 +543,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
   if (!rec.started) {
     out.note = fmt::format("ladle: note: the sandbox could not start ({}); {} is read without running it", rec.why_not,
                            path);
-    out.launch = recipe::parse_launch_args(util::read_file(path, limits::FileKind::launch_script), path);
+    out.launch = args::parse_launch_args(util::read_file(path, limits::FileKind::launch_script), path);
     return out;
   }
   out.ran_bash = true;
@@ -623,7 +623,7 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
   return out;
 }
 
-recipe::LaunchArgs select_launch(const recipe::LaunchArgs& all, std::optional<size_t> n, const std::string& path) {
+args::LaunchArgs select_launch(const args::LaunchArgs& all, std::optional<size_t> n, const std::string& path) {
   if (n && (*n < 1 || *n > all.launches.size())) {
     throw_usage("--launch {}: {} has {} training launch{}", *n, path, all.launches.size(),
                 all.launches.size() == 1 ? "" : "es");
@@ -631,7 +631,7 @@ recipe::LaunchArgs select_launch(const recipe::LaunchArgs& all, std::optional<si
   size_t pick = n ? *n - 1 : 0;
   if (!n && all.launches.size() > 1) {
     bool same = true;
-    for (const recipe::Launch& l : all.launches) {
+    for (const args::Launch& l : all.launches) {
       std::vector<std::pair<std::string, std::vector<std::string>>> a, b;
       for (const auto& x : l.args) a.emplace_back(x.flag, x.values);
       for (const auto& x : all.launches.front().args) b.emplace_back(x.flag, x.values);
@@ -640,25 +640,25 @@ recipe::LaunchArgs select_launch(const recipe::LaunchArgs& all, std::optional<si
     if (!same) {
       std::vector<std::string> listed;
       for (size_t i = 0; i < all.launches.size(); ++i) {
-        const recipe::Launch& l = all.launches[i];
+        const args::Launch& l = all.launches[i];
         listed.push_back(fmt::format("{}: {}:{} {}", i + 1, l.file.empty() ? path : l.file, l.line, l.command));
       }
       throw_usage("{} runs {} training launches with different arguments ({}); pick one with --launch N", path,
                   all.launches.size(), util::join(listed, ", "));
     }
   }
-  recipe::LaunchArgs out;
+  args::LaunchArgs out;
   out.exports = all.exports;
   out.setup = all.setup;
   out.unset_overrides = all.unset_overrides;
   if (all.launches.empty()) return out;
-  recipe::Launch l = all.launches[pick];
-  for (recipe::LaunchArg& a : l.args) a.command = 0;
+  args::Launch l = all.launches[pick];
+  for (args::LaunchArg& a : l.args) a.command = 0;
   // A later launch's own environment is its whole environment once it stands alone.
   out.commands.push_back(l.command);
   out.args.insert(out.args.end(), l.launcher_args.begin(), l.launcher_args.end());
   out.args.insert(out.args.end(), l.args.begin(), l.args.end());
-  for (const recipe::RunTimeWord& w : all.run_time_words) out.run_time_words.push_back(w);
+  for (const args::RunTimeWord& w : all.run_time_words) out.run_time_words.push_back(w);
   out.launches.push_back(std::move(l));
   return out;
 }

@@ -1,7 +1,7 @@
 #pragma once
 // script_reader.hpp: a launch script read as bash runs it. The script runs in the sandbox
 // (sandbox.hpp); what its stand-ins recorded becomes the launches ladle reads everywhere else
-// (recipe::LaunchArgs), unwrapped by the same reader that reads a script's text (ray job submit,
+// (args::LaunchArgs), unwrapped by the same reader that reads a script's text (ray job submit,
 // torchrun, srun, ... down to the entry point), each argument placed at the file and line that
 // wrote it where ladle can find it.
 
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
 namespace ladle::args {
 
@@ -24,7 +24,7 @@ struct ScriptOptions {
 
 /// A script as bash ran it.
 struct ScriptReading {
-  recipe::LaunchArgs launch;       ///< every recorded training launch, in order
+  args::LaunchArgs launch;       ///< every recorded training launch, in order
   std::vector<std::string> ran;    ///< every recorded call, "name args" (for messages), in order
   std::vector<std::string> sources;  ///< the files bash read, as ladle names them
   bool ran_bash = false;           ///< false: the sandbox could not start and `note` says so
@@ -45,6 +45,6 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
 /// The launch `n` (1-based) of `all`, alone: its arguments, the script's exports and setup. Without
 /// `n`, the only launch, or the first when every launch passes the same arguments; several that
 /// differ are an error listing them (Error(usage): pick one with --launch N).
-recipe::LaunchArgs select_launch(const recipe::LaunchArgs& all, std::optional<size_t> n, const std::string& path);
+args::LaunchArgs select_launch(const args::LaunchArgs& all, std::optional<size_t> n, const std::string& path);
 
 }  // namespace ladle::args

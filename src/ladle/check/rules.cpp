@@ -6,16 +6,16 @@
 #include <filesystem>
 #include <cmath>
 
+#include "ladle/args/launch_args.hpp"
+#include "ladle/args/numerics_rules.hpp"
+#include "ladle/args/run_script.hpp"
 #include "ladle/check/rl_rules.hpp"
 #include "ladle/hw/catalog.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/model/params.hpp"
 #include "ladle/recipe/catalog.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/pipeline_layout.hpp"
-#include "ladle/recipe/numerics_rules.hpp"
-#include "ladle/recipe/run_script.hpp"
 #include "ladle/recipe/yaml_style.hpp"
 #include "ladle/util/limits.hpp"
 #include "ladle/util/shell_quote.hpp"
@@ -29,18 +29,18 @@ using recipe::Finding;
 using recipe::LoadedRecipe;
 using recipe::parse_pipeline_layout;
 using recipe::VirtualStage;
-using recipe::LaunchArg;
-using recipe::LaunchArgs;
-using recipe::parse_launch_args;
-using recipe::RunTimeWord;
-using recipe::parse_run_script;
-using recipe::RunArg;
-using recipe::RunScript;
-using recipe::ArgClass;
-using recipe::default_numerics_rules;
-using recipe::NumericsRule;
-using recipe::NumericsRules;
-using recipe::same_value;
+using args::LaunchArg;
+using args::LaunchArgs;
+using args::parse_launch_args;
+using args::RunTimeWord;
+using args::parse_run_script;
+using args::RunArg;
+using args::RunScript;
+using args::ArgClass;
+using args::default_numerics_rules;
+using args::NumericsRule;
+using args::NumericsRules;
+using args::same_value;
 
 const std::vector<RuleInfo>& recipe_rules() {
   static const std::vector<RuleInfo> kRules = {

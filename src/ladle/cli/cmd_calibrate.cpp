@@ -3,6 +3,7 @@
 #include <ostream>
 #include <string>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
@@ -11,17 +12,16 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/measurements.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
-#include "ladle/recipe/launch_args.hpp"
-#include "ladle/runlog/run_log.hpp"
-#include "ladle/verify/score.hpp"
-#include "ladle/plan/measurements.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/runlog/run_log.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/text.hpp"
+#include "ladle/verify/score.hpp"
 
 namespace ladle::cli {
 namespace {
@@ -54,7 +54,7 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   m.source = "own runs";
   m.model = model::load_model(o.model);
   m.cluster = plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, std::nullopt}, o.gpus);
-  const recipe::LaunchArgs launch = recipe::parse_launch_args(util::read_file(script), script);
+  const args::LaunchArgs launch = args::parse_launch_args(util::read_file(script), script);
   std::optional<layout::Engine> engine;
   if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
   const layout::JobArgs job = layout::read_job_args(launch, engine, script);

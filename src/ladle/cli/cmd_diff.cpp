@@ -60,7 +60,7 @@ struct DiffOptions {
 
 // One side of the diff: a recipe's run block (or a catalog name's) read as text; a script file
 // run by bash in the sandbox (as `predict --script` runs it), or read as text with --static.
-recipe::LaunchArgs read_side(const std::string& side, const DiffOptions& options, Io& io) {
+args::LaunchArgs read_side(const std::string& side, const DiffOptions& options, Io& io) {
   std::error_code ec;
   if (!options.static_read && std::filesystem::is_regular_file(side, ec)) {
     const std::string text = util::read_file(side, limits::FileKind::launch_script);
@@ -77,7 +77,7 @@ recipe::LaunchArgs read_side(const std::string& side, const DiffOptions& options
     throw_usage("--script-arg and --env go with a script that bash runs ({} is not one, or --static)", side);
   }
   // Either side may be a catalog name (resolve_launch_script in commands.cpp).
-  return recipe::parse_launch_args(resolve_launch_script(side), side);
+  return args::parse_launch_args(resolve_launch_script(side), side);
 }
 
 void run_diff(const DiffOptions& options, Io& io) {

@@ -26,9 +26,9 @@
 #include "ladle/plan/stack.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
-#include "ladle/util/progress.hpp"
-#include "ladle/util/limits.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/limits.hpp"
+#include "ladle/util/progress.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::cli {
@@ -142,11 +142,11 @@ int run_plan(const PlanOptions& o, Io& io) {
                                            o.global_batch.value_or(128));
   request.workload = launch_workload(base, o.row_tokens, o.global_batch, o.precision, !o.emit.empty());
   std::optional<std::vector<std::string>> not_priced;
-  std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
+  std::vector<args::LaunchArg> carried;  // the user's arguments that set no knob, for the job
   if (job_launch) {
     // The user's own arguments are the fixed part: the knobs they set are not searched.
     const std::string& file = job_launch->file;
-    const recipe::LaunchArgs& launch = job_launch->launch;
+    const args::LaunchArgs& launch = job_launch->launch;
     const layout::JobArgs& job = *job_read;
     check_job_model(job, request.model);
     carried = layout::training_args(launch);

@@ -73,7 +73,7 @@ void apply_job(const PredictOptions& o, const layout::JobArgs& job, plan::Measur
 // Megatron-LM rejects a pipeline the layers do not split over (megatron/training/arguments.py
 // validate_args; transformer_config.py for uneven stages): one line naming the argument, with the
 // split the planner predicts best as the arguments that give it.
-void require_job_split(const plan::Measurement& m, const recipe::LaunchArgs& launch,
+void require_job_split(const plan::Measurement& m, const args::LaunchArgs& launch,
                        const plan::Calibration& calibration, const layout::LayoutContext& context,
                        const std::string& file) {
   const Layout& l = m.layout;
@@ -98,7 +98,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::Measurement m;
   double measured = 0;
   std::optional<std::vector<std::string>> not_priced;
-  std::vector<recipe::LaunchArg> carried;  // the user's arguments that set no knob, for the job
+  std::vector<args::LaunchArg> carried;  // the user's arguments that set no knob, for the job
   std::optional<JobLaunch> base_job;             // the user's job, the base of --emit's job
   std::optional<layout::JobArgs> base_job_read;  // and its engine
   std::vector<std::string> chosen;         // what a partial spec left out, as filled in
@@ -170,7 +170,7 @@ int run_predict(const PredictOptions& o, Io& io) {
     layout::LayoutContext context = plan::checking_context(m.model, m.cluster, m.workload);
     if (from_args) {
       const std::string& file = job_launch->file;
-      const recipe::LaunchArgs& launch = job_launch->launch;
+      const args::LaunchArgs& launch = job_launch->launch;
       const layout::JobArgs& job = *job_read;
       check_job_model(job, m.model);
       carried = layout::training_args(launch);

@@ -170,7 +170,7 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
   std::string job_text;
   if (!o.script.empty()) {
     job_text = util::read_file(o.script);
-    job = layout::read_job_args(recipe::parse_launch_args(job_text, o.script), std::nullopt, o.script);
+    job = layout::read_job_args(args::parse_launch_args(job_text, o.script), std::nullopt, o.script);
   }
   // The job's own engine unless --engine names another.
   const std::string engine = !o.engine.empty() ? o.engine : job ? layout::to_string(job->engine) : "slime";

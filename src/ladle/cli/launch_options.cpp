@@ -5,10 +5,10 @@
 #include <set>
 
 #include "ladle/launch/job_script.hpp"
-#include "ladle/model/catalog.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/layout/rl_workload.hpp"
+#include "ladle/model/catalog.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
@@ -16,12 +16,12 @@
 
 namespace ladle::cli {
 
-SourceLocation knob_argument(const recipe::LaunchArgs& launch, std::string_view knob, const std::string& file,
+SourceLocation knob_argument(const args::LaunchArgs& launch, std::string_view knob, const std::string& file,
                              std::string_view field) {
   SourceLocation where{file, 0, 0, std::string(field)};
   const layout::Knob* row = knob.empty() ? nullptr : layout::find_knob(knob);
   if (!row) return where;
-  for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+  for (const args::LaunchArg& arg : layout::training_args(launch)) {
     if (layout::find_knob_by_flag(arg.flag) != row) continue;
     // An argument a sourced file writes is placed there (ladle --script records it).
     where = SourceLocation{arg.file.empty() ? file : arg.file, arg.line, arg.col,
@@ -63,7 +63,7 @@ JobLaunch read_job_launch(const std::string& args_line, const std::string& scrip
   if (script.empty()) {
     if (!flags.script_args.empty() || !flags.env.empty()) throw_usage("--script-arg and --env go with --script");
     out.file = "--args";
-    out.launch = recipe::parse_launch_args(args_line, out.file);
+    out.launch = args::parse_launch_args(args_line, out.file);
     return out;
   }
   out.file = script;
@@ -83,7 +83,7 @@ void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& lau
     if (kSizes.count(knob->key)) return;
   }
   if (job.seq_length || job.global_batch) return;
-  const recipe::Launch& l = launch.launch.launches.front();
+  const args::Launch& l = launch.launch.launches.front();
   throw_input(SourceLocation{l.file.empty() ? launch.file : l.file, l.line, 0, "script"},
               "{} '{}' with no parallel size and no workload (no --tensor-model-parallel-size, "
               "--pipeline-model-parallel-size, ..., --seq-length or --global-batch-size): ladle would answer from "
@@ -96,7 +96,7 @@ void check_job_model(const layout::JobArgs& job, const ModelSpec& model) {
     layout::check_model_args(job, model);
   } catch (const Error& e) {
     // The argument's own file, when a sourced model file wrote it.
-    for (const recipe::LaunchArg& arg : job.model_args) {
+    for (const args::LaunchArg& arg : job.model_args) {
       if (!arg.file.empty() && arg.line == e.where().line && arg.col == e.where().col) {
         SourceLocation where = e.where();
         where.file = arg.file;
@@ -109,7 +109,7 @@ void check_job_model(const layout::JobArgs& job, const ModelSpec& model) {
 
 std::string model_from_job(const layout::JobArgs& job) {
   std::vector<std::string> given;
-  for (const recipe::LaunchArg& arg : job.model_args) {
+  for (const args::LaunchArg& arg : job.model_args) {
     const auto known = std::find_if(layout::known_args().begin(), layout::known_args().end(),
                                     [&](const layout::KnownArg& k) { return k.flag == arg.flag; });
     if (known != layout::known_args().end() && known->model_value && !arg.values.empty()) {
@@ -138,7 +138,7 @@ std::string model_from_job(const layout::JobArgs& job) {
   throw_usage("give --model: the job's architecture ({}) matches {}", util::join(given, ", "), util::join(matches, ", "));
 }
 
-std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, const layout::JobArgs& job,
+std::vector<plan::ValueSource> job_sources(const args::LaunchArgs& launch, const layout::JobArgs& job,
                                            const Layout& layout, const std::string& file) {
   std::vector<plan::ValueSource> out;
   const auto at = [&](const SourceLocation& w) {
@@ -150,7 +150,7 @@ std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, con
   }
   const auto workload = [&](const char* name, const std::string& value, std::initializer_list<std::string_view> flags) {
     SourceLocation where{file, 0, 0, std::string(*flags.begin())};
-    for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+    for (const args::LaunchArg& arg : layout::training_args(launch)) {
       if (std::find(flags.begin(), flags.end(), arg.flag) == flags.end()) continue;
       where = SourceLocation{arg.file.empty() ? file : arg.file, arg.line, arg.col,
                              arg.spelled.empty() ? arg.flag : arg.spelled};
@@ -160,7 +160,7 @@ std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, con
   // An RL job's rows and row length come from its rollout arguments when it gives no
   // --global-batch-size or --seq-length (layout/rl_workload.hpp; the workload line says how).
   const auto given = [&](std::string_view flag) {
-    return std::ranges::any_of(layout::training_args(launch), [&](const recipe::LaunchArg& a) { return a.flag == flag; });
+    return std::ranges::any_of(layout::training_args(launch), [&](const args::LaunchArg& a) { return a.flag == flag; });
   };
   if (job.seq_length && (given("--seq-length") || !job.rl)) {
     workload("row_tokens", std::to_string(*job.seq_length), {"--seq-length"});
@@ -174,7 +174,7 @@ std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, con
              {"--rollout-batch-size", "--n-samples-per-prompt", "--num-steps-per-rollout"});
   }
   const auto sets = [&](std::string_view flag) {
-    return std::ranges::any_of(layout::training_args(launch), [&](const recipe::LaunchArg& a) { return a.flag == flag; });
+    return std::ranges::any_of(layout::training_args(launch), [&](const args::LaunchArg& a) { return a.flag == flag; });
   };
   if (sets("--fp4-format")) {
     // The GEMMs the recipe quantises run in FP4; the rest of the step keeps the job's 16-bit type.
@@ -190,7 +190,7 @@ std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, con
 }
 
 void require_valid_job_layout(const Layout& layout, const ModelSpec& model, const layout::LayoutContext& context,
-                              const recipe::LaunchArgs& launch, const std::string& file) {
+                              const args::LaunchArgs& launch, const std::string& file) {
   if (std::optional<layout::LayoutViolation> broken = layout::layout_violation(layout, model, context)) {
     throw Error(ErrorKind::input, broken->message, knob_argument(launch, broken->knob, file, "layout"));
   }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/args/script_reader.hpp"
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/engines.hpp"
@@ -15,7 +16,6 @@
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/report_render.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/util/error.hpp"
 
@@ -39,7 +39,7 @@ args::ScriptOptions script_options(const ScriptFlags& flags, int gpus_per_node);
 /// The user's job: --args read as text (the static reader), or --script run by bash in the sandbox
 /// (where it cannot start: read as text, with one line on `err`). `file` names it in errors.
 struct JobLaunch {
-  recipe::LaunchArgs launch;  ///< the launch read (one: --launch picks among several)
+  args::LaunchArgs launch;  ///< the launch read (one: --launch picks among several)
   std::string file;           ///< "--args" or the script
   std::vector<std::string> ran;  ///< what bash ran (empty for --args or the static reader)
   bool ran_bash = false;
@@ -63,19 +63,19 @@ std::string model_from_job(const layout::JobArgs& job);
 
 /// Where each knob the job's arguments set and each workload value they set came from: rows of
 /// (name, value, "FILE:LINE FLAG"). The caller adds the values that came from elsewhere.
-std::vector<plan::ValueSource> job_sources(const recipe::LaunchArgs& launch, const layout::JobArgs& job,
+std::vector<plan::ValueSource> job_sources(const args::LaunchArgs& launch, const layout::JobArgs& job,
                                      const Layout& layout, const std::string& file);
 
 /// Where the job's arguments set `knob` (a layout/knobs.hpp key): the last training argument that
 /// sets it, named as the script wrote it (a Megatron-Bridge override by its own key); else `file`
 /// alone, with `field`.
-SourceLocation knob_argument(const recipe::LaunchArgs& launch, std::string_view knob, const std::string& file,
+SourceLocation knob_argument(const args::LaunchArgs& launch, std::string_view knob, const std::string& file,
                              std::string_view field);
 
 /// Throws Error(input) for a layout the job's arguments give that breaks a rule, at the argument
 /// that set the knob the rule names (`file` alone, field "layout", when none did).
 void require_valid_job_layout(const Layout& layout, const ModelSpec& model, const layout::LayoutContext& context,
-                              const recipe::LaunchArgs& launch, const std::string& file);
+                              const args::LaunchArgs& launch, const std::string& file);
 
 /// The workload of a plan: the options given, else the base recipe's (ladle's 8192 x 128 BF16
 /// without one). With `emitting`, throws Error(usage) for a row length or batch that differs from

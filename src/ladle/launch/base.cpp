@@ -18,7 +18,7 @@ namespace {
 
 // An argument the run would expand into what ladle cannot read is refused: a job carries the text
 // ladle read, which would not be what the script runs, and must not run a command it names.
-void refuse_run_time(const recipe::LaunchArg& arg, const SourceLocation& where) {
+void refuse_run_time(const args::LaunchArg& arg, const SourceLocation& where) {
   if (arg.runs.empty()) return;
   throw_input(where, "{} expands {} when the job runs; a job ladle writes expands only its inputs ($NAME): "
               "single-quote the word for a literal",
@@ -45,7 +45,7 @@ std::set<std::string> knob_flags() {
   return flags;
 }
 
-layout::Engine engine_of(const recipe::LoadedRecipe& loaded, const recipe::Launch& launch) {
+layout::Engine engine_of(const recipe::LoadedRecipe& loaded, const args::Launch& launch) {
   const std::string& entry = launch.entry;
   if (entry.find("run_recipe.py") != std::string::npos) return layout::Engine::bridge;
   if (entry.find("pretrain_gpt.py") != std::string::npos ||
@@ -81,9 +81,9 @@ bool is_layout_flag(const std::string& flag) {
 
 Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& name) {
   const int run_line = loaded.where.at("run").line;
-  recipe::LaunchArgs launch;
+  args::LaunchArgs launch;
   try {
-    launch = recipe::parse_launch_args(loaded.recipe.run, loaded.path);
+    launch = args::parse_launch_args(loaded.recipe.run, loaded.path);
   } catch (const Error& e) {
     // The script's columns are the file's past the block's indentation (two past `run:`).
     const int col = e.where().col > 0 ? e.where().col + loaded.where.at("run").col + 1 : 0;
@@ -100,7 +100,7 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
   b.layout = layout::layout_from_recipe(loaded.recipe);
   b.engine = engine_of(loaded, launch.launches.front());
   b.workload = loaded.recipe.workload;
-  for (const recipe::LaunchArg& arg : launch.launches.front().args) {
+  for (const args::LaunchArg& arg : launch.launches.front().args) {
     if (is_layout_flag(arg.flag)) continue;
     if (arg.flag == "--loss-type" && !arg.values.empty() && arg.values[0] == "sft_loss")
       b.sft = true;
@@ -108,20 +108,20 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
                                         arg.col > 0 ? arg.col + loaded.where.at("run").col + 1 : 0, "run"});
     b.args.push_back(arg);
   }
-  for (const recipe::LaunchExport& e : launch.exports) {
+  for (const args::LaunchExport& e : launch.exports) {
     b.env.emplace_back(e.name, e.value);
     b.env_words.push_back(e.shell.empty() ? util::shell_quote(e.value) : e.shell);
   }
   return b;
 }
 
-void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args, const std::string& file) {
-  for (const recipe::LaunchArg& arg : job_args) {
+void carry_job_args(Base& base, const std::vector<args::LaunchArg>& job_args, const std::string& file) {
+  for (const args::LaunchArg& arg : job_args) {
     // An array expansion's words are the user's script's, which the job does not have.
     if (arg.placeholder || is_layout_flag(arg.flag)) continue;
     refuse_run_time(arg, SourceLocation{file, arg.line, arg.col, ""});
     const auto same = std::find_if(base.args.begin(), base.args.end(),
-                                   [&](const recipe::LaunchArg& a) { return a.flag == arg.flag; });
+                                   [&](const args::LaunchArg& a) { return a.flag == arg.flag; });
     if (same == base.args.end()) {
       base.args.push_back(arg);
     } else {
@@ -133,7 +133,7 @@ void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args, 
   }
 }
 
-Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, layout::Engine engine,
+Base base_from_job(const args::LaunchArgs& launch, layout::Engine job_engine, layout::Engine engine,
                    const std::string& file, const Workload& workload) {
   if (family(job_engine) != family(engine)) {
     throw_input(SourceLocation{file, 0, 0, "engine"},
@@ -148,7 +148,7 @@ Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, 
   b.engine = engine;
   b.workload = workload;
   if (b.workload.rows.empty()) b.workload.rows = family(engine) == "slime" ? "SFT conversations" : "pretraining documents";
-  for (const recipe::LaunchArg& arg : layout::training_args(launch)) {
+  for (const args::LaunchArg& arg : layout::training_args(launch)) {
     if (is_layout_flag(arg.flag)) {  // the plan's
       b.job_layout_flags.push_back(arg.flag);
       if (arg.flag == "--seq-length") b.job_seq_length = arg;
@@ -171,7 +171,7 @@ Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, 
   }
   // The environment: the exports, then the launch's own switches (KEY=VALUE prefixes and a Ray
   // job's runtime env), the first of each name; the job writes its own PYTHONPATH and MASTER_ADDR.
-  const auto add_env = [&](const recipe::LaunchExport& e) {
+  const auto add_env = [&](const args::LaunchExport& e) {
     if (e.name == "PYTHONPATH" || e.name == "MASTER_ADDR") return;
     for (const auto& [name, value] : b.env) {
       if (name == e.name) return;
@@ -179,16 +179,16 @@ Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, 
     b.env.emplace_back(e.name, e.value);
     b.env_words.push_back(e.shell.empty() ? util::shell_quote(e.value) : e.shell);
   };
-  for (const recipe::LaunchExport& e : launch.exports) add_env(e);
+  for (const args::LaunchExport& e : launch.exports) add_env(e);
   if (!launch.launches.empty()) {
-    for (const recipe::LaunchExport& e : launch.launches.front().env) add_env(e);
+    for (const args::LaunchExport& e : launch.launches.front().env) add_env(e);
   }
   // The plan priced workload.global_batch rows per step and the recipe says so (`ladle check` R12):
   // a job that gives no global batch gets that one, said in a note.
   const bool has_batch = std::any_of(b.args.begin(), b.args.end(),
-                                     [](const recipe::LaunchArg& a) { return a.flag == "--global-batch-size"; });
+                                     [](const args::LaunchArg& a) { return a.flag == "--global-batch-size"; });
   if (!has_batch && engine != layout::Engine::bridge && workload.global_batch > 0) {
-    b.args.push_back(recipe::LaunchArg{"--global-batch-size", {std::to_string(workload.global_batch)}, false, false, 0});
+    b.args.push_back(args::LaunchArg{"--global-batch-size", {std::to_string(workload.global_batch)}, false, false, 0});
     b.notes.push_back(fmt::format("{}: gives no --global-batch-size; the job sets the planned {}", file,
                                   workload.global_batch));
   }
@@ -212,11 +212,11 @@ Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tok
   b.workload.rows = family(engine) == "slime" ? "SFT conversations" : "pretraining documents";
   (void)model;
   if (engine != layout::Engine::bridge)
-    b.args.push_back(recipe::LaunchArg{"${MODEL_ARGS[@]}", {}, true, true, 0});
+    b.args.push_back(args::LaunchArg{"${MODEL_ARGS[@]}", {}, true, true, 0});
   for (const std::string& word : info->defaults) {
     const std::string value = word == "$GLOBAL_BATCH" ? std::to_string(global_batch) : word;
     if (value.rfind("--", 0) == 0) {
-      b.args.push_back(recipe::LaunchArg{value, {}, false, false, 0});
+      b.args.push_back(args::LaunchArg{value, {}, false, false, 0});
     } else if (!b.args.empty() && b.args.back().flag != "") {
       b.args.back().values.push_back(value);
       b.args.back().unresolved = b.args.back().unresolved || value.find('$') != std::string::npos;
@@ -225,7 +225,7 @@ Base default_base(const ModelSpec& model, layout::Engine engine, int64_t row_tok
   }
   // The layout's knobs come from the plan, not from the defaults.
   std::erase_if(
-      b.args, [](const recipe::LaunchArg& a) { return !a.placeholder && is_layout_flag(a.flag); });
+      b.args, [](const args::LaunchArg& a) { return !a.placeholder && is_layout_flag(a.flag); });
   b.env = {{"CUDA_DEVICE_MAX_CONNECTIONS", "1"}};
   return b;
 }

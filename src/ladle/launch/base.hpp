@@ -9,9 +9,9 @@
 #include <utility>
 #include <vector>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/model_spec.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 
@@ -37,13 +37,13 @@ struct Base {
   std::vector<std::string> job_layout_flags;
   /// The job's --seq-length (BaseKind::job): kept where the engine's layout arguments do not write
   /// the row length (slime and miles pack by --max-tokens-per-gpu).
-  std::optional<recipe::LaunchArg> job_seq_length;
+  std::optional<args::LaunchArg> job_seq_length;
   layout::Engine engine = layout::Engine::megatron;  ///< the engine the base's script drives
   Workload workload;  ///< row tokens, rows, global batch, precision, dataset
-  std::vector<recipe::LaunchArg>
+  std::vector<args::LaunchArg>
       args;  ///< the entry point's arguments that are not layout, in order
   std::vector<std::pair<std::string, std::string>> env;  ///< the exports, in order
-  /// Each export's value as the job writes it (recipe::LaunchExport::shell), parallel to `env`;
+  /// Each export's value as the job writes it (args::LaunchExport::shell), parallel to `env`;
   /// missing entries are written as their literal text.
   std::vector<std::string> env_words;
   bool sft = false;  ///< --loss-type sft_loss: the rollout arguments are SFT's
@@ -68,7 +68,7 @@ Base base_from_recipe(const recipe::LoadedRecipe& loaded, const std::string& nam
 /// of the user's script ("${EXTRA[@]}") is left out, its words being the script's. Throws
 /// Error(input) at `file`:line:col for an argument that expands a command or a special parameter
 /// ($(...), backticks, $1): ladle writes into a job only literal text and variables.
-void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args,
+void carry_job_args(Base& base, const std::vector<args::LaunchArg>& job_args,
                     const std::string& file = "--args");
 
 /// The base of the user's own job (plan's, predict's and tune's `--script`/`--args`): every
@@ -79,7 +79,7 @@ void carry_job_args(Base& base, const std::vector<recipe::LaunchArg>& job_args,
 /// `notes`. Throws Error(input) at `file`:line:col for an argument that expands a command or a
 /// special parameter, and at `file` when the job drives an engine of another family than `engine`
 /// (its arguments have no spelling there).
-Base base_from_job(const recipe::LaunchArgs& launch, layout::Engine job_engine, layout::Engine engine,
+Base base_from_job(const args::LaunchArgs& launch, layout::Engine job_engine, layout::Engine engine,
                    const std::string& file, const Workload& workload);
 
 /// ladle's defaults for `engine` (data/launch/engines.yaml), for `model`.

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <set>
 
+#include "ladle/args/bridge_args.hpp"
 #include "ladle/launch/engines.hpp"
 #include "ladle/launch/model_args.hpp"
 #include "ladle/layout/knobs.hpp"
-#include "ladle/recipe/bridge_args.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
@@ -94,13 +94,13 @@ std::string bridge_value(const std::string& flag, const std::vector<std::string>
 // What Megatron-Bridge reads from `words` (overrides), as Megatron-LM arguments: the layout and the
 // other flags.
 std::pair<Layout, std::vector<std::string>> bridge_reading(const std::vector<std::string>& words) {
-  std::vector<recipe::LaunchArg> args;
+  std::vector<args::LaunchArg> args;
   for (const std::string& w : words) {
-    for (recipe::LaunchArg& a : recipe::bridge_override_args(w, "job", 0)) args.push_back(std::move(a));
+    for (args::LaunchArg& a : args::bridge_override_args(w, "job", 0)) args.push_back(std::move(a));
   }
   const layout::ArgsLayout read = layout::read_layout_args(args, layout::Engine::bridge, "job");
   std::vector<std::string> rest;
-  for (const recipe::LaunchArg& a : read.rest) rest.push_back(a.flag + "=" + util::join(a.values, " "));
+  for (const args::LaunchArg& a : read.rest) rest.push_back(a.flag + "=" + util::join(a.values, " "));
   std::sort(rest.begin(), rest.end());
   return {read.layout, rest};
 }
@@ -147,7 +147,7 @@ std::string comment_word(const std::string& text) {
 }
 
 // Whether a script gave the job every word of `a` (its flag and each value).
-bool has_words(const recipe::LaunchArg& a) { return a.shell.size() == a.values.size() + 1; }
+bool has_words(const args::LaunchArg& a) { return a.shell.size() == a.values.size() + 1; }
 
 // A word the reader kept is literal exactly when it is its text quoted.
 bool is_literal(const std::string& text, const std::string& shell) { return shell == util::shell_quote(text); }
@@ -483,7 +483,7 @@ class Writer {
 std::vector<std::string> job_arg_words(const JobArg& a, layout::Engine engine) {
   if (a.placeholder) return {"\"" + a.flag + "\""};
   const auto value_word = [&](const std::string& text) {
-    return a.expands ? recipe::variable_shell_word(text) : util::shell_quote(text);
+    return a.expands ? args::variable_shell_word(text) : util::shell_quote(text);
   };
   if (engine == layout::Engine::bridge && a.flag.rfind("--", 0) != 0) {
     return {value_word(a.flag + "=" + util::join(a.values, ","))};  // one override word
@@ -542,7 +542,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     args.push_back({"--actor-num-nodes", {std::to_string(nodes)}});
     args.push_back({"--actor-num-gpus-per-node", {std::to_string(per_node)}});
   }
-  for (const recipe::LaunchArg& a : r.base->args) {
+  for (const args::LaunchArg& a : r.base->args) {
     // ladle's defaults name the job's inputs ($HF_CKPT) without a script's words.
     args.push_back({a.flag, a.values, a.placeholder, has_words(a) ? a.shell : std::vector<std::string>{},
                     !has_words(a) && a.unresolved});
@@ -571,7 +571,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     args.push_back({a.flag, std::move(values)});
   }
   if (r.base->job_seq_length && !has_flag(args, "--seq-length")) {
-    const recipe::LaunchArg& a = *r.base->job_seq_length;
+    const args::LaunchArg& a = *r.base->job_seq_length;
     args.push_back({a.flag, a.values, false, has_words(a) ? a.shell : std::vector<std::string>{}, false});
   }
   if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
@@ -622,7 +622,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   for (const JobArg& a : precision) fields.push_back(a.flag + "=" + a.values.front());
   const auto wanted = bridge_reading(fields);
   bool named = false;
-  for (const std::string& name : recipe::bridge_mixed_precision_names()) {
+  for (const std::string& name : args::bridge_mixed_precision_names()) {
     if (bridge_reading({"mixed_precision=" + name}) == wanted) {
       out.push_back({"mixed_precision", {name}});
       named = true;

@@ -34,7 +34,7 @@ struct JobArg {
   std::string flag;                 ///< "--lr", "${MODEL_ARGS[@]}", or a Bridge key "optimizer.lr"
   std::vector<std::string> values;  ///< as the base has them ($VARIABLES kept)
   bool placeholder = false;
-  /// The flag's and values' words as a script gave them (recipe::LaunchArg::shell), or empty:
+  /// The flag's and values' words as a script gave them (args::LaunchArg::shell), or empty:
   /// the job then writes each value quoted, with its $NAME inputs expanded when `expands`.
   std::vector<std::string> shell;
   bool expands = false;  ///< the values name the job's inputs ($HF_CKPT) to expand

@@ -127,17 +127,17 @@ constexpr std::string_view kSlimeOnly[] = {"--use-dynamic-batch-size", "--max-to
                                            "--rollout-batch-size",     "--hf-checkpoint"};
 
 // The first of `args` that only slime and miles take, or nullptr.
-const recipe::LaunchArg* first_slime_only(std::span<const recipe::LaunchArg> args) {
-  for (const recipe::LaunchArg& arg : args) {
+const args::LaunchArg* first_slime_only(std::span<const args::LaunchArg> args) {
+  for (const args::LaunchArg& arg : args) {
     if (std::find(std::begin(kSlimeOnly), std::end(kSlimeOnly), arg.flag) != std::end(kSlimeOnly)) return &arg;
   }
   return nullptr;
 }
 
 // The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
-const std::string& written(const recipe::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
+const std::string& written(const args::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
 
-int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
+int64_t positive(const args::LaunchArg& arg, const std::string& file) {
   int64_t value = 0;
   const std::string text = arg.values.empty() ? std::string() : arg.values.front();
   auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
@@ -149,7 +149,7 @@ int64_t positive(const recipe::LaunchArg& arg, const std::string& file) {
 
 // A workload figure given once, or several times alike (--seq-length and its Bridge overrides):
 // two different values are one error naming both.
-void set_once(std::optional<int64_t>& slot, recipe::LaunchArg& by, const recipe::LaunchArg& arg,
+void set_once(std::optional<int64_t>& slot, args::LaunchArg& by, const args::LaunchArg& arg,
               const std::string& file) {
   const int64_t value = positive(arg, file);
   if (slot && *slot != value) {
@@ -164,12 +164,12 @@ void set_once(std::optional<int64_t>& slot, recipe::LaunchArg& by, const recipe:
 
 std::span<const KnownArg> known_args() { return kKnownArgs; }
 
-JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine,
+JobArgs read_job_args(const args::LaunchArgs& script, std::optional<Engine> engine,
                       const std::string& file) {
   JobArgs job;
   job.file = file;
-  const std::vector<recipe::LaunchArg> args = training_args(script);
-  const recipe::LaunchArg* slime_only = first_slime_only(args);
+  const std::vector<args::LaunchArg> args = training_args(script);
+  const args::LaunchArg* slime_only = first_slime_only(args);
   if (engine) {
     job.engine = *engine;
   } else {
@@ -189,18 +189,18 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
                 "a slime and miles argument, which a {} job does not take", to_string(job.engine));
   }
   // An override that sets nothing (model.x=null) is refused as one that sets a knob is.
-  for (const recipe::LaunchArg& word : script.unset_overrides) require_bridge_engine(word, job.engine, file);
+  for (const args::LaunchArg& word : script.unset_overrides) require_bridge_engine(word, job.engine, file);
   job.layout = read_layout_args(args, job.engine, file);
   for (const Knob* knob : job.layout.set) {
     if (knob->key == "rows_per_mb") job.rows_per_mb_given = true;
     if (knob->key == "fp8") job.fp8 = job.layout.layout.fp8 != Fp8Format::none;
     if (knob->key == "fp16") job.fp16 = job.layout.layout.fp16;
   }
-  std::vector<recipe::LaunchArg> rest;
-  recipe::LaunchArg seq_by;  // the argument that set each, for the error naming both
-  recipe::LaunchArg batch_by;
-  for (const recipe::LaunchArg& arg_in : job.layout.rest) {
-    recipe::LaunchArg arg = arg_in;
+  std::vector<args::LaunchArg> rest;
+  args::LaunchArg seq_by;  // the argument that set each, for the error naming both
+  args::LaunchArg batch_by;
+  for (const args::LaunchArg& arg_in : job.layout.rest) {
+    args::LaunchArg arg = arg_in;
     // A Megatron-Bridge model override is the architecture argument of the same name: Megatron-LM
     // fills TransformerConfig from the arguments whose names are its fields
     // (megatron/training/arguments.py, core_transformer_config_from_args).
@@ -235,7 +235,7 @@ JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> en
   }
   // A LoRA target no module answers to (lora_targets.hpp) is refused where it is written.
   if (const std::optional<std::string> unknown = unknown_lora_target(job.layout.layout.lora_targets)) {
-    for (const recipe::LaunchArg& arg : args) {
+    for (const args::LaunchArg& arg : args) {
       if (arg.flag != "--target-modules") continue;
       throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "unknown LoRA target module '{}'; expected: {}",
                   *unknown, util::join(lora_target_names(), ", "));
@@ -263,7 +263,7 @@ Layout job_layout(const JobArgs& job, int64_t row_tokens, const ModelSpec& model
 }
 
 void check_model_args(const JobArgs& job, const ModelSpec& model) {
-  for (const recipe::LaunchArg& arg : job.model_args) {
+  for (const args::LaunchArg& arg : job.model_args) {
     const KnownArg* known = find_known(arg.flag);
     if (known == nullptr || known->model_value == nullptr || arg.values.empty()) continue;
     const int64_t expected = known->model_value(model);

@@ -10,11 +10,11 @@
 #include <string_view>
 #include <vector>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/layout.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/layout/rl_workload.hpp"
 #include "ladle/model/model_spec.hpp"
-#include "ladle/recipe/launch_args.hpp"
 
 namespace ladle::layout {
 
@@ -52,7 +52,7 @@ struct JobArgs {
   RlArgs rl_args;                ///< the rollout arguments as given
   std::optional<RlWorkload> rl;  ///< their workload (nullopt: no --rollout-batch-size)
   std::vector<std::string> not_priced;  ///< arguments ladle does not price, each once, in order
-  std::vector<recipe::LaunchArg> model_args;  ///< architecture arguments, for check_model_args
+  std::vector<args::LaunchArg> model_args;  ///< architecture arguments, for check_model_args
   std::string file;  ///< where the arguments came from ("--args" or the script path)
 };
 
@@ -61,7 +61,7 @@ struct JobArgs {
 /// (--use-dynamic-batch-size, --max-tokens-per-gpu, --actor-num-nodes ...) make it slime; a bare
 /// argument line is Megatron-LM. Throws Error(input) at `file`:line for a bad value or two
 /// arguments that contradict each other.
-JobArgs read_job_args(const recipe::LaunchArgs& script, std::optional<Engine> engine,
+JobArgs read_job_args(const args::LaunchArgs& script, std::optional<Engine> engine,
                       const std::string& file);
 
 /// The job's layout for rows of `row_tokens`: the knobs as read, with dynamic batching's rows per

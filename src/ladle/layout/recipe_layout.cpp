@@ -138,7 +138,7 @@ struct SetBy {
 std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag, s.line); }
 
 // The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
-const std::string& written(const recipe::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
+const std::string& written(const args::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
 
 }  // namespace
 
@@ -323,7 +323,7 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
   return args;
 }
 
-std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script) {
+std::vector<args::LaunchArg> training_args(const args::LaunchArgs& script) {
   // For each engine call, the index of the argument whose values hold the training script (the
   // launcher's own arguments come before it), if any.
   std::vector<std::optional<size_t>> script_arg(script.commands.size());
@@ -340,15 +340,15 @@ std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script) {
     }
   }
   for (size_t i = 0; i < script.args.size(); ++i) {
-    const recipe::LaunchArg& arg = script.args[i];
+    const args::LaunchArg& arg = script.args[i];
     if (arg.command >= script_arg.size() || head_has_script[arg.command] || script_arg[arg.command]) continue;
     for (const std::string& value : arg.values) {
       if (ends_with(value, ".py")) script_arg[arg.command] = i;
     }
   }
-  std::vector<recipe::LaunchArg> out;
+  std::vector<args::LaunchArg> out;
   for (size_t i = 0; i < script.args.size(); ++i) {
-    const recipe::LaunchArg& arg = script.args[i];
+    const args::LaunchArg& arg = script.args[i];
     if (arg.command >= script_arg.size()) continue;
     const std::optional<size_t> start = script_arg[arg.command];
     if (start && i <= *start) continue;
@@ -359,7 +359,7 @@ std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script) {
   return out;
 }
 
-Engine guess_engine(const recipe::LaunchArgs& script) {
+Engine guess_engine(const args::LaunchArgs& script) {
   bool miles = false;
   for (const std::string& command : script.commands) {
     if (command.find("run_recipe.py") != std::string::npos) return Engine::bridge;  // Megatron-Bridge's runner
@@ -367,7 +367,7 @@ Engine guess_engine(const recipe::LaunchArgs& script) {
     if (command.find("miles") != std::string::npos) miles = true;
   }
   if (!script.unset_overrides.empty()) return Engine::bridge;  // model.x=null sets nothing, yet is an override
-  for (const recipe::LaunchArg& arg : script.args) {
+  for (const args::LaunchArg& arg : script.args) {
     if (arg.bridge) return Engine::bridge;  // an override: run_recipe.py's syntax alone
     for (const std::string& value : arg.values) {
       if (value.find("pretrain_") != std::string::npos && ends_with(value, ".py")) return Engine::megatron;
@@ -376,7 +376,7 @@ Engine guess_engine(const recipe::LaunchArgs& script) {
   return miles ? Engine::miles : Engine::slime;
 }
 
-void require_bridge_engine(const recipe::LaunchArg& arg, Engine engine, const std::string& file) {
+void require_bridge_engine(const args::LaunchArg& arg, Engine engine, const std::string& file) {
   if (!arg.bridge || engine == Engine::bridge) return;
   // run_recipe.py's overrides and options reach no other engine: Megatron-LM's, slime's and
   // miles' parsers stop at the first word they do not know.
@@ -386,14 +386,14 @@ void require_bridge_engine(const recipe::LaunchArg& arg, Engine engine, const st
               mapped ? fmt::format(" (its argument is {})", arg.flag) : std::string());
 }
 
-ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engine, const std::string& file) {
+ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine, const std::string& file) {
   ArgsLayout out;
-  for (const recipe::LaunchArg& arg : args) out.opaque = out.opaque || arg.placeholder;
+  for (const args::LaunchArg& arg : args) out.opaque = out.opaque || arg.placeholder;
   Layout& l = out.layout;
   std::map<const Knob*, SetBy> set_by;
   bool offload_switch = false;
-  const recipe::LaunchArg* deprecated_full_iteration = nullptr;
-  auto set = [&](const Knob& knob, const recipe::LaunchArg& arg, const std::string& text) {
+  const args::LaunchArg* deprecated_full_iteration = nullptr;
+  auto set = [&](const Knob& knob, const args::LaunchArg& arg, const std::string& text) {
     const SetBy here{written(arg), arg.line, text};
     if (auto it = set_by.find(&knob); it != set_by.end()) {
       if (it->second.text != text) {
@@ -409,7 +409,7 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
     }
     set_by.emplace(&knob, here);
   };
-  for (const recipe::LaunchArg& arg : args) {
+  for (const args::LaunchArg& arg : args) {
     if (arg.placeholder) continue;
     require_bridge_engine(arg, engine, file);
     if (arg.flag == kOffloadSwitch) {
@@ -518,17 +518,17 @@ ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engi
   return out;
 }
 
-Layout layout_from_run_args(const recipe::RunScript& script) {
-  std::vector<recipe::LaunchArg> args;
-  for (const recipe::RunArg& a : script.args) {
-    recipe::LaunchArg arg;
+Layout layout_from_run_args(const args::RunScript& script) {
+  std::vector<args::LaunchArg> args;
+  for (const args::RunArg& a : script.args) {
+    args::LaunchArg arg;
     arg.flag = a.flag;
     if (a.value) arg.values.push_back(*a.value);
     arg.line = a.line;
     args.push_back(std::move(arg));
   }
   if (script.has_opaque_args) {
-    recipe::LaunchArg opaque;
+    args::LaunchArg opaque;
     opaque.flag = "${ARGS[@]}";
     opaque.placeholder = true;
     args.push_back(opaque);
@@ -560,8 +560,8 @@ std::vector<const Knob*> optional_fields_held(const RecipeLayout& block) {
 
 Layout layout_from_recipe(const Recipe& recipe) {
   Layout l = from_recipe_layout(recipe.layout);
-  const recipe::LaunchArgs script = recipe::parse_launch_args(recipe.run, "run");
-  const std::vector<recipe::LaunchArg> args = training_args(script);
+  const args::LaunchArgs script = args::parse_launch_args(recipe.run, "run");
+  const std::vector<args::LaunchArg> args = training_args(script);
   const Layout from_args = read_layout_args(args, guess_engine(script)).layout;
   const std::vector<const Knob*> held = optional_fields_held(recipe.layout);
   for (const Knob& knob : kKnobs) {
@@ -583,12 +583,12 @@ std::vector<recipe::Finding> block_disagreements(const recipe::LoadedRecipe& loa
   std::vector<recipe::Finding> out;
   Layout block;
   std::vector<const Knob*> held;
-  std::vector<recipe::LaunchArg> args;
+  std::vector<args::LaunchArg> args;
   ArgsLayout script;
   try {
     block = from_recipe_layout(r.layout);
     held = optional_fields_held(r.layout);
-    const recipe::LaunchArgs launch = recipe::parse_launch_args(r.run, loaded.path);
+    const args::LaunchArgs launch = args::parse_launch_args(r.run, loaded.path);
     args = training_args(launch);
     script = read_layout_args(args, guess_engine(launch), loaded.path);
   } catch (const Error&) {
@@ -602,8 +602,8 @@ std::vector<recipe::Finding> block_disagreements(const recipe::LoadedRecipe& loa
     if (stated == ran) continue;
     const bool set = std::find(script.set.begin(), script.set.end(), knob) != script.set.end();
     if (!set && script.opaque) continue;
-    const recipe::LaunchArg* arg = nullptr;
-    for (const recipe::LaunchArg& a : args) {
+    const args::LaunchArg* arg = nullptr;
+    for (const args::LaunchArg& a : args) {
       if (!a.placeholder && find_knob_by_flag(a.flag) == knob) arg = &a;
     }
     recipe::Finding f;

@@ -9,12 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "ladle/args/launch_args.hpp"
+#include "ladle/args/run_script.hpp"
 #include "ladle/layout/layout.hpp"
 #include "ladle/recipe/finding.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/recipe/run_script.hpp"
 
 namespace ladle::layout {
 
@@ -62,18 +62,18 @@ std::vector<EngineArg> layout_engine_args(const Layout& layout, Engine engine, i
 /// script word (train.py, pretrain_gpt.py, any *.py) of each engine call, without the arguments of
 /// torchrun, srun, ray, mpirun or python itself; a call with no script word keeps all of its
 /// arguments.
-std::vector<recipe::LaunchArg> training_args(const recipe::LaunchArgs& script);
+std::vector<args::LaunchArg> training_args(const args::LaunchArgs& script);
 
 /// The engine a script drives, from its calls: run_recipe.py is Megatron-Bridge, pretrain_*.py is
 /// Megatron-LM, a miles path is miles, anything else slime.
-Engine guess_engine(const recipe::LaunchArgs& script);
+Engine guess_engine(const args::LaunchArgs& script);
 
 struct Knob;
 
 /// What the layout reader made of a list of training arguments.
 struct ArgsLayout {
   Layout layout;
-  std::vector<recipe::LaunchArg> rest;  ///< training arguments that set no layout knob, in order
+  std::vector<args::LaunchArg> rest;  ///< training arguments that set no layout knob, in order
   std::vector<const Knob*> set;         ///< knobs an argument set, in table order
   bool opaque = false;                  ///< an array expansion hides some arguments
 };
@@ -84,14 +84,14 @@ struct ArgsLayout {
 /// Throws Error(input) at `file`:line for a value of the wrong type or out of range, a flag that
 /// needs a value and has none, and two arguments that set one knob to different values (naming
 /// both).
-ArgsLayout read_layout_args(std::span<const recipe::LaunchArg> args, Engine engine, const std::string& file = "run");
+ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine, const std::string& file = "run");
 
 /// Throws Error(input) at the argument's file:line:col when `arg` is a Megatron-Bridge override
 /// or run_recipe.py option (LaunchArg::bridge) and `engine` is not Megatron-Bridge.
-void require_bridge_engine(const recipe::LaunchArg& arg, Engine engine, const std::string& file);
+void require_bridge_engine(const args::LaunchArg& arg, Engine engine, const std::string& file);
 
 /// read_layout_args over a script's training arguments, with Megatron-LM's defaults.
-Layout layout_from_run_args(const recipe::RunScript& script);
+Layout layout_from_run_args(const args::RunScript& script);
 
 /// The layout of a whole recipe: the `layout:` block, with the knobs it leaves out from the run
 /// script's arguments.

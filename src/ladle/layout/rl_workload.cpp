@@ -9,7 +9,7 @@
 
 namespace ladle::layout {
 
-bool read_rl_arg(RlArgs& rl, const recipe::LaunchArg& arg, const std::string& file) {
+bool read_rl_arg(RlArgs& rl, const args::LaunchArg& arg, const std::string& file) {
   int64_t* slot = arg.flag == "--rollout-batch-size"          ? &rl.rollout_batch
                   : arg.flag == "--n-samples-per-prompt"      ? &rl.samples_per_prompt
                   : arg.flag == "--num-steps-per-rollout"     ? &rl.steps_per_rollout

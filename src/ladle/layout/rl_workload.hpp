@@ -14,7 +14,7 @@
 #include <optional>
 #include <string>
 
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
 namespace ladle::layout {
 
@@ -31,7 +31,7 @@ struct RlArgs {
 
 /// Reads `arg` into `rl` when it is one of the rollout arguments above (true), else false.
 /// Throws Error(input) at `file`:line:col for a value that is not a positive integer.
-bool read_rl_arg(RlArgs& rl, const recipe::LaunchArg& arg, const std::string& file);
+bool read_rl_arg(RlArgs& rl, const args::LaunchArg& arg, const std::string& file);
 
 /// An RL job's workload and where each figure came from.
 struct RlWorkload {

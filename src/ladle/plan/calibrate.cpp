@@ -9,13 +9,13 @@
 #include <Eigen/Dense>
 
 #include "ladle/layout/layout_rules.hpp"
-#include "ladle/plan/stack.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/bobyqa.hpp"
 #include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/stack.hpp"
 #include "ladle/util/error.hpp"
 
 namespace ladle::plan {
@@ -207,7 +207,7 @@ Measurement run_from_recipe(const recipe::LoadedRecipe& loaded) {
   m.costs = model_costs(m.model, m.workload.row_tokens);
   if (!r.run.empty()) {
     try {
-      m.workload.flash_attention_2 = selects_flash_attention_backend(recipe::parse_launch_args(r.run, loaded.path));
+      m.workload.flash_attention_2 = selects_flash_attention_backend(args::parse_launch_args(r.run, loaded.path));
     } catch (const Error&) {
       // A run script ladle cannot read prices the default attention backend; `ladle check` reports it.
     }
@@ -234,8 +234,8 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& loaded) {
   return m;
 }
 
-bool selects_flash_attention_backend(const recipe::LaunchArgs& launch) {
-  for (const recipe::LaunchArg& a : launch.args) {
+bool selects_flash_attention_backend(const args::LaunchArgs& launch) {
+  for (const args::LaunchArg& a : launch.args) {
     if (a.flag == "--attention-backend" && !a.values.empty() && a.values.front() == "flash") return true;
   }
   return false;

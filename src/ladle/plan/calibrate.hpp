@@ -5,12 +5,12 @@
 #include <string>
 #include <vector>
 
+#include "ladle/args/launch_args.hpp"
 #include "ladle/layout/layout.hpp"
 #include "ladle/model/model_spec.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/model_costs.hpp"
-#include "ladle/recipe/launch_args.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 
 namespace ladle::plan {
@@ -43,7 +43,7 @@ Measurement measurement_from_recipe(const recipe::LoadedRecipe& recipe);
 Measurement run_from_recipe(const recipe::LoadedRecipe& recipe);
 
 /// Whether a launch selects Transformer Engine's FlashAttention backend (--attention-backend flash).
-bool selects_flash_attention_backend(const recipe::LaunchArgs& launch);
+bool selects_flash_attention_backend(const args::LaunchArgs& launch);
 
 /// Predicted tokens/s per GPU of a measurement under `calibration`.
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration);

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <set>
 
+#include "ladle/args/launch_args.hpp"
+#include "ladle/args/run_script.hpp"
 #include "ladle/hw/catalog.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -18,8 +20,6 @@
 #include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/recipe/catalog.hpp"
-#include "ladle/recipe/launch_args.hpp"
-#include "ladle/recipe/run_script.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
@@ -330,8 +330,8 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     try {
       // parse_launch_args keeps every value of a list flag (--recompute-modules mlp moe_act),
       // as predict --args reads it; a run script's reading keeps one value per flag.
-      const std::vector<recipe::LaunchArg> args =
-          layout::training_args(recipe::parse_launch_args(text, r.file()));
+      const std::vector<args::LaunchArg> args =
+          layout::training_args(args::parse_launch_args(text, r.file()));
       layout = layout::read_layout_args(args, layout::Engine::megatron, r.file()).layout;
     } catch (const Error& e) {
       throw_input(r.at(node["args"], path + ".args"), "{}", e.message());

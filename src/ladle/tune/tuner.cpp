@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "ladle/check/rules.hpp"
 #include "ladle/launch/base.hpp"
 #include "ladle/launch/job_script.hpp"
 #include "ladle/layout/job_args.hpp"
@@ -25,7 +26,6 @@
 #include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
-#include "ladle/check/rules.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/tune/belief.hpp"
 #include "ladle/tune/failure.hpp"
@@ -238,7 +238,7 @@ Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std
   p->shape.workload = p->workload;
   if (!settings_.job_script.empty() && settings_.base_path.empty()) {
     // The user's job is the base: everything that is not a layout knob is the job's, verbatim.
-    const recipe::LaunchArgs launch = recipe::parse_launch_args(settings_.job_script, settings_.job_file);
+    const args::LaunchArgs launch = args::parse_launch_args(settings_.job_script, settings_.job_file);
     const layout::JobArgs job = layout::read_job_args(launch, std::nullopt, settings_.job_file);
     Workload workload;
     workload.row_tokens = settings_.row_tokens;
@@ -918,7 +918,7 @@ void Tuner::finalize() {
       plan::planned_recipe(p.model, p.cluster, p.workload, base_pred, p.engine, p.prior, p.base);
   const std::string base_run = p.base_run.empty() ? base_recipe.run : p.base_run;
   const verify::ConfigDiff diff = verify::diff_launch_args(
-      recipe::parse_launch_args(base_run, "base"), recipe::parse_launch_args(r.run, "winner"),
+      args::parse_launch_args(base_run, "base"), args::parse_launch_args(r.run, "winner"),
       verify::default_numerics_rules(), "base", "winner");
   c.configuration = diff.configuration;
   bool converged = false;

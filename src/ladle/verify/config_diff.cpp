@@ -79,7 +79,7 @@ bool same_occurrences(const Occurrences& a, const Occurrences& b) {
   for (size_t i = 0; i < a.values.size(); ++i) {
     if (a.values[i].size() != b.values[i].size()) return false;
     for (size_t k = 0; k < a.values[i].size(); ++k) {
-      if (!recipe::same_value(a.values[i][k], b.values[i][k])) return false;
+      if (!args::same_value(a.values[i][k], b.values[i][k])) return false;
       // One side literal, the other expanded at run time: the words differ in what runs.
       const bool a_literal = a.written[i][k] == a.values[i][k];
       const bool b_literal = b.written[i][k] == b.values[i][k];
@@ -93,7 +93,7 @@ bool same_occurrences(const Occurrences& a, const Occurrences& b) {
 bool default_matches_absence(const Occurrences* present, const NumericsRules& rules, const std::string& flag) {
   const auto value = single_value(present);
   const auto default_value = rules.default_of(flag);
-  return value && default_value && recipe::same_value(*value, *default_value);
+  return value && default_value && args::same_value(*value, *default_value);
 }
 
 class Differ {
@@ -179,7 +179,7 @@ class Differ {
       const auto ib = in_b.find(name);
       const LaunchExport* ea = ia == in_a.end() ? nullptr : &ia->second;
       const LaunchExport* eb = ib == in_b.end() ? nullptr : &ib->second;
-      if (ea && eb && recipe::same_value(ea->value, eb->value)) continue;
+      if (ea && eb && args::same_value(ea->value, eb->value)) continue;
       ArgDifference d;
       d.flag = name;
       d.section = "environment";
@@ -250,7 +250,7 @@ class Differ {
 };
 
 // The environment a launch runs with: the script's exports, then its own prefixes and runtime env.
-std::vector<LaunchExport> launch_env(const LaunchArgs& script, const recipe::Launch* launch) {
+std::vector<LaunchExport> launch_env(const LaunchArgs& script, const args::Launch* launch) {
   std::vector<LaunchExport> env = script.exports;
   if (launch) env.insert(env.end(), launch->env.begin(), launch->env.end());
   return env;
@@ -258,7 +258,7 @@ std::vector<LaunchExport> launch_env(const LaunchArgs& script, const recipe::Lau
 
 std::vector<LaunchArg> setup_args(const LaunchArgs& script, const std::string& launcher) {
   std::vector<LaunchArg> args;
-  for (const recipe::Launch& s : script.setup) {
+  for (const args::Launch& s : script.setup) {
     if (!s.launchers.empty() && s.launchers.back() == launcher) args.insert(args.end(), s.launcher_args.begin(), s.launcher_args.end());
   }
   return args;
@@ -286,8 +286,8 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
                                 a.launches.size() == 1 ? "" : "es", b.launches.size()));
   }
   for (size_t i = 0; i < n; ++i) {
-    const recipe::Launch* la = i < a.launches.size() ? &a.launches[i] : nullptr;
-    const recipe::Launch* lb = i < b.launches.size() ? &b.launches[i] : nullptr;
+    const args::Launch* la = i < a.launches.size() ? &a.launches[i] : nullptr;
+    const args::Launch* lb = i < b.launches.size() ? &b.launches[i] : nullptr;
     const size_t index = n > 1 ? i + 1 : 0;
     if (!la || !lb) {
       ArgDifference d;
@@ -343,7 +343,7 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
   if (n == 0) differ.environment(launch_env(a, nullptr), launch_env(b, nullptr), 0);
   std::set<std::string> setup_launchers;
   for (const LaunchArgs* side : {&a, &b}) {
-    for (const recipe::Launch& s : side->setup) {
+    for (const args::Launch& s : side->setup) {
       if (!s.launchers.empty()) setup_launchers.insert(s.launchers.back());
     }
   }

@@ -6,15 +6,15 @@
 #include <string>
 #include <vector>
 
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 #include "ladle/verify/numerics_rules.hpp"
 
 namespace ladle::verify {
 
-using recipe::LaunchArg;
-using recipe::LaunchArgs;
-using recipe::LaunchExport;
-using recipe::parse_launch_args;
+using args::LaunchArg;
+using args::LaunchArgs;
+using args::LaunchExport;
+using args::parse_launch_args;
 
 /// One argument that differs between A and B.
 struct ArgDifference {

@@ -1,18 +1,18 @@
 #pragma once
-// numerics_rules.hpp: the argument classes of data/rules/numerics.yaml, read in the recipe module
-// (recipe/numerics_rules.hpp, where `ladle check` uses them too) and named here for `ladle diff`.
+// numerics_rules.hpp: the argument classes of data/rules/numerics.yaml, read in the args module
+// (args/numerics_rules.hpp, where `ladle check` uses them too) and named here for `ladle diff`.
 
-#include "ladle/recipe/numerics_rules.hpp"
+#include "ladle/args/numerics_rules.hpp"
 
 namespace ladle::verify {
 
-using recipe::ArgClass;
-using recipe::default_numerics_rules;
-using recipe::EnvRule;
-using recipe::NumericsRule;
-using recipe::NumericsRules;
-using recipe::parse_arg_class;
-using recipe::parse_numerics_rules;
-using recipe::to_string;
+using args::ArgClass;
+using args::default_numerics_rules;
+using args::EnvRule;
+using args::NumericsRule;
+using args::NumericsRules;
+using args::parse_arg_class;
+using args::parse_numerics_rules;
+using args::to_string;
 
 }  // namespace ladle::verify

@@ -1,16 +1,16 @@
 // The launch-script reader's view of each word's quoting (what a job writes back, what runs at run
 // time) and its limits on what a script may make it build (issue 29).
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-#include "ladle/recipe/run_script.hpp"
+#include "ladle/args/run_script.hpp"
 #include "ladle/util/limits.hpp"
 #include "support/test_support.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 namespace {
 
 const LaunchArg& arg_of(const LaunchArgs& launch, std::string_view flag) {
@@ -161,4 +161,4 @@ TEST(LaunchArgsLimits, UnterminatedBacktickIsAnError) {
 }
 
 }  // namespace
-}  // namespace ladle::recipe
+}  // namespace ladle::args

@@ -1,4 +1,4 @@
-#include "ladle/recipe/numerics_rules.hpp"
+#include "ladle/args/numerics_rules.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -8,12 +8,12 @@
 #include <set>
 #include <utility>
 
-#include "ladle/recipe/bridge_args.hpp"
+#include "ladle/args/bridge_args.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 namespace {
 
@@ -254,4 +254,4 @@ const NumericsRules& default_numerics_rules() {
   return rules;
 }
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args

@@ -1,4 +1,4 @@
-#include "ladle/recipe/bridge_args.hpp"
+#include "ladle/args/bridge_args.hpp"
 
 #include <yaml-cpp/yaml.h>
 
@@ -13,7 +13,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 namespace {
 
@@ -586,4 +586,4 @@ void settle_peft_defaults(std::vector<LaunchArg>& args) {
   args = std::move(kept);
 }
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args

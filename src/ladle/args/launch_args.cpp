@@ -1,6 +1,6 @@
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
-#include "ladle/recipe/bridge_args.hpp"
+#include "ladle/args/bridge_args.hpp"
 
 #include <algorithm>
 #include <array>
@@ -16,7 +16,7 @@
 #include "ladle/util/shell_quote.hpp"
 #include "ladle/util/text.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 namespace {
 
@@ -1570,4 +1570,4 @@ LaunchArgs parse_launch_args(std::string_view script, const std::string& path) {
   return interpreter.take();
 }
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args

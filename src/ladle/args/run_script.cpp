@@ -1,8 +1,8 @@
-#include "ladle/recipe/run_script.hpp"
+#include "ladle/args/run_script.hpp"
 
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 const RunArg* RunScript::find(std::string_view flag) const {
   for (const RunArg& arg : args) {
@@ -29,4 +29,4 @@ RunScript parse_run_script(std::string_view script, const std::string& path) {
   return out;
 }
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 /// How much a changed argument can change the numerics, from least to most severe; spelled as in
 /// data/rules/numerics.yaml.
@@ -74,4 +74,4 @@ NumericsRules parse_numerics_rules(std::string_view yaml, const std::string& fil
 /// The embedded data/rules/numerics.yaml.
 const NumericsRules& default_numerics_rules();
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args

@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 /// Whether `word` is a Megatron-Bridge override: `a.b=v` (lower-case dotted key) or
 /// `mixed_precision=v`, after an optional `+`, `++` or `~` (`~a.b` alone deletes a key).
@@ -55,4 +55,4 @@ void settle_peft_defaults(std::vector<LaunchArg>& args);
 /// The mixed-precision recipe names ladle reads (data/launch/engines.yaml), in file order.
 std::vector<std::string> bridge_mixed_precision_names();
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args

@@ -7,9 +7,9 @@
 #include <string_view>
 #include <vector>
 
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 
-namespace ladle::recipe {
+namespace ladle::args {
 
 struct RunArg {
   std::string flag;                  ///< e.g. "--tensor-model-parallel-size"
@@ -43,4 +43,4 @@ struct RunScript {
 /// (an unterminated quote or `$(`, a limit of the reader).
 RunScript parse_run_script(std::string_view script, const std::string& path = "run");
 
-}  // namespace ladle::recipe
+}  // namespace ladle::args
