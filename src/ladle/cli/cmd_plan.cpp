@@ -6,6 +6,7 @@
 #include <ostream>
 #include <string>
 
+#include "ladle/cli/cmd_plan_rl.hpp"
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
@@ -70,6 +71,7 @@ struct PlanOptions {
   bool json = false;
   bool wide = false;  ///< the full spec in the table rows
   bool quiet = false;  // no progress over a sweep
+  PlanRlOptions rl;    ///< --rl and its workload (cmd_plan_rl.cpp)
 };
 
 std::vector<int64_t> parse_gpu_counts(const std::string& text) {
@@ -87,6 +89,12 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
 }
 
 int run_plan(const PlanOptions& o, Io& io) {
+  if (o.rl.rl) {  // an RL job: cmd_plan_rl.cpp
+    return run_plan_rl({o.model.empty() ? o.model_positional : o.model, o.gpu, o.gpus, o.instance, o.cluster, o.price,
+                        o.calibration, o.top, o.objective, o.margin, o.emit, o.engine, o.args, o.script,
+                        o.script_flags, o.json},
+                       o.rl, io);
+  }
   if (!o.model.empty() && !o.model_positional.empty() && o.model != o.model_positional) {
     throw_usage("the model is given twice ('{}' and --model '{}')", o.model_positional, o.model);
   }
@@ -377,6 +385,7 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_flag("--wide", options->wide,
                    "give each layout's full spec in the table rows (wider than 120 columns)");
   add_quiet_flag(command, options->quiet);
+  add_plan_rl_options(command, options->rl);
   command.callback([options, &io] { io.exit_code = run_plan(*options, io); });
 }
 
