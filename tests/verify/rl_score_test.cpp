@@ -2,6 +2,7 @@
 // figures it prints independently, in Python) and hand-made rollouts for the phase split's rules.
 #include "ladle/verify/rl_score.hpp"
 
+#include <limits>
 #include <string>
 
 #include "support/test_support.hpp"
@@ -122,6 +123,13 @@ TEST(RlScore, RefusesAWindowRolloutWithoutAStepTime) {
   log.rollouts[1].step_time_s.reset();
   EXPECT_LADLE_ERROR(score_rl_runs({log}, rl_recipe(), inputs(), StepWindow{1, 2}), input,
                      "rollout 1 (in the window 1:2) has no trainer perf line with perf/step_time");
+}
+
+TEST(RlScore, RefusesANonFinitePhaseTime) {
+  runlog::RunLog log = hand_made(30.0);
+  log.rollouts[2].actor_train_time_s = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_LADLE_ERROR(score_rl_runs({log}, rl_recipe(), inputs(), StepWindow{1, 2}), input,
+                     "h.log:3: error: perf/actor_train_time: rollout 2: perf/actor_train_time is nan");
 }
 
 TEST(RlScore, ARecipeWithoutAnRlWorkloadIsRefused) {

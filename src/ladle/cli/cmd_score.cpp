@@ -267,8 +267,8 @@ void run_score(const ScoreOptions& options, Io& io) {
     for (const runlog::RunLog& log : logs) {
       if (!verify::is_rl_log(log)) {
         throw_input(SourceLocation{log.path, 0, 0, "workload.rl"},
-                    "the recipe has an RL workload but the log times no rollout (no trainer 'perf N:' lines with "
-                    "perf/step_time and phase times)");
+                    "the recipe has an RL workload but the log times no rollout (no rollout manager 'perf N:' line "
+                    "with perf/rollout_time, or no trainer one with perf/step_time)");
       }
     }
     const verify::RlScoreReport report = verify::score_rl_runs(logs, loaded.recipe, inputs, window);

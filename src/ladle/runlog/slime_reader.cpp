@@ -24,6 +24,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include <fmt/ranges.h>
 
@@ -301,12 +302,15 @@ void SlimeReader::finish_rollouts(ReadResult& result) {
                                        step_count, trainer_lines));
   }
   if (per_rollout) {
+    std::set<int64_t> without_samples;  // a rollout with a step that prints no batch has no count
     for (const Step& step : result.steps) {
       const auto it = rollouts_.find(step.step / *per_rollout);
       if (it == rollouts_.end()) continue;
       ++it->second.train_steps;
+      if (!step.samples) without_samples.insert(it->first);
       if (step.samples) it->second.samples = it->second.samples.value_or(0) + *step.samples;
     }
+    for (const int64_t id : without_samples) rollouts_[id].samples.reset();
   }
   result.rollouts.reserve(rollouts_.size());
   for (auto& [id, r] : rollouts_) result.rollouts.push_back(r);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
@@ -128,6 +129,15 @@ RlScoreReport score_rl_runs(const std::vector<runlog::RunLog>& runs, const Recip
                     "rollout {} prints no rollout/total_lengths and the recipe's RL workload has no "
                     "prompt_mean_tokens and response_mean_tokens: trained tokens unknown",
                     id);
+      }
+      const std::pair<const char*, std::optional<double>> phases[] = {
+          {"perf/rollout_time", r.rollout_time_s},         {"perf/log_probs_time", r.log_probs_time_s},
+          {"perf/ref_log_probs_time", r.ref_log_probs_time_s}, {"perf/actor_train_time", r.actor_train_time_s},
+          {"perf/update_weights_time", r.update_weights_time_s}, {"rollout/total_lengths", r.total_length_mean}};
+      for (const auto& [key, value] : phases) {
+        if (value && !(std::isfinite(*value) && *value >= 0)) {
+          throw_input(at(log.path, r.line, key), "rollout {}: {} is {}, not a finite number >= 0", id, key, *value);
+        }
       }
       const double log_prob = r.log_probs_time_s.value_or(0) + r.ref_log_probs_time_s.value_or(0);
       const double train = r.actor_train_time_s.value_or(0);
