@@ -86,14 +86,16 @@ nlohmann::ordered_json parts_json(const std::vector<Part>& parts) {
 }  // namespace
 
 std::optional<int64_t> model_context_tokens(const model::ModelSpec& model) {
+  // The catalog's configs are embedded ("embedded:data/models/x.json" or the embedded path itself);
+  // a user's config.json is read from its path.
   std::string text;
   constexpr std::string_view kEmbedded = "embedded:";
-  if (model.source.rfind(kEmbedded, 0) == 0) {
-    const auto bytes = util::find_embedded(model.source.substr(kEmbedded.size()));
-    if (!bytes) return std::nullopt;
+  const std::string path =
+      model.source.rfind(kEmbedded, 0) == 0 ? model.source.substr(kEmbedded.size()) : model.source;
+  if (const auto bytes = util::find_embedded(path)) {
     text = std::string(*bytes);
   } else {
-    text = util::read_file(model.source, limits::FileKind::any);
+    text = util::read_file(path, limits::FileKind::any);
   }
   const nlohmann::json config = nlohmann::json::parse(text, nullptr, false);
   if (config.is_discarded() || !config.is_object()) return std::nullopt;
@@ -152,12 +154,12 @@ RlPlanReport plan_rl(const RlPlanRequest& r) {
   std::vector<double> fractions;
   if (r.mem_fraction) {
     fractions = {*r.mem_fraction};
-    report.notes.push_back(fmt::format("SGLang memory fraction {:g}: given", *r.mem_fraction));
+    report.notes.push_back(fmt::format("SGLang memory fraction {:g}: fixed (--sglang-mem-fraction, else the job's --sglang-mem-fraction-static)", *r.mem_fraction));
   } else {
     fractions.assign(std::begin(kMemFractions), std::end(kMemFractions));
     report.notes.push_back("SGLang memory fraction: searched over 0.5 to 0.9");
   }
-  report.notes.push_back(r.engine ? "engine layout: given" : "engine layout: searched (GPUs per engine, DP attention, EP)");
+  report.notes.push_back(r.engine ? "engine layout: fixed by the job's --rollout-num-gpus-per-engine and --sglang-* arguments" : "engine layout: searched (GPUs per engine, DP attention, EP)");
   report.notes.push_back("trainer layout: the planner's search on the trainer's GPUs");
 
   // The trainer's best layout per (GPU count, colocated?), from the planner's own search.
@@ -296,11 +298,11 @@ std::string render_rl_plan(const RlPlanReport& rep) {
   for (const std::string& n : rep.notes) out += "  " + n + "\n";
   out += fmt::format("searched: {} RL steps predicted ({} fit), {} trainer searches\n\n", rep.evaluated, rep.fitting,
                      rep.trainer_searches);
-  out += fmt::format("{:>3}  {:<34} {:<28} {:>9} {:>11} {:>9}  {}\n", "#", "split", "engine", "samples/s",
+  out += fmt::format("{:>3}  {:<37} {:<28} {:>9} {:>11} {:>9}  {}\n", "#", "split", "engine", "samples/s",
                      "tok/s/GPU", "$/1M tok", "trainer");
   int rank = 1;
   for (const RlStep& s : rep.top) {
-    out += fmt::format("{:>3}  {:<34} {:<28} {:>9.2f} {:>11.0f} {:>9.3f}  {}\n", rank++,
+    out += fmt::format("{:>3}  {:<37} {:<28} {:>9.2f} {:>11.0f} {:>9.3f}  {}\n", rank++,
                        split_label(s.setup.mode, s.setup.rollout_gpus, s.setup.trainer_gpus),
                        fmt::format("{}x {} mem {:.2f}", s.setup.rollout_gpus / s.setup.engine.gpus,
                                    engine_label(s.setup.engine), s.setup.engine.mem_fraction),
