@@ -14,6 +14,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/util/embedded.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/limits.hpp"
 #include "ladle/util/table.hpp"
@@ -76,8 +77,17 @@ args::LaunchArgs read_side(const std::string& side, const DiffOptions& options, 
   if (!options.script_flags.script_args.empty() || !options.script_flags.env.empty()) {
     throw_usage("--script-arg and --env go with a script that bash runs ({} is not one, or --static)", side);
   }
-  // Either side may be a catalog name (resolve_launch_script in commands.cpp).
-  return args::parse_launch_args(resolve_launch_script(side), side);
+  // Either side may be a catalog name (resolve_launch_script in commands.cpp). A recipe's lines are
+  // its run: block's: moved to the recipe file's own lines, so that A at / B at point into it.
+  args::LaunchArgs launch = args::parse_launch_args(resolve_launch_script(side), side);
+  std::string file_text;
+  if (std::filesystem::is_regular_file(side, ec)) {
+    file_text = util::read_file(side, limits::FileKind::launch_script);
+  } else if (const auto embedded = util::find_embedded(recipe::find_recipe(side).path)) {
+    file_text = std::string(*embedded);
+  }
+  if (!file_text.empty()) verify::shift_script_lines(launch, verify::launch_script_line_offset(file_text, side));
+  return launch;
 }
 
 void run_diff(const DiffOptions& options, Io& io) {
@@ -96,6 +106,11 @@ void run_diff(const DiffOptions& options, Io& io) {
   const auto side = [](const std::optional<std::string>& v) { return v ? *v : std::string("(absent)"); };
   const std::string& a_path = options.a;
   const std::string& b_path = options.b;
+  // Where a side's value is written: FILE:LINE (a file the script sources or runs, else the script
+  // itself); "-" when that side has no value or it comes from no line (an --env, a default).
+  const auto where = [](const std::string& file, const std::string& script, int line, bool present) {
+    return present && line > 0 ? fmt::format("{}:{}", file.empty() ? script : file, line) : std::string("-");
+  };
   const auto to_json = [&a_path, &b_path](const verify::ArgDifference& d) {
     nlohmann::ordered_json j;
     j["flag"] = d.flag;
@@ -144,6 +159,8 @@ void run_diff(const DiffOptions& options, Io& io) {
       util::Table table;
       table.header = {"argument", "A", "B"};
       if (with_class) table.header.push_back("class");
+      table.header.push_back("A at");
+      table.header.push_back("B at");
       // The reasons go under the table, wrapped, so that it stays within the report width.
       std::string reasons;
       for (const auto& d : list) {
@@ -154,6 +171,8 @@ void run_diff(const DiffOptions& options, Io& io) {
           row.push_back(verify::to_string(d.arg_class));
           if (!d.reason.empty()) reasons += wrapped(fmt::format("{}: {}", row.front(), d.reason), "    ");
         }
+        row.push_back(where(d.file_a, a_path, d.line_a, d.a.has_value()));
+        row.push_back(where(d.file_b, b_path, d.line_b, d.b.has_value()));
         table.rows.push_back(std::move(row));
       }
       if (table.rows.empty()) return;

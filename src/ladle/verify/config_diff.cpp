@@ -371,12 +371,63 @@ ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const Nume
   return out;
 }
 
+namespace {
+
+bool is_recipe_text(std::string_view text, const std::string& path) {
+  return path.ends_with(".yaml") || path.ends_with(".yml") || text.starts_with("schema_version:") ||
+         text.find("\nschema_version:") != std::string_view::npos;
+}
+
+}  // namespace
+
+int launch_script_line_offset(std::string_view text, const std::string& path) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(std::string(text));
+  } catch (const YAML::Exception&) {
+    return 0;  // not YAML: a script, whose lines are the file's
+  }
+  if (!root.IsMap() || !root["run"] || !root["run"].IsScalar()) return 0;
+  const YAML::Mark mark = root["run"].Mark();  // 0-based, at the block indicator or the string's start
+  const std::vector<std::string> lines = util::split(std::string(text), '\n');
+  if (mark.line < 0 || static_cast<size_t>(mark.line) >= lines.size()) return -1;
+  const std::string& line = lines[static_cast<size_t>(mark.line)];
+  const char first = static_cast<size_t>(mark.column) < line.size() ? line[static_cast<size_t>(mark.column)] : 0;
+  if (first == '|') return mark.line + 1;
+  if (first == '>') return -1;
+  const bool one_line = root["run"].as<std::string>().find('\n') == std::string::npos;
+  if (!one_line && (first == '"' || first == '\'')) return -1;
+  (void)path;
+  return one_line ? mark.line : -1;
+}
+
+void shift_script_lines(LaunchArgs& launch, int offset) {
+  if (offset == 0) return;
+  const auto shift = [offset](int& line) { line = offset < 0 || line <= 0 ? 0 : line + offset; };
+  const auto shift_args = [&](std::vector<LaunchArg>& args) {
+    for (LaunchArg& a : args) {
+      if (a.file.empty()) shift(a.line);
+    }
+  };
+  shift_args(launch.args);
+  shift_args(launch.unset_overrides);
+  for (LaunchExport& e : launch.exports) shift(e.line);
+  for (auto* list : {&launch.launches, &launch.setup}) {
+    for (auto& l : *list) {
+      if (l.file.empty()) shift(l.line);
+      shift_args(l.args);
+      shift_args(l.launcher_args);
+      for (LaunchExport& e : l.env) shift(e.line);
+    }
+  }
+  for (auto& w : launch.run_time_words) shift(w.line);
+}
+
 std::string read_launch_script(const std::string& path) {
   const std::string text = util::read_file(path, limits::FileKind::launch_script);
   // A .yaml/.yml file or one that declares a schema_version is a recipe: broken YAML is an error
   // there, not a shell script to compare.
-  const bool recipe = path.ends_with(".yaml") || path.ends_with(".yml") || text.starts_with("schema_version:") ||
-                      text.find("\nschema_version:") != std::string::npos;
+  const bool recipe = is_recipe_text(text, path);
   if (recipe) {
     // Read as every recipe is: one UTF-8 document whose aliases stay small.
     const YAML::Node root = util::load_yaml_document(text, path);

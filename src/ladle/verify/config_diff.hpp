@@ -4,6 +4,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ladle/args/launch_args.hpp"
@@ -63,6 +64,16 @@ struct ConfigDiff {
 /// otherwise.
 ConfigDiff diff_launch_args(const LaunchArgs& a, const LaunchArgs& b, const NumericsRules& rules,
                             const std::string& a_path, const std::string& b_path);
+
+/// What to add to a line of `path`'s launch script (read_launch_script of its text) to make it a
+/// line of the file: 0 for a script; for a recipe, the lines before its `run:` text (a literal
+/// block `|` starts on the line after the key, a one-line string on the key's); -1 when its lines
+/// are not the file's (a folded block `>`, a quoted string over several lines).
+int launch_script_line_offset(std::string_view text, const std::string& path);
+
+/// Adds `offset` to every line of `launch` that is a line of the script read (not of a file it
+/// sources or runs); an offset of -1 clears them (0: not known).
+void shift_script_lines(LaunchArgs& launch, int offset);
 
 /// The `run:` block of a recipe file, or the whole file when it is not a YAML mapping with `run`
 /// (a launch script). Throws Error(io) when the file cannot be read.
