@@ -48,17 +48,23 @@ struct CalibrateOptions {
 
 // One of the user's runs: the launch script read as `ladle predict --script` reads it, the log
 // scored as `ladle score` scores it (the default window: the first quarter is warm-up).
-plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path, const std::string& script) {
+plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path, const std::string& script,
+                          std::ostream& err) {
   plan::Measurement m;
   m.name = log_path;
   m.source = "own runs";
   m.model = model::load_model(o.model);
   m.cluster = plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, std::nullopt}, o.gpus);
-  const args::LaunchArgs launch = args::parse_launch_args(util::read_file(script), script);
+  // bash runs the script in the sandbox, as predict --script runs it (the static reader where the
+  // sandbox cannot start, said on one line); a launch that sets nothing is refused, not priced
+  // from ladle's defaults.
+  const JobLaunch read = read_job_launch("", script, ScriptFlags{}, static_cast<int>(m.cluster.gpus_per_node()), err);
+  const args::LaunchArgs& launch = read.launch;
   std::optional<layout::Engine> engine;
   if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
   const layout::JobArgs job = layout::read_job_args(launch, engine, script);
-  layout::check_model_args(job, m.model);
+  require_job_sets_something(job, read);
+  check_job_model(job, m.model);
   if (!job.global_batch && o.global_batch < 1) {
     throw Error(ErrorKind::input, "expected --global-batch-size in the launch arguments (or give --global-batch)",
                 SourceLocation{script, 0, 0, "args"});
@@ -104,7 +110,7 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
     for (const std::string& path : o.measurements) plan::merge_measurements(set, plan::read_measurements_path(path));
     for (plan::Measurement& m : set.runs) measurements.push_back(std::move(m));
   }
-  for (size_t i = 0; i < o.logs.size(); ++i) measurements.push_back(own_run(o, o.logs[i], o.scripts[i]));
+  for (size_t i = 0; i < o.logs.size(); ++i) measurements.push_back(own_run(o, o.logs[i], o.scripts[i], io.err));
   // Fit from the built-in priors (not from a previous fit), so that refitting is reproducible.
   const plan::Calibration prior = o.prior.empty() ? plan::Calibration{} : plan::read_calibration_file(o.prior);
   plan::CalibrationFit fit = plan::fit_calibration(measurements, prior);

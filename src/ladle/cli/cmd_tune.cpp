@@ -19,6 +19,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
+#include "ladle/cli/launch_options.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -151,7 +152,7 @@ void remove_unsubmitted_run(const std::string& dir) {
     fs::remove_all(fs::path(dir) / name, ec);
 }
 
-tune::TuneSettings settings_from(const TuneOptions& o) {
+tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   if (o.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
   if (o.gpu.empty()) throw_usage("tune needs --gpu (e.g. h200)");
   if (o.gpus < 1) throw_usage("tune needs --gpus, the number of GPUs (at least 1)");
@@ -170,7 +171,13 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
   std::string job_text;
   if (!o.script.empty()) {
     job_text = util::read_file(o.script);
-    job = layout::read_job_args(args::parse_launch_args(job_text, o.script), std::nullopt, o.script);
+    // bash runs the job in the sandbox, as predict --script runs it (the static reader where the
+    // sandbox cannot start, said on one line); a launch that sets nothing is refused. The trials'
+    // jobs are written from the script's text.
+    const int gpus_per_node = static_cast<int>(plan::make_cluster(o.gpu, o.gpus, o.instance).gpus_per_node());
+    const JobLaunch read = read_job_launch("", o.script, ScriptFlags{}, gpus_per_node, err);
+    job = layout::read_job_args(read.launch, std::nullopt, o.script);
+    require_job_sets_something(*job, read);
   }
   // The job's own engine unless --engine names another.
   const std::string engine = !o.engine.empty() ? o.engine : job ? layout::to_string(job->engine) : "slime";
@@ -218,7 +225,7 @@ tune::TuneSettings settings_from(const TuneOptions& o) {
   if (job) {
     // The user's job: its layout is measured first, its rows and batch are the workload.
     const ModelSpec job_model = model::load_model(o.model);
-    layout::check_model_args(*job, job_model);
+    check_job_model(*job, job_model);
     if (job->seq_length) s.row_tokens = *job->seq_length;
     if (job->global_batch) s.global_batch = *job->global_batch;
     if (job->fp8) s.precision = "fp8";
@@ -275,7 +282,7 @@ int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io,
 }
 
 int run_tune(const TuneOptions& o, Io& io) {
-  tune::TuneSettings settings = settings_from(o);
+  tune::TuneSettings settings = settings_from(o, io.err);
   if (o.dry_run) settings.run_id = "dryrun00";
   auto scheduler = sched::make_scheduler(settings.scheduler);
   if (o.dry_run) {
