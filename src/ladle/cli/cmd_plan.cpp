@@ -134,9 +134,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   const std::vector<int64_t> counts = parse_gpu_counts(o.gpus);
   const plan::ClusterOptions hardware{o.gpu, o.instance, o.cluster, o.price};
   // The job's own engine unless --engine names another.
-  const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine)
-                                : job_read        ? job_read->engine
-                                                  : layout::Engine::megatron;
+  const layout::Engine engine = job_engine(o.engine, job_read);
   const std::string engine_name = layout::to_string(engine);
 
   plan::PlanRequest request;

@@ -14,6 +14,7 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/cost_colocate.hpp"
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/predictor.hpp"
@@ -225,9 +226,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::apply_stack(m, o.stack, sources);
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
   // The job's own engine unless --engine names another.
-  const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine)
-                                : base_job_read   ? base_job_read->engine
-                                                  : layout::Engine::megatron;
+  const layout::Engine engine = job_engine(o.engine, base_job_read);
   // The job's base: --base, else the recipe predicted when it drives the engine's family, else
   // the catalog's recipe of the model for that family, else ladle's defaults.
   std::string base_name = o.base;
@@ -270,6 +269,9 @@ int run_predict(const PredictOptions& o, Io& io) {
   // The header quotes the recipe, the model's config and the user's arguments: escaped.
   io.out << (o.json ? plan::prediction_json(p, header, measured)
                     : util::terminal_safe(plan::render_prediction(p, header, measured)));
+  // A colocated slime/miles job: its rollout phase must fit too (plan/cost_colocate.hpp).
+  const auto colocated = plan::colocated_rollout_fit(p, p.layout, plan::memory_facts(), m.cluster.gpus_per_node());
+  if (colocated) (o.json ? io.err : io.out) << colocated->line;
   if (recipe) {
     write_emitted(o.emit, *recipe);
     if (!o.json) {
@@ -277,7 +279,7 @@ int run_predict(const PredictOptions& o, Io& io) {
                             o.slurm ? " for sbatch" : "", base.name);
     }
   }
-  return p.fits ? kExitOk : kExitNo;
+  return p.fits && (!colocated || colocated->fits) ? kExitOk : kExitNo;
 }
 
 }  // namespace

@@ -76,6 +76,11 @@ JobLaunch read_job_launch(const std::string& args_line, const std::string& scrip
   return out;
 }
 
+layout::Engine job_engine(const std::string& engine_option, const std::optional<layout::JobArgs>& job) {
+  if (!engine_option.empty()) return layout::parse_engine(engine_option);
+  return job ? job->engine : layout::Engine::megatron;
+}
+
 void require_job_sets_something(const layout::JobArgs& job, const JobLaunch& launch) {
   if (launch.file == "--args") return;  // a line of arguments says what it says
   static const std::set<std::string_view> kSizes = {"tp", "pp", "cp", "ep", "etp", "vpp", "dp"};

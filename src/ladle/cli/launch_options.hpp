@@ -47,6 +47,11 @@ struct JobLaunch {
 JobLaunch read_job_launch(const std::string& args_line, const std::string& script, const ScriptFlags& flags,
                           int gpus_per_node, std::ostream& err);
 
+/// The engine a job runs under: --engine when given (`engine_option`, Error(usage) for an unknown
+/// name), else the engine the job's --args/--script read as, else Megatron-LM. One rule for plan
+/// and predict.
+layout::Engine job_engine(const std::string& engine_option, const std::optional<layout::JobArgs>& job);
+
 /// Throws Error(input) when the launch of a --script (run by bash, or read as text where the
 /// sandbox cannot start) sets no parallel size and no workload: ladle would answer from its own
 /// defaults. The line names what bash ran.
