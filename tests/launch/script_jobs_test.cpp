@@ -423,6 +423,43 @@ TEST(ScriptJobs, UnsetVariablesKeepTheirExpansion) {
   fs::remove_all(dir);
 }
 
+// A variable only a sourced file reads (a model file's `--load $MODEL_DIR/...`, as slime's and
+// miles' scripts/models/*.sh are sourced) keeps its expansion as the script's own words do; one the
+// sourced file reads with a default, or that the script sets, does not.
+TEST(ScriptJobs, UnsetVariablesOfSourcedFilesKeepTheirExpansion) {
+  REQUIRE_SANDBOX();
+  const fs::path dir = fs::temp_directory_path() / "ladle-unset-sourced-test";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "models");
+  std::ofstream(dir / "models" / "model.sh") << "# a model file: its arguments and where its weights are\n"
+                                                "MODEL_ARGS=(--num-layers 4 --hidden-size 256\n"
+                                                "  --load ${MODEL_DIR}/ckpt --tokenizer-model $TOKENIZER\n"
+                                                "  --vocab-file ${VOCAB:-/opt/vocab.json} --save $OUT_DIR)\n";
+  const std::string script = (dir / "job.sh").string();
+  std::ofstream(script) << "#!/bin/bash\n"
+                           "OUT_DIR=/tmp/out\n"
+                           "source \"$(dirname \"$0\")/models/model.sh\"\n"
+                           "torchrun pretrain_gpt.py --tensor-model-parallel-size 2 \"${MODEL_ARGS[@]}\"\n";
+  const Job j = read_job(script);
+  ASSERT_NE(arg(j.launch, "--load"), nullptr);
+  EXPECT_TRUE(arg(j.launch, "--load")->unresolved);
+  EXPECT_EQ(arg(j.launch, "--load")->values, std::vector<std::string>{"${MODEL_DIR}/ckpt"});
+  ASSERT_NE(arg(j.launch, "--tokenizer-model"), nullptr);
+  EXPECT_EQ(arg(j.launch, "--tokenizer-model")->values, std::vector<std::string>{"$TOKENIZER"});
+  EXPECT_EQ(arg(j.launch, "--vocab-file")->values, std::vector<std::string>{"/opt/vocab.json"});
+  EXPECT_FALSE(arg(j.launch, "--vocab-file")->unresolved);
+  EXPECT_EQ(arg(j.launch, "--save")->values, std::vector<std::string>{"/tmp/out"});
+  EXPECT_FALSE(arg(j.launch, "--save")->unresolved);
+  // The argument is placed in the sourced file, at its line.
+  EXPECT_EQ(arg(j.launch, "--load")->line, 3);
+  EXPECT_NE(arg(j.launch, "--load")->file.find("model.sh"), std::string::npos) << arg(j.launch, "--load")->file;
+  // Given with --env, the value is the run's.
+  const Job given = read_job(script, ScriptOptions{{}, {{"MODEL_DIR", "/models/x"}}, 8, 20});
+  EXPECT_EQ(arg(given.launch, "--load")->values, std::vector<std::string>{"/models/x/ckpt"});
+  EXPECT_FALSE(arg(given.launch, "--load")->unresolved);
+  fs::remove_all(dir);
+}
+
 // A variable that is not set, in arithmetic: one line naming it and how to give it (exit 2).
 TEST(ScriptJobs, UnsetVariableInArithmeticAsksForItsValue) {
   REQUIRE_SANDBOX();

@@ -300,6 +300,67 @@ Sentinels unset_inputs(const std::string& text, const std::string& path,
   return sentinels;
 }
 
+// Whether `name` is assigned anywhere in `lines` (NAME=, export/local/readonly/declare NAME=, a
+// `for NAME in` loop, a `read ... NAME`): the script gives it its value itself.
+bool assigned_in(const std::string& name, const std::vector<std::string>& lines) {
+  const std::regex forms(R"((^|[;&|({ \t])((export|local|readonly|declare)[ \t]+(-[A-Za-z]+[ \t]+)*)?)" + name +
+                         R"((\+?=|\[)|\bfor[ \t]+)" + name + R"([ \t]+in\b|\bread\b[^;]*[ \t])" + name +
+                         R"(([ \t;]|$))");
+  return std::any_of(lines.begin(), lines.end(), [&](const std::string& l) { return std::regex_search(l, forms); });
+}
+
+// The variables only the files the script sources or runs read (a model file's `--load
+// $MODEL_DIR`), which unset_inputs cannot see in the script's own text: every `$NAME` or `${NAME}`
+// of those files (comments aside) that nothing gives (--env, bash, the sandbox), nothing assigns
+// in any file bash read, and no file reads with a default or tests for being set, as unset_inputs
+// rules for the script's own words. Adds them to `sentinels` (kind "any"); returns whether it
+// added any. `sources`: the files bash read (Recording::sources, absolute).
+bool add_sourced_inputs(const std::vector<std::string>& sources, const std::string& path, const std::string& text,
+                        const std::vector<std::pair<std::string, std::string>>& env, Sentinels& sentinels) {
+  std::error_code ec;
+  const fs::path top = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  std::vector<std::string> texts;
+  for (const std::string& source : sources) {
+    if (source.starts_with("/tmp/.ladle/")) continue;  // the sandbox's own
+    if (fs::weakly_canonical(source, ec) == top || !fs::is_regular_file(source, ec)) continue;
+    try {
+      texts.push_back(util::read_file(source, limits::FileKind::launch_script));
+    } catch (const Error&) {
+      continue;  // bash read it; ladle reads it no further than bash said
+    }
+  }
+  if (texts.empty()) return false;
+  std::string all = text;
+  for (const std::string& t : texts) all += "\n" + t;
+  const std::set<std::string> skip = defaulted_or_tested(all);
+  const std::vector<std::string> lines = util::split(all, '\n');
+  static const std::regex kReference(R"(\$([A-Za-z_][A-Za-z0-9_]*)|\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+  std::vector<std::pair<std::string, std::string>>& out = sentinels.unset;
+  const size_t before = out.size();
+  std::set<std::string> seen;
+  for (const std::string& t : texts) {
+    for (const std::string& line : util::split(t, '\n')) {
+      const std::string_view code = util::trim(line);
+      if (code.starts_with("#")) continue;
+      for (std::sregex_iterator it(line.begin(), line.end(), kReference), end; it != end; ++it) {
+        const std::string name = (*it)[1].matched ? (*it)[1].str() : (*it)[2].str();
+        if (!seen.insert(name).second || shell_provided(name) || skip.count(name)) continue;
+        if (std::any_of(env.begin(), env.end(), [&](const auto& e) { return e.first == name; })) continue;
+        if (std::any_of(out.begin(), out.end(), [&](const auto& e) { return e.first == name; })) continue;
+        if (assigned_in(name, lines)) continue;
+        out.emplace_back(name, "any");
+      }
+    }
+  }
+  for (size_t i = before; i < out.size(); ++i) {
+    const std::string& name = out[i].first;
+    if (all.find("${" + name + "}") == std::string::npos) continue;
+    const std::regex bare("\\$" + name + "([^A-Za-z0-9_]|$)");
+    if (!std::regex_search(all, bare)) sentinels.braced.insert(name);
+  }
+  return out.size() > before;
+}
+
 // Writes the sentinels in `text` back as the expansions they stand for: $NAME, or ${NAME} where
 // the script writes it so or a name character follows. `names`: the variables given sentinels. Returns whether it wrote any.
 bool unsentinel(std::string& text, const Sentinels& names) {
@@ -536,9 +597,16 @@ ScriptReading read_script(const std::string& path, const ScriptOptions& options)
   so.env = options.env;
   so.gpus_per_node = options.gpus_per_node;
   so.wall_seconds = options.wall_seconds;
-  const Sentinels sentinels = unset_inputs(util::read_file(path, limits::FileKind::launch_script), path, options.env);
+  const std::string text = util::read_file(path, limits::FileKind::launch_script);
+  Sentinels sentinels = unset_inputs(text, path, options.env);
   so.unset = sentinels.unset;
-  const Recording rec = run_sandboxed(so);
+  Recording rec = run_sandboxed(so);
+  // The files the script sources or runs are known once bash has read them: the variables only
+  // they read get sentinels too, and bash runs the script once more with them.
+  if (rec.started && add_sourced_inputs(rec.sources, path, text, options.env, sentinels)) {
+    so.unset = sentinels.unset;
+    rec = run_sandboxed(so);
+  }
   ScriptReading out;
   if (!rec.started) {
     out.note = fmt::format("ladle: note: the sandbox could not start ({}); {} is read without running it", rec.why_not,
