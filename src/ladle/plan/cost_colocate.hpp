@@ -18,8 +18,12 @@
 // slime/backends/sglang_utils/arguments.py), the trainer's paused process its CUDA context, and
 // the update its bucket.
 
+#include <optional>
+#include <string>
+
 #include "ladle/layout/layout.hpp"
 #include "ladle/plan/memory_facts.hpp"
+#include "ladle/plan/prediction.hpp"
 
 namespace ladle::plan {
 
@@ -32,5 +36,22 @@ double colocated_engine_bytes(const Layout& layout, const MemoryFacts& facts);
 /// contexts and one weight-update bucket. 0 without --colocate or without a given fraction
 /// (SGLang then sizes its pool from the memory it finds free).
 double colocated_rollout_bytes(const Layout& layout, double hbm_bytes, const MemoryFacts& facts);
+
+/// The rollout phase of a colocated job whose training phase `p` predicts (issue 30): on each GPU,
+/// colocated_rollout_bytes; on each node's host, what the paused trainer copies there
+/// (torch_memory_saver with CPU backup, THUDM/slime slime/ray/actor_group.py at 624b824a: its
+/// weights, gradient buffers and optimizer states) beside the offloaded optimizer states. `line`
+/// says it in one line for predict's report.
+struct ColocatedFit {
+  double gpu_gib = 0;  ///< 0 when SGLang sizes its pool itself (no --sglang-mem-fraction-static)
+  double capacity_gib = 0;
+  double host_gib = 0;  ///< per node
+  double host_capacity_gib = 0;
+  bool fits = true;
+  std::string line;
+};
+/// nullopt without --colocate.
+std::optional<ColocatedFit> colocated_rollout_fit(const Prediction& p, const Layout& layout, const MemoryFacts& facts,
+                                                  int64_t gpus_per_node);
 
 }  // namespace ladle::plan
