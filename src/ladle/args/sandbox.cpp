@@ -1,25 +1,20 @@
 // sandbox.cpp: bash in bubblewrap, with recording stand-ins for launchers and entry points.
 #include "ladle/args/sandbox.hpp"
 
-#include <fcntl.h>
 #include <pwd.h>
-#include <signal.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
+#include "ladle/util/process.hpp"
 
 namespace ladle::args {
 namespace fs = std::filesystem;
@@ -279,8 +274,7 @@ Recording run_sandboxed(const SandboxOptions& o) {
   TempDir tmp;
   const fs::path bin = tmp.path / "bin";
   const fs::path out = tmp.path / "out";
-  const fs::path host = tmp.path / "host";  // bash's own output, outside the sandbox's reach
-  for (const fs::path& p : {bin, out, out / "calls", out / "missing", host}) fs::create_directories(p);
+  for (const fs::path& p : {bin, out, out / "calls", out / "missing"}) fs::create_directories(p);
   const fs::path empty = tmp.path / "empty";  // what a sentinel's file shows: nothing
   write_text(empty, "", false);
   write_text(bin / kStandIn, kStandInText, true);
@@ -357,51 +351,19 @@ Recording run_sandboxed(const SandboxOptions& o) {
   argv.insert(argv.end(), {"--chdir", cwd.string(), "--", "/bin/bash", o.script});
   argv.insert(argv.end(), o.args.begin(), o.args.end());
 
-  const std::string out_path = (host / "stdout").string();
-  const std::string err_path = (host / "stderr").string();
-  std::vector<char*> c_argv;
-  for (std::string& a : argv) c_argv.push_back(a.data());
-  c_argv.push_back(nullptr);
-
-  const pid_t pid = ::fork();
-  if (pid < 0) throw Error(ErrorKind::io, fmt::format("cannot start bwrap: {}", std::strerror(errno)));
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int in = ::open("/dev/null", O_RDONLY);
-    const int so = ::open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int se = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (in < 0 || so < 0 || se < 0) ::_exit(126);
-    ::dup2(in, 0);
-    ::dup2(so, 1);
-    ::dup2(se, 2);
-    const rlim_t cpu = static_cast<rlim_t>(o.wall_seconds) + 2;
-    const rlimit as{o.memory_bytes, o.memory_bytes}, fsize{kFileBytes, kFileBytes}, nproc{o.processes, o.processes},
-        cpu_limit{cpu, cpu};
-    ::setrlimit(RLIMIT_AS, &as);
-    ::setrlimit(RLIMIT_FSIZE, &fsize);
-    ::setrlimit(RLIMIT_NPROC, &nproc);
-    ::setrlimit(RLIMIT_CPU, &cpu_limit);
-    ::execv(c_argv[0], c_argv.data());
-    ::_exit(127);
-  }
-  ::setpgid(pid, pid);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(o.wall_seconds);
-  int status = 0;
-  for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) break;
-    if (std::chrono::steady_clock::now() >= deadline) {
-      rec.timed_out = true;
-      ::kill(-pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  rec.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-  rec.stderr_text = slurp(err_path);
+  // ladle's one process runner (util/process.hpp): bwrap in a process group of its own, killed
+  // whole at the wall-time limit, with the address-space, process, file-size and CPU limits.
+  util::CommandOptions limits;
+  limits.timeout_s = o.wall_seconds;
+  limits.address_space_bytes = o.memory_bytes;
+  limits.processes = o.processes;
+  limits.file_bytes = kFileBytes;
+  limits.cpu_seconds = static_cast<uint64_t>(o.wall_seconds) + 2;
+  limits.max_output_bytes = kFileBytes;
+  const util::CommandResult ran = util::run_command(argv, limits);
+  rec.timed_out = ran.timed_out;
+  rec.exit_code = ran.exit_code;
+  rec.stderr_text = ran.err;
   rec.sources = split_nul(slurp(out / "sources"));
   // bwrap refuses before bash runs (no user namespaces, no permission): nothing was traced.
   if (rec.sources.empty() && !rec.timed_out && rec.stderr_text.starts_with("bwrap:")) {
