@@ -148,6 +148,13 @@ TEST(ScriptJobs, MegatronFsdpExampleReadsItsIfBlocks) {
   EXPECT_TRUE(set_knob(j.job, "fsdp"));  // --use-megatron-fsdp, from the other if-block
   EXPECT_TRUE(j.layout.fp8_param_gather);
   EXPECT_TRUE(j.layout.overlap_grad);
+  // Its FP8 block's --fp8-amax-history-len 1024 and its --no-gradient-accumulation-fusion are
+  // knobs, priced (plan/cost_fp8_amax_history, plan/cost_grad_accum_fusion), not listed as not priced.
+  EXPECT_EQ(j.layout.fp8_amax_history, 1024);
+  EXPECT_FALSE(j.layout.grad_accum_fusion);
+  for (const char* flag : {"--fp8-amax-history-len", "--no-gradient-accumulation-fusion"}) {
+    EXPECT_EQ(std::find(j.job.not_priced.begin(), j.job.not_priced.end(), flag), j.job.not_priced.end()) << flag;
+  }
   EXPECT_TRUE(j.job.not_priced.empty() ||
               std::find(j.job.not_priced.begin(), j.job.not_priced.end(), "--use-megatron-fsdp") == j.job.not_priced.end());
   const args::LaunchArg* fp8 = arg(j.launch, "--fp8-format");
