@@ -226,9 +226,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   plan::apply_stack(m, o.stack, sources);
   const Prediction p = plan::predict(m.costs, m.model, m.layout, m.cluster, m.workload, calibration);
   // The job's own engine unless --engine names another.
-  const layout::Engine engine = !o.engine.empty() ? layout::parse_engine(o.engine)
-                                : base_job_read   ? base_job_read->engine
-                                                  : layout::Engine::megatron;
+  const layout::Engine engine = job_engine(o.engine, base_job_read);
   // The job's base: --base, else the recipe predicted when it drives the engine's family, else
   // the catalog's recipe of the model for that family, else ladle's defaults.
   std::string base_name = o.base;
