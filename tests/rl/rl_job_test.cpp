@@ -26,7 +26,7 @@ namespace fs = std::filesystem;
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 RolloutModel fixed_rollout() {
-  return [](const model::ModelSpec&, const hw::GpuSpec&, const EngineLayout&, int, const RolloutWorkload&) {
+  return [](const ModelSpec&, const GpuSpec&, const EngineLayout&, int, const RolloutWorkload&) {
     RolloutEstimate e;
     e.seconds = e.seconds_lo = e.seconds_hi = 60;
     e.memory.weights_bytes = 10 * kGiB;
@@ -107,7 +107,7 @@ JobRun run_job(const TempDir& dir, const std::string& script, bool with_prompts 
   return run;
 }
 
-RlJobRequest request(Mode mode, layout::Engine engine, const model::ModelSpec& model) {
+RlJobRequest request(Mode mode, layout::Engine engine, const ModelSpec& model) {
   RlWork w;
   w.rollout = {.prompts = 32, .samples_per_prompt = 8, .prompt_tokens = 1024, .response_mean = 4096,
                .response_max = 8192};
@@ -145,7 +145,7 @@ class RlJobRuns : public ::testing::TestWithParam<std::tuple<Mode, layout::Engin
 
 TEST_P(RlJobRuns, EntryPointGetsThePlannedArguments) {
   const auto [mode, engine] = GetParam();
-  const model::ModelSpec model = model::load_model("glm-4.7-flash");
+  const ModelSpec model = model::load_model("glm-4.7-flash");
   const RlJobRequest r = request(mode, engine, model);
   TempDir dir;
   const JobRun run = run_job(dir, rl_job_script(r));
@@ -194,7 +194,7 @@ INSTANTIATE_TEST_SUITE_P(
                       std::make_tuple(Mode::async, layout::Engine::miles)));
 
 TEST(RlJob, MissingInputStopsTheJobBeforeAnythingStarts) {
-  const model::ModelSpec model = model::load_model("glm-4.7-flash");
+  const ModelSpec model = model::load_model("glm-4.7-flash");
   TempDir dir;
   const JobRun run = run_job(dir, rl_job_script(request(Mode::colocated, layout::Engine::slime, model)), false);
   EXPECT_EQ(run.status, 2);
@@ -203,7 +203,7 @@ TEST(RlJob, MissingInputStopsTheJobBeforeAnythingStarts) {
 }
 
 TEST(RlJob, OnlySlimeAndMilesRunRl) {
-  const model::ModelSpec model = model::load_model("glm-4.7-flash");
+  const ModelSpec model = model::load_model("glm-4.7-flash");
   EXPECT_THROW(rl_job_script(request(Mode::colocated, layout::Engine::megatron, model)), Error);
 }
 

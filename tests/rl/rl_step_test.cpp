@@ -19,7 +19,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // A rollout that takes `seconds` and holds `weights_gib` of weights per GPU, whatever the layout.
 RolloutModel fixed_rollout(double seconds, double weights_gib) {
-  return [=](const model::ModelSpec&, const hw::GpuSpec& gpu, const EngineLayout& engine, int,
+  return [=](const ModelSpec&, const GpuSpec& gpu, const EngineLayout& engine, int,
              const RolloutWorkload&) {
     RolloutEstimate e;
     e.seconds = e.seconds_lo = e.seconds_hi = seconds;
@@ -40,7 +40,7 @@ RlWork work(int64_t steps, bool ref) {
 }
 
 struct Fixture {
-  model::ModelSpec model = model::load_model("glm-4.7-flash");
+  ModelSpec model = model::load_model("glm-4.7-flash");
   plan::Calibration calibration = plan::default_calibration();
   Layout trainer(int64_t gpus, const RlWork& w) {
     const plan::Cluster c = plan::make_cluster("h200", gpus);

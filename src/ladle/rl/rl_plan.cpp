@@ -41,7 +41,7 @@ std::string split_label(Mode mode, int64_t rollout, int64_t trainer) {
 
 // Engine layouts for a pool of `pool` GPUs: GPUs per engine a power of two dividing the pool (at
 // most four nodes), TP over all of them, DP attention and EP off or over every GPU of the engine.
-std::vector<EngineLayout> engine_layouts(const model::ModelSpec& model, int64_t pool, int64_t per_node,
+std::vector<EngineLayout> engine_layouts(const ModelSpec& model, int64_t pool, int64_t per_node,
                                          const std::optional<EngineLayout>& fixed) {
   if (fixed) return {*fixed};
   std::vector<EngineLayout> out;
@@ -85,7 +85,7 @@ nlohmann::ordered_json parts_json(const std::vector<Part>& parts) {
 
 }  // namespace
 
-std::optional<int64_t> model_context_tokens(const model::ModelSpec& model) {
+std::optional<int64_t> model_context_tokens(const ModelSpec& model) {
   // The catalog's configs are embedded ("embedded:data/models/x.json" or the embedded path itself);
   // a user's config.json is read from its path.
   std::string text;
@@ -109,7 +109,7 @@ std::optional<int64_t> model_context_tokens(const model::ModelSpec& model) {
   return std::nullopt;
 }
 
-void check_rl_work(const model::ModelSpec& model, const RlWork& w, const RlWorkNames& n) {
+void check_rl_work(const ModelSpec& model, const RlWork& w, const RlWorkNames& n) {
   const auto positive = [](const std::string& name, int64_t value) {
     if (value < 1) throw_usage("{}: expected a positive count, got {}", name, value);
   };

@@ -22,7 +22,7 @@ namespace ladle::rl {
 
 /// The model's context length (`max_position_embeddings` of its config.json); nullopt when the
 /// config gives none.
-std::optional<int64_t> model_context_tokens(const model::ModelSpec& model);
+std::optional<int64_t> model_context_tokens(const ModelSpec& model);
 
 /// Checks `work` against `model`: a prompt plus the longest response beyond the model's context,
 /// a mean response above the longest, a count below 1. Throws Error(usage) naming the option
@@ -35,11 +35,11 @@ struct RlWorkNames {
   std::string response_max = "--response-max";
   std::string steps = "--steps-per-rollout";
 };
-void check_rl_work(const model::ModelSpec& model, const RlWork& work, const RlWorkNames& names = {});
+void check_rl_work(const ModelSpec& model, const RlWork& work, const RlWorkNames& names = {});
 
 /// One RL search.
 struct RlPlanRequest {
-  model::ModelSpec model;
+  ModelSpec model;
   plan::ClusterOptions hardware;
   int64_t gpus = 0;
   RlWork work;

@@ -173,7 +173,7 @@ std::vector<PhaseMemory> colocated_memory(const Prediction& train, const Layout&
   return out;
 }
 
-RlStep predict_rl_step(const model::ModelSpec& model, const RlSetup& setup, const plan::Cluster& cluster,
+RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan::Cluster& cluster,
                        const RlWork& work, const plan::Calibration& calibration, const RolloutModel& rollout_model) {
   const bool colocated = setup.mode == Mode::colocated;
   if (setup.trainer_gpus < 1 || setup.rollout_gpus < 1) {

@@ -75,7 +75,7 @@ struct RlWork {
 plan::Workload training_workload(const RlWork& work, int64_t trainer_gpus, int64_t dp = 0);
 
 /// The rollout model: rollout.hpp's estimate_rollout in ladle, a stand-in in the tests.
-using RolloutModel = std::function<RolloutEstimate(const model::ModelSpec&, const hw::GpuSpec&, const EngineLayout&,
+using RolloutModel = std::function<RolloutEstimate(const ModelSpec&, const GpuSpec&, const EngineLayout&,
                                                    int, const RolloutWorkload&)>;
 
 /// Where the step runs.
@@ -131,7 +131,7 @@ struct RlStep {
 
 /// Predicts one RL step of `setup` on `cluster` (cluster.gpus: every GPU of the job). Throws
 /// Error(usage) for a setup whose GPU counts do not add up, and what the rollout model throws.
-RlStep predict_rl_step(const model::ModelSpec& model, const RlSetup& setup, const plan::Cluster& cluster,
+RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan::Cluster& cluster,
                        const RlWork& work, const plan::Calibration& calibration, const RolloutModel& rollout_model);
 
 /// The forward-only share of a training step's time `parts` (a Prediction's step_parts): each

@@ -10,14 +10,6 @@
 #include "ladle/hw/gpu_spec.hpp"
 #include "ladle/model/model_spec.hpp"
 
-// The spec types live in namespace ladle; the interface names them by their module.
-namespace ladle::model {
-using ::ladle::ModelSpec;
-}
-namespace ladle::hw {
-using ::ladle::GpuSpec;
-}
-
 namespace ladle::rl {
 
 /// One SGLang engine's parallel layout, as slime's and miles' arguments give it
@@ -79,7 +71,7 @@ struct RolloutEstimate {
 /// Predicts one rollout. Throws Error(usage) naming the argument for a layout SGLang rejects (TP
 /// not dividing the attention heads, EP not dividing the experts, gpus != tp x ...), and Error(no)
 /// when the weights do not fit in the memory fraction.
-RolloutEstimate estimate_rollout(const model::ModelSpec& model, const hw::GpuSpec& gpu,
+RolloutEstimate estimate_rollout(const ModelSpec& model, const GpuSpec& gpu,
                                  const EngineLayout& engine, int engines,
                                  const RolloutWorkload& work);
 
@@ -97,7 +89,7 @@ struct ServingEstimate {
   double lo = 0;
   double hi = 0;
 };
-ServingEstimate estimate_serving(const model::ModelSpec& model, const hw::GpuSpec& gpu,
+ServingEstimate estimate_serving(const ModelSpec& model, const GpuSpec& gpu,
                                  const EngineLayout& engine, const ServingPoint& point);
 
 /// The fitted constants of the rollout model (data/inference/fit.yaml, fitted by
@@ -120,10 +112,10 @@ struct ServingConstants {
 const ServingConstants& serving_constants();
 
 /// estimate_serving and estimate_rollout with explicit constants (the fit and the fidelity check).
-ServingEstimate estimate_serving(const model::ModelSpec& model, const hw::GpuSpec& gpu,
+ServingEstimate estimate_serving(const ModelSpec& model, const GpuSpec& gpu,
                                  const EngineLayout& engine, const ServingPoint& point,
                                  const ServingConstants& constants);
-RolloutEstimate estimate_rollout(const model::ModelSpec& model, const hw::GpuSpec& gpu,
+RolloutEstimate estimate_rollout(const ModelSpec& model, const GpuSpec& gpu,
                                  const EngineLayout& engine, int engines,
                                  const RolloutWorkload& work, const ServingConstants& constants);
 
@@ -131,12 +123,12 @@ RolloutEstimate estimate_rollout(const model::ModelSpec& model, const hw::GpuSpe
 /// softmax-attention layers (GQA heads split by attention TP; MLA's compressed latent and rope
 /// key whole on every rank; a DSA indexer's keys; sliding-window layers only their window) plus
 /// the fixed recurrent state of linear-attention and Mamba layers. Validates the layout.
-double kv_bytes_per_sequence(const model::ModelSpec& model, const EngineLayout& engine,
+double kv_bytes_per_sequence(const ModelSpec& model, const EngineLayout& engine,
                              int64_t context);
 
 /// Memory of one GPU of the engine at its memory fraction; throws Error(no) when the weights do
 /// not fit in mem_fraction x HBM, Error(usage) for a layout SGLang rejects.
-RolloutMemory engine_memory(const model::ModelSpec& model, const hw::GpuSpec& gpu,
+RolloutMemory engine_memory(const ModelSpec& model, const GpuSpec& gpu,
                             const EngineLayout& engine);
 
 }  // namespace ladle::rl
