@@ -215,7 +215,9 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // Dense matrices by module: every TP rank multiplies the whole (gathered) microbatch by its
   // slice.
   std::array<Work, 7> gemm_by{};
-  // Compute lost to partial tiles (cost_gemm_shape): rows or an output width not whole tiles.
+  // Compute lost to partial tiles (cost_gemm_shape): rows or an output width not whole tiles. A
+  // grouped GEMM's rows are one expert's (per_expert below: the mean over the rank's experts, no
+  // spread between experts is modelled), a dense GEMM's the microbatch's tokens.
   auto tile_loss = [&](double rows, double k, double n) {
     return 2 * rows * k * n / r.gemm_flops * (1 / gemm_shape_efficiency(rows, n) - 1);
   };
