@@ -20,8 +20,21 @@
 //
 // `fake_engine --hidden GPUS` prints the hidden optimum on GPUS GPUs and the hidden constants as
 // JSON.
+//
+// RL mode (issue 34): launched with slime's/miles' RL arguments (--rollout-num-gpus-per-engine,
+// --rollout-num-gpus, --colocate, train_async.py, the trainer's layout), it prints slime's
+// per-rollout lines (the rollout manager's `perf N: {...}` with perf/rollout_time, the trainer's
+// `rollout N: {...}`, `step N: {...}` and `perf N: {...}` with perf/step_time, as
+// tests/data/runlog/make_rl_fixtures.py writes them) for --num-rollout rollouts. The hidden
+// function is ladle's RL step (rl/rl_step.hpp) under the hidden calibration above, with the rollout
+// model's time multiplied by kHiddenEngineFactor(GPUs per engine) (a sweet spot at 2 GPUs per
+// engine the rollout model does not know) and responses of FAKE_ENGINE_RESPONSE_MEAN tokens on
+// average (default: half of --rollout-max-response-len). RL runs never run out of memory or flake.
+// `fake_engine --hidden-rl GPUS PROMPTS SAMPLES PROMPT_LEN RESPONSE_MAX STEPS` prints the hidden
+// best RL job on GPUS GPUs (plan --rl's search under the hidden function) as JSON.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -43,6 +56,8 @@
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
+#include "ladle/rl/rl_plan.hpp"
+#include "ladle/rl/rl_step.hpp"
 #include "ladle/util/error.hpp"
 
 namespace {
@@ -139,11 +154,180 @@ int hidden_report(int64_t gpus) {
   return 0;
 }
 
+
+// The hidden rollout slowdown by GPUs per engine: 1 + 0.3 (log2 g - 1)^2, least at 2.
+double hidden_engine_factor(int gpus_per_engine) {
+  const double d = std::log2(static_cast<double>(gpus_per_engine)) - 1.0;
+  return 1.0 + 0.3 * d * d;
+}
+
+ladle::rl::RolloutModel hidden_rollout_model() {
+  return [](const ladle::ModelSpec& m, const ladle::GpuSpec& g, const ladle::rl::EngineLayout& e, int engines,
+            const ladle::rl::RolloutWorkload& w) {
+    ladle::rl::RolloutEstimate r = ladle::rl::estimate_rollout(m, g, e, engines, w);
+    const double f = hidden_engine_factor(e.gpus);
+    r.seconds *= f;
+    r.seconds_lo *= f;
+    r.seconds_hi *= f;
+    return r;
+  };
+}
+
+int64_t hidden_response_mean(int64_t response_max) {
+  return std::stoll(env_or("FAKE_ENGINE_RESPONSE_MEAN", std::to_string(response_max / 2)));
+}
+
+int hidden_rl_report(char** argv) {
+  ladle::rl::RlPlanRequest r;
+  r.model = ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));
+  r.hardware.gpu = env_or("FAKE_ENGINE_GPU", "h200");
+  r.gpus = std::stoll(argv[2]);
+  r.work.rollout.prompts = std::stoll(argv[3]);
+  r.work.rollout.samples_per_prompt = std::stoll(argv[4]);
+  r.work.rollout.prompt_tokens = std::stoll(argv[5]);
+  r.work.rollout.response_max = std::stoll(argv[6]);
+  r.work.rollout.response_mean = hidden_response_mean(r.work.rollout.response_max);
+  r.work.steps_per_rollout = std::stoll(argv[7]);
+  r.calibration = hidden_calibration();
+  r.rollout_model = hidden_rollout_model();
+  r.top = 1;
+  const ladle::rl::RlPlanReport report = ladle::rl::plan_rl(r);
+  const ladle::rl::RlStep& best = report.top.front();
+  const nlohmann::json out = {
+      {"optimum_samples_per_s", best.samples_per_s},
+      {"mode", ladle::rl::to_string(best.setup.mode)},
+      {"rollout_gpus", best.setup.rollout_gpus},
+      {"trainer_gpus", best.setup.trainer_gpus},
+      {"gpus_per_engine", best.setup.engine.gpus},
+      {"trainer_layout", ladle::layout::format_layout_spec(best.setup.trainer)},
+  };
+  std::cout << out.dump(2) << "\n";
+  return 0;
+}
+
+// RL mode: one slime RL run of the job's split, both layouts and workload.
+int rl_main(const std::vector<std::string>& args, const std::string& script) {
+  const auto value = [&](const std::string& flag, int64_t fallback) {
+    for (size_t i = 0; i + 1 < args.size(); ++i) {
+      if (args[i] == flag) return static_cast<int64_t>(std::stoll(args[i + 1]));
+    }
+    return fallback;
+  };
+  const auto has = [&](const std::string& flag) { return std::find(args.begin(), args.end(), flag) != args.end(); };
+  double mem_fraction = 0.8;
+  for (size_t i = 0; i + 1 < args.size(); ++i) {
+    if (args[i] == "--sglang-mem-fraction-static") mem_fraction = std::stod(args[i + 1]);
+  }
+  ladle::rl::RlWork w;
+  w.rollout.prompts = value("--rollout-batch-size", 32);
+  w.rollout.samples_per_prompt = value("--n-samples-per-prompt", 8);
+  w.rollout.prompt_tokens = value("--rollout-max-prompt-len", 1024);
+  w.rollout.response_max = value("--rollout-max-response-len", 8192);
+  w.rollout.response_mean = hidden_response_mean(w.rollout.response_max);
+  w.steps_per_rollout = value("--num-steps-per-rollout", 1);
+  w.ref_logprobs = has("--use-kl-loss");
+  const int64_t rollouts = value("--num-rollout", 6);
+  ladle::rl::RlSetup setup;
+  const bool async = std::any_of(args.begin(), args.end(), [](const std::string& a) {
+    return a.find("train_async.py") != std::string::npos;
+  });
+  setup.mode = has("--colocate") ? ladle::rl::Mode::colocated : async ? ladle::rl::Mode::async : ladle::rl::Mode::sync;
+  setup.trainer_gpus = value("--actor-num-nodes", 1) * value("--actor-num-gpus-per-node", 8);
+  setup.rollout_gpus = setup.mode == ladle::rl::Mode::colocated ? setup.trainer_gpus : value("--rollout-num-gpus", 0);
+  setup.engine.gpus = setup.engine.tp = static_cast<int>(value("--rollout-num-gpus-per-engine", 1));
+  setup.engine.dp_attention =
+      static_cast<int>(value("--sglang-dp-size", has("--sglang-enable-dp-attention") ? setup.engine.gpus : 1));
+  setup.engine.ep = static_cast<int>(value("--sglang-ep-size", 1));
+  setup.engine.mem_fraction = mem_fraction;
+  const ladle::ModelSpec model = ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));
+  const std::string gpu = env_or("FAKE_ENGINE_GPU", "h200");
+  const int64_t total =
+      setup.mode == ladle::rl::Mode::colocated ? setup.trainer_gpus : setup.trainer_gpus + setup.rollout_gpus;
+  const ladle::plan::Cluster trainer_cluster = ladle::plan::make_cluster(gpu, setup.trainer_gpus);
+  const ladle::plan::Workload train_work = ladle::rl::training_workload(w, setup.trainer_gpus);
+  const ladle::args::LaunchArgs launch = ladle::args::parse_launch_args(script, "argv");
+  ladle::Layout layout = ladle::layout::read_layout_args(launch.args, ladle::layout::Engine::slime).layout;
+  layout = ladle::layout::resolve_layout(
+      layout, ladle::plan::checking_context(model, trainer_cluster, train_work));
+  setup.trainer = layout;
+  const std::string spec = ladle::layout::format_layout_spec(layout);
+  const std::string state_dir = env_or("FAKE_ENGINE_STATE", "");
+  if (state_dir.empty()) {
+    std::cerr << "fake_engine: FAKE_ENGINE_STATE is not set\n";
+    return 2;
+  }
+  std::filesystem::create_directories(state_dir);
+  {
+    std::ofstream ledger(state_dir + "/ledger", std::ios::app);
+    ledger << env_or("LADLE_TUNE_JOB", "-") << " " << rollouts << " rl " << ladle::rl::to_string(setup.mode) << " "
+           << setup.rollout_gpus << " " << setup.engine.gpus << " " << spec << "\n";
+  }
+  const ladle::rl::RlStep truth =
+      ladle::rl::predict_rl_step(model, setup, ladle::plan::make_cluster(gpu, total), w, hidden_calibration(),
+                                 hidden_rollout_model());
+  const double scale = std::stod(env_or("FAKE_ENGINE_TIME_SCALE", "0.002"));
+  const uint64_t seed = hash_text(spec + ladle::rl::to_string(setup.mode) + std::to_string(setup.rollout_gpus) +
+                                  std::to_string(setup.engine.gpus));
+  const std::string manager = "(RolloutManager pid=1874, ip=10.0.3.17) ";
+  const std::string trainer = "(MegatronTrainRayActor pid=2291, ip=10.0.3.17) ";
+  const int64_t samples = w.samples();
+  double clock = 60;  // simulated start-up seconds
+  std::cout << fmt::format("[{}] train.py:12 - starting: {} rollouts on {} GPUs", timestamp(0), rollouts, total)
+            << std::endl;
+  for (int64_t r = 0; r < rollouts; ++r) {
+    const double noise = 1 + 0.01 * unit_noise(seed ^ static_cast<uint64_t>(r));
+    double step = truth.step_s * noise;
+    if (r == 0) step *= 1.4;  // start-up inside the first step: CUDA graphs, the first weight load
+    const double gen = truth.rollout_s * noise;
+    const double logp = truth.logprob_s * noise;
+    const double train = truth.train_s * noise;
+    const double update = r == 0 ? 0.0 : truth.update_s * noise;
+    const double wait = std::max(0.0, step - logp - train);
+    std::this_thread::sleep_for(std::chrono::duration<double>(step * scale));
+    const double response = static_cast<double>(w.rollout.response_mean) * (1 + 0.02 * unit_noise(seed + 3 * r));
+    const double total_len = static_cast<double>(w.rollout.prompt_tokens) + response;
+    std::cout << fmt::format(
+                     "{}[{}] rollout_metrics.py:268 - perf {}: {{'rollout/response_len/mean': {}, "
+                     "'rollout/response_len/max': {}, 'rollout/truncated_ratio': 0.03125, 'perf/rollout_time': {}, "
+                     "'perf/tokens_per_gpu_per_sec': {}, 'perf/longest_sample_tokens_per_sec': {}}}",
+                     manager, timestamp(clock + wait), r, response, w.rollout.response_max, gen,
+                     static_cast<double>(samples) * response / gen / static_cast<double>(setup.rollout_gpus),
+                     static_cast<double>(w.rollout.response_max) / gen)
+              << std::endl;
+    std::cout << fmt::format(
+                     "{}[{}] actor.py:382 - rollout {}: {{'rollout/response_lengths': {}, 'rollout/rewards': 0.0, "
+                     "'rollout/truncated': 0.03125, 'rollout/total_lengths': {}, 'rollout/advantages': 0.0}}",
+                     trainer, timestamp(clock + wait), r, response, total_len)
+              << std::endl;
+    for (int64_t k = 0; k < w.steps_per_rollout; ++k) {
+      const int64_t id = r * w.steps_per_rollout + k;
+      std::cout << fmt::format(
+                       "{}[{}] model.py:918 - step {}: {{'train/loss': {:.4f}, 'train/pg_loss': 0.0018, "
+                       "'train/grad_norm': 0.62, 'train/lr-pg_0': 1e-06, 'train/global_batch_size': {}, "
+                       "'train/step': {}}}",
+                       trainer, timestamp(clock + wait + logp + train * static_cast<double>(k + 1) /
+                                                                  static_cast<double>(w.steps_per_rollout)),
+                       id, 0.0021 - 0.0001 * static_cast<double>(id), samples / w.steps_per_rollout, id)
+                << std::endl;
+    }
+    clock += step;
+    std::cout << fmt::format(
+                     "{}[{}] train_metric_utils.py:401 - perf {}: {{'perf/update_weights_time': {}, "
+                     "'perf/train_wait_time': {}, 'perf/log_probs_time': {}, 'perf/actor_train_time': {}, "
+                     "'perf/train_time': {}, 'perf/step_time': {}, 'perf/wait_time_ratio': {}}}",
+                     trainer, timestamp(clock), r, update, wait, logp, train, logp + train, step, wait / step)
+              << std::endl;
+  }
+  std::cout << fmt::format("[{}] train.py:60 - training finished", timestamp(clock)) << std::endl;
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     if (argc == 3 && std::string(argv[1]) == "--hidden") return hidden_report(std::stoll(argv[2]));
+    if (argc == 8 && std::string(argv[1]) == "--hidden-rl") return hidden_rl_report(argv);
     std::vector<std::string> args(argv + 1, argv + argc);
     // torchrun's own arguments come before the training script.
     int64_t nodes = 1;
@@ -169,6 +353,9 @@ int main(int argc, char** argv) {
       std::string quoted = "'";
       for (char c : a) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
       script += " " + quoted + "'";
+    }
+    if (std::find(args.begin(), args.end(), "--rollout-num-gpus-per-engine") != args.end()) {
+      return rl_main(args, script);
     }
     const ladle::ModelSpec model =
         ladle::model::load_model(env_or("FAKE_ENGINE_MODEL", "glm-4.7-flash"));

@@ -30,6 +30,8 @@
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/sched/scheduler.hpp"
+#include "ladle/rl/rl_plan.hpp"
+#include "ladle/tune/rl_tune.hpp"
 #include "ladle/tune/run_lock.hpp"
 #include "ladle/tune/tune_db.hpp"
 #include "ladle/tune/tuner.hpp"
@@ -87,6 +89,17 @@ struct TuneOptions {
   int64_t max_running = 0;
   std::string engine_program;
   bool dry_run = false;
+  // --rl (issue 34): the RL job's workload and the trial length.
+  bool rl = false;
+  std::optional<int64_t> prompts;
+  std::optional<int64_t> samples_per_prompt;
+  std::optional<int64_t> prompt_len;
+  std::optional<int64_t> response_len;
+  std::optional<int64_t> response_max;
+  int64_t steps_per_rollout = 1;
+  std::string rl_mode;
+  bool kl = false;
+  bool json = false;
 };
 
 struct DirOptions {
@@ -281,7 +294,75 @@ int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io,
   return status && (*status == "verified" || *status == "measured") ? kExitOk : kExitNo;
 }
 
+
+// `ladle tune --rl`: the RL loop of tune/rl_tune.hpp, which keeps no database.
+int run_tune_rl(const TuneOptions& o, Io& io) {
+  if (o.model.empty()) throw_usage("tune --rl needs --model");
+  if (o.gpu.empty()) throw_usage("tune --rl needs --gpu (e.g. h200)");
+  if (o.gpus < 1) throw_usage("tune --rl needs --gpus, a GPU count");
+  if (o.out.empty()) throw_usage("tune --rl needs --out, a folder for the trials' scripts and logs");
+  if (!o.base.empty() || !o.script.empty() || !o.start.empty() || o.dry_run) {
+    throw_usage("tune --rl takes neither --base, --script, --start nor --dry-run: the candidates are plan --rl's");
+  }
+  const auto need = [](const std::optional<int64_t>& v, const char* name) {
+    if (!v) throw_usage("tune --rl needs {}", name);
+    return *v;
+  };
+  tune::RlTuneSettings s;
+  s.engine = o.engine.empty() ? "slime" : o.engine;
+  if (s.engine != "slime" && s.engine != "miles") {
+    throw_usage("--engine: an RL job runs on slime or miles, not {}", s.engine);
+  }
+  s.plan.model = model::load_model(o.model);
+  s.plan.hardware = plan::ClusterOptions{o.gpu, o.instance, "", std::nullopt};
+  s.plan.gpus = o.gpus;
+  rl::RlWork& w = s.plan.work;
+  w.rollout.prompts = need(o.prompts, "--prompts");
+  w.rollout.samples_per_prompt = need(o.samples_per_prompt, "--samples-per-prompt");
+  w.rollout.prompt_tokens = need(o.prompt_len, "--prompt-len");
+  w.rollout.response_mean = need(o.response_len, "--response-len");
+  w.rollout.response_max = need(o.response_max, "--response-max");
+  w.steps_per_rollout = o.steps_per_rollout;
+  w.ref_logprobs = o.kl;
+  rl::check_rl_work(s.plan.model, w);
+  if (!o.rl_mode.empty()) s.plan.modes = {rl::parse_mode(o.rl_mode)};
+  // The job's base arguments (data/rl/job.yaml) accumulate and reduce gradients in FP32
+  // (--accumulate-allreduce-grads-in-fp32): the trainer's search keeps that, as plan --rl does for a job.
+  s.plan.trainer_base.grad_reduce = StateDtype::fp32;
+  s.plan.trainer_fixed = {"grad_reduce"};
+  s.plan.calibration = plan::default_calibration();
+  s.plan.rollout_model = [](const ModelSpec& m, const GpuSpec& g, const rl::EngineLayout& e, int engines,
+                            const rl::RolloutWorkload& work) { return rl::estimate_rollout(m, g, e, engines, work); };
+  if (o.budget < 1) throw_usage("--budget: expected at least 1 trial, got {}", o.budget);
+  if (o.steps < 3) throw_usage("--steps: tune --rl runs this many rollouts per trial, at least 3, got {}", o.steps);
+  s.budget = o.budget;
+  s.rollouts = o.steps;
+  s.threshold = o.threshold;
+  s.time_limit_s = o.time_limit_s > 0 ? o.time_limit_s : 1800;
+  s.scheduler.backend = o.backend;
+  s.scheduler.partition = o.partition;
+  s.scheduler.account = o.account;
+  s.scheduler.ray_address = o.ray_address;
+  s.out_dir = fs::absolute(o.out).lexically_normal().string();
+  s.scheduler.state_dir = (fs::path(s.out_dir) / "jobs").string();
+  s.poll_s = o.backend == "local" ? 0.1 : 0.5;
+  if (!o.engine_program.empty()) s.engine_program = fs::absolute(o.engine_program).string();
+  s.run_id = util::sha256_hex(o.model + std::to_string(::getpid()) +
+                              std::to_string(std::chrono::system_clock::now().time_since_epoch().count()))
+                 .substr(0, 8);
+  if (fs::exists(s.out_dir) && !fs::is_empty(s.out_dir)) {
+    throw_usage("--out {}: tune --rl needs a new or empty folder", o.out);
+  }
+  auto scheduler = sched::make_scheduler(s.scheduler);
+  const tune::RlTuneResult result = tune::run_rl_tune(s, *scheduler, o.json ? nullptr : &io.err);
+  const std::string json = tune::rl_tune_json(result);
+  util::write_file_atomic((fs::path(s.out_dir) / "rl-tune.json").string(), json);
+  io.out << (o.json ? json : tune::render_rl_tune(result));
+  return result.best ? kExitOk : kExitNo;
+}
+
 int run_tune(const TuneOptions& o, Io& io) {
+  if (o.rl) return run_tune_rl(o, io);
   tune::TuneSettings settings = settings_from(o, io.err);
   if (o.dry_run) settings.run_id = "dryrun00";
   auto scheduler = sched::make_scheduler(settings.scheduler);
@@ -431,6 +512,21 @@ void add_tune_command(CLI::App& command, Io& io) {
   for (const Flag& f : kFlags) {
     std::visit([&](auto field) { command.add_option(f.name, (*o).*field, f.help); }, f.field);
   }
+  CLI::Option* rl = command.add_flag(
+      "--rl", o->rl,
+      "tune a slime/miles RL job: the GPU split, the engine's and the trainer's layouts, from plan --rl's "
+      "candidates (docs/rl.md); --steps is then rollouts per trial");
+  command.add_option("--prompts", o->prompts, "RL: prompts per rollout (--rollout-batch-size)")->needs(rl);
+  command.add_option("--samples-per-prompt", o->samples_per_prompt, "RL: responses per prompt")->needs(rl);
+  command.add_option("--prompt-len", o->prompt_len, "RL: mean prompt tokens")->needs(rl);
+  command.add_option("--response-len", o->response_len, "RL: mean response tokens")->needs(rl);
+  command.add_option("--response-max", o->response_max, "RL: the longest response (--rollout-max-response-len)")
+      ->needs(rl);
+  command.add_option("--steps-per-rollout", o->steps_per_rollout, "RL: optimizer steps per rollout (default 1)")
+      ->needs(rl);
+  command.add_option("--rl-mode", o->rl_mode, "RL: colocated, sync or async (default: all three)")->needs(rl);
+  command.add_flag("--kl", o->kl, "RL: a KL term to the reference policy")->needs(rl);
+  command.add_flag("--json", o->json, "RL: print the trials and the best as JSON")->needs(rl);
   command.add_flag("--dry-run", o->dry_run,
                    "print round 1 and its first script; write and submit nothing");
   command.require_subcommand(0, 1);
