@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <optional>
 
+#include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
@@ -113,9 +115,10 @@ TEST(Sweep, MemoryChartsDrawTheGpusUsableMemory) {
       make_site_catalog({test::site_recipe(test::glm52_tp4(), "recipes/glm-5.2-744b-a40b/h200/attune-tp4-pp4.yaml")});
   ASSERT_TRUE(catalog.recipes[0].prediction);
   const std::string page = render_recipe_page(catalog, 0);
-  // What the planner lets a layout use on an H200: its HBM less the search's margin (plan prints it).
-  const double usable_gib =
-      plan::hbm_capacity_gib(plan::make_cluster("H200", 1).gpu) * (1.0 - plan::PlanRequest{}.memory_margin);
+  // What the planner lets a layout use on an H200: its HBM less the margin of plan's default
+  // --fit-confidence (plan prints it).
+  const double margin = plan::plan_memory_margin(std::nullopt, std::nullopt, plan::default_calibration());
+  const double usable_gib = plan::hbm_capacity_gib(plan::make_cluster("H200", 1).gpu) * (1.0 - margin);
   const std::string usable = fmt::format("usable on H200: {:.1f} GiB", usable_gib);
   EXPECT_GE(count(page, "class=\"limit\""), 1u);
   EXPECT_NE(page.find(usable), std::string::npos) << usable;

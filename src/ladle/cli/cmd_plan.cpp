@@ -91,7 +91,8 @@ std::vector<int64_t> parse_gpu_counts(const std::string& text) {
 int run_plan(const PlanOptions& o, Io& io) {
   if (o.rl.rl) {  // an RL job: cmd_plan_rl.cpp
     return run_plan_rl({o.model.empty() ? o.model_positional : o.model, o.gpu, o.gpus, o.instance, o.cluster, o.price,
-                        o.calibration, o.top, o.objective, o.margin, o.emit, o.engine, o.args, o.script,
+                        o.calibration, o.top, o.objective,
+                        o.margin_given ? std::optional<double>(o.margin) : std::nullopt, o.fit_confidence, o.emit, o.engine, o.args, o.script,
                         o.script_flags, o.json},
                        o.rl, io);
   }

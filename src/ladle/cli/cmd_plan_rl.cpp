@@ -15,6 +15,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/rl/rl_job.hpp"
 #include "ladle/rl/rl_plan.hpp"
 #include "ladle/util/error.hpp"
@@ -213,10 +214,16 @@ int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
     r.trainer_base = layout::job_layout(*read, w.longest_tokens(), r.model);
     for (const layout::Knob* knob : read->layout.set) r.trainer_fixed.emplace_back(knob->key);
     r.trainer_fixed.emplace_back("grad_reduce");
+  } else {
+    // The job ladle writes carries data/rl/job.yaml's --accumulate-allreduce-grads-in-fp32, so the
+    // trainer keeps FP32 gradient reduction (a BF16 one would contradict it), as tune --rl does.
+    r.trainer_base.grad_reduce = StateDtype::fp32;
+    r.trainer_fixed.emplace_back("grad_reduce");
   }
   if (o.mem_fraction) r.mem_fraction = o.mem_fraction;
   r.calibration = c.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(c.calibration);
-  r.memory_margin = c.margin;
+  // The same memory rule as plan's: --margin when given, else the margin at --fit-confidence.
+  r.memory_margin = plan::plan_memory_margin(c.margin, c.fit_confidence, r.calibration);
   r.top = c.top;
   r.by_cost = plan::parse_objective(c.objective) == plan::Objective::cost;
   r.rollout_model = [](const ModelSpec& m, const GpuSpec& g, const rl::EngineLayout& e, int engines,

@@ -39,7 +39,8 @@ struct PlanRlCommon {
   std::string calibration;
   int64_t top = 5;
   std::string objective = "throughput";
-  double margin = 0.05;
+  std::optional<double> margin;          ///< --margin, when given
+  std::optional<double> fit_confidence;  ///< --fit-confidence, when given
   std::string emit;
   std::string engine;
   std::string args;

@@ -331,6 +331,7 @@ int run_tune_rl(const TuneOptions& o, Io& io) {
   s.plan.trainer_base.grad_reduce = StateDtype::fp32;
   s.plan.trainer_fixed = {"grad_reduce"};
   s.plan.calibration = plan::default_calibration();
+  s.plan.memory_margin = plan::plan_memory_margin(std::nullopt, std::nullopt, s.plan.calibration);
   s.plan.rollout_model = [](const ModelSpec& m, const GpuSpec& g, const rl::EngineLayout& e, int engines,
                             const rl::RolloutWorkload& work) { return rl::estimate_rollout(m, g, e, engines, work); };
   if (o.budget < 1) throw_usage("--budget: expected at least 1 trial, got {}", o.budget);

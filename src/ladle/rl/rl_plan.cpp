@@ -77,9 +77,10 @@ bool better(const RlStep& a, const RlStep& b, bool by_cost) {
   return a.samples_per_s > b.samples_per_s;
 }
 
+// A list of {part, gib}: part names are prose ("KV cache"), not keys.
 nlohmann::ordered_json parts_json(const std::vector<Part>& parts) {
-  nlohmann::ordered_json j = nlohmann::ordered_json::object();
-  for (const Part& p : parts) j[p.name] = p.value;
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (const Part& p : parts) j.push_back({{"part", p.name}, {"gib", p.value}});
   return j;
 }
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <set>
 
+#include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
@@ -55,10 +56,11 @@ std::string status_cell(const SiteRecipe& item) {
 }
 
 // The memory a layout may use per GPU on the recipe's GPU, as the planner counts it (HBM less the
-// search's default margin); none for a GPU the hardware catalog does not know.
+// margin plan keeps at its default --fit-confidence); none for a GPU the hardware catalog does not know.
 std::optional<double> usable_gib(const Recipe& r) {
   try {
-    return plan::hbm_capacity_gib(plan::make_cluster(r.gpu.type, 1).gpu) * (1.0 - plan::PlanRequest{}.memory_margin);
+    const double margin = plan::plan_memory_margin(std::nullopt, std::nullopt, plan::default_calibration());
+    return plan::hbm_capacity_gib(plan::make_cluster(r.gpu.type, 1).gpu) * (1.0 - margin);
   } catch (const Error&) {
     return std::nullopt;
   }

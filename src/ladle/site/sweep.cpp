@@ -10,6 +10,8 @@
 
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
@@ -28,6 +30,8 @@ SweepCount search_count(const plan::Measurement& run, int64_t gpus) {
   request.cluster.gpus = gpus;
   request.workload = run.workload;
   request.calibration = plan::default_calibration();
+  // plan's own rule: a layout counts as fitting at the default --fit-confidence.
+  request.memory_margin = plan::plan_memory_margin(std::nullopt, std::nullopt, request.calibration);
   request.top = 1;
   try {
     const plan::PlanReport report = plan::plan_layouts(request);
