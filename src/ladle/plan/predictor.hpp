@@ -50,6 +50,12 @@ enum class TimePart {
   dense_gemm, expert_gemm, attention, elementwise, recompute, tp_comm, ep_comm, cp_comm, pp_p2p,
   host_launches, activation_offload, pipeline_bubble, dp_comm, optimizer_gpu, optimizer_cpu, host_copies, count
 };
+
+/// The forward pass's share of a part of a chunk's time, as the time model prices them: a GEMM's
+/// backward is dgrad + wgrad (2x its forward), flash attention's 2.5x, the memory-bound work's 2x;
+/// a collective or transfer runs once each way; recompute, the bubble, DP communication, the
+/// optimizer and host copies have no forward share (0).
+double forward_share(TimePart part);
 inline constexpr size_t kMemoryParts = static_cast<size_t>(MemoryPart::count);
 inline constexpr size_t kTimeParts = static_cast<size_t>(TimePart::count);
 

@@ -9,13 +9,14 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "ladle/layout/knobs.hpp"
-#include "ladle/layout/layout_spec.hpp"
 #include "ladle/hw/catalog.hpp"
 #include "ladle/hw/hw_facts.hpp"
+#include "ladle/layout/knobs.hpp"
+#include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/util/rounding.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -23,13 +24,10 @@ namespace ladle::plan {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
 // Fixed decimals so that JSON output is byte-stable.
-double round_to(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
+using util::round_to;
+
+using Json = nlohmann::ordered_json;
 
 std::string header_line(const ReportHeader& h) {
   return fmt::format("{} on {} x {} ({} {}), rows of {} tokens, global batch {}, {}", h.model, h.cluster.gpus,

@@ -491,25 +491,6 @@ struct DualPipeStep {
   double expert_params = 0;  ///< the most expert parameters one rank holds
 };
 
-// The forward pass's share of each part of a chunk's time, as kind_time prices them: a GEMM's
-// backward is dgrad + wgrad (2x its forward), flash attention's 2.5x, the memory-bound work's 2x;
-// a collective or transfer runs once each way; recompute runs in backward.
-double forward_share(TimePart part) {
-  switch (part) {
-    case TimePart::dense_gemm:
-    case TimePart::expert_gemm:
-    case TimePart::elementwise:
-    case TimePart::cp_comm:
-    case TimePart::host_launches: return 1.0 / 3.0;
-    case TimePart::attention: return 1.0 / 3.5;
-    case TimePart::tp_comm:
-    case TimePart::ep_comm:
-    case TimePart::pp_p2p:
-    case TimePart::activation_offload: return 0.5;
-    default: return 0.0;
-  }
-}
-
 DualPipeStep dualpipe_step(const std::vector<Parts>& stage_parts,
                            const std::vector<double>& stage_dense,
                            const std::vector<double>& stage_expert, double microbatches) {
@@ -829,6 +810,22 @@ void apply_offload(TimeEstimate& out, double offload, bool overlap, StateDtype m
   out.parts[static_cast<size_t>(TimePart::host_copies)] = overlap ? std::max(0.0, copies - cpu) : copies;
   out.step_s = 0;
   for (double v : out.parts) out.step_s += v;
+}
+
+double forward_share(TimePart part) {
+  switch (part) {
+    case TimePart::dense_gemm:
+    case TimePart::expert_gemm:
+    case TimePart::elementwise:
+    case TimePart::cp_comm:
+    case TimePart::host_launches: return 1.0 / 3.0;
+    case TimePart::attention: return 1.0 / 3.5;
+    case TimePart::tp_comm:
+    case TimePart::ep_comm:
+    case TimePart::pp_p2p:
+    case TimePart::activation_offload: return 0.5;
+    default: return 0.0;
+  }
 }
 
 }  // namespace ladle::plan

@@ -85,28 +85,12 @@ plan::Workload training_workload(const RlWork& work, int64_t trainer_gpus, int64
 
 double forward_only_seconds(const std::vector<Part>& step_parts) {
   using plan::TimePart;
-  // The forward pass's share of each part, by the time model's own costs (time_model.cpp).
-  const auto share_of = [](TimePart t) {
-    switch (t) {
-      case TimePart::dense_gemm:
-      case TimePart::expert_gemm:
-      case TimePart::elementwise:
-      case TimePart::cp_comm:
-      case TimePart::host_launches: return 1.0 / 3.0;
-      case TimePart::attention: return 1.0 / 3.5;
-      case TimePart::tp_comm:
-      case TimePart::ep_comm:
-      case TimePart::pp_p2p:
-      case TimePart::activation_offload: return 0.5;
-      default: return 0.0;  // recompute, bubble (below), DP comm, optimizer, host copies
-    }
-  };
   double total = 0, forward = 0;
   for (size_t i = 0; i < plan::kTimeParts; ++i) {
     const auto t = static_cast<TimePart>(i);
     if (t == TimePart::pipeline_bubble) continue;
     const double seconds = part(step_parts, plan::to_string(t));
-    const double share = share_of(t);
+    const double share = plan::forward_share(t);
     if (share > 0) total += seconds;
     forward += share * seconds;
   }

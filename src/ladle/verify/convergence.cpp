@@ -7,17 +7,15 @@
 
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/rounding.hpp"
 
 namespace ladle::verify {
 
 namespace {
 
-constexpr const char* kThresholdsFile = "data/rules/convergence.yaml";
+using util::round_to;
 
-double round_to(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
+constexpr const char* kThresholdsFile = "data/rules/convergence.yaml";
 
 double number(const YAML::Node& root, const char* key, const std::string& file) {
   const YAML::Node node = root[key];

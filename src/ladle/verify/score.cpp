@@ -9,28 +9,21 @@
 #include "ladle/model/params.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/rounding.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::verify {
 
 namespace {
 
+using util::round_to;
+using util::round_significant;
+
 // MFU counts 6 FLOPs per parameter per token (forward 2, backward 4), models/README.md.
 constexpr double kFlopsPerParamPerToken = 6.0;
 constexpr double kSecondsPerHour = 3600.0;
 // The share of logged steps treated as warm-up by the default window.
 constexpr int64_t kWarmupDivisor = 4;
-
-double round_to(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
-
-double round_significant(double value, int digits) {
-  if (value == 0) return 0;
-  const int magnitude = static_cast<int>(std::floor(std::log10(std::fabs(value))));
-  return round_to(value, digits - 1 - magnitude);
-}
 
 SourceLocation at_line(const std::string& path, int line) { return SourceLocation{path, line, 0, ""}; }
 
