@@ -4,8 +4,8 @@
 // positional arguments, $((...))) are what the script means. Each job under tests/data/jobs/ was
 // read by hand; the figures asserted here are that reading. Skipped where bwrap cannot start.
 #include <gtest/gtest.h>
-
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -28,7 +28,8 @@ const std::string kJobs = std::string(LADLE_SOURCE_DIR) + "/tests/data/jobs/";
 // Whether the sandbox starts on this machine (bwrap installed, namespaces allowed).
 bool sandbox_starts() {
   static const bool starts = [] {
-    const fs::path dir = fs::temp_directory_path() / "ladle-sandbox-probe";
+    // One probe folder per process: CTest runs these tests as parallel processes.
+    const fs::path dir = fs::temp_directory_path() / ("ladle-sandbox-probe-" + std::to_string(::getpid()));
     fs::create_directories(dir);
     const std::string script = (dir / "probe.sh").string();
     std::ofstream(script) << "python3 train.py --tensor-model-parallel-size 2\n";
