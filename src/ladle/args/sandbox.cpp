@@ -295,7 +295,9 @@ Recording run_sandboxed(const SandboxOptions& o) {
                      {"LANG", "C.UTF-8"},
                      {"SHELL", "/bin/bash"}};
   for (const auto& [name, kind] : o.unset) rec.initial_env.emplace_back(name, unset_sentinel(name));
-  for (const auto& [k, v] : o.env) {
+  for (const auto& entry : o.env) {
+    const std::string& k = entry.first;
+    const std::string& v = entry.second;
     auto it = std::find_if(rec.initial_env.begin(), rec.initial_env.end(), [&](const auto& e) { return e.first == k; });
     // PATH from --env keeps the stand-ins first.
     const std::string value = k == "PATH" ? inside_bin + ":" + v : v;
