@@ -432,7 +432,9 @@ void unsentinel(args::LaunchArgs& l, const Sentinels& names) {
 // The environment a call has that the sandbox did not start bash with: what the script set.
 std::vector<std::pair<std::string, std::string>> script_env(const RecordedCall& call, const Recording& rec) {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const auto& [k, v] : call.env) {
+  for (const auto& entry : call.env) {
+    const std::string& k = entry.first;
+    const std::string& v = entry.second;
     if (kShellVariables.count(k)) continue;
     const auto it = std::find_if(rec.initial_env.begin(), rec.initial_env.end(),
                                  [&](const auto& e) { return e.first == k; });
@@ -509,7 +511,9 @@ args::LaunchArgs launches_of(const Recording& rec, const std::string& path,
         out.exports.push_back({k, v, p.line, false, "export", util::shell_quote(v)});
       }
     } else {
-      for (const auto& [k, v] : env) {
+      for (const auto& entry : env) {
+        const std::string& k = entry.first;
+        const std::string& v = entry.second;
         const auto same = std::find_if(out.exports.begin(), out.exports.end(),
                                        [&](const args::LaunchExport& e) { return e.name == k && e.value == v; });
         if (same == out.exports.end()) kept.env.push_back({k, v, call->line, false, "prefix", util::shell_quote(v)});
