@@ -217,8 +217,6 @@ ALLOWED = {
         "the knob choices' names (constexpr, no dependencies) the recipe's layout block accepts",
     ("src/ladle/args/bridge_args.cpp", "ladle/layout/knobs.hpp"):
         "the knob table's bridge column (constexpr rows) the Hydra reader maps overrides with",
-    ("src/ladle/recipe/launch_args.hpp", "ladle/args/launch_args.hpp"):
-        "transitional: the launch reader's old name, for code written before it moved to args/",
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"ladle/(\w+)/([^"]+)"', re.M)

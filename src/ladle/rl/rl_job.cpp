@@ -8,7 +8,7 @@
 #include "ladle/launch/job_script.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/recipe_layout.hpp"
-#include "ladle/recipe/launch_args.hpp"
+#include "ladle/args/launch_args.hpp"
 #include "ladle/rl/rl_plan.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -49,7 +49,7 @@ const JobData& job_data() {
 
 // A word of ladle's data or plan: its $NAME inputs expanded, everything else literal.
 std::string data_word(const std::string& w) {
-  return w.find('$') != std::string::npos ? recipe::variable_shell_word(w) : util::shell_quote(w);
+  return w.find('$') != std::string::npos ? args::variable_shell_word(w) : util::shell_quote(w);
 }
 
 }  // namespace
