@@ -923,9 +923,19 @@ PlanReport Search::run() {
     }
   }
   if (smallest_memory_ == kInf) {
-    throw_usage("no valid layout of {} on {} GPUs: tp*pp*cp*dp must equal the GPU count with tp dividing the "
-                "{} heads and a node's {} GPUs, ep dividing the {} experts, and dp dividing the global batch of {} rows",
-                model_.name, gpus_, model_.num_heads, gpn_, model_.num_experts, w_.global_batch);
+    // What tp must divide: the heads, and a Mamba mixer's heads and B/C groups (layout_rules.cpp).
+    std::string tp_divides = fmt::format("the {} heads", model_.num_heads);
+    if (model_.count_mixer(MixerKind::mamba) > 0) {
+      tp_divides += fmt::format(", the {} Mamba heads and the {} Mamba groups", model_.mamba_heads, model_.mamba_groups);
+    }
+    // Knobs the user's job fixes narrow the space: name them, so "no valid layout" points at the job.
+    std::string job;
+    if (std::find(req_.fixed.begin(), req_.fixed.end(), "tp") != req_.fixed.end()) {
+      job = fmt::format("; the job fixes tp {}", req_.base.tp);
+    }
+    throw_usage("no valid layout of {} on {} GPUs: tp*pp*cp*dp must equal the GPU count with tp dividing {} and a "
+                "node's {} GPUs, ep dividing the {} experts, and dp dividing the global batch of {} rows{}",
+                model_.name, gpus_, tp_divides, gpn_, model_.num_experts, w_.global_batch, job);
   }
   if (report_.fitting == 0 && smallest_host_ < kInf) {
     // Layouts fit in HBM, but their offloaded optimizer states do not fit in the host's memory.
