@@ -213,8 +213,8 @@ def closure(mods, name):
 # Includes below the includer's module that the graph allows, each with why: constexpr data read
 # from a header, which needs no link and holds no code of the module above.
 ALLOWED = {
-    ("src/ladle/recipe/recipe_fields.hpp", "ladle/layout/knob_names.hpp"):
-        "the knob choices' names (constexpr, no dependencies) the recipe's layout block accepts",
+    ("src/ladle/recipe/recipe_fields.hpp", "ladle/layout/knobs.hpp"):
+        "the knob table's recipe column (constexpr rows) the recipe's layout block is read and written through",
     ("src/ladle/args/bridge_args.cpp", "ladle/layout/knobs.hpp"):
         "the knob table's bridge column (constexpr rows) the Hydra reader maps overrides with",
 }

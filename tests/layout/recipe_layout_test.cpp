@@ -88,12 +88,12 @@ TEST(RecipeLayout, DualPipeRoundTripsInTheBlockButHasNoEngineArgument) {
   EXPECT_NE(format_layout_spec(l).find(",schedule=dualpipe"), std::string::npos)
       << format_layout_spec(l);
   const RecipeLayout block = to_recipe_layout(l, 4096);
-  ASSERT_TRUE(block.pipeline_schedule.has_value());
-  EXPECT_EQ(*block.pipeline_schedule, "dualpipe");
+  ASSERT_TRUE(block.knob("pipeline_schedule") != nullptr);
+  EXPECT_EQ(std::get<std::string>(*block.knob("pipeline_schedule")), "dualpipe");
   EXPECT_EQ(from_recipe_layout(block).schedule, PipelineSchedule::dualpipe);
   // 1F1B is the default, written nowhere.
   EXPECT_FALSE(
-      to_recipe_layout(parse_layout_spec("tp=1,pp=4"), 4096).pipeline_schedule.has_value());
+      to_recipe_layout(parse_layout_spec("tp=1,pp=4"), 4096).knob("pipeline_schedule") != nullptr);
   for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron}) {
     EXPECT_LADLE_ERROR(layout_engine_args(l, engine, 4096), usage,
                        "no Megatron-LM argument runs DualPipe");

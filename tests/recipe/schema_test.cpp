@@ -77,6 +77,25 @@ class SchemaWalker {
     }
   }
 
+  // The layout block's optional fields: the knob rows' recipe columns (recipe_fields.hpp).
+  void knob_fields(std::vector<LayoutField>&) {
+    for (const detail::KnobField& f : detail::layout_knob_fields()) {
+      const FieldOptions opt = f.options();
+      std::string type;
+      switch (f.knob->kind) {
+        case layout::KnobKind::integer: type = type_name<int64_t>(opt); break;
+        case layout::KnobKind::flag: type = type_name<bool>(opt); break;
+        case layout::KnobKind::real: type = type_name<double>(opt); break;
+        case layout::KnobKind::set: type = type_name<std::vector<std::string>>(opt); break;
+        case layout::KnobKind::choice:
+        case layout::KnobKind::text: type = type_name<std::string>(opt); break;
+      }
+      FieldFacts facts{.type = type, .required = false, .nullable = true};
+      facts.allowed.assign(opt.allowed.begin(), opt.allowed.end());
+      compare(f.name, facts);
+    }
+  }
+
   template <class T>
   void list(std::string_view name, std::vector<T>&) {
     walk_inner<T>(name, FieldFacts{.type = "list of object"});

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <cmath>
+#include <variant>
 
 #include "ladle/args/launch_args.hpp"
 #include "ladle/args/numerics_rules.hpp"
@@ -209,12 +210,13 @@ class Checker {
       return;
     }
     const int64_t layers = model_->num_layers;
-    if (l.pipeline_layout) {
+    const LayoutFieldValue* layout_string = l.knob(knob_row("pipeline_layout").recipe);
+    if (layout_string != nullptr && std::holds_alternative<std::string>(*layout_string)) {
       // The layout string places the layers itself: its stages must be pp x vpp, none of the
       // decoder layers missing or extra.
       std::vector<VirtualStage> stages;
       try {
-        stages = parse_pipeline_layout(*l.pipeline_layout);
+        stages = parse_pipeline_layout(std::get<std::string>(*layout_string));
       } catch (const Error& e) {
         add("R5", "layout.pipeline_layout", "{}", e.message());
         return;
@@ -237,8 +239,11 @@ class Checker {
     if (!l.layer_split) {
       // --account-for-embedding/loss-in-pipeline-split count the embedding and the loss as one
       // layer each in the split (Megatron-LM's pipeline split rules).
-      const int64_t counted = layers + (l.account_for_embedding.value_or(false) ? 1 : 0) +
-                              (l.account_for_loss.value_or(false) ? 1 : 0);
+      const auto stated = [&](std::string_view key) {
+        const LayoutFieldValue* v = l.knob(knob_row(key).recipe);
+        return v != nullptr && std::holds_alternative<bool>(*v) && std::get<bool>(*v);
+      };
+      const int64_t counted = layers + (stated("account_embedding") ? 1 : 0) + (stated("account_loss") ? 1 : 0);
       if (l.pp > 0 && counted % l.pp != 0) {
         add("R5", "layout.pp",
             "{} layers of {} do not split evenly over pp {}; give layout.layer_split", layers,

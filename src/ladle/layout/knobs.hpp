@@ -26,6 +26,7 @@
 
 #include "ladle/layout/knob_names.hpp"
 #include "ladle/layout/layout.hpp"
+#include "ladle/util/limits.hpp"
 
 namespace ladle::layout {
 
@@ -99,6 +100,9 @@ struct Knob {
   std::span<const KnobArg> args;  ///< launch arguments, written form first
   std::string_view bridge;        ///< Megatron-Bridge config override ("" none)
   std::string_view recipe;        ///< field of the recipe `layout:` block ("" none)
+  /// An integer recipe field's bounds with their reason (util/limits.hpp), which the recipe reader
+  /// enforces where it reads the field; every integer row with a recipe field of its own names one.
+  const limits::IntegerRange* recipe_range = nullptr;
   /// The value when no argument sets it, as the spec writes it ("" = Layout's default): Megatron-LM's
   /// pretrain_gpt.py, and slime / miles (which override a few of Megatron-LM's). "@key" follows
   /// another knob's value (etp defaults to tp).
@@ -348,11 +352,11 @@ inline constexpr Knob kKnobs[] = {
    .help = "distributed optimizer (states sharded over data parallel)", .get = get<&L::dist_opt>,
    .set = set<&L::dist_opt>},
   {.key = "dist_opt_instances", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::dist_opt_instances,
-   .bridge = "ddp.num_distributed_optimizer_instances", .recipe = "distributed_optimizer_instances",
+   .bridge = "ddp.num_distributed_optimizer_instances", .recipe = "distributed_optimizer_instances", .recipe_range = &limits::kParallelRange,
    .help = "distributed optimizer copies across data parallel", .get = get<&L::dist_opt_instances>,
    .set = set<&L::dist_opt_instances>},
   {.key = "vpp_layers", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::vpp_layers,
-   .recipe = "layers_per_virtual_stage", .help = "decoder layers per virtual pipeline stage (sets vpp)",
+   .recipe = "layers_per_virtual_stage", .recipe_range = &limits::kLayerCountRange, .help = "decoder layers per virtual pipeline stage (sets vpp)",
    .get = get<&L::vpp_layers>, .set = set<&L::vpp_layers>},
   {.key = "account_embedding", .kind = K::flag, .args = a::account_embedding,
    .bridge = "model.account_for_embedding_in_pipeline_split", .recipe = "account_for_embedding", .searchable = true,
@@ -436,11 +440,11 @@ inline constexpr Knob kKnobs[] = {
    .when = {"fp8", "none", true}, .help = "keep the first and last layers in BF16",
    .get = get<&L::fp8_bf16_edges>, .set = set<&L::fp8_bf16_edges>},
   {.key = "fp8_bf16_first", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::fp8_bf16_first,
-   .bridge = "mixed_precision.num_layers_at_start_in_bf16", .recipe = "fp8_bf16_first_layers",
+   .bridge = "mixed_precision.num_layers_at_start_in_bf16", .recipe = "fp8_bf16_first_layers", .recipe_range = &limits::kLayerCountRange,
    .when = {"fp8_bf16_edges", "on"}, .help = "BF16 layers at the start", .get = get<&L::fp8_bf16_first>,
    .set = set<&L::fp8_bf16_first>},
   {.key = "fp8_bf16_last", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::fp8_bf16_last,
-   .bridge = "mixed_precision.num_layers_at_end_in_bf16", .recipe = "fp8_bf16_last_layers",
+   .bridge = "mixed_precision.num_layers_at_end_in_bf16", .recipe = "fp8_bf16_last_layers", .recipe_range = &limits::kLayerCountRange,
    .when = {"fp8_bf16_edges", "on"}, .help = "BF16 layers at the end", .get = get<&L::fp8_bf16_last>,
    .set = set<&L::fp8_bf16_last>},
   {.key = "fp8_reuse_grad_buf", .kind = K::flag, .args = a::fp8_reuse_grad_buf,
@@ -518,7 +522,7 @@ inline constexpr Knob kKnobs[] = {
   // Layer-level activation offloading (ModelParallelConfig.cpu_offloading_num_layers; arguments.py
   // sets cpu_offloading when it is above 0, d98e8a64).
   {.key = "cpu_offload_layers", .kind = K::integer, .min = 0, .max = kMaxParallel, .args = a::cpu_offload_layers,
-   .bridge = "model.cpu_offloading_num_layers", .recipe = "cpu_offloading_layers",
+   .bridge = "model.cpu_offloading_num_layers", .recipe = "cpu_offloading_layers", .recipe_range = &limits::kLayerCountRange,
    .help = "decoder layers whose activations go to the host (legacy CPU offloading; pp 1 only; Megatron-Bridge "
            "also needs model.cpu_offloading=true)",
    .get = get<&L::cpu_offload_layers>, .set = set<&L::cpu_offload_layers>},
@@ -526,7 +530,7 @@ inline constexpr Knob kKnobs[] = {
    .recipe = "cp_comm_type", .help = "context-parallel communication", .get = get<&L::cp_comm>,
    .set = set<&L::cp_comm>},
   {.key = "cp_inner", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::cp_inner,
-   .bridge = "model.hierarchical_context_parallel_sizes", .recipe = "cp_a2a_size", .when = {"cp_comm", "a2a+p2p"},
+   .bridge = "model.hierarchical_context_parallel_sizes", .recipe = "cp_a2a_size", .recipe_range = &limits::kParallelRange, .when = {"cp_comm", "a2a+p2p"},
    .help = "hierarchical CP: the all-to-all group size (the rest is p2p)", .get = get<&L::cp_inner>,
    .set = set<&L::cp_inner>},
   // FP16 with a dynamic loss scale (Megatron-LM --fp16; Megatron-Bridge MixedPrecisionConfig.fp16):

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <map>
+#include <variant>
 
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -65,66 +66,57 @@ std::string field_text(int64_t v) { return std::to_string(v); }
 std::string field_text(double v) { return format_real(v); }
 std::string field_text(bool v) { return v ? "on" : "off"; }
 std::string field_text(const std::vector<std::string>& v) { return util::join(v, "+"); }
+std::string field_text(const LayoutFieldValue& v) {
+  return std::visit([](const auto& x) { return field_text(x); }, v);
+}
 
-void from_text(const std::string& text, std::string& out) { out = text; }
-void from_text(const std::string& text, int64_t& out) { std::from_chars(text.data(), text.data() + text.size(), out); }
-void from_text(const std::string& text, double& out) { out = std::strtod(text.c_str(), nullptr); }
-void from_text(const std::string& text, bool& out) { out = text == "on"; }
-void from_text(const std::string& text, std::vector<std::string>& out) {
-  out.clear();
+std::vector<std::string> set_members(const std::string& text) {
+  std::vector<std::string> out;
   for (const std::string& name : util::split(text, '+')) {
     if (!name.empty()) out.push_back(name);
   }
+  return out;
 }
 
-// Visits the optional knob fields of a block: reads them into a layout, or writes them from one.
-class KnobFields {
- public:
-  KnobFields(Layout& layout, bool write, std::vector<const Knob*>* held = nullptr)
-      : layout_(layout), write_(write), held_(held) {}
-
-  template <class T>
-  void field(std::string_view name, std::optional<T>& member, const recipe::detail::FieldOptions&) {
-    const std::string path = prefix_ + std::string(name);
-    const Knob* knob = find_knob_by_recipe(path);
-    if (knob == nullptr) return;
-    if (write_) {
-      if (knob_is_default(*knob, layout_)) {
-        member.reset();
-      } else {
-        member.emplace();
-        from_text(knob_text(*knob, layout_), *member);
-      }
-      return;
-    }
-    if (!member) return;
-    try {
-      set_knob_text(*knob, layout_, field_text(*member), "");
-    } catch (const Error& e) {
-      throw Error(ErrorKind::input, e.message(), SourceLocation{"", 0, 0, "layout." + path});
-    }
-    if (held_ != nullptr) held_->push_back(knob);
+// The knob's value in `l` as its recipe field holds it (the row's kind decides the YAML type).
+LayoutFieldValue field_value(const Knob& knob, const Layout& l) {
+  switch (knob.kind) {
+    case KnobKind::integer: return knob.get(l);
+    case KnobKind::flag: return knob.get(l) != 0;
+    case KnobKind::real: return knob.get_real(l);
+    case KnobKind::set: return set_members(knob_text(knob, l));
+    case KnobKind::choice:
+    case KnobKind::text: break;
   }
-  template <class T>
-  void field(std::string_view, T&, const recipe::detail::FieldOptions&) {}
-  template <class T>
-  void object(std::string_view name, std::optional<T>& member, bool = false) {
-    if (!member) return;
-    KnobFields inner(layout_, write_, held_);
-    inner.prefix_ = prefix_ + std::string(name) + ".";
-    recipe::detail::visit_fields(inner, *member);
-  }
-  template <class T>
-  void object(std::string_view, T&, bool = false) {}
-  template <class T>
-  void list(std::string_view, std::vector<T>&) {}
+  return knob_text(knob, l);
+}
 
- private:
-  Layout& layout_;
-  bool write_;
-  std::vector<const Knob*>* held_;
-  std::string prefix_;
-};
+// Sets the knob of the recipe field `path` from its value; an error names "layout.<path>".
+void set_from_field(const Knob& knob, Layout& l, const LayoutFieldValue& value, std::string_view path) {
+  try {
+    set_knob_text(knob, l, field_text(value), "");
+  } catch (const Error& e) {
+    throw Error(ErrorKind::input, e.message(), SourceLocation{"", 0, 0, "layout." + std::string(path)});
+  }
+}
+
+// Reads the block's knob fields into `l`: the optional fields, and recompute.modules inside the
+// typed recompute object. Returns the knobs they set, in field order.
+std::vector<const Knob*> read_knob_fields(const RecipeLayout& block, Layout& l) {
+  std::vector<const Knob*> held;
+  if (block.recompute && block.recompute->modules) {
+    const Knob& modules = *find_knob_by_recipe("recompute.modules");
+    set_from_field(modules, l, *block.recompute->modules, modules.recipe);
+    held.push_back(&modules);
+  }
+  for (const LayoutField& field : block.knobs) {
+    const Knob* knob = find_knob_by_recipe(field.name);
+    if (knob == nullptr) continue;
+    set_from_field(*knob, l, field.value, field.name);
+    held.push_back(knob);
+  }
+  return held;
+}
 
 // --- launch arguments -------------------------------------------------------------------------------
 
@@ -198,11 +190,9 @@ Layout from_recipe_layout(const RecipeLayout& block) {
     l.precision_aware = l.offload > 0;
   }
   if (!block.dispatcher.empty()) l.dispatcher = parse_moe_dispatcher(block.dispatcher);
-  RecipeLayout copy = block;
-  KnobFields reader(l, false);
-  recipe::detail::visit_fields(reader, copy);
+  read_knob_fields(block, l);
   // exp_avg_dtype alone sets both moments, as the spec's moments= does.
-  if (block.exp_avg_dtype && !block.exp_avg_sq_dtype) l.moments_sq = l.moments;
+  if (block.knob("exp_avg_dtype") != nullptr && block.knob("exp_avg_sq_dtype") == nullptr) l.moments_sq = l.moments;
   return l;
 }
 
@@ -230,16 +220,18 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
   if (l.recompute != RecomputeGranularity::none) block.recompute = recompute;
   if (l.offload > 0) block.offload = Offload{l.offload, l.overlap};
   block.dispatcher = to_string(l.dispatcher);
-  Layout copy = l;
-  KnobFields writer(copy, true);
-  recipe::detail::visit_fields(writer, block);
-  // The block reads precision_aware from offload > 0 when it has no field.
-  if (l.precision_aware && l.offload > 0) block.precision_aware.reset();
-  // exp_avg_sq_dtype is written only when it differs from exp_avg_dtype (alone, that sets both).
-  if (l.moments_sq == l.moments) {
-    block.exp_avg_sq_dtype.reset();
-  } else {
-    block.exp_avg_sq_dtype = to_string(l.moments_sq);
+  if (block.recompute) {
+    const Knob& modules = *find_knob_by_recipe("recompute.modules");
+    if (!knob_is_default(modules, l)) block.recompute->modules = set_members(knob_text(modules, l));
+  }
+  for (const recipe::detail::KnobField& field : recipe::detail::layout_knob_fields()) {
+    const Knob& knob = *field.knob;
+    bool write = !knob_is_default(knob, l);
+    // The block reads precision_aware from offload > 0 when it has no field.
+    if (knob.key == "precision_aware" && l.precision_aware && l.offload > 0) write = false;
+    // exp_avg_sq_dtype is written only when it differs from exp_avg_dtype (alone, that sets both).
+    if (knob.key == "moments_sq") write = l.moments_sq != l.moments;
+    if (write) block.knobs.push_back({std::string(field.name), field_value(knob, l)});
   }
 
   std::string pp = fmt::format("PP {}", l.pp);
@@ -548,12 +540,8 @@ bool is_required_field(const Knob& knob) {
 
 // The knobs of the optional fields the block states, in field order.
 std::vector<const Knob*> optional_fields_held(const RecipeLayout& block) {
-  std::vector<const Knob*> held;
   Layout scratch;
-  RecipeLayout copy = block;
-  KnobFields reader(scratch, false, &held);
-  recipe::detail::visit_fields(reader, copy);
-  return held;
+  return read_knob_fields(block, scratch);
 }
 
 }  // namespace

@@ -6,7 +6,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace ladle {
@@ -115,6 +117,16 @@ struct Offload {
   bool operator==(const Offload&) const = default;
 };
 
+/// One optional field of a recipe's `layout:` block as the YAML holds it: true/false (a flag), an
+/// integer, a number, a string (a choice or text) or a list of strings (a set); the knob row whose
+/// recipe column is `name` gives the kind.
+using LayoutFieldValue = std::variant<bool, int64_t, double, std::string, std::vector<std::string>>;
+struct LayoutField {
+  std::string name;
+  LayoutFieldValue value;
+  bool operator==(const LayoutField&) const = default;
+};
+
 struct RecipeLayout {
   std::string label;
   std::string summary;
@@ -133,59 +145,17 @@ struct RecipeLayout {
   std::optional<Recompute> recompute;
   std::optional<Offload> offload;
   std::string dispatcher;  ///< alltoall | allgather | flex
-  // Optional knobs (layout/knobs.hpp): absent means the knob's default, or what the run script sets.
-  std::optional<bool> precision_aware;  ///< --use-precision-aware-optimizer; absent: read from the run script
-  std::optional<std::string> exp_avg_dtype;  ///< first Adam moment dtype (--exp-avg-dtype)
-  std::optional<std::string> exp_avg_sq_dtype;  ///< second Adam moment dtype (--exp-avg-sq-dtype)
-  std::optional<std::string> main_grads_dtype;  ///< main gradient dtype (--main-grads-dtype)
-  std::optional<std::string> main_params_dtype;  ///< master weight dtype (--main-params-dtype)
-  std::optional<std::string> grad_reduce_dtype;  ///< gradient buffer and reduce dtype (--grad-reduce-in-bf16 / --accumulate-allreduce-grads-in-fp32)
-  std::optional<bool> distributed_optimizer;  ///< --use-distributed-optimizer
-  std::optional<int64_t> distributed_optimizer_instances;  ///< --num-distributed-optimizer-instances
-  std::optional<int64_t> layers_per_virtual_stage;  ///< --num-layers-per-virtual-pipeline-stage
-  std::optional<bool> account_for_embedding;  ///< --account-for-embedding-in-pipeline-split
-  std::optional<bool> account_for_loss;  ///< --account-for-loss-in-pipeline-split
-  std::optional<std::string> pipeline_layout;  ///< --pipeline-model-parallel-layout, e.g. Et*3|(tt|)*29m|L
-  std::optional<std::string> pipeline_schedule;  ///< 1f1b | dualpipe (DeepSeek's; no engine argument)
-  std::optional<std::string> flex_backend;  ///< flex dispatcher backend (--moe-flex-dispatcher-backend)
-  std::optional<bool> a2a_overlap;  ///< --overlap-moe-expert-parallel-comm
-  std::optional<bool> delay_wgrad;  ///< --delay-wgrad-compute
-  std::optional<bool> shared_expert_overlap;  ///< --moe-shared-expert-overlap
-  std::optional<bool> force_load_balancing;  ///< --moe-router-force-load-balancing
-  std::optional<double> capacity_factor;  ///< --moe-expert-capacity-factor
-  std::optional<bool> pad_to_capacity;  ///< --moe-pad-expert-input-to-capacity
-  std::optional<double> rank_capacity_factor;  ///< --moe-expert-rank-capacity-factor
-  std::optional<bool> paged_stash;  ///< --moe-paged-stash
-  std::optional<double> paged_stash_buffer_factor;  ///< --moe-paged-stash-buffer-size-factor-cuda
-  std::optional<bool> permute_fusion;  ///< --moe-permute-fusion
-  std::optional<std::string> router_dtype;  ///< --moe-router-dtype (none: the model dtype)
-  std::optional<std::string> fp8_format;  ///< --fp8-format (none: BF16 GEMMs)
-  std::optional<std::string> fp8_recipe;  ///< --fp8-recipe
-  std::optional<bool> fp8_param_gather;  ///< --fp8-param-gather
-  std::optional<bool> fp8_first_last_bf16;  ///< --first-last-layers-bf16
-  std::optional<int64_t> fp8_bf16_first_layers;  ///< --num-layers-at-start-in-bf16
-  std::optional<int64_t> fp8_bf16_last_layers;  ///< --num-layers-at-end-in-bf16
-  std::optional<bool> fp8_reuse_grad_buffer;  ///< --reuse-grad-buf-for-mxfp8-param-ag
-  std::optional<bool> activation_fp8_input_store;  ///< Megatron-Bridge model.activation_func_fp8_input_store
-  std::optional<bool> fp8_dot_product_attention;  ///< Megatron-Bridge mixed_precision.fp8_dot_product_attention
-  std::optional<std::string> fp4_format;  ///< --fp4-format (none: BF16 or FP8 GEMMs)
-  std::optional<std::string> fp4_recipe;  ///< --fp4-recipe
-  std::optional<bool> fp4_param_gather;  ///< --fp4-param-gather
-  std::optional<std::string> cuda_graph;  ///< --cuda-graph-impl
-  std::optional<std::vector<std::string>> cuda_graph_modules;  ///< --cuda-graph-modules (empty: whole layers)
-  std::optional<bool> overlap_grad_reduce;  ///< --overlap-grad-reduce
-  std::optional<bool> overlap_param_gather;  ///< --overlap-param-gather
-  std::optional<bool> tp_comm_overlap;  ///< --tp-comm-overlap
-  std::optional<std::string> fsdp;  ///< --use-megatron-fsdp (megatron) or --use-torch-fsdp2 (torch)
-  std::optional<std::string> fsdp_sharding;  ///< --data-parallel-sharding-strategy
-  std::optional<bool> cross_entropy_fusion;  ///< --cross-entropy-loss-fusion
-  std::optional<std::string> cross_entropy_impl;  ///< --cross-entropy-fusion-impl
-  std::optional<bool> activation_offload;  ///< --fine-grained-activation-offloading
-  std::optional<std::vector<std::string>> activation_offload_modules;  ///< --offload-modules
-  std::optional<double> activation_offload_fraction;  ///< --activation-offload-fraction
-  std::optional<int64_t> cpu_offloading_layers;  ///< --cpu-offloading-num-layers (legacy activation offload)
-  std::optional<std::string> cp_comm_type;  ///< --cp-comm-type
-  std::optional<int64_t> cp_a2a_size;  ///< hierarchical CP: the all-to-all group (--hierarchical-context-parallel-sizes A cp/A)
+  /// The optional knob fields the block states, in the knob table's order (layout/knobs.hpp): each
+  /// is the recipe column of one knob row, read and written through that row (its kind, names and
+  /// range). Absent means the knob's default, or what the run script sets.
+  std::vector<LayoutField> knobs;
+  /// The optional field `name` (the knob row's recipe column), or nullptr when the block leaves it out.
+  const LayoutFieldValue* knob(std::string_view name) const {
+    for (const LayoutField& f : knobs) {
+      if (f.name == name) return &f.value;
+    }
+    return nullptr;
+  }
   bool operator==(const RecipeLayout&) const = default;
 };
 

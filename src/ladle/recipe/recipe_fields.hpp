@@ -2,13 +2,21 @@
 // The one description of the recipe's fields, in file key order. The YAML reader, the YAML writer
 // and the schema test all walk it, so the three cannot disagree.
 //
-// A visitor provides `field(name, member, FieldOptions)` for every member type used below and
-// `object(name, member)` for nested structs; `visit_fields(v, value)` calls it once per field.
+// A visitor provides `field(name, member, FieldOptions)` for every member type used below,
+// `object(name, member)` for nested structs and `knob_fields(fields)` for the layout block's optional
+// knob fields; `visit_fields(v, value)` calls it once per field.
+//
+// The layout block's optional fields are not listed here: they are the rows of the knob table
+// (layout/knobs.hpp, read as constexpr data) whose recipe column is not one of RecipeLayout's typed
+// fields, in table order (layout_knob_fields below). A knob row says its field's name, kind, names
+// and range once, for the reader, the writer, the schema test and the layout.
 
+#include <algorithm>
 #include <span>
 #include <string_view>
+#include <vector>
 
-#include "ladle/layout/knob_names.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/util/limits.hpp"
 
@@ -30,9 +38,10 @@ struct FieldOptions {
 
 inline constexpr std::string_view kStatuses[] = {"planned", "measured", "verified"};
 inline constexpr std::string_view kPrecisions[] = {"bf16", "fp8"};
-inline constexpr std::string_view kGranularities[] = {"full", "selective"};
-inline constexpr std::string_view kRecomputeMethods[] = {"uniform", "block"};
-inline constexpr std::string_view kDispatchers[] = {"alltoall", "allgather", "flex"};
+/// The recompute object's granularities: the knob's names but "none", which the block writes as
+/// `recompute: null`.
+inline constexpr std::span<const std::string_view> kGranularities =
+    std::span<const std::string_view>(layout::kGranularityNames).subspan(1);
 inline constexpr std::string_view kPassFail[] = {"pass", "fail"};
 inline constexpr std::string_view kPassFailPending[] = {"pass", "fail", "pending"};
 /// slime's --advantage-estimator choices (slime/utils/arguments.py, THUDM/slime commit
@@ -132,7 +141,7 @@ void visit_fields(V& v, LayerSplit& x) {
 template <class V>
 void visit_fields(V& v, Recompute& x) {
   v.field("granularity", x.granularity, {.allowed = kGranularities});
-  v.field("method", x.method, {.allowed = kRecomputeMethods});
+  v.field("method", x.method, {.allowed = layout::kRecomputeMethodNames});
   v.field("num_layers", x.num_layers, {.range = &limits::kLayerCountRange});
   v.field("modules", x.modules, {.allowed = layout::kRecomputeModuleNames, .omit_if_null = true});
 }
@@ -161,59 +170,51 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("rows_per_microbatch", x.rows_per_microbatch, {.range = &limits::kBatchRowsRange});
   v.object("recompute", x.recompute);
   v.object("offload", x.offload);
-  v.field("dispatcher", x.dispatcher, {.allowed = kDispatchers});
-  v.field("precision_aware", x.precision_aware, {.omit_if_null = true});
-  v.field("exp_avg_dtype", x.exp_avg_dtype, {.allowed = layout::kStateDtypeNames, .omit_if_null = true});
-  v.field("exp_avg_sq_dtype", x.exp_avg_sq_dtype, {.allowed = layout::kStateDtypeNames, .omit_if_null = true});
-  v.field("main_grads_dtype", x.main_grads_dtype, {.allowed = layout::kMainGradsNames, .omit_if_null = true});
-  v.field("main_params_dtype", x.main_params_dtype, {.allowed = layout::kMainParamsNames, .omit_if_null = true});
-  v.field("grad_reduce_dtype", x.grad_reduce_dtype, {.allowed = layout::kMainGradsNames, .omit_if_null = true});
-  v.field("distributed_optimizer", x.distributed_optimizer, {.omit_if_null = true});
-  v.field("distributed_optimizer_instances", x.distributed_optimizer_instances, {.omit_if_null = true, .range = &limits::kParallelRange});
-  v.field("layers_per_virtual_stage", x.layers_per_virtual_stage, {.omit_if_null = true, .range = &limits::kLayerCountRange});
-  v.field("account_for_embedding", x.account_for_embedding, {.omit_if_null = true});
-  v.field("account_for_loss", x.account_for_loss, {.omit_if_null = true});
-  v.field("pipeline_layout", x.pipeline_layout, {.omit_if_null = true});
-  v.field("pipeline_schedule", x.pipeline_schedule, {.allowed = layout::kPipelineScheduleNames, .omit_if_null = true});
-  v.field("flex_backend", x.flex_backend, {.allowed = layout::kFlexBackendNames, .omit_if_null = true});
-  v.field("a2a_overlap", x.a2a_overlap, {.omit_if_null = true});
-  v.field("delay_wgrad", x.delay_wgrad, {.omit_if_null = true});
-  v.field("shared_expert_overlap", x.shared_expert_overlap, {.omit_if_null = true});
-  v.field("force_load_balancing", x.force_load_balancing, {.omit_if_null = true});
-  v.field("capacity_factor", x.capacity_factor, {.omit_if_null = true});
-  v.field("pad_to_capacity", x.pad_to_capacity, {.omit_if_null = true});
-  v.field("rank_capacity_factor", x.rank_capacity_factor, {.omit_if_null = true});
-  v.field("paged_stash", x.paged_stash, {.omit_if_null = true});
-  v.field("paged_stash_buffer_factor", x.paged_stash_buffer_factor, {.omit_if_null = true});
-  v.field("permute_fusion", x.permute_fusion, {.omit_if_null = true});
-  v.field("router_dtype", x.router_dtype, {.allowed = layout::kRouterDtypeNames, .omit_if_null = true});
-  v.field("fp8_format", x.fp8_format, {.allowed = layout::kFp8FormatNames, .omit_if_null = true});
-  v.field("fp8_recipe", x.fp8_recipe, {.allowed = layout::kFp8RecipeNames, .omit_if_null = true});
-  v.field("fp8_param_gather", x.fp8_param_gather, {.omit_if_null = true});
-  v.field("fp8_first_last_bf16", x.fp8_first_last_bf16, {.omit_if_null = true});
-  v.field("fp8_bf16_first_layers", x.fp8_bf16_first_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
-  v.field("fp8_bf16_last_layers", x.fp8_bf16_last_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
-  v.field("fp8_reuse_grad_buffer", x.fp8_reuse_grad_buffer, {.omit_if_null = true});
-  v.field("activation_fp8_input_store", x.activation_fp8_input_store, {.omit_if_null = true});
-  v.field("fp8_dot_product_attention", x.fp8_dot_product_attention, {.omit_if_null = true});
-  v.field("fp4_format", x.fp4_format, {.allowed = layout::kFp4FormatNames, .omit_if_null = true});
-  v.field("fp4_recipe", x.fp4_recipe, {.allowed = layout::kFp4RecipeNames, .omit_if_null = true});
-  v.field("fp4_param_gather", x.fp4_param_gather, {.omit_if_null = true});
-  v.field("cuda_graph", x.cuda_graph, {.allowed = layout::kCudaGraphNames, .omit_if_null = true});
-  v.field("cuda_graph_modules", x.cuda_graph_modules, {.allowed = layout::kGraphModuleNames, .omit_if_null = true});
-  v.field("overlap_grad_reduce", x.overlap_grad_reduce, {.omit_if_null = true});
-  v.field("overlap_param_gather", x.overlap_param_gather, {.omit_if_null = true});
-  v.field("tp_comm_overlap", x.tp_comm_overlap, {.omit_if_null = true});
-  v.field("fsdp", x.fsdp, {.allowed = layout::kFsdpNames, .omit_if_null = true});
-  v.field("fsdp_sharding", x.fsdp_sharding, {.allowed = layout::kFsdpShardingNames, .omit_if_null = true});
-  v.field("cross_entropy_fusion", x.cross_entropy_fusion, {.omit_if_null = true});
-  v.field("cross_entropy_impl", x.cross_entropy_impl, {.allowed = layout::kCrossEntropyImplNames, .omit_if_null = true});
-  v.field("activation_offload", x.activation_offload, {.omit_if_null = true});
-  v.field("activation_offload_modules", x.activation_offload_modules, {.allowed = layout::kOffloadModuleNames, .omit_if_null = true});
-  v.field("activation_offload_fraction", x.activation_offload_fraction, {.omit_if_null = true});
-  v.field("cpu_offloading_layers", x.cpu_offloading_layers, {.omit_if_null = true, .range = &limits::kLayerCountRange});
-  v.field("cp_comm_type", x.cp_comm_type, {.allowed = layout::kCpCommNames, .omit_if_null = true});
-  v.field("cp_a2a_size", x.cp_a2a_size, {.omit_if_null = true, .range = &limits::kParallelRange});
+  v.field("dispatcher", x.dispatcher, {.allowed = layout::kDispatcherNames});
+  v.knob_fields(x.knobs);
+}
+
+/// One optional field of the layout block: a knob row with a recipe column of its own.
+struct KnobField {
+  const layout::Knob* knob = nullptr;
+  std::string_view name;                   ///< the row's recipe column
+  std::vector<std::string_view> allowed;  ///< a choice's or set's names the row accepts (all, unless `allowed` bits)
+  FieldOptions options() const { return {.allowed = allowed, .omit_if_null = true, .range = knob->recipe_range}; }
+};
+
+namespace knob_field_detail {
+// Collects the names of RecipeLayout's typed fields by walking them.
+struct TypedNames {
+  std::vector<std::string_view> names;
+  template <class T>
+  void field(std::string_view name, T&, const FieldOptions&) { names.push_back(name); }
+  template <class T>
+  void object(std::string_view name, T&, bool = false) { names.push_back(name); }
+  void knob_fields(std::vector<LayoutField>&) {}
+};
+}  // namespace knob_field_detail
+
+/// The layout block's optional fields, in knob-table order: every row whose recipe column's first
+/// part ("recompute" of "recompute.modules") is none of RecipeLayout's typed fields.
+inline const std::vector<KnobField>& layout_knob_fields() {
+  static const std::vector<KnobField> fields = [] {
+    knob_field_detail::TypedNames typed;
+    RecipeLayout scratch;
+    visit_fields(typed, scratch);
+    std::vector<KnobField> out;
+    for (const layout::Knob& knob : layout::kKnobs) {
+      if (knob.recipe.empty()) continue;
+      const std::string_view head = knob.recipe.substr(0, knob.recipe.find('.'));
+      if (std::find(typed.names.begin(), typed.names.end(), head) != typed.names.end()) continue;
+      KnobField field{.knob = &knob, .name = knob.recipe};
+      for (size_t i = 0; i < knob.names.size(); ++i) {
+        if (knob.allowed == 0 || ((knob.allowed >> i) & 1) != 0) field.allowed.push_back(knob.names[i]);
+      }
+      out.push_back(std::move(field));
+    }
+    return out;
+  }();
+  return fields;
 }
 
 template <class V>

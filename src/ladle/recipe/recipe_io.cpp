@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <set>
+#include <variant>
 
 #include "ladle/recipe/recipe_fields.hpp"
 #include "ladle/recipe/yaml_style.hpp"
@@ -231,6 +232,20 @@ class MapReader {
     }
   }
 
+  // The layout block's optional knob fields (recipe_fields.hpp, layout_knob_fields): each read as its
+  // knob row's kind says, with the row's names and range.
+  void knob_fields(std::vector<LayoutField>& member) {
+    member.clear();
+    for (const detail::KnobField& f : detail::layout_knob_fields()) {
+      known_.emplace_back(f.name);
+      const Entry* entry = find(f.name);
+      if (!entry || entry->value.IsNull()) continue;
+      const std::string path = join_path(path_, f.name);
+      ctx_.where->by_path[path] = ctx_.at(entry->key_node, path);
+      member.push_back({std::string(f.name), read_knob_value(f, entry->value, path)});
+    }
+  }
+
   template <class T>
   void object(std::string_view name, T& member, bool omit_if_null = false) {
     known_.emplace_back(name);
@@ -294,6 +309,23 @@ class MapReader {
     YAML::Node key_node;
     YAML::Node value;
   };
+
+  LayoutFieldValue read_knob_value(const detail::KnobField& f, const YAML::Node& node, const std::string& path) {
+    const FieldOptions opt = f.options();
+    const auto read = [&]<class T>(T value) -> LayoutFieldValue {
+      read_value(ctx_, node, path, value, opt);
+      return value;
+    };
+    switch (f.knob->kind) {
+      case layout::KnobKind::integer: return read(int64_t{0});
+      case layout::KnobKind::flag: return read(false);
+      case layout::KnobKind::real: return read(0.0);
+      case layout::KnobKind::set: return read(std::vector<std::string>());
+      case layout::KnobKind::choice:
+      case layout::KnobKind::text: break;
+    }
+    return read(std::string());
+  }
 
   template <class T>
   void read_object(const YAML::Node& node, const std::string& path, T& out) {
@@ -420,6 +452,17 @@ class Writer {
       out_ += key + ":";
       detail::append_scalar(out_, value, indent_ + 2 + key.size() + 1, indent_ + 4);
       out_ += '\n';
+    }
+  }
+
+  // The layout block's optional knob fields, in knob-table order, each as its value's type writes.
+  void knob_fields(std::vector<LayoutField>& values) {
+    for (const detail::KnobField& f : detail::layout_knob_fields()) {
+      for (LayoutField& value : values) {
+        if (value.name != f.name) continue;
+        const FieldOptions opt = f.options();
+        std::visit([&](auto& v) { field(f.name, v, opt); }, value.value);
+      }
     }
   }
 
