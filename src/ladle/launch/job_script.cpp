@@ -30,33 +30,33 @@ struct BridgeOverride {
   std::optional<std::string> value;
 };
 
-std::optional<BridgeOverride> bridge_key_of(const std::string& flag) {
-  for (const layout::Knob& knob : layout::kKnobs) {
-    for (const layout::KnobArg& arg : knob.args) {
-      if (arg.flag != flag) continue;
-      if (!arg.bridge.empty()) return BridgeOverride{std::string(arg.bridge), "true"};  // its own switch
-      if (knob.bridge.empty()) break;
-      BridgeOverride out{std::string(knob.bridge), std::nullopt};
-      // A switch that turns its knob off (--no-gradient-accumulation-fusion) is its override false.
-      if (arg.form == layout::ArgForm::on && knob.kind == layout::KnobKind::flag && arg.on_value == "off")
+// The override of one argument of a knob row, or nullopt when the row has none.
+std::optional<BridgeOverride> knob_override(const layout::Knob& knob, const layout::KnobArg& arg) {
+  if (!arg.bridge.empty()) return BridgeOverride{std::string(arg.bridge), "true"};  // its own switch
+  if (knob.bridge.empty()) return std::nullopt;
+  BridgeOverride out{std::string(knob.bridge), std::nullopt};
+  // A switch that turns its knob off (--no-gradient-accumulation-fusion) is its override false.
+  if (arg.form == layout::ArgForm::on && knob.kind == layout::KnobKind::flag && arg.on_value == "off")
+    out.value = "false";
+  if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag && arg.on_value != "on") {
+    // A boolean override named after one value (mixed_precision.grad_reduce_in_fp32) is true for
+    // that value and false for the knob's other switch; otherwise the override takes the value.
+    out.value = std::string(arg.on_value);
+    if (out.key.find(arg.on_value) != std::string::npos) out.value = "true";
+    for (const layout::KnobArg& other : knob.args) {
+      if (&other != &arg && other.form == layout::ArgForm::on && out.key.find(other.on_value) != std::string::npos) {
         out.value = "false";
-      if (arg.form == layout::ArgForm::on && knob.kind != layout::KnobKind::flag &&
-          arg.on_value != "on") {
-        // A boolean override named after one value (mixed_precision.grad_reduce_in_fp32) is true for
-        // that value and false for the knob's other switch; otherwise the override takes the value.
-        out.value = std::string(arg.on_value);
-        if (out.key.find(arg.on_value) != std::string::npos) out.value = "true";
-        for (const layout::KnobArg& other : knob.args) {
-          if (&other != &arg && other.form == layout::ArgForm::on &&
-              out.key.find(other.on_value) != std::string::npos) {
-            out.value = "false";
-          }
-        }
       }
-      return out;
     }
   }
-  if (const BridgeKey* key = engine_table().bridge_key(flag))
+  return out;
+}
+
+std::optional<BridgeOverride> bridge_key_of(const JobArg& a) {
+  if (a.knob != nullptr) {
+    if (auto out = knob_override(*a.knob, *a.spelling)) return out;
+  }
+  if (const BridgeKey* key = engine_table().bridge_key(a.flag))
     return BridgeOverride{key->key, std::nullopt};
   return std::nullopt;
 }
@@ -76,18 +76,19 @@ std::string hydra_string(const std::string& text) {
 // The Bridge value of a Megatron-LM argument: a switch is true; a knob's list (recompute modules,
 // the hierarchical CP sizes) a Hydra list [a,b]; the data prefix a blend (the form of
 // Megatron-Bridge's examples/models/gpt_oss/slurm_pretrain.sh: dataset.blend=[["prefix"],null]).
-std::string bridge_value(const std::string& flag, const std::vector<std::string>& values) {
+std::string bridge_value(const JobArg& a) {
+  const std::vector<std::string>& values = a.values;
   if (values.empty()) return "true";
-  if (flag == "--data-path") return "[[\"" + util::join(values, "\",\"") + "\"],null]";
-  const layout::Knob* knob = layout::find_knob_by_flag(flag);
-  std::vector<std::string> words;
-  for (const std::string& v : values) {
-    for (const std::string& w : util::split(v, ' ')) {
-      if (!w.empty()) words.push_back(w);
+  if (a.flag == "--data-path") return "[[\"" + util::join(values, "\",\"") + "\"],null]";
+  if (a.knob != nullptr && layout::knob_arg_is_list(*a.knob, *a.spelling)) {
+    std::vector<std::string> words;
+    for (const std::string& v : values) {
+      for (const std::string& w : util::split(v, ' ')) {
+        if (!w.empty()) words.push_back(w);
+      }
     }
-  }
-  if (knob != nullptr && (knob->kind == layout::KnobKind::set || knob->key == "cp_inner"))
     return "[" + util::join(words, ",") + "]";
+  }
   return hydra_string(util::join(values, " "));
 }
 
@@ -533,6 +534,19 @@ bool bridge_expands(const JobArg& a, const std::string& base) {
   return open;
 }
 
+// An argument read from text (a base's script, data/launch/engines.yaml) with its knob row, found
+// once where the text enters; the layout's own arguments carry theirs from layout_engine_args.
+JobArg with_row(JobArg a) {
+  const layout::Knob* knob = layout::find_knob_by_flag(a.flag);
+  if (knob == nullptr) return a;
+  for (const layout::KnobArg& spelling : knob->args) {
+    if (spelling.flag != a.flag) continue;
+    a.knob = knob;
+    a.spelling = &spelling;
+  }
+  return a;
+}
+
 std::vector<JobArg> job_args(const JobRequest& r) {
   const EngineTable& table = engine_table();
   const int64_t nodes = (r.gpus + r.gpus_per_node - 1) / r.gpus_per_node;
@@ -544,8 +558,8 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   }
   for (const args::LaunchArg& a : r.base->args) {
     // ladle's defaults name the job's inputs ($HF_CKPT) without a script's words.
-    args.push_back({a.flag, a.values, a.placeholder, has_words(a) ? a.shell : std::vector<std::string>{},
-                    !has_words(a) && a.unresolved});
+    args.push_back(with_row({a.flag, a.values, a.placeholder, has_words(a) ? a.shell : std::vector<std::string>{},
+                             !has_words(a) && a.unresolved}));
   }
   for (const layout::EngineArg& a :
        job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
@@ -557,27 +571,18 @@ std::vector<JobArg> job_args(const JobRequest& r) {
             r.base->job_layout_flags.end()) {
       continue;
     }
-    std::vector<std::string> values;
-    // A list (--recompute-modules moe_act layernorm) is one word per member, as argparse takes it.
-    const layout::Knob* knob = layout::find_knob_by_flag(a.flag);
-    const bool list = knob != nullptr && (knob->kind == layout::KnobKind::set || knob->key == "cp_inner");
-    if (a.value && list) {
-      for (const std::string& w : util::split(*a.value, ' ')) {
-        if (!w.empty()) values.push_back(w);
-      }
-    } else if (a.value) {
-      values.push_back(*a.value);
-    }
-    args.push_back({a.flag, std::move(values)});
+    // A list (--recompute-modules moe_act layernorm) is one word per member, as argparse takes it:
+    // the row's words.
+    args.push_back({a.flag, a.words, false, {}, false, a.knob, a.spelling});
   }
   if (r.base->job_seq_length && !has_flag(args, "--seq-length")) {
     const args::LaunchArg& a = *r.base->job_seq_length;
-    args.push_back({a.flag, a.values, false, has_words(a) ? a.shell : std::vector<std::string>{}, false});
+    args.push_back(with_row({a.flag, a.values, false, has_words(a) ? a.shell : std::vector<std::string>{}, false}));
   }
   if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
     for (const std::string& word : table.fp8_flags) {
       if (word.rfind("--", 0) == 0) {
-        args.push_back({word, {}});
+        args.push_back(with_row({word, {}}));
       } else {
         args.back().values.push_back(word);
       }
@@ -603,7 +608,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   std::vector<JobArg> rest;
   for (const JobArg& a : args) {
     if (a.placeholder) continue;
-    const auto key = bridge_key_of(a.flag);
+    const auto key = bridge_key_of(a);
     if (!key) {
       throw_input(SourceLocation{r.base->name, 0, 0, a.flag},
                   "the base's {} has no Megatron-Bridge override (knob table or "
@@ -611,7 +616,7 @@ std::vector<JobArg> job_args(const JobRequest& r) {
                   "cannot be converted",
                   a.flag);
     }
-    JobArg o{key->key, {key->value ? *key->value : bridge_value(a.flag, a.values)}, false, {},
+    JobArg o{key->key, {key->value ? *key->value : bridge_value(a)}, false, {},
              bridge_expands(a, r.base->name)};
     (key->key.rfind("mixed_precision.", 0) == 0 ? precision : rest).push_back(std::move(o));
   }

@@ -38,6 +38,10 @@ struct JobArg {
   /// the job then writes each value quoted, with its $NAME inputs expanded when `expands`.
   std::vector<std::string> shell;
   bool expands = false;  ///< the values name the job's inputs ($HF_CKPT) to expand
+  /// The knob row and the row's argument it writes (nullptr: an argument beside the knob table);
+  /// its Megatron-Bridge override and value form come from the row.
+  const layout::Knob* knob = nullptr;
+  const layout::KnobArg* spelling = nullptr;
 };
 
 /// The layout's arguments for `engine` through the knob table, without the MoE flags for a dense

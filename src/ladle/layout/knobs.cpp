@@ -160,6 +160,25 @@ void set_knob_text(const Knob& knob, Layout& layout, std::string_view text, std:
   }
 }
 
+bool knob_arg_is_list(const Knob& knob, const KnobArg& arg) {
+  return knob.kind == KnobKind::set || !arg.of.empty();
+}
+
+std::vector<std::string> knob_arg_words(const Knob& knob, const KnobArg& arg, const Layout& layout) {
+  if (!arg.of.empty()) {
+    const int64_t size = knob.get(layout);
+    const int64_t whole = find_knob(arg.of)->get(layout);
+    return {std::to_string(size), std::to_string(size > 0 ? whole / size : 0)};
+  }
+  const std::string text = knob_text(knob, layout);
+  if (knob.kind != KnobKind::set) return {text};
+  std::vector<std::string> words;
+  for (const std::string& word : util::split(text, '+')) {
+    if (!word.empty()) words.push_back(word);
+  }
+  return words;
+}
+
 bool knob_is_default(const Knob& knob, const Layout& layout) {
   static const Layout kDefault;
   return knob_text(knob, layout) == knob_text(knob, kDefault);

@@ -70,6 +70,9 @@ struct KnobArg {
   bool deprecated = false;  ///< read, never written
   /// A switch's own Megatron-Bridge override (`key=true`) where it is not the knob's `.bridge`.
   std::string_view bridge;
+  /// A value argument written as group sizes: the knob's value A and this other knob's value over
+  /// it, two words "A B" (a Hydra list [A,B] for Megatron-Bridge); read back from A.
+  std::string_view of;
 };
 
 /// When a row is written into a spec, a recipe block or launch arguments.
@@ -242,7 +245,7 @@ inline constexpr KnobArg offload_modules[] = {{"--offload-modules"}};
 inline constexpr KnobArg act_offload_fraction[] = {{"--activation-offload-fraction"}};
 inline constexpr KnobArg cpu_offload_layers[] = {{"--cpu-offloading-num-layers"}};
 inline constexpr KnobArg cp_comm[] = {{"--cp-comm-type"}};
-inline constexpr KnobArg cp_inner[] = {{"--hierarchical-context-parallel-sizes"}};
+inline constexpr KnobArg cp_inner[] = {{"--hierarchical-context-parallel-sizes", value, "on", kAllEngines, false, "", "cp"}};
 inline constexpr KnobArg fp16[] = {{"--fp16", on}};
 // miles' LoRA arguments (miles/utils/arguments.py, add_lora_arguments, at 31f1ca96); slime has none.
 inline constexpr KnobArg lora_rank[] = {{"--lora-rank", value, "on", kMiles}};
@@ -608,6 +611,11 @@ std::string knob_text(const Knob& knob, const Layout& layout);
 /// naming `what` (the key or the argument) for a value of the wrong type or out of range, or a
 /// name not in `names` (with "did you mean").
 void set_knob_text(const Knob& knob, Layout& layout, std::string_view text, std::string_view what);
+/// Whether `arg` of `knob` is written as a list of words (a set's members, or group sizes).
+bool knob_arg_is_list(const Knob& knob, const KnobArg& arg);
+/// The value words of a value argument of `knob` for `layout`: a set's members, group sizes
+/// (KnobArg::of), else the spec text as one word.
+std::vector<std::string> knob_arg_words(const Knob& knob, const KnobArg& arg, const Layout& layout);
 /// Whether the knob holds Layout's default.
 bool knob_is_default(const Knob& knob, const Layout& layout);
 /// Whether the row's `when` condition holds in `layout`.

@@ -268,7 +268,19 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
 std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_t row_tokens) {
   std::vector<EngineArg> args;
   auto add = [&args](std::string_view flag, std::optional<std::string> value = std::nullopt) {
-    args.push_back(EngineArg{std::string(flag), std::move(value)});
+    std::vector<std::string> words;
+    if (value) words.push_back(*value);
+    args.push_back(EngineArg{std::string(flag), std::move(value), nullptr, nullptr, std::move(words)});
+  };
+  // An argument of a knob row: its words as the row writes them.
+  auto add_knob = [&args, &l](const Knob& knob, const KnobArg& arg) {
+    if (arg.form == ArgForm::on) {
+      args.push_back(EngineArg{std::string(arg.flag), std::nullopt, &knob, &arg, {}});
+      return;
+    }
+    std::vector<std::string> words = knob_arg_words(knob, arg, l);
+    if (words.empty() || (words.size() == 1 && words.front().empty())) return;
+    args.push_back(EngineArg{std::string(arg.flag), util::join(words, " "), &knob, &arg, std::move(words)});
   };
   // A value the engine has no argument for cannot become its job.
   const uint8_t bit = engine_mask(engine);
@@ -280,7 +292,7 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
     if (knob.key == "offload") {
       if (l.offload <= 0) continue;
       add(kOffloadSwitch);
-      if (l.offload < 1) add(knob.args.front().flag, text);
+      if (l.offload < 1) add_knob(knob, knob.args.front());
       continue;
     }
     // A count below its range (max_tokens 0: derive it) has no argument.
@@ -296,18 +308,8 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
         }
         if (arg.form == ArgForm::value && chosen == nullptr) chosen = &arg;
       }
-      if (chosen != nullptr && chosen->form == ArgForm::on) {
-        add(chosen->flag);
-      } else if (chosen != nullptr && !(knob.kind == KnobKind::flag || (knob.kind == KnobKind::text && text.empty()))) {
-        std::string value = text;
-        if (knob.kind == KnobKind::set) {
-          for (char& c : value) {
-            if (c == '+') c = ' ';
-          }
-        }
-        if (knob.key == "cp_inner") value = fmt::format("{} {}", l.cp_inner, l.cp_inner > 0 ? l.cp / l.cp_inner : 0);
-        if (!value.empty()) add(chosen->flag, value);
-      }
+      // A flag knob is written only by its switch: off has no argument.
+      if (chosen != nullptr && (chosen->form == ArgForm::on || knob.kind != KnobKind::flag)) add_knob(knob, *chosen);
     }
     if (knob.key == "rows_per_mb" && (engine == Engine::megatron || engine == Engine::bridge))
       add("--seq-length", std::to_string(row_tokens));
@@ -445,8 +447,9 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
         words.push_back(word);
       }
       text = util::join(words, "+");
-    } else if (knob->key == "cp_inner") {
-      // --hierarchical-context-parallel-sizes A B: the all-to-all group A inside p2p rings of B.
+    } else if (!spelling->of.empty()) {
+      // Group sizes (--hierarchical-context-parallel-sizes A B: the all-to-all group A inside p2p
+      // rings of B): the knob is A.
       if (arg.values.size() != 2) {
         throw_input(SourceLocation{file, arg.line, arg.col, written(arg)}, "expected two sizes (all-to-all, p2p), got {}",
                     arg.values.size());

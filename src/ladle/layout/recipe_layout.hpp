@@ -44,12 +44,20 @@ Layout from_recipe_layout(const RecipeLayout& block);
 /// the microbatch in the summary.
 RecipeLayout to_recipe_layout(const Layout& layout, int64_t row_tokens);
 
+struct Knob;
+struct KnobArg;
+
 /// One launch argument: a flag and its value (none for a switch; several words separated by
-/// spaces for a list such as --recompute-modules).
+/// spaces for a list such as --recompute-modules), with the knob row and spelling it writes, so a
+/// writer of another syntax (Megatron-Bridge's overrides) works from the row, not the flag text.
 struct EngineArg {
   std::string flag;
   std::optional<std::string> value;
-  bool operator==(const EngineArg&) const = default;
+  const Knob* knob = nullptr;        ///< the row it sets (nullptr: an argument beside the table)
+  const KnobArg* spelling = nullptr;  ///< the row's argument written
+  std::vector<std::string> words;    ///< the value's words (a list: one per member)
+  /// The same argument: flag and value (the row is where it came from, not what it says).
+  bool operator==(const EngineArg& o) const { return flag == o.flag && value == o.value; }
 };
 
 /// The launch arguments that set `layout` for `engine`, in knob-table order (dp is implied by the
@@ -67,8 +75,6 @@ std::vector<args::LaunchArg> training_args(const args::LaunchArgs& script);
 /// The engine a script drives, from its calls: run_recipe.py is Megatron-Bridge, pretrain_*.py is
 /// Megatron-LM, a miles path is miles, anything else slime.
 Engine guess_engine(const args::LaunchArgs& script);
-
-struct Knob;
 
 /// What the layout reader made of a list of training arguments.
 struct ArgsLayout {
