@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The planner's fidelity on the public training set (data/measurements/), from `ladle calibrate --json`.
 
-Usage: python3 bench/fidelity.py [path/to/ladle]
+Usage: python3 bench/fidelity.py [path/to/ladle] [calibrate options...]
+
+Options after the binary go to `ladle calibrate` as they are: `--measurements data/measurements
+tests/plan/ordering` scores the files on disk (the binary embeds the set it was built with) and
+shows what adding files would do to the fit before they are embedded.
 
 Prints the leave-one-source-out error of tokens/s per GPU (median, worst, by source), the fraction of
 runs that ran and are predicted to fit, the interval coverage, memory error where peaks are published,
@@ -14,7 +18,9 @@ import subprocess
 import sys
 
 ladle = sys.argv[1] if len(sys.argv) > 1 else "./build/ladle"
-fit = json.loads(subprocess.run([ladle, "calibrate", "--json"], check=True, capture_output=True, text=True).stdout)
+extra = sys.argv[2:]
+fit = json.loads(subprocess.run([ladle, "calibrate", "--json", *extra], check=True, capture_output=True,
+                                text=True).stdout)
 rows = fit["rows"]
 summary = fit["summary"]
 
