@@ -255,6 +255,36 @@ TEST(Knobs, ASwitchThatTurnsAKnobOffReadsFromItsBridgeOverride) {
                      "g.sh:1:1: error: --fp8-amax-history-len: 0 is out of range");
 }
 
+// The amax compute algorithm, added as one row of the knob table: Megatron-LM's argument,
+// Megatron-Bridge's field and its delayed-scaling recipe by name, the recipe block and the engine
+// arguments all come from that row.
+TEST(Knobs, Fp8AmaxComputeAlgoIsOneRowEndToEnd) {
+  const auto read = [](const std::string& words, Engine engine) {
+    return read_layout_args(training_args(args::parse_launch_args(words, "g.sh")), engine, "g.sh").layout;
+  };
+  EXPECT_EQ(Layout{}.fp8_amax_algo, Fp8AmaxAlgo::most_recent);
+  EXPECT_EQ(read("--fp8-format hybrid --fp8-amax-compute-algo max", Engine::megatron).fp8_amax_algo, Fp8AmaxAlgo::max);
+  EXPECT_EQ(read("--fp8-format hybrid", Engine::megatron).fp8_amax_algo, Fp8AmaxAlgo::most_recent);
+  EXPECT_EQ(read("mixed_precision.fp8_amax_compute_algo=max", Engine::bridge).fp8_amax_algo, Fp8AmaxAlgo::max);
+  // Megatron-Bridge's bf16_with_fp8_delayed_scaling_mixed sets max (training/mixed_precision.py at 05097809).
+  EXPECT_EQ(read("python run_recipe.py mixed_precision=bf16_with_fp8_delayed_scaling_mixed", Engine::bridge).fp8_amax_algo,
+            Fp8AmaxAlgo::max);
+  EXPECT_LADLE_ERROR(read("--fp8-amax-compute-algo mean", Engine::megatron), input,
+                     "g.sh:1:1: error: --fp8-amax-compute-algo: unknown fp8_amax_algo 'mean'");
+
+  Layout l = parse_layout_spec("tp=1,fp8=hybrid,fp8_recipe=delayed,fp8_amax_algo=max");
+  EXPECT_EQ(l.fp8_amax_algo, Fp8AmaxAlgo::max);
+  const RecipeLayout block = to_recipe_layout(l, 4096);
+  ASSERT_NE(block.knob("fp8_amax_compute_algo"), nullptr);
+  EXPECT_EQ(std::get<std::string>(*block.knob("fp8_amax_compute_algo")), "max");
+  EXPECT_EQ(from_recipe_layout(block).fp8_amax_algo, Fp8AmaxAlgo::max);
+  // At its default the block leaves it out.
+  EXPECT_EQ(to_recipe_layout(parse_layout_spec("tp=1,fp8=hybrid"), 4096).knob("fp8_amax_compute_algo"), nullptr);
+
+  const std::vector<EngineArg> written = layout_engine_args(l, Engine::megatron, 4096);
+  EXPECT_NE(std::find(written.begin(), written.end(), EngineArg{"--fp8-amax-compute-algo", "max"}), written.end());
+}
+
 TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
   for (const Knob& knob : kKnobs) {
     if (knob.recipe.empty()) continue;

@@ -16,6 +16,7 @@ inline constexpr std::string_view kMainParamsNames[] = {"fp32", "fp16"};
 inline constexpr std::string_view kFp8FormatNames[] = {"none", "e4m3", "hybrid"};
 inline constexpr std::string_view kFp8RecipeNames[] = {"delayed", "tensorwise", "blockwise",
                                                        "mxfp8"};
+inline constexpr std::string_view kFp8AmaxAlgoNames[] = {"most_recent", "max"};
 inline constexpr std::string_view kFp4FormatNames[] = {"none", "e2m1"};
 inline constexpr std::string_view kFp4RecipeNames[] = {"nvfp4", "custom"};
 inline constexpr std::string_view kFlexBackendNames[] = {"deepep", "hybridep", "ncclep"};

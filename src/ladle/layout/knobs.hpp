@@ -221,6 +221,7 @@ inline constexpr KnobArg fp8_reuse_grad_buf[] = {{"--reuse-grad-buf-for-mxfp8-pa
 inline constexpr KnobArg act_fp8_store[] = {{"model.activation_func_fp8_input_store", on, "on", kBridgeOnly}};
 inline constexpr KnobArg fp8_dpa[] = {{"mixed_precision.fp8_dot_product_attention", on, "on", kBridgeOnly}};
 inline constexpr KnobArg fp8_amax_history[] = {{"--fp8-amax-history-len"}};
+inline constexpr KnobArg fp8_amax_algo[] = {{"--fp8-amax-compute-algo"}};
 inline constexpr KnobArg grad_accum_fusion[] = {{"--no-gradient-accumulation-fusion", on, "off"}};
 inline constexpr KnobArg fp4[] = {{"--fp4-format"}};
 inline constexpr KnobArg fp4_recipe[] = {{"--fp4-recipe"}};
@@ -558,6 +559,18 @@ inline constexpr Knob kKnobs[] = {
    .bridge = "mixed_precision.fp8_amax_history_len", .when = {"fp8_recipe", "delayed"},
    .help = "amax values each FP8 delayed-scaling quantizer keeps (Transformer Engine's history window)",
    .get = get<&L::fp8_amax_history>, .set = set<&L::fp8_amax_history>},
+  // Which amax of the history a delayed-scaling scale is set from (Megatron-LM --fp8-amax-compute-algo,
+  // choices most_recent | max, TransformerConfig.fp8_amax_compute_algo default most_recent at d98e8a64;
+  // Megatron-Bridge MixedPrecisionConfig.fp8_amax_compute_algo, "max" in its *_fp8_delayed_scaling_mixed
+  // recipes, training/mixed_precision.py at 05097809). No cost term of its own: Transformer Engine's
+  // amax-and-scale kernel rolls the whole history and takes its maximum under either choice (NVIDIA/
+  // TransformerEngine transformer_engine/common/recipe/delayed_scaling.cu at 080e1b4c,
+  // amax_and_scale_update_impl::kernel), which plan/cost_fp8_amax_history.hpp already prices.
+  {.key = "fp8_amax_algo", .kind = K::choice, .names = kFp8AmaxAlgoNames, .args = a::fp8_amax_algo,
+   .bridge = "mixed_precision.fp8_amax_compute_algo", .recipe = "fp8_amax_compute_algo",
+   .when = {"fp8_recipe", "delayed"},
+   .help = "the amax a delayed-scaling quantizer scales by: the newest of its history or the largest",
+   .get = get<&L::fp8_amax_algo>, .set = set<&L::fp8_amax_algo>},
   // LoRA (plan/cost_lora.hpp prices it: frozen base weights, trained adapters). Megatron-Bridge's
   // LoRA fields are dim, alpha and target_modules (src/megatron/bridge/peft/lora.py at 067f987d),
   // set as peft.* overrides once --mode lora (or peft=lora) gives the recipe an adapter

@@ -39,6 +39,9 @@ enum class StateDtype { fp32, bf16, fp16, fp8 };
 enum class Fp8Format { none, e4m3, hybrid };
 /// FP8 scaling recipe (--fp8-recipe).
 enum class Fp8Recipe { delayed, tensorwise, blockwise, mxfp8 };
+/// How FP8 delayed scaling picks the amax a scale is set from (--fp8-amax-compute-algo): the newest
+/// entry of the history, or the largest.
+enum class Fp8AmaxAlgo { most_recent, max };
 /// FP4 GEMMs (Megatron-LM --fp4-format, TransformerConfig.fp4): none keeps BF16 (or FP8).
 enum class Fp4Format { none, e2m1 };
 /// FP4 recipe (--fp4-recipe): Transformer Engine's NVFP4BlockScaling, or a quantizer factory of
@@ -165,6 +168,9 @@ struct Layout {
   /// --fp8-amax-history-len: amax values each delayed-scaling quantizer keeps (Megatron-LM's
   /// TransformerConfig.fp8_amax_history_len default 1, d98e8a64).
   int64_t fp8_amax_history = 1;
+  /// --fp8-amax-compute-algo: the amax a delayed-scaling quantizer scales by, the newest of its
+  /// history or the largest (Megatron-LM's TransformerConfig.fp8_amax_compute_algo default most_recent).
+  Fp8AmaxAlgo fp8_amax_algo = Fp8AmaxAlgo::most_recent;
   /// Megatron-Core's activation_func_fp8_input_store: SwiGLU keeps its input for backward in FP8
   /// E4M3 (Megatron-Bridge's model.activation_func_fp8_input_store; no Megatron-LM argument).
   bool act_fp8_store = false;
