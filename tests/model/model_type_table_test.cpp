@@ -48,7 +48,7 @@ TEST(ModelTypeTable, RefusedTypesAreRefusedWithTheirReason) {
                        "'" + type + "' is not supported: " + reason);
     ++refused;
   }
-  EXPECT_GE(refused, 6);  // qwen3_5, step3p7, deepseek_v4, kimi_k3, minimax_m3, gemma4
+  EXPECT_GT(refused, 0);  // the types still refused (qwen3_5 among them); each checked above
 }
 
 }  // namespace

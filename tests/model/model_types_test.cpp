@@ -429,7 +429,7 @@ TEST(ModelTypes, IndexerKeysUnderATypeThatDropsThemAreRefused) {
   EXPECT_LADLE_ERROR(parse_config(text, "v3.json", "v3"), input,
                      "v3.json:15:3: error: index_topk: a key of a DeepSeek Sparse Attention indexer, "
                      "which model_type 'deepseek_v3' does not read (the model would be counted without "
-                     "it); types that read it: deepseek_v32, glm_moe_dsa");
+                     "it); types that read it: deepseek_v32, deepseek_v4, glm_moe_dsa");
 }
 
 TEST(ModelTypes, LayerPatternLongerThanTheLayersNamesBothKeys) {

@@ -222,3 +222,36 @@ TEST(PublishedCards, BailingRejectsContradictoryExpertCounts) {
 
 }  // namespace
 }  // namespace ladle::model
+
+// ---- deepseek_v4 ----
+namespace ladle::model {
+namespace {
+
+// deepseek-ai/DeepSeek-V4-Flash model card (huggingface.co/deepseek-ai/DeepSeek-V4-Flash, the
+// model family table): "284B" total parameters, "13B" activated. The config is
+// nvidia/DeepSeek-V4-Flash-NVFP4's (the same architecture; tests/data/model/
+// real_deepseek-v4-flash-nvfp4.source.txt). The total leaves out the MTP layer, as DeepSeek-V3's
+// "671B" does; the activated count leaves out the input embedding, as DeepSeek-V2-Lite's does
+// (with it ladle's `active` is 13.80B).
+TEST(PublishedCardsDeepSeekVFour, FlashMatchesTheCard) {
+  const ModelSpec spec = load_model(real_config("deepseek-v4-flash-nvfp4"));
+  EXPECT_EQ(spec.model_type, "deepseek_v4");
+  EXPECT_EQ(spec.attention, AttentionKind::csa);
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {284 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.active - c.embedding, {13 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.n, {13 * kB, 1 * kB}));
+  // The same total summed by hand from the shapes of sglang's deepseek_v4.py @ f8101ac7 (hidden
+  // 4096, 64 heads of 512, q rank 1024, 8 output groups of rank 1024, 256 experts of 2048 and one
+  // shared, hc_mult 4): per layer 106,956,352 attention, 786,486 hyper-connection, 2 norms,
+  // 6,468,665,344 MoE (+256 correction bias from layer 3), compressors and indexers by ratio
+  // (ratio 4: 8,393,216 + 10,749,056; ratio 128: 4,260,352), the embedding and head 529,530,880
+  // each, the head mixing 65,541 and the final norm.
+  EXPECT_EQ(c.total, 284'332'240'471);
+  EXPECT_EQ(spec.num_mtp_layers, 1);
+  EXPECT_EQ(c.mtp, 6'610'048'891);
+}
+
+}  // namespace
+}  // namespace ladle::model
+// ---- end deepseek_v4 ----

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -70,6 +71,16 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
   a["attention_bias"] = s.attention_bias;
   a["qk_norm"] = s.qk_norm;
   a["attention_sinks"] = s.attention_sinks;
+  if (s.attention == AttentionKind::csa) {  // deepseek_v4
+    a["q_lora_rank"] = s.q_lora_rank;
+    a["qk_rope_head_dim"] = s.qk_rope_head_dim;
+    a["o_groups"] = s.o_groups;
+    a["o_lora_rank"] = s.o_lora_rank;
+    a["compress_ratios"] = s.compress_ratio;
+    a["hc_mult"] = s.hc_mult;
+    a["hc_sinkhorn_iters"] = s.hc_sinkhorn_iters;
+    a["num_hash_layers"] = s.num_hash_layers;
+  }
   if (s.attention == AttentionKind::mla) {
     a["q_lora_rank"] = s.q_lora_rank;
     a["kv_lora_rank"] = s.kv_lora_rank;
@@ -133,6 +144,7 @@ nlohmann::ordered_json report_json(const ModelReport& r) {
   nlohmann::ordered_json by_role;
   by_role["attention"] = r.counts.attention;
   by_role["indexer"] = r.counts.indexer;
+  if (r.counts.hyper_connections > 0) by_role["hyper_connections"] = r.counts.hyper_connections;  // deepseek_v4
   by_role["dense_mlp"] = r.counts.dense_mlp;
   by_role["routed_experts"] = r.counts.routed_experts;
   by_role["shared_experts"] = r.counts.shared_experts;
@@ -202,7 +214,22 @@ void render_text(const ModelReport& r, std::ostream& out) {
     out << fmt::format("position embeddings: learned, {} positions\n", s.position_embeddings);
   }
   if (s.norm_bias) out << "norms: LayerNorm with bias\n";
-  if (s.attention == AttentionKind::mla) {
+  if (s.attention == AttentionKind::csa) {  // deepseek_v4
+    out << fmt::format("attention: csa, {} heads, 1 kv head (keys are values), head dim {} (rope {}), q_lora {}, "
+                       "output {} groups x rank {}, sinks\n",
+                       s.num_heads, s.head_dim, s.qk_rope_head_dim, s.q_lora_rank, s.o_groups, s.o_lora_rank);
+    std::map<int64_t, int> by_ratio;
+    for (int i = 0; i < s.num_layers; ++i) ++by_ratio[s.compress_ratio_of(i)];
+    std::vector<std::string> parts;
+    for (const auto& [ratio, layers] : by_ratio) {
+      parts.push_back(ratio == 0 ? fmt::format("window only on {}", layers)
+                                 : fmt::format("ratio {} on {}", ratio, layers));
+    }
+    out << fmt::format("compressed keys: {} of {} layers\n", util::join(parts, ", "), s.num_layers);
+    out << fmt::format("hyper-connections: {} residual copies, {} Sinkhorn iterations; hash routing on the first {} "
+                       "layers\n",
+                       s.hc_mult, s.hc_sinkhorn_iters, s.num_hash_layers);
+  } else if (s.attention == AttentionKind::mla) {
     out << fmt::format("attention: mla, {} heads, q_lora {}, kv_lora {}, qk {}+{}, v {}\n",
                        s.num_heads, s.q_lora_rank, s.kv_lora_rank, s.qk_nope_head_dim,
                        s.qk_rope_head_dim, s.v_head_dim);

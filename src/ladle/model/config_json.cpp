@@ -918,6 +918,7 @@ enum Shape : unsigned {
   kMamba = 1u << 8,         // Mamba-2 layers
   kBlockConfigs = 1u << 9,  // per-layer block configs (Nemotron-NAS)
   kMtp = 1u << 10,          // multi-token prediction layers
+  kCompressed = 1u << 11,   // compressed attention, hyper-connections (deepseek_v4)
 };
 
 // The keys that show each part, the first one the config holds named in errors.
@@ -939,11 +940,12 @@ const ShapeKeys kShapeKeys[] = {
     {kMamba, "Mamba-2 layers", {"hybrid_override_pattern", "mamba_num_heads", "ssm_state_size"}},
     {kBlockConfigs, "per-layer block configs", {"block_configs"}},
     {kMtp, "MTP layers", {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}},
+    {kCompressed, "compressed attention or hyper-connections", {"compress_ratios", "o_groups", "hc_mult", "num_hash_layers"}},
 };
 
 // Parts a type that lacks them would silently drop: a config that has one under such a type is
 // refused rather than counted without it.
-constexpr unsigned kStructural = kMla | kDsa | kLinear | kMamba | kBlockConfigs;
+constexpr unsigned kStructural = kMla | kDsa | kLinear | kMamba | kBlockConfigs | kCompressed;
 
 // The parts the config shows, looking into text_config too.
 unsigned config_shape(const ConfigReader& top) {
@@ -1003,6 +1005,84 @@ void sliding_full_hybrid(const ConfigReader& in, ModelSpec& spec) {
   spec.attention_sinks = swa_sinks || full_sinks;
 }
 
+// ---- deepseek_v4: compressed attention, hyper-connections, hash-routed MoE ----
+// DeepSeek-V4 (sgl-project/sglang python/sglang/srt/models/deepseek_v4.py @ f8101ac7, MQALayer,
+// Compressor, C4Indexer, DeepseekV4DecoderLayer): queries through a low-rank q (wq_a, q_norm,
+// wq_b) of num_attention_heads x head_dim; one key head of head_dim that is also the value head
+// (wkv, kv_norm; num_key_value_heads must be 1); the output through o_groups groups of rank
+// o_lora_rank (wo_a) and wo_b; a sink logit per head. compress_ratios gives each layer (then each
+// MTP layer) its ratio: 0 attends to the last sliding_window keys only, r > 0 adds keys pooled r to
+// one by a compressor, and ratio 4 selects index_topk of them with its own indexer (MQALayer
+// builds a C4Indexer only when the ratio is 4; the engine asserts ratios 0, 4 and 128).
+void read_csa(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::csa;
+  spec.num_kv_heads = in.has("num_key_value_heads") ? in.positive("num_key_value_heads") : 1;
+  if (spec.num_kv_heads != 1) {
+    in.fail("num_key_value_heads", fmt::format("{} (expected 1: the compressed attention has one key/value head)",
+                                               spec.num_kv_heads));
+  }
+  spec.head_dim = in.positive("head_dim");
+  spec.value_head_dim = spec.head_dim;  // the one head's keys are its values
+  spec.qk_rope_head_dim = in.positive("qk_rope_head_dim");
+  if (spec.qk_rope_head_dim > spec.head_dim) {
+    in.fail("qk_rope_head_dim", fmt::format("{} exceeds head_dim {}", spec.qk_rope_head_dim, spec.head_dim));
+  }
+  spec.q_lora_rank = in.positive("q_lora_rank");
+  spec.o_groups = in.positive("o_groups");
+  spec.o_lora_rank = in.positive("o_lora_rank");
+  if (spec.num_heads % spec.o_groups != 0) {
+    in.fail("o_groups", fmt::format("num_attention_heads {} is not divisible by o_groups {}", spec.num_heads,
+                                    spec.o_groups));
+  }
+  spec.attention_sinks = true;  // attn_sink: one learned logit per head
+  spec.sliding_window.assign(spec.num_layers, in.positive("sliding_window"));
+  spec.index_n_heads = in.positive("index_n_heads");
+  spec.index_head_dim = in.positive("index_head_dim");
+  spec.index_topk = in.positive("index_topk");
+  const int mtp = static_cast<int>(in.non_negative_or("num_nextn_predict_layers", 0));
+  const std::vector<int64_t> ratios = in.integers("compress_ratios");
+  if (static_cast<int64_t>(ratios.size()) != spec.num_layers + mtp) {
+    in.fail("compress_ratios", fmt::format("has {} entries but num_hidden_layers {} + num_nextn_predict_layers {} "
+                                           "is {}: the keys contradict each other",
+                                           ratios.size(), spec.num_layers, mtp, spec.num_layers + mtp));
+  }
+  for (size_t i = 0; i < ratios.size(); ++i) {
+    if (ratios[i] != 0 && ratios[i] != 4 && ratios[i] != 128) {
+      in.fail("compress_ratios", fmt::format("entry {} is {} (expected 0, 4 or 128, the ratios the model "
+                                             "code builds)",
+                                             i, ratios[i]));
+    }
+  }
+  spec.compress_ratio = ratios;
+  for (int i = 0; i < spec.num_layers; ++i) spec.has_indexer[i] = ratios[static_cast<size_t>(i)] == 4;
+  // Hyper-connections (DeepseekV4DecoderLayer.hc_pre/hc_post): hc_mult residual copies.
+  spec.hc_mult = in.positive("hc_mult");
+  spec.hc_sinkhorn_iters = in.non_negative_or("hc_sinkhorn_iters", 0);
+}
+
+// DeepSeek-V4's MoE (DeepseekV2MoE with is_deepseek_v4; DeepSeek-V4's SGLANG_DSV4_MODE 2604 has
+// no dense layers): every layer n_routed_experts of moe_intermediate_size, top
+// num_experts_per_tok, n_shared_experts fused into one shared MLP; the first num_hash_layers
+// route by a token-id table (tid2eid) and keep no correction bias, the others noaux_tc's.
+void mlp_deepseek_v4_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("n_routed_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "n_routed_experts");
+  spec.num_shared_experts = in.non_negative_or("n_shared_experts", 0);
+  spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+  if (in.non_negative_or("first_k_dense_replace", 0) > 0) {
+    in.fail("first_k_dense_replace", "dense layers are not read for deepseek_v4 (expected 0)");
+  }
+  spec.num_hash_layers = static_cast<int>(in.non_negative_or("num_hash_layers", 0));
+  if (spec.num_hash_layers > spec.num_layers) {
+    in.fail("num_hash_layers", fmt::format("{} exceeds num_hidden_layers {}", spec.num_hash_layers, spec.num_layers));
+  }
+  spec.mlp.assign(spec.num_layers, MlpKind::moe);
+  spec.router_correction_bias = !in.has("topk_method") || in.text("topk_method") == "noaux_tc";
+}
+// ---- end deepseek_v4 ----
+
 // ---- The model-type table (data/models/types.yaml): the names its rows may use. ----
 
 using Part = void (*)(const ConfigReader&, ModelSpec&);
@@ -1016,7 +1096,8 @@ struct NamedPart {
 constexpr NamedPart kCommonParts[] = {{"standard", read_common}, {"gpt2", read_gpt2_common}};
 // Attention kinds.
 constexpr NamedPart kAttentionParts[] = {
-    {"gqa", read_gqa}, {"mla", read_mla}, {"gpt2_mha", gpt2_attention}, {"per_layer_pattern", nullptr}};
+    {"gqa", read_gqa}, {"mla", read_mla}, {"gpt2_mha", gpt2_attention}, {"per_layer_pattern", nullptr},
+    {"csa", read_csa}};
 // MLP kinds and which layers have them.
 constexpr NamedPart kMlpParts[] = {
     {"dense", mlp_dense},
@@ -1028,6 +1109,7 @@ constexpr NamedPart kMlpParts[] = {
     {"bailing_moe", mlp_bailing_moe},
     {"llama4_moe", mlp_llama4_moe},
     {"per_layer_pattern", nullptr},
+    {"deepseek_v4_moe", mlp_deepseek_v4_moe},
 };
 // Per-layer patterns, read in the row's order after attention and MLP.
 constexpr NamedPart kLayerParts[] = {
@@ -1089,7 +1171,7 @@ constexpr std::pair<const char*, Shape> kShapeNames[] = {
     {"mla", kMla},         {"dsa", kDsa},       {"experts", kExperts},
     {"shared_experts", kShared}, {"text_config", kTextConfig}, {"vision", kVision},
     {"sliding", kSliding}, {"linear", kLinear}, {"mamba", kMamba},
-    {"block_configs", kBlockConfigs}, {"mtp", kMtp},
+    {"block_configs", kBlockConfigs}, {"mtp", kMtp}, {"compressed", kCompressed},
 };
 
 // A flag read from a config key, with the value the configuration class defaults it to.

@@ -77,7 +77,17 @@ double indexer_forward(const ModelSpec& spec, int64_t seq_len) {
   return (2.0 * heads * static_cast<double>(spec.index_head_dim) + 2.0 * heads) * context;
 }
 
+// deepseek_v4: "csa-c4+indexer+moe", "csa-c128+moe", "csa-window+moe"; hash-routed layers have
+// the same matrices as the others, so share their kind.
+std::string csa_layer_kind(const ModelSpec& spec, int layer) {
+  const int64_t ratio = spec.compress_ratio_of(layer);
+  std::string kind = ratio > 0 ? "csa-c" + std::to_string(ratio) : std::string("csa-window");
+  if (layer < spec.num_layers && spec.has_indexer[layer]) kind += "+indexer";
+  return kind + "+" + to_string(spec.mlp[layer]);
+}
+
 std::string layer_kind(const ModelSpec& spec, int layer) {
+  if (spec.attention == AttentionKind::csa) return csa_layer_kind(spec, layer);  // deepseek_v4
   const MixerKind mixer = spec.mixer_of(layer);
   if (mixer == MixerKind::linear) return std::string("linear+") + to_string(spec.mlp[layer]);
   if (mixer == MixerKind::mamba) return spec.mlp[layer] == MlpKind::none ? "mamba" : std::string("mamba+") + to_string(spec.mlp[layer]);
@@ -102,6 +112,60 @@ std::string layer_kind(const ModelSpec& spec, int layer) {
 }
 
 }  // namespace
+
+// ---- deepseek_v4 ----
+double mean_pooled_context(int64_t seq_len, int64_t ratio, int64_t cap) {
+  if (seq_len <= 0 || ratio <= 0) return 0.0;
+  // Queries q*r .. q*r + r - 1 see q pooled keys: sum_{i=1..S} floor(i / r) is
+  // r (0 + 1 + .. + (Q - 1)) + Q (S - Q r + 1) for Q = floor(S / r); with a cap K < Q the queries
+  // from K r on see K.
+  const double s = static_cast<double>(seq_len);
+  const double r = static_cast<double>(ratio);
+  const int64_t q_full = seq_len / ratio;
+  double sum = 0;
+  if (cap <= 0 || q_full <= cap) {
+    const double q = static_cast<double>(q_full);
+    sum = r * q * (q - 1.0) / 2.0 + q * (s - q * r + 1.0);
+  } else {
+    const double k = static_cast<double>(cap);
+    sum = r * k * (k - 1.0) / 2.0 + k * (s - k * r + 1.0);
+  }
+  return sum / s;
+}
+
+double csa_attention_forward(const ModelSpec& spec, int layer, int64_t seq_len) {
+  const int64_t ratio = spec.compress_ratio_of(layer);
+  const int64_t window = layer < static_cast<int>(spec.sliding_window.size()) ? spec.sliding_window[layer]
+                         : spec.sliding_window.empty()                        ? 0
+                                                                              : spec.sliding_window.back();
+  double context = mean_causal_context(seq_len, window);
+  context += mean_pooled_context(seq_len, ratio, ratio == 4 ? spec.index_topk : 0);
+  const double d = static_cast<double>(spec.head_dim);
+  double flops = 2.0 * static_cast<double>(spec.num_heads) * (d + d) * context;
+  if (ratio > 0) {
+    const double coff = ratio == 4 ? 2.0 : 1.0;
+    flops += 4.0 * coff * d;
+    if (ratio == 4) flops += 4.0 * 2.0 * static_cast<double>(spec.index_head_dim);
+  }
+  return flops;
+}
+
+double csa_indexer_forward(const ModelSpec& spec, int layer, int64_t seq_len) {
+  if (spec.compress_ratio_of(layer) != 4) return 0.0;
+  const double keys = mean_pooled_context(seq_len, 4, 0);
+  const double heads = static_cast<double>(spec.index_n_heads);
+  return (2.0 * heads * static_cast<double>(spec.index_head_dim) + 2.0 * heads) * keys;
+}
+
+double hyper_connection_forward(const ModelSpec& spec) {
+  if (spec.hc_mult <= 1) return 0.0;
+  const double m = static_cast<double>(spec.hc_mult);
+  const double h = static_cast<double>(spec.hidden_size);
+  const double one = (3.0 * m + 2.0 * m + 2.0 * m + 2.0 * m * m) * h +
+                     static_cast<double>(spec.hc_sinkhorn_iters) * 4.0 * m * m;
+  return 2.0 * one;
+}
+// ---- end deepseek_v4 ----
 
 double mean_causal_context(int64_t seq_len, int64_t window) {
   if (seq_len <= 0) return 0.0;
@@ -180,6 +244,11 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
       const double mixer = mixer_core_forward(spec, i);
       k.attention_forward = mixer >= 0 ? mixer : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk);
       k.indexer_forward = spec.has_indexer[i] ? indexer_forward(spec, seq_len) : 0.0;
+      if (spec.attention == AttentionKind::csa) {  // deepseek_v4
+        k.attention_forward = csa_attention_forward(spec, i, seq_len);
+        k.indexer_forward = csa_indexer_forward(spec, i, seq_len);
+        k.mixing_forward = hyper_connection_forward(spec);
+      }
       f.by_kind.push_back(k);
     }
     LayerKindFlops& k = f.by_kind[it->second];
@@ -188,6 +257,7 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
     f.matmul_forward += layer_matmul[i];
     f.attention_forward += k.attention_forward;
     f.indexer_forward += k.indexer_forward;
+    f.mixing_forward += k.mixing_forward;
   }
   LayerKindFlops head;
   head.kind = "head";
@@ -203,11 +273,16 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
     mtp.matmul_forward = mtp_matmul / spec.num_mtp_layers + head_flops;
     mtp.attention_forward = attention_core_forward(spec, seq_len, 0);
     mtp.indexer_forward = spec.count_indexers() > 0 ? indexer_forward(spec, seq_len) : 0.0;
+    if (spec.attention == AttentionKind::csa) {  // deepseek_v4: the first MTP layer's ratio
+      mtp.attention_forward = csa_attention_forward(spec, spec.num_layers, seq_len);
+      mtp.indexer_forward = csa_indexer_forward(spec, spec.num_layers, seq_len);
+      mtp.mixing_forward = hyper_connection_forward(spec);
+    }
     f.mtp_forward = mtp.forward_total();
     f.by_kind.push_back(mtp);
   }
   // Backward costs twice the forward (gradients of activations and of weights).
-  f.training = 3.0 * (f.matmul_forward + f.attention_forward + f.indexer_forward);
+  f.training = 3.0 * (f.matmul_forward + f.attention_forward + f.indexer_forward + f.mixing_forward);
   f.training_with_mtp = f.training + 3.0 * f.mtp_forward;
   return f;
 }

@@ -33,10 +33,12 @@ struct LayerKindFlops {
   double matmul_forward = 0;     ///< per layer: 2 * matrix parameters a token multiplies through
   double attention_forward = 0;  ///< per layer: QK^T + PV at the given sequence length
   double indexer_forward = 0;    ///< per layer: indexer scoring (DSA layers owning an indexer)
+  /// per layer: elementwise hyper-connection mixing outside the matrices (deepseek_v4)
+  double mixing_forward = 0;
 
   /// Forward FLOPs per token of all layers of this kind.
   double forward_total() const {
-    return layers * (matmul_forward + attention_forward + indexer_forward);
+    return layers * (matmul_forward + attention_forward + indexer_forward + mixing_forward);
   }
   bool operator==(const LayerKindFlops&) const = default;
 };
@@ -50,8 +52,9 @@ struct FlopsPerToken {
   double matmul_forward = 0;     ///< 2 * matrices a token multiplies through (no MTP)
   double attention_forward = 0;  ///< attention scores and context, all layers (no MTP)
   double indexer_forward = 0;    ///< DSA indexer scoring, all layers (no MTP)
+  double mixing_forward = 0;     ///< hyper-connection mixing, all layers (no MTP; deepseek_v4)
   double mtp_forward = 0;        ///< the MTP layers, matrices and attention
-  double training = 0;           ///< 3 * (matmul + attention + indexer), no MTP
+  double training = 0;           ///< 3 * (matmul + attention + indexer + mixing), no MTP
   double training_with_mtp = 0;  ///< training + 3 * mtp_forward
   std::vector<LayerKindFlops> by_kind;  ///< decoder layer kinds in first-seen order, then "head"
 
@@ -84,6 +87,29 @@ double mamba_scan_forward(const ModelSpec& spec);
 /// (Gated DeltaNet, Mamba-2; 0 for no mixer); -1 for softmax attention, which depends on the
 /// window and sequence.
 double mixer_core_forward(const ModelSpec& spec, int layer);
+
+// ---- deepseek_v4: compressed attention and hyper-connections ----
+/// The mean over a causal sequence of `seq_len` tokens of the pooled keys a query sees when keys
+/// are pooled `ratio` to one: floor(i / ratio) for query i, at most `cap` (0: no cap).
+double mean_pooled_context(int64_t seq_len, int64_t ratio, int64_t cap);
+
+/// Forward FLOPs per token of layer `layer`'s compressed attention (DeepSeek-V4; MTP layers
+/// follow the decoder layers): QK^T and PV over the window's raw keys plus the pooled keys
+/// (ratio 4: at most index_topk of them), 2 heads (d + d) per key, and the compressors' pooling
+/// (a softmax-gated sum over the ratio's window of 2 coff d scores: 4 coff d per token per
+/// compressor, the indexer's own included).
+double csa_attention_forward(const ModelSpec& spec, int layer, int64_t seq_len);
+
+/// Forward FLOPs per token of layer `layer`'s indexer scoring (ratio-4 layers): index_n_heads dot
+/// products of index_head_dim with every pooled key, then a weighted sum over heads.
+double csa_indexer_forward(const ModelSpec& spec, int layer, int64_t seq_len);
+
+/// Forward FLOPs per token of one layer's hyper-connection mixing outside its matrices
+/// (DeepseekV4DecoderLayer.hc_pre/hc_post, twice per layer): the RMS of the m h copies (3 m h),
+/// the weighted sum into the sublayer's input (2 m h), post x output (2 m h), the m x m mixing of
+/// the copies (2 m^2 h) and the Sinkhorn iterations (iters x 4 m^2).
+double hyper_connection_forward(const ModelSpec& spec);
+// ---- end deepseek_v4 ----
 
 /// MFU as the recipes compute it: flops_per_token * tokens_per_s_per_gpu / (peak_tflops * 1e12).
 double mfu(double flops_per_token, double tokens_per_s_per_gpu, double peak_tflops);

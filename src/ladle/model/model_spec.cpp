@@ -51,6 +51,8 @@ const char* to_string(AttentionKind kind) {
       return "gqa";
     case AttentionKind::mla:
       return "mla";
+    case AttentionKind::csa:
+      return "csa";
   }
   return "?";
 }

@@ -12,6 +12,9 @@ namespace ladle {
 enum class AttentionKind {
   gqa,  ///< grouped-query (MHA when kv heads == heads): q/k/v/o projections (Llama, Qwen3, GLM-4.5)
   mla,  ///< multi-head latent attention (DeepSeek-V2/V3, GLM-4.7-Flash, GLM-5): low-rank q and kv
+  /// DeepSeek-V4's compressed attention: low-rank q, one key head that is also the value head,
+  /// keys pooled per layer by compress_ratio, a grouped low-rank output projection.
+  csa,
 };
 
 /// What a decoder layer's feed-forward block is.
@@ -157,6 +160,24 @@ struct ModelSpec {
   std::vector<int64_t> layer_kv_heads;
   /// The dense MLP's activation is squared ReLU (Nemotron-H's relu2) rather than GELU/SwiGLU.
   bool relu2_mlp = false;
+
+  // ---- compressed attention, hyper-connections, hash routing (deepseek_v4) ----
+  // DeepSeek-V4 (sgl-project/sglang python/sglang/srt/models/deepseek_v4.py @ f8101ac7): every
+  // layer attends to the last `sliding_window` raw keys plus keys pooled `compress_ratio` to one
+  // (0: the window only); ratio-4 layers pick index_topk pooled keys with their own indexer. The
+  // residual stream is hc_mult copies wide, mixed before and after each sublayer.
+  std::vector<int64_t> compress_ratio;  ///< per decoder layer, then one per MTP layer; empty: none
+  int64_t o_groups = 0;                 ///< groups of the low-rank output projection (wo_a)
+  int64_t o_lora_rank = 0;              ///< each group's rank
+  int64_t hc_mult = 0;                  ///< residual copies (hyper-connections); 0: a plain residual
+  int64_t hc_sinkhorn_iters = 0;        ///< Sinkhorn iterations normalising the mixing matrix
+  int num_hash_layers = 0;              ///< leading MoE layers routed by a token-id table (tid2eid)
+  /// The compress ratio of layer `layer` (MTP layers follow the decoder layers); 0 without one.
+  int64_t compress_ratio_of(int layer) const {
+    const auto i = static_cast<std::size_t>(layer);
+    return layer >= 0 && i < compress_ratio.size() ? compress_ratio[i] : 0;
+  }
+  // ---- end deepseek_v4 ----
 
   // Mamba-2 (Nemotron-H's mixer; Dao and Gu 2024, "Transformers are SSMs", sec. 7).
   int64_t mamba_heads = 0;      ///< `mamba_num_heads`

@@ -105,6 +105,9 @@ ParamCounts count_params(const ModelSpec& spec) {
       case TensorRole::head:
         c.head += all;
         break;
+      case TensorRole::hyper_connection:
+        c.hyper_connections += all;
+        break;
       case TensorRole::embedding:
       case TensorRole::mtp_projection:
         break;

@@ -56,6 +56,7 @@ struct ParamCounts {
   int64_t router = 0;         ///< router weights, biases and correction biases
   int64_t norms = 0;          ///< layer norms and the final norm
   int64_t head = 0;           ///< output head (0 when tied to the embedding)
+  int64_t hyper_connections = 0;  ///< hyper-connection mixing parameters (deepseek_v4)
   /// A vision encoder and projector the config describes (ModelSpec::vision_params); in no
   /// convention above, since ladle plans the language model.
   int64_t vision = 0;

@@ -406,6 +406,150 @@ std::vector<TensorInfo> nemotron_h_inventory(const ModelSpec& spec) {
   return out;
 }
 
+// ---- deepseek_v4 ----
+// DeepSeek-V4 (sgl-project/sglang python/sglang/srt/models/deepseek_v4.py @ f8101ac7; names as
+// its loader maps the checkpoint's: attn -> self_attn, ffn -> mlp, attn_norm -> input_layernorm,
+// ffn_norm -> post_attention_layernorm). Splits as the engine's layers: wq_a, wkv, the compressors
+// and the indexer are replicated; wq_b and wo_a are column-parallel (wo_a over its groups), wo_b
+// row-parallel; the sinks follow the heads.
+class DeepseekV4Builder {
+ public:
+  DeepseekV4Builder(const ModelSpec& spec, InventoryBuilder& b) : spec_(spec), b_(b) {}
+
+  // Hyper-connection mixing of one sublayer (DeepseekV4DecoderLayer: hc_{attn,ffn}_fn
+  // [(2 + m) m, m h] in FP32, a base of (2 + m) m and 3 scales).
+  void hyper_connection(const std::string& p, TensorSection s, int layer) {
+    const int64_t m = spec_.hc_mult;
+    const int64_t mix = (2 + m) * m;
+    const TensorRole r = TensorRole::hyper_connection;
+    const TensorSplit rep = TensorSplit::replicated;
+    b_.add(p + "_fn", {mix, m * spec_.hidden_size}, s, layer, r, rep);
+    b_.add(p + "_base", {mix}, s, layer, r, rep);
+    b_.add(p + "_scale", {3}, s, layer, r, rep);
+  }
+
+  // The head's mixing of the m copies into one (hc_head_fn [m, m h], base m, one scale).
+  void head_mixing(const std::string& p, TensorSection s, int layer) {
+    const int64_t m = spec_.hc_mult;
+    const TensorRole r = TensorRole::hyper_connection;
+    const TensorSplit rep = TensorSplit::replicated;
+    b_.add(p + "hc_head_fn", {m, m * spec_.hidden_size}, s, layer, r, rep);
+    b_.add(p + "hc_head_base", {m}, s, layer, r, rep);
+    b_.add(p + "hc_head_scale", {1}, s, layer, r, rep);
+  }
+
+  // Compressor(ratio, head size d): wkv and wgate [coff d, h] (coff 2 at ratio 4, whose windows
+  // overlap, else 1), the position bias ape [ratio, coff d] (an additive bias, listed flat so it
+  // is not taken for a matrix a token multiplies) and an RMSNorm of d.
+  void compressor(const std::string& p, int64_t ratio, int64_t d, TensorSection s, int layer, TensorRole role) {
+    const int64_t coff = ratio == 4 ? 2 : 1;
+    const TensorSplit rep = TensorSplit::replicated;
+    b_.add(p + "wkv.weight", {coff * d, spec_.hidden_size}, s, layer, role, rep);
+    b_.add(p + "wgate.weight", {coff * d, spec_.hidden_size}, s, layer, role, rep);
+    b_.add(p + "ape", {ratio * coff * d}, s, layer, role, rep);
+    b_.add(p + "norm.weight", {d}, s, layer, TensorRole::norm, rep);
+  }
+
+  void block(const std::string& p, TensorSection s, int layer, int64_t ratio, bool hash) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t heads = spec_.num_heads;
+    const int64_t d = spec_.head_dim;
+    const int64_t q = spec_.q_lora_rank;
+    const int64_t groups = spec_.o_groups;
+    const int64_t rank = spec_.o_lora_rank;
+    const TensorRole a = TensorRole::attention;
+    const TensorSplit rep = TensorSplit::replicated;
+    hyper_connection(p + "hc_attn", s, layer);
+    b_.add(p + "input_layernorm.weight", {h}, s, layer, TensorRole::norm, rep);
+    const std::string at = p + "self_attn.";
+    b_.add(at + "attn_sink", {heads}, s, layer, a, TensorSplit::tp_column);
+    b_.add(at + "wq_a.weight", {q, h}, s, layer, a, rep);
+    b_.add(at + "q_norm.weight", {q}, s, layer, TensorRole::norm, rep);
+    b_.add(at + "wq_b.weight", {heads * d, q}, s, layer, a, TensorSplit::tp_column);
+    b_.add(at + "wkv.weight", {d, h}, s, layer, a, rep);
+    b_.add(at + "kv_norm.weight", {d}, s, layer, TensorRole::norm, rep);
+    b_.add(at + "wo_a.weight", {groups * rank, heads * d / groups}, s, layer, a, TensorSplit::tp_column);
+    b_.add(at + "wo_b.weight", {h, groups * rank}, s, layer, a, TensorSplit::tp_row);
+    if (ratio > 0) compressor(at + "compressor.", ratio, d, s, layer, a);
+    if (ratio == 4) {
+      // C4Indexer: queries from the q latent, per-head weights from the hidden state, and a
+      // ratio-4 compressor of its own keys.
+      const std::string ix = at + "indexer.";
+      const TensorRole r = TensorRole::indexer;
+      b_.add(ix + "wq_b.weight", {spec_.index_n_heads * spec_.index_head_dim, q}, s, layer, r, rep);
+      b_.add(ix + "weights_proj.weight", {spec_.index_n_heads, h}, s, layer, r, rep);
+      compressor(ix + "compressor.", 4, spec_.index_head_dim, s, layer, r);
+    }
+    hyper_connection(p + "hc_ffn", s, layer);
+    b_.add(p + "post_attention_layernorm.weight", {h}, s, layer, TensorRole::norm, rep);
+    // The MoE: a router weight on every layer (hash layers still weight their experts by its
+    // scores); hash layers look their experts up in tid2eid [vocab, top-k] (an int32 table the
+    // loader does not train, requires_grad False; not counted), the others keep the noaux_tc
+    // correction bias.
+    const std::string m = p + "mlp.";
+    const int64_t e = spec_.num_experts;
+    const int64_t k = spec_.experts_per_token;
+    const int64_t w = spec_.moe_intermediate_size;
+    b_.add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, rep);
+    if (!hash && spec_.router_correction_bias) {
+      b_.add(m + "gate.e_score_correction_bias", {e}, s, layer, TensorRole::correction_bias, rep);
+    }
+    const TensorRole x = TensorRole::expert;
+    const TensorSplit ep = TensorSplit::ep;
+    b_.add(m + "experts.{e}.gate_proj.weight", {w, h}, s, layer, x, ep, e, k, TensorSplit::tp_column);
+    b_.add(m + "experts.{e}.up_proj.weight", {w, h}, s, layer, x, ep, e, k, TensorSplit::tp_column);
+    b_.add(m + "experts.{e}.down_proj.weight", {h, w}, s, layer, x, ep, e, k, TensorSplit::tp_row);
+    const int64_t sw = spec_.shared_expert_intermediate_size;
+    if (sw > 0) {
+      const TensorRole se = TensorRole::shared_expert;
+      b_.add(m + "shared_experts.gate_proj.weight", {sw, h}, s, layer, se, TensorSplit::tp_column);
+      b_.add(m + "shared_experts.up_proj.weight", {sw, h}, s, layer, se, TensorSplit::tp_column);
+      b_.add(m + "shared_experts.down_proj.weight", {h, sw}, s, layer, se, TensorSplit::tp_row);
+    }
+  }
+
+ private:
+  const ModelSpec& spec_;
+  InventoryBuilder& b_;
+};
+
+// Embedding, the layers, the head's mixing and final norm, the head, then each MTP layer
+// (DeepSeek-V4's nextn layer: e_proj and h_proj [h, h] on the normed embedding and hidden state
+// (the split form of eh_proj), a block of its own compress ratio, its own head mixing and norm;
+// the embedding and head shared with the model).
+std::vector<TensorInfo> deepseek_v4_inventory(const ModelSpec& spec) {
+  std::vector<TensorInfo> out;
+  InventoryBuilder b(spec, out);
+  DeepseekV4Builder v4(spec, b);
+  const int64_t h = spec.hidden_size;
+  const int64_t v = spec.vocab_size;
+  const TensorSplit rep = TensorSplit::replicated;
+  b.add("model.embed_tokens.weight", {v, h}, TensorSection::embedding, -1, TensorRole::embedding, TensorSplit::vocab);
+  for (int i = 0; i < spec.num_layers; ++i) {
+    v4.block(fmt::format("model.layers.{}.", i), TensorSection::layer, i, spec.compress_ratio_of(i),
+             i < spec.num_hash_layers);
+  }
+  v4.head_mixing("model.", TensorSection::final_norm, -1);
+  b.add("model.norm.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm, rep);
+  if (!spec.tie_word_embeddings) {
+    b.add("lm_head.weight", {v, h}, TensorSection::head, -1, TensorRole::head, TensorSplit::vocab);
+  }
+  for (int k = 0; k < spec.num_mtp_layers; ++k) {
+    const int layer = spec.num_layers + k;
+    const TensorSection s = TensorSection::mtp;
+    const std::string p = fmt::format("model.layers.{}.", layer);
+    b.add(p + "enorm.weight", {h}, s, layer, TensorRole::norm, rep);
+    b.add(p + "hnorm.weight", {h}, s, layer, TensorRole::norm, rep);
+    b.add(p + "e_proj.weight", {h, h}, s, layer, TensorRole::mtp_projection, TensorSplit::tp_column);
+    b.add(p + "h_proj.weight", {h, h}, s, layer, TensorRole::mtp_projection, TensorSplit::tp_column);
+    v4.block(p, s, layer, spec.compress_ratio_of(layer), false);
+    v4.head_mixing(p, s, layer);
+    b.add(p + "shared_head.norm.weight", {h}, s, layer, TensorRole::norm, rep);
+  }
+  return out;
+}
+// ---- end deepseek_v4 ----
+
 }  // namespace
 
 int64_t TensorInfo::numel() const {
@@ -419,6 +563,7 @@ int64_t TensorInfo::total_numel() const { return numel() * copies; }
 std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
   if (spec.model_type == "gpt2") return gpt2_inventory(spec);
   if (spec.model_type == "nemotron_h") return nemotron_h_inventory(spec);
+  if (spec.attention == AttentionKind::csa) return deepseek_v4_inventory(spec);
   std::vector<TensorInfo> out;
   InventoryBuilder b(spec, out);
   const int64_t h = spec.hidden_size;
@@ -505,6 +650,8 @@ const char* to_string(TensorRole role) {
       return "head";
     case TensorRole::mtp_projection:
       return "mtp_projection";
+    case TensorRole::hyper_connection:
+      return "hyper_connection";
   }
   return "?";
 }

@@ -33,6 +33,7 @@ enum class TensorRole {
   embedding,      ///< embedding table (also MTP copies)
   head,           ///< output head (also MTP copies)
   mtp_projection, ///< MTP's eh_proj joining the embedding and the hidden state
+  hyper_connection, ///< hyper-connection mixing weights, biases and scales (DeepSeek-V4's hc_*)
 };
 
 /// How Megatron-style parallelism splits a tensor across GPUs.

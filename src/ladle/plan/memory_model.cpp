@@ -10,6 +10,7 @@
 #include "ladle/plan/cost_colocate.hpp"
 #include "ladle/plan/cost_fp8_amax_history.hpp"
 #include "ladle/plan/cost_grad_accum_fusion.hpp"
+#include "ladle/plan/cost_compressed_attention.hpp"
 #include "ladle/plan/cost_linear_attention.hpp"
 #include "ladle/plan/cost_lora.hpp"
 #include "ladle/plan/cost_mamba.hpp"
@@ -120,6 +121,8 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   } else if (kind.mixer == MixerKind::linear) {
     elements += linear_attention_activation_elements(c, tp, norm_out * lin * h / gathered_div, lin);
   } else if (kind.mixer == MixerKind::none) {
+  } else if (c.csa) {  // deepseek_v4 (cost_compressed_attention)
+    elements += compressed_attention_activation_elements(c, kind, tp, sp_div, norm_out * lin * h / sp_div, lin);
   } else if (c.mla) {
     // multi_latent_attention.py: the down-projections are replicated linears that run on the
     // s/TP tokens of the sequence-parallel region, so their input, outputs and the latent norms'
@@ -147,6 +150,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     if (st.fp8_second_copy) elements += lin * heads * d / tp;  // the projection's FP8 copy of it
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
+  elements += hyper_connection_activation_elements(c, sp_div);  // deepseek_v4's hc_mult copies
   double bytes = elements * kBf16;
   // SwiGLU's saved input, fc1's output: BF16, or E4M3 under activation_func_fp8_input_store (the
   // fused bias_swiglu and weighted_bias_swiglu cast what they save to float8_e4m3fn with no scale,

@@ -6,6 +6,7 @@
 #include "ladle/model/flops.hpp"
 #include "ladle/model/params.hpp"
 #include "ladle/model/tensor_inventory.hpp"
+#include "ladle/plan/cost_compressed_attention.hpp"
 #include "ladle/plan/cost_vision.hpp"
 #include "ladle/util/error.hpp"
 
@@ -126,6 +127,10 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
   c.linear_key = spec.linear_num_key_heads * spec.linear_key_head_dim;
   c.linear_value = spec.linear_num_value_heads * spec.linear_value_head_dim;
   c.linear_heads = spec.linear_num_value_heads;
+  c.csa = spec.attention == AttentionKind::csa;  // deepseek_v4
+  c.o_groups = spec.o_groups;
+  c.o_lora_rank = spec.o_lora_rank;
+  c.hc_mult = spec.hc_mult;
 
   std::vector<LayerKind> per_layer(static_cast<size_t>(spec.num_layers));
   LayerKind mtp;
@@ -165,6 +170,7 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
       kind.name += "+sliding";
       kind.window = spec.sliding_window[i];
     }
+    if (c.csa) set_compressed_attention(spec, layer, row_tokens, kind);  // deepseek_v4
     const std::string key = kind.name + "/" + std::to_string(kind.attention_flops) + "/" +
                             std::to_string(kind.ffn) + "/" + std::to_string(kind.kv_heads);
     auto [it, inserted] = index_of.emplace(key, c.kinds.size());
@@ -182,6 +188,10 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
     mtp.name = "mtp";
     mtp.attention_flops = attention_flops(spec, spec.num_layers - 1, row_tokens);
     mtp.indexer_flops = mtp.indexer ? indexer_flops(spec, row_tokens) : 0.0;
+    if (c.csa) {  // deepseek_v4: the MTP layer's own compress ratio
+      set_compressed_attention(spec, spec.num_layers, row_tokens, mtp);
+      mtp.name = "mtp";
+    }
     c.mtp = mtp;
   }
   if (image_tokens > 0) {

@@ -55,6 +55,7 @@ struct LayerKind {
   int64_t ffn = 0;                ///< the dense MLP's width in this layer (Nemotron-NAS differs per layer)
   int64_t kv_heads = 0;           ///< GQA key/value heads in this layer
   int64_t window = 0;             ///< causal sliding window in tokens (0: full attention)
+  int64_t compress_ratio = 0;     ///< keys pooled to one (deepseek_v4's compressed attention; 0: none)
   bool operator==(const LayerKind&) const = default;
 };
 
@@ -90,6 +91,12 @@ struct ModelCosts {
   int64_t linear_key = 0;    ///< Gated DeltaNet: key heads x key dim
   int64_t linear_value = 0;  ///< Gated DeltaNet: value heads x value dim
   int64_t linear_heads = 0;  ///< Gated DeltaNet: value heads
+  // ---- deepseek_v4 (cost_compressed_attention) ----
+  bool csa = false;           ///< compressed attention: one key/value head of head_dim
+  int64_t o_groups = 0;       ///< the grouped low-rank output projection's groups
+  int64_t o_lora_rank = 0;    ///< and each group's rank
+  int64_t hc_mult = 0;        ///< residual copies of the hyper-connections (0: a plain residual)
+  // ---- end deepseek_v4 ----
 
   std::vector<LayerKind> kinds;
   std::vector<int> layer_kind;  ///< kind index of each decoder layer

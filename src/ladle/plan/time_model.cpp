@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "ladle/plan/cost_gemm_shape.hpp"
+#include "ladle/plan/cost_compressed_attention.hpp"
 #include "ladle/plan/cost_fp16.hpp"
 #include "ladle/plan/cost_fp8_amax_history.hpp"
 #include "ladle/plan/cost_grad_accum_fusion.hpp"
@@ -154,7 +155,8 @@ double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, MoeDi
 // three kernels (silu, multiply: 10 bytes per FFN element where fused moves 6).
 double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   const double h = static_cast<double>(c.hidden);
-  const double fused = kBf16 * 16.0 * h;
+  // deepseek_v4's hyper-connection mixing (cost_compressed_attention), 0 for other models.
+  const double fused = kBf16 * 16.0 * h + hyper_connection_stream_bytes(c);
   if (w.stack != Stack::torchtitan || w.compiled) return fused;
   const double qk = static_cast<double>(c.heads * c.head_dim + c.kv_heads * c.head_dim);
   const double ffn = static_cast<double>(c.ffn);

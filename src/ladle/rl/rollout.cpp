@@ -117,6 +117,54 @@ TokenFlops token_matmul(const ModelSpec& m) {
   return f;
 }
 
+// ---- deepseek_v4 ----
+// DeepSeek-V4's compressed attention at decode (sglang's deepseek_v4.py @ f8101ac7, MQALayer): one
+// query against the window's raw keys and the pooled keys (floor(context / ratio); at most
+// index_topk of them on ratio-4 layers, whose indexer scores every pooled key), 2 heads (d + d)
+// per key: the one key head is also the value head.
+double csa_decode_flops(const ModelSpec& m, int layer, double context) {
+  const int64_t ratio = m.compress_ratio_of(layer);
+  const int64_t window = layer < static_cast<int>(m.sliding_window.size()) ? m.sliding_window[static_cast<size_t>(layer)] : 0;
+  double keys = window > 0 ? std::min(context, static_cast<double>(window)) : context;
+  double flops = 0;
+  if (ratio > 0) {
+    double pooled = std::floor(context / static_cast<double>(ratio));
+    if (ratio == 4) {
+      flops += 2.0 * m.index_n_heads * m.index_head_dim * pooled;
+      pooled = std::min(pooled, static_cast<double>(m.index_topk));
+    }
+    keys += pooled;
+  }
+  return flops + 2.0 * m.num_heads * 2.0 * m.head_dim * keys;
+}
+
+// Cache bytes of one compressed-attention layer for a sequence of `context` tokens: the window's
+// raw key/value head (SGLang's DeepSeekV4TokenToKVPool keeps the last sliding_window), the pooled
+// keys (head_dim each, one per `ratio` tokens), on ratio-4 layers the indexer's pooled keys
+// (index_head_dim each), and each compressor's FP32 state of the tokens not yet pooled
+// (Compressor.compute_state_len: at most ratio - 1, plus ratio more on ratio 4's overlapping
+// windows, each 2 coff x head size of keys and gate scores; its bound is counted).
+double csa_kv_bytes(const ModelSpec& m, int layer, double context, double kvb) {
+  const int64_t ratio = m.compress_ratio_of(layer);
+  const int64_t window = layer < static_cast<int>(m.sliding_window.size()) ? m.sliding_window[static_cast<size_t>(layer)] : 0;
+  const double d = static_cast<double>(m.head_dim);
+  double bytes = (window > 0 ? std::min(context, static_cast<double>(window)) : context) * d * kvb;
+  if (ratio <= 0) return bytes;
+  const double pooled = std::floor(context / static_cast<double>(ratio));
+  const auto state = [&](double head) {
+    const double coff = ratio == 4 ? 2.0 : 1.0;
+    const double tokens = static_cast<double>(ratio - 1) + (ratio == 4 ? static_cast<double>(ratio) : 0.0);
+    return tokens * 2.0 * coff * head * kStateBytes;
+  };
+  bytes += pooled * d * kvb + state(d);
+  if (ratio == 4) {
+    const double id = static_cast<double>(m.index_head_dim);
+    bytes += pooled * id * kvb + state(id);
+  }
+  return bytes;
+}
+// ---- end deepseek_v4 ----
+
 /// Attention-core FLOPs (QK^T and PV) of one query token against `context` keys, all layers,
 /// all heads; MLA absorbed into the latent (SGLang's decode path), DSA's sparse layers attending
 /// their top-k and scoring every key with the indexer.
@@ -124,6 +172,10 @@ double attention_core_flops(const ModelSpec& m, double context) {
   double flops = 0;
   for (int i = 0; i < m.num_layers; ++i) {
     if (m.mixer_of(i) != MixerKind::attention) continue;
+    if (m.attention == AttentionKind::csa) {  // deepseek_v4
+      flops += csa_decode_flops(m, i, context);
+      continue;
+    }
     double keys = context;
     const int64_t window = i < static_cast<int>(m.sliding_window.size()) ? m.sliding_window[static_cast<size_t>(i)] : 0;
     if (window > 0) keys = std::min(keys, static_cast<double>(window));
@@ -286,6 +338,10 @@ double kv_bytes_per_sequence(const ModelSpec& m, const EngineLayout& e, int64_t 
   for (int i = 0; i < m.num_layers; ++i) {
     switch (m.mixer_of(i)) {
       case MixerKind::attention: {
+        if (m.attention == AttentionKind::csa) {  // deepseek_v4: replicated over attention TP
+          bytes += csa_kv_bytes(m, i, ctx, kvb);
+          break;
+        }
         double per_token = 0;
         if (m.attention == AttentionKind::mla) {
           per_token = (m.kv_lora_rank + m.qk_rope_head_dim) * kvb;  // whole on every rank
