@@ -105,6 +105,29 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
     a["linear_conv_kernel"] = s.linear_conv_kernel;
   }
   if (s.attention_output_gate) a["attention_output_gate"] = true;
+  // per-layer attention geometry (step3p7, gemma4)
+  if (s.has_layer_geometry() || !s.layer_kv_shared.empty()) {
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (int i = 0; i < s.num_layers; ++i) {
+      nlohmann::ordered_json g;
+      g["heads"] = s.heads_of(i);
+      g["kv_heads"] = s.kv_heads_of(i);
+      g["head_dim"] = s.head_dim_of(i);
+      g["value_head_dim"] = s.value_head_dim_of(i);
+      if (s.kv_shared_of(i)) g["kv_shared"] = true;
+      if (s.k_eq_v_of(i)) g["k_eq_v"] = true;
+      layers.push_back(g);
+    }
+    a["layer_attention"] = layers;
+  }
+  if (s.head_wise_attention_gate) a["head_wise_attention_gate"] = true;
+  if (!s.assumed.empty()) {
+    nlohmann::ordered_json published = nlohmann::ordered_json::array();
+    for (const ModelSpec::AssumedValue& v : s.assumed) {
+      published.push_back({{"key", v.key}, {"value", nlohmann::ordered_json::parse(v.value)}, {"source", v.source}});
+    }
+    a["published_values"] = published;
+  }
   a["indexer_layers"] = s.count_indexers();
   if (s.index_topk > 0) {
     a["index_n_heads"] = s.index_n_heads;
@@ -245,6 +268,29 @@ void render_text(const ModelReport& r, std::ostream& out) {
                        s.count_linear_attention(), s.num_layers, s.linear_num_key_heads,
                        s.linear_key_head_dim, s.linear_num_value_heads, s.linear_value_head_dim,
                        s.linear_conv_kernel);
+  }
+  // per-layer attention geometry (step3p7, gemma4): each distinct layer shape and its layers.
+  if (s.has_layer_geometry() || !s.layer_kv_shared.empty()) {
+    std::vector<std::pair<std::string, int>> shapes;
+    for (int i = 0; i < s.num_layers; ++i) {
+      if (s.mixer_of(i) != MixerKind::attention) continue;
+      std::string shape = fmt::format("{} heads, {} kv heads, head dim {}", s.heads_of(i), s.kv_heads_of(i),
+                                      s.head_dim_of(i));
+      if (s.value_head_dim_of(i) != s.head_dim_of(i)) shape += fmt::format(", value dim {}", s.value_head_dim_of(i));
+      if (s.k_eq_v_of(i)) shape += ", keys are values";
+      if (s.kv_shared_of(i)) shape += ", keys and values of an earlier layer";
+      const auto at = std::find_if(shapes.begin(), shapes.end(), [&](const auto& e) { return e.first == shape; });
+      if (at == shapes.end()) {
+        shapes.emplace_back(shape, 1);
+      } else {
+        ++at->second;
+      }
+    }
+    for (const auto& [shape, layers] : shapes) out << fmt::format("attention layers: {} on {}\n", shape, layers);
+  }
+  if (s.head_wise_attention_gate) out << "attention output gate: head-wise (g_proj, one sigmoid per query head)\n";
+  for (const ModelSpec::AssumedValue& v : s.assumed) {
+    out << fmt::format("published: {} = {} (not in the config; {})\n", v.key, v.value, v.source);
   }
   const auto chunked = std::count_if(s.attention_chunk.begin(), s.attention_chunk.end(),
                                      [](int64_t c) { return c > 0; });

@@ -55,9 +55,13 @@ double mixer_core_forward(const ModelSpec& spec, int layer) {
 namespace {
 
 // Forward FLOPs per token of the attention core of one layer (QK^T and PV), see flops.hpp.
-double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window, int64_t chunk = 0) {
-  int64_t qk_dim = spec.head_dim;
-  int64_t v_dim = spec.gqa_value_head_dim();
+// A GQA layer's heads and head sizes are its own (ModelSpec::heads_of etc.); layer -1: the
+// model-wide fields (an MTP layer).
+double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t window, int64_t chunk = 0,
+                              int layer = -1) {
+  int64_t qk_dim = spec.head_dim_of(layer);
+  int64_t v_dim = spec.value_head_dim_of(layer);
+  int64_t heads = spec.heads_of(layer);
   if (spec.attention == AttentionKind::mla) {
     qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim;
     v_dim = spec.v_head_dim;
@@ -66,7 +70,7 @@ double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t wi
   int64_t limit = window;
   if (spec.index_topk > 0 && (limit == 0 || spec.index_topk < limit)) limit = spec.index_topk;
   const double context = chunk > 0 ? mean_chunked_context(seq_len, chunk) : mean_causal_context(seq_len, limit);
-  return 2.0 * static_cast<double>(spec.num_heads) * static_cast<double>(qk_dim + v_dim) * context;
+  return 2.0 * static_cast<double>(heads) * static_cast<double>(qk_dim + v_dim) * context;
 }
 
 // The lightning indexer scores every causal key: index_n_heads dot products of index_head_dim,
@@ -98,6 +102,10 @@ std::string layer_kind(const ModelSpec& spec, int layer) {
   }
   std::string kind = to_string(spec.attention);
   if (!spec.layer_kv_heads.empty()) kind += "-kv" + std::to_string(spec.kv_heads_of(layer));
+  // per-layer attention geometry (step3p7, gemma4)
+  if (!spec.layer_heads.empty()) kind += "-q" + std::to_string(spec.heads_of(layer));
+  if (!spec.layer_head_dim.empty()) kind += "-d" + std::to_string(spec.head_dim_of(layer));
+  if (spec.kv_shared_of(layer)) kind += "-kvshared";
   if (layer < static_cast<int>(spec.attention_chunk.size()) && spec.attention_chunk[layer] > 0) {
     kind += "-chunked";
   }
@@ -242,7 +250,7 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
       k.matmul_forward = layer_matmul[i];
       const int64_t chunk = i < static_cast<int>(spec.attention_chunk.size()) ? spec.attention_chunk[i] : 0;
       const double mixer = mixer_core_forward(spec, i);
-      k.attention_forward = mixer >= 0 ? mixer : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk);
+      k.attention_forward = mixer >= 0 ? mixer : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk, i);
       k.indexer_forward = spec.has_indexer[i] ? indexer_forward(spec, seq_len) : 0.0;
       if (spec.attention == AttentionKind::csa) {  // deepseek_v4
         k.attention_forward = csa_attention_forward(spec, i, seq_len);

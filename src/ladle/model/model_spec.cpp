@@ -45,6 +45,28 @@ bool ModelSpec::sinks_of(int layer) const {
   return layer >= 0 && i < layer_sinks.size() ? layer_sinks[i] : attention_sinks;
 }
 
+// ---- per-layer attention geometry (step3p7, gemma4) ----
+namespace {
+template <typename T, typename U>
+U layer_or(const std::vector<T>& values, int layer, U fallback) {
+  const auto i = static_cast<std::size_t>(layer);
+  return layer >= 0 && i < values.size() ? static_cast<U>(values[i]) : fallback;
+}
+}  // namespace
+
+int64_t ModelSpec::heads_of(int layer) const { return layer_or(layer_heads, layer, num_heads); }
+
+int64_t ModelSpec::head_dim_of(int layer) const { return layer_or(layer_head_dim, layer, head_dim); }
+
+int64_t ModelSpec::value_head_dim_of(int layer) const {
+  return layer_or(layer_value_head_dim, layer, gqa_value_head_dim());
+}
+
+bool ModelSpec::kv_shared_of(int layer) const { return layer_or(layer_kv_shared, layer, false); }
+
+bool ModelSpec::k_eq_v_of(int layer) const { return layer_or(layer_k_eq_v, layer, false); }
+// ---- end per-layer attention geometry ----
+
 const char* to_string(AttentionKind kind) {
   switch (kind) {
     case AttentionKind::gqa:

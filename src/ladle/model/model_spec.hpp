@@ -161,6 +161,51 @@ struct ModelSpec {
   /// The dense MLP's activation is squared ReLU (Nemotron-H's relu2) rather than GELU/SwiGLU.
   bool relu2_mlp = false;
 
+  // ---- per-layer attention geometry (step3p7, gemma4) ----
+  // A GQA layer may have its own query heads, q/k head size and value head size (Step-3.7-Flash's
+  // sliding layers: 96 query heads beside the full layers' 64; Gemma 4's global layers:
+  // global_head_dim and num_global_key_value_heads). Empty vectors: the model-wide fields. Every
+  // consumer reads them through heads_of, kv_heads_of, head_dim_of and value_head_dim_of.
+  std::vector<int64_t> layer_heads;           ///< query heads per layer; empty: num_heads
+  std::vector<int64_t> layer_head_dim;        ///< q/k head size per layer; empty: head_dim
+  std::vector<int64_t> layer_value_head_dim;  ///< value head size per layer; empty: gqa_value_head_dim()
+  /// Layers that reuse an earlier layer's keys and values (Gemma 4's num_kv_shared_layers): no
+  /// k/v projections, no k-norm and no KV cache of their own. Empty: none.
+  std::vector<bool> layer_kv_shared;
+  /// Keys double as values on these layers (Gemma 4's attention_k_eq_v on full layers): no v_proj.
+  std::vector<bool> layer_k_eq_v;
+  /// A head-wise sigmoid gate on the attention output: g_proj [heads, hidden] (Step-3.7-Flash's
+  /// use_head_wise_attn_gate), one gate value per query head.
+  bool head_wise_attention_gate = false;
+  /// Per-layer token embeddings (Gemma 4's PLE): a [vocab_size_per_layer_input, layers x width]
+  /// table, its projection from the hidden state [layers x width, hidden] with a norm of width,
+  /// and per layer a gate [width, hidden], a projection [hidden, width] and a norm of hidden.
+  int64_t per_layer_input_width = 0;   ///< hidden_size_per_layer_input; 0: none
+  int64_t per_layer_input_vocab = 0;   ///< vocab_size_per_layer_input
+  /// A value the config did not hold that the type's row supplied from a published source.
+  struct AssumedValue {
+    std::string key;     ///< the config key ("attention_other_setting")
+    std::string value;   ///< the value used, as JSON
+    std::string source;  ///< where it is published
+    bool operator==(const AssumedValue&) const = default;
+  };
+  /// The values the type's row supplied (data/models/types.yaml `published`); `ladle model`
+  /// prints each, predict and plan list them with the scenario's value sources (never silent).
+  std::vector<AssumedValue> assumed;
+  /// Query heads of layer `layer`.
+  int64_t heads_of(int layer) const;
+  /// q/k head size of layer `layer`.
+  int64_t head_dim_of(int layer) const;
+  /// Value head size of layer `layer`.
+  int64_t value_head_dim_of(int layer) const;
+  /// Whether layer `layer` reuses an earlier layer's keys and values.
+  bool kv_shared_of(int layer) const;
+  /// Whether layer `layer`'s keys double as its values (no v_proj).
+  bool k_eq_v_of(int layer) const;
+  /// Whether any per-layer attention geometry differs from the model-wide fields.
+  bool has_layer_geometry() const { return !layer_heads.empty() || !layer_head_dim.empty() || !layer_value_head_dim.empty(); }
+  // ---- end per-layer attention geometry ----
+
   // ---- compressed attention, hyper-connections, hash routing (deepseek_v4) ----
   // DeepSeek-V4 (sgl-project/sglang python/sglang/srt/models/deepseek_v4.py @ f8101ac7): every
   // layer attends to the last `sliding_window` raw keys plus keys pooled `compress_ratio` to one

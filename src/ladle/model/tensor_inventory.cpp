@@ -167,13 +167,24 @@ class InventoryBuilder {
     add(p + "out_proj.weight", {h, value}, s, layer, a, TensorSplit::tp_row);
   }
 
+  // GQA with the layer's own geometry (ModelSpec's heads_of, kv_heads_of, head_dim_of,
+  // value_head_dim_of: Step-3.7-Flash's sliding layers, Gemma 4's global layers, MiMo-V2-Flash's
+  // narrower values); an MTP layer takes the model-wide fields. A layer that shares an earlier
+  // layer's keys and values (Gemma 4) has no k/v projections or k-norm; one whose keys are its
+  // values (attention_k_eq_v) no v_proj; a head-wise gate adds g_proj [heads, hidden].
   void add_gqa(const std::string& p, TensorSection s, int layer) {
     const int64_t h = spec_.hidden_size;
-    const int64_t q = spec_.num_heads * spec_.head_dim;
-    const int64_t kv_heads = s == TensorSection::layer ? spec_.kv_heads_of(layer) : spec_.num_kv_heads;
-    const int64_t kv = kv_heads * spec_.head_dim;
-    const int64_t v = kv_heads * spec_.gqa_value_head_dim();  // values may be narrower (MiMo-V2-Flash)
-    const int64_t out = spec_.num_heads * spec_.gqa_value_head_dim();
+    const bool own = s == TensorSection::layer;
+    const int64_t heads = own ? spec_.heads_of(layer) : spec_.num_heads;
+    const int64_t head_dim = own ? spec_.head_dim_of(layer) : spec_.head_dim;
+    const int64_t value_dim = own ? spec_.value_head_dim_of(layer) : spec_.gqa_value_head_dim();
+    const int64_t kv_heads = own ? spec_.kv_heads_of(layer) : spec_.num_kv_heads;
+    const bool kv_shared = own && spec_.kv_shared_of(layer);
+    const bool k_eq_v = own && spec_.k_eq_v_of(layer);
+    const int64_t q = heads * head_dim;
+    const int64_t kv = kv_shared ? 0 : kv_heads * head_dim;
+    const int64_t v = kv_shared || k_eq_v ? 0 : kv_heads * value_dim;  // values may be narrower (MiMo-V2-Flash)
+    const int64_t out = heads * value_dim;
     const TensorRole a = TensorRole::attention;
     // Gated attention: the projection also produces one gate value per q channel.
     const int64_t q_out = spec_.attention_output_gate ? 2 * q : q;
@@ -182,24 +193,25 @@ class InventoryBuilder {
       add(p + "qkv_proj.weight", {q + kv + v, h}, s, layer, a, TensorSplit::tp_column);
     } else {
       add(p + "q_proj.weight", {q_out, h}, s, layer, a, TensorSplit::tp_column);
-      add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
-      add(p + "v_proj.weight", {v, h}, s, layer, a, TensorSplit::tp_column);
+      if (kv > 0) add(p + "k_proj.weight", {kv, h}, s, layer, a, TensorSplit::tp_column);
+      if (v > 0) add(p + "v_proj.weight", {v, h}, s, layer, a, TensorSplit::tp_column);
     }
     if (spec_.attention_bias) {
       add(p + "q_proj.bias", {q}, s, layer, a, TensorSplit::tp_column);
-      add(p + "k_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
-      add(p + "v_proj.bias", {v}, s, layer, a, TensorSplit::tp_column);
+      if (kv > 0) add(p + "k_proj.bias", {kv}, s, layer, a, TensorSplit::tp_column);
+      if (v > 0) add(p + "v_proj.bias", {v}, s, layer, a, TensorSplit::tp_column);
     }
+    if (spec_.head_wise_attention_gate) add(p + "g_proj.weight", {heads, h}, s, layer, a, TensorSplit::tp_column);
     add(p + "o_proj.weight", {h, out}, s, layer, a, TensorSplit::tp_row);
     if (spec_.attention_out_bias) add(p + "o_proj.bias", {h}, s, layer, a, TensorSplit::replicated);
     if (spec_.qk_norm) {
-      const int64_t q_norm = spec_.qk_norm_full_width ? q : spec_.head_dim;
-      const int64_t k_norm = spec_.qk_norm_full_width ? kv : spec_.head_dim;
+      const int64_t q_norm = spec_.qk_norm_full_width ? q : head_dim;
+      const int64_t k_norm = spec_.qk_norm_full_width ? kv : head_dim;
       add(p + "q_norm.weight", {q_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
-      add(p + "k_norm.weight", {k_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      if (!kv_shared) add(p + "k_norm.weight", {k_norm}, s, layer, TensorRole::norm, TensorSplit::replicated);
     }
-    if (s == TensorSection::layer ? spec_.sinks_of(layer) : spec_.attention_sinks) {
-      add(p + "sinks", {spec_.num_heads}, s, layer, a, TensorSplit::tp_column);
+    if (own ? spec_.sinks_of(layer) : spec_.attention_sinks) {
+      add(p + "sinks", {heads}, s, layer, a, TensorSplit::tp_column);
     }
   }
 

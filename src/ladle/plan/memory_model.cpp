@@ -140,14 +140,18 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     if (st.fp8_attention) elements += 0.5 * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
     if (st.fp8_second_copy) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
   } else {
-    const double d = static_cast<double>(c.head_dim);
+    // The layer's own geometry (per-layer attention geometry: step3p7, gemma4); values are
+    // value-head wide (MiMo-V2-Flash: 128 beside q/k's 192), as is the attention output.
+    const double q_heads = static_cast<double>(kind.heads > 0 ? kind.heads : c.heads);
+    const double d = static_cast<double>(kind.head_dim > 0 ? kind.head_dim : c.head_dim);
+    const double dv = static_cast<double>(kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
     const double kv = static_cast<double>(kind.kv_heads > 0 ? kind.kv_heads : c.kv_heads);
-    elements += norm_out * lin * h / gathered_div;   // qkv input
-    elements += attn_in * (heads + 2 * kv) * d / tp;  // q, k, v (flash attention's inputs)
-    if (c.qk_norm) elements += (heads + kv) * d / tp;  // q/k-norm inputs (Qwen3's per-head RMSNorm)
-    elements += heads * d / tp;                      // attention output (the projection's input)
-    if (st.fp8_attention) elements += 0.5 * heads * d / tp;  // the FP8 output the attention saves
-    if (st.fp8_second_copy) elements += lin * heads * d / tp;  // the projection's FP8 copy of it
+    elements += norm_out * lin * h / gathered_div;             // qkv input
+    elements += attn_in * (q_heads * d + kv * (d + dv)) / tp;  // q, k, v (flash attention's inputs)
+    if (c.qk_norm) elements += (q_heads + kv) * d / tp;        // q/k-norm inputs (Qwen3's per-head RMSNorm)
+    elements += q_heads * dv / tp;                             // attention output (the projection's input)
+    if (st.fp8_attention) elements += 0.5 * q_heads * dv / tp;  // the FP8 output the attention saves
+    if (st.fp8_second_copy) elements += lin * q_heads * dv / tp;  // the projection's FP8 copy of it
   }
   if (kind.indexer) elements += static_cast<double>(c.index_heads * c.index_head_dim + c.index_head_dim);
   elements += hyper_connection_activation_elements(c, sp_div);  // deepseek_v4's hc_mult copies

@@ -67,15 +67,17 @@ void add_tensor(const TensorInfo& t, LayerKind& kind) {
   }
 }
 
-double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens) {
+// The core attention of layer `layer` (its window); `geometry` is the layer whose heads and head
+// sizes it has (-1: the model-wide fields, an MTP layer's).
+double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens, int geometry) {
   const int64_t qk = spec.attention == AttentionKind::mla ? spec.qk_nope_head_dim + spec.qk_rope_head_dim
-                                                           : spec.head_dim;
-  const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.gqa_value_head_dim();
+                                                           : spec.head_dim_of(geometry);
+  const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.value_head_dim_of(geometry);
   int64_t window = 0;
   if (static_cast<size_t>(layer) < spec.sliding_window.size()) window = spec.sliding_window[layer];
   if (spec.index_topk > 0 && (window == 0 || spec.index_topk < window)) window = spec.index_topk;
   const double context = model::mean_causal_context(row_tokens, window);
-  return 2.0 * static_cast<double>(spec.num_heads) * static_cast<double>(qk + v) * context;
+  return 2.0 * static_cast<double>(spec.heads_of(geometry)) * static_cast<double>(qk + v) * context;
 }
 
 double indexer_flops(const ModelSpec& spec, int64_t row_tokens) {
@@ -158,10 +160,15 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
     kind.has_mlp = spec.mlp[i] != MlpKind::none;
     kind.ffn = spec.ffn_of(layer);
     kind.kv_heads = spec.kv_heads_of(layer);
+    // per-layer attention geometry (step3p7, gemma4)
+    kind.heads = spec.heads_of(layer);
+    kind.head_dim = c.mla ? c.qk_head_dim : spec.head_dim_of(layer);
+    kind.v_head_dim = c.mla ? c.v_head_dim : spec.value_head_dim_of(layer);
+    kind.kv_cache = !spec.kv_shared_of(layer);
     // A Gated DeltaNet or Mamba-2 layer's core is its recurrence or scan (cost_linear_attention,
     // cost_mamba); a layer without a mixer has none.
     const double mixer = model::mixer_core_forward(spec, layer);
-    kind.attention_flops = mixer >= 0 ? mixer : attention_flops(spec, static_cast<int64_t>(i), row_tokens);
+    kind.attention_flops = mixer >= 0 ? mixer : attention_flops(spec, static_cast<int64_t>(i), row_tokens, layer);
     kind.indexer_flops = kind.indexer ? indexer_flops(spec, row_tokens) : 0.0;
     const std::string mixer_name =
         kind.mixer == MixerKind::attention ? std::string(to_string(spec.attention)) : to_string(kind.mixer);
@@ -172,7 +179,9 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
     }
     if (c.csa) set_compressed_attention(spec, layer, row_tokens, kind);  // deepseek_v4
     const std::string key = kind.name + "/" + std::to_string(kind.attention_flops) + "/" +
-                            std::to_string(kind.ffn) + "/" + std::to_string(kind.kv_heads);
+                            std::to_string(kind.ffn) + "/" + std::to_string(kind.kv_heads) + "/" +
+                            std::to_string(kind.heads) + "/" + std::to_string(kind.head_dim) + "/" +
+                            std::to_string(kind.v_head_dim) + (kind.kv_cache ? "" : "/kv-shared");
     auto [it, inserted] = index_of.emplace(key, c.kinds.size());
     if (inserted) c.kinds.push_back(kind);
     c.layer_kind[i] = static_cast<int>(it->second);
@@ -186,7 +195,11 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
   if (spec.num_mtp_layers > 0) {
     mtp.moe = spec.count_mlp(MlpKind::moe) > 0;
     mtp.name = "mtp";
-    mtp.attention_flops = attention_flops(spec, spec.num_layers - 1, row_tokens);
+    mtp.attention_flops = attention_flops(spec, spec.num_layers - 1, row_tokens, -1);
+    mtp.kv_heads = spec.num_kv_heads;
+    mtp.heads = spec.num_heads;
+    mtp.head_dim = c.qk_head_dim;
+    mtp.v_head_dim = c.v_head_dim;
     mtp.indexer_flops = mtp.indexer ? indexer_flops(spec, row_tokens) : 0.0;
     if (c.csa) {  // deepseek_v4: the MTP layer's own compress ratio
       set_compressed_attention(spec, spec.num_layers, row_tokens, mtp);

@@ -54,6 +54,12 @@ struct LayerKind {
   bool has_mlp = true;            ///< false: no feed-forward block (Nemotron-H, Nemotron-NAS no_op)
   int64_t ffn = 0;                ///< the dense MLP's width in this layer (Nemotron-NAS differs per layer)
   int64_t kv_heads = 0;           ///< GQA key/value heads in this layer
+  // per-layer attention geometry (step3p7, gemma4): this layer's query heads and head sizes
+  // (MLA: the model's q/k and v head sizes).
+  int64_t heads = 0;              ///< query heads
+  int64_t head_dim = 0;           ///< q/k head size
+  int64_t v_head_dim = 0;         ///< value head size (MiMo-V2-Flash: 128 beside 192)
+  bool kv_cache = true;           ///< false: the layer reuses an earlier layer's keys and values (Gemma 4)
   int64_t window = 0;             ///< causal sliding window in tokens (0: full attention)
   int64_t compress_ratio = 0;     ///< keys pooled to one (deepseek_v4's compressed attention; 0: none)
   bool operator==(const LayerKind&) const = default;

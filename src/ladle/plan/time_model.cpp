@@ -211,6 +211,12 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   const double etp = static_cast<double>(l.etp);
   const double sp_div = l.sp ? tp : 1.0;
   const double h = static_cast<double>(c.hidden);
+  // per-layer attention geometry (step3p7, gemma4): this kind's heads and head sizes, the
+  // model's where a kind does not say.
+  const int64_t kind_heads = kind.heads > 0 ? kind.heads : c.heads;
+  const int64_t kind_kv_heads = kind.kv_heads > 0 ? kind.kv_heads : c.kv_heads;
+  const int64_t kind_head_dim = kind.head_dim > 0 ? kind.head_dim : c.head_dim;
+  const int64_t kind_v_head_dim = kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim;
   const Captured graph = captured(l);
   // An FP8 GEMM launches its input's quantisation besides the GEMM.
   const double per_gemm = fp8 ? 2.0 : 1.0;
@@ -331,8 +337,10 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   }
   double cp_fwd = 0;
   if (l.cp > 1) {
+    // The layer's own keys and values (per-layer attention geometry: step3p7, gemma4; values
+    // v_head_dim wide, MiMo-V2-Flash's 128 beside 192).
     const double kv_per_token = c.mla ? static_cast<double>(c.heads * (c.qk_head_dim + c.v_head_dim))
-                                      : static_cast<double>(2 * c.kv_heads * c.head_dim);
+                                      : static_cast<double>(kind_kv_heads * (kind_head_dim + kind_v_head_dim));
     const double bytes = kBf16 * tokens * static_cast<double>(l.cp) * kv_per_token / tp;
     const double cp = static_cast<double>(l.cp);
     const double per_domain = std::max(1.0, std::min(cp, r.domain / tp));
@@ -447,10 +455,10 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
     double bytes = 0;
     if (has(om, OffloadModule::attn_norm)) bytes += kBf16 * tok * h;
     if (has(om, OffloadModule::qkv_linear)) bytes += kBf16 * tok * h;
-    if (has(om, OffloadModule::core_attn))
-      bytes += kBf16 * tokens * 3 * static_cast<double>(c.heads * c.head_dim) / tp;
-    if (has(om, OffloadModule::attn_proj))
-      bytes += kBf16 * tokens * static_cast<double>(c.heads * c.head_dim) / tp;
+    if (has(om, OffloadModule::core_attn))  // q, k and v (as wide as the queries) of this layer
+      bytes += kBf16 * tokens * static_cast<double>(kind_heads * (2 * kind_head_dim + kind_v_head_dim)) / tp;
+    if (has(om, OffloadModule::attn_proj))  // the attention output, value heads wide
+      bytes += kBf16 * tokens * static_cast<double>(kind_heads * kind_v_head_dim) / tp;
     if (has(om, OffloadModule::mlp_norm)) bytes += kBf16 * tok * h;
     if (moe && has(om, OffloadModule::expert_fc1)) bytes += kBf16 * routed_tokens * h;
     if (moe && has(om, OffloadModule::moe_act)) bytes += kBf16 * routed_tokens * 2 * moe_ffn;
@@ -464,7 +472,7 @@ KindTime kind_time(const ModelCosts& c, const LayerKind& kind, const Layout& l, 
   // forward and the previous layer's backward; spread here over the model's layers.
   if (l.cpu_offload_layers > 0 && r.host_link > 0 && c.num_layers > 0) {
     const double tok = tokens / sp_div;
-    const double attn = static_cast<double>(c.heads * c.head_dim) / tp;
+    const double attn = static_cast<double>(kind_heads * (kind_head_dim + kind_v_head_dim)) / 2 / tp;
     double bytes = kBf16 * (3 * tok * h + tokens * 4 * attn);
     if (moe) bytes += kBf16 * routed_tokens * (h + 2 * moe_ffn);
     const double copy = bytes / r.host_link;

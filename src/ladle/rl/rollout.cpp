@@ -58,6 +58,12 @@ Split validate(const ModelSpec& m, const EngineLayout& e) {
     if (m.num_heads % s.attn_tp != 0)
       throw_usage("engine.tp: attention TP {} (tp {} / dp_attention {}) does not divide {}'s {} "
                   "attention heads", s.attn_tp, e.tp, e.dp_attention, m.name, m.num_heads);
+    // per-layer attention geometry (step3p7, gemma4): every layer's own query heads too
+    for (int i = 0; i < m.num_layers; ++i) {
+      if (m.mixer_of(i) == MixerKind::attention && m.heads_of(i) % s.attn_tp != 0)
+        throw_usage("engine.tp: attention TP {} does not divide {}'s {} attention heads (layer {})", s.attn_tp,
+                    m.name, m.heads_of(i), i);
+    }
     if (m.attention == AttentionKind::gqa) {
       for (int i = 0; i < m.num_layers; ++i) {
         if (m.mixer_of(i) != MixerKind::attention) continue;
@@ -186,7 +192,7 @@ double attention_core_flops(const ModelSpec& m, double context) {
     if (m.attention == AttentionKind::mla)
       flops += 2.0 * m.num_heads * (2.0 * m.kv_lora_rank + m.qk_rope_head_dim) * keys;
     else
-      flops += 4.0 * m.num_heads * m.head_dim * keys;
+      flops += 2.0 * m.heads_of(i) * (m.head_dim_of(i) + m.value_head_dim_of(i)) * keys;  // the layer's own geometry
   }
   return flops;
 }
@@ -346,9 +352,13 @@ double kv_bytes_per_sequence(const ModelSpec& m, const EngineLayout& e, int64_t 
         if (m.attention == AttentionKind::mla) {
           per_token = (m.kv_lora_rank + m.qk_rope_head_dim) * kvb;  // whole on every rank
         } else {
+          // The layer's own keys and values (per-layer attention geometry: step3p7, gemma4):
+          // values value_head_dim wide; a layer reusing an earlier layer's keys and values
+          // (Gemma 4's num_kv_shared_layers) caches none.
           const int64_t kv = m.kv_heads_of(i);
           const double local = std::max(1.0, static_cast<double>(kv) / s.attn_tp);
-          per_token = 2.0 * local * m.head_dim * kvb;
+          const double width = m.kv_shared_of(i) ? 0.0 : static_cast<double>(m.head_dim_of(i) + (m.k_eq_v_of(i) ? 0 : m.value_head_dim_of(i)));
+          per_token = local * width * kvb;
         }
         if (m.index_topk > 0) per_token += m.index_head_dim * kvb;  // the indexer's key cache
         double tokens = ctx;
