@@ -255,3 +255,111 @@ TEST(PublishedCardsDeepSeekVFour, FlashMatchesTheCard) {
 }  // namespace
 }  // namespace ladle::model
 // ---- end deepseek_v4 ----
+
+// ---- step3p7 (per-layer attention geometry) ----
+namespace ladle::model {
+namespace {
+
+// stepfun-ai/Step-3.7-Flash model card (huggingface.co/stepfun-ai/Step-3.7-Flash; the vLLM recipe
+// for the model quotes it): "~198B total / 11B active parameters combining a 196B sparse language
+// backbone with a 1.8B perception encoder". ladle counts the language backbone: its total against
+// "196B", its N (the matrices a token multiplies) against "11B". The config is aiconfigurator's
+// flattened copy (tests/data/model/real_step-3.7-flash.source.txt), which lacks
+// attention_other_setting and use_head_wise_attn_gate: the step3p7 row supplies both, and the
+// spec records that it did.
+TEST(PublishedCardsStepThreeSevenFlash, MatchesTheCard) {
+  const ModelSpec spec = load_model(real_config("step-3.7-flash"));
+  EXPECT_EQ(spec.model_type, "step3p7");
+  ASSERT_EQ(spec.assumed.size(), 2u);
+  EXPECT_EQ(spec.assumed[0].key, "attention_other_setting");
+  EXPECT_EQ(spec.assumed[1].key, "use_head_wise_attn_gate");
+  EXPECT_TRUE(spec.head_wise_attention_gate);
+  // Layer 0 is full attention (64 heads), layers 1-3 sliding (96 heads), both 8 x 128 kv.
+  EXPECT_EQ(spec.heads_of(0), 64);
+  EXPECT_EQ(spec.heads_of(1), 96);
+  EXPECT_EQ(spec.kv_heads_of(1), 8);
+  EXPECT_EQ(spec.head_dim_of(1), 128);
+  EXPECT_EQ(spec.sliding_window[0], 0);
+  EXPECT_EQ(spec.sliding_window[1], 512);
+  EXPECT_EQ(spec.count_mlp(MlpKind::dense), 3);
+  EXPECT_EQ(spec.count_mlp(MlpKind::moe), 42);
+  EXPECT_EQ(spec.num_mtp_layers, 3);
+  EXPECT_TRUE(spec.router_correction_bias);
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {196 * kB, 1 * kB}));
+  EXPECT_TRUE(matches_card(c.n, {11 * kB, 1 * kB}));
+  // The same total by hand from the shapes of sglang's step3p5.py @ 01b5f572: embedding and head
+  // 128,896 x 4,096 each (1,055,916,032); 12 full layers of q 8,192 + k 1,024 + v 1,024 + o 8,192
+  // wide by 4,096, g_proj 64 x 4,096 and two head norms of 128 (75,759,872); 33 sliding layers
+  // with 96 heads (109,445,376); two norms of 4,096 per layer; 3 dense SwiGLUs of 11,264
+  // (138,412,032); 42 MoE layers of 288 experts and a shared one of 1,280, router 288 x 4,096 and
+  // its 288 biases (4,546,756,896); the final norm.
+  EXPECT_EQ(c.total, 196'956'130'368);
+  // The sliding layers' q and o are 1.5 times the full layers'; g_proj is one row per head.
+  bool saw_gate = false;
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    if (t.name == "model.layers.1.self_attn.q_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{96 * 128, 4096}));
+    }
+    if (t.name == "model.layers.0.self_attn.q_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{64 * 128, 4096}));
+    }
+    if (t.name == "model.layers.1.self_attn.g_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{96, 4096}));
+      saw_gate = true;
+    }
+  }
+  EXPECT_TRUE(saw_gate);
+}
+
+// The official config's spelling (step3p5 under text_config: num_attention_groups, moe_num_experts,
+// moe_top_k, moe_layers_enum, attention_other_setting, layer_types with the 3 MTP layers' entries
+// after the 45 decoder layers', as the vLLM and SGLang readers take it) reads to the same model as
+// the flattened copy with the published values, and records nothing as assumed.
+TEST(PublishedCardsStepThreeSevenFlash, OfficialSpellingAgreesWithTheFlattenedCopy) {
+  std::string types;
+  std::string moe_layers;
+  for (int i = 0; i < 48; ++i) {
+    types += std::string(i == 0 ? "" : ",") + (i % 4 == 0 ? "\"full_attention\"" : "\"sliding_attention\"");
+    if (i >= 3 && i < 45) moe_layers += (moe_layers.empty() ? "" : ",") + std::to_string(i);
+  }
+  const std::string text = R"({"model_type": "step3p7", "architectures": ["Step3p7ForConditionalGeneration"],
+    "text_config": {"model_type": "step3p5", "hidden_size": 4096, "num_hidden_layers": 45,
+      "vocab_size": 128896, "num_attention_heads": 64, "num_attention_groups": 8, "head_dim": 128,
+      "intermediate_size": 11264, "moe_intermediate_size": 1280, "share_expert_dim": 1280,
+      "moe_num_experts": 288, "moe_top_k": 8, "moe_layers_enum": ")" + moe_layers + R"(",
+      "use_moe_router_bias": true, "use_head_wise_attn_gate": true, "sliding_window": 512,
+      "num_nextn_predict_layers": 3,
+      "attention_other_setting": {"attention_type": "sliding_attention", "num_attention_heads": 96,
+                                  "num_attention_groups": 8, "head_dim": 128},
+      "layer_types": [)" + types + R"(]}})";
+  const ModelSpec official = parse_config(text, "config.json", "step-3.7-flash");
+  const ModelSpec flattened = load_model(real_config("step-3.7-flash"));
+  EXPECT_TRUE(official.assumed.empty());
+  EXPECT_EQ(official.layer_heads, flattened.layer_heads);
+  EXPECT_EQ(official.mlp, flattened.mlp);
+  EXPECT_EQ(count_params(official).total, count_params(flattened).total);
+  EXPECT_EQ(count_params(official).checkpoint, count_params(flattened).checkpoint);
+}
+
+// A layer_types list that is neither num_hidden_layers long nor that plus the MTP layers names
+// both keys.
+TEST(PublishedCardsStepThreeSevenFlash, LayerTypesContradictingTheLayersAreRefused) {
+  const std::string text = R"({"model_type": "step3p7", "hidden_size": 64, "num_hidden_layers": 4,
+    "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 128,
+    "moe_intermediate_size": 32, "num_experts": 4, "num_experts_per_tok": 2, "sliding_window": 8,
+    "layer_types": ["full_attention", "sliding_attention"]})";
+  try {
+    (void)parse_config(text, "config.json", "tiny");
+    ADD_FAILURE() << "a 2-entry layer_types for 4 layers was read";
+  } catch (const Error& e) {
+    const std::string what = e.describe();
+    EXPECT_EQ(e.kind(), ErrorKind::input);
+    EXPECT_NE(what.find("layer_types"), std::string::npos) << what;
+    EXPECT_NE(what.find("num_hidden_layers"), std::string::npos) << what;
+  }
+}
+
+}  // namespace
+}  // namespace ladle::model
+// ---- end step3p7 ----

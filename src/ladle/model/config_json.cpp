@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <cstdlib>
 #include <initializer_list>
@@ -771,6 +772,129 @@ void block_configs(const ConfigReader& in, ModelSpec& spec) {
   spec.intermediate_size = widest;
 }
 
+// ---- step3p7: Step-3.7-Flash's text model (per-layer attention geometry) ----
+// Step3p5ForCausalLM (sgl-project/sglang python/sglang/srt/models/step3p5.py @ 01b5f572:
+// Step3p5Attention, Step3p5DecoderLayer): GQA of num_attention_heads over num_attention_groups
+// key/value heads (the flattened configs spell it num_key_value_heads) and head_dim; the layers
+// whose layer_types entry is attention_other_setting's attention_type take that object's query
+// heads, key/value groups and head size; layer_types may list the MTP layers after the decoder
+// layers (num_hidden_layers + num_nextn_predict_layers entries); sliding layers attend
+// sliding_window tokens; use_head_wise_attn_gate adds g_proj, one sigmoid gate per query head; q
+// and k have per-head RMSNorms. The MLP: dense SwiGLU of intermediate_size on the layers before
+// the MoE ones (moe_layers_enum, else first_k_dense_replace), else moe_num_experts (num_experts)
+// routed experts of moe_intermediate_size, top moe_top_k (num_experts_per_tok), one shared expert
+// of share_expert_dim, and a per-expert selection bias when use_moe_router_bias.
+void step3p5_attention(const ConfigReader& in, ModelSpec& spec) {
+  spec.attention = AttentionKind::gqa;
+  const char* kv_key = in.has("num_attention_groups") ? "num_attention_groups" : "num_key_value_heads";
+  spec.num_kv_heads = in.positive(kv_key);
+  if (spec.num_heads % spec.num_kv_heads != 0) {
+    in.fail(kv_key, fmt::format("num_attention_heads {} is not divisible by {} {}", spec.num_heads, kv_key,
+                                spec.num_kv_heads));
+  }
+  if (in.has("head_dim")) {
+    spec.head_dim = in.positive("head_dim");
+  } else if (spec.hidden_size % spec.num_heads == 0) {
+    spec.head_dim = spec.hidden_size / spec.num_heads;
+  } else {
+    in.fail("num_attention_heads", fmt::format("hidden_size {} is not divisible by num_attention_heads {} (and no "
+                                               "head_dim is given)",
+                                               spec.hidden_size, spec.num_heads));
+  }
+  spec.head_wise_attention_gate = in.boolean_or("use_head_wise_attn_gate", false);
+  if (!in.has("layer_types")) return;
+  std::vector<std::string> types = in.strings("layer_types");
+  const int64_t mtp = in.non_negative_or("num_nextn_predict_layers", 0);
+  const auto n = static_cast<int64_t>(types.size());
+  if (n != spec.num_layers && n != spec.num_layers + mtp) {
+    in.fail("layer_types", fmt::format("has {} entries but num_hidden_layers is {} (num_nextn_predict_layers {}): the "
+                                       "two keys contradict each other",
+                                       n, spec.num_layers, mtp));
+  }
+  types.resize(static_cast<size_t>(spec.num_layers));  // the MTP layers' entries follow the decoder's
+  std::string other_type = "sliding_attention";
+  int64_t other_heads = spec.num_heads;
+  int64_t other_kv = spec.num_kv_heads;
+  int64_t other_dim = spec.head_dim;
+  if (in.has_object("attention_other_setting")) {
+    const ConfigReader other = in.nested("attention_other_setting");
+    if (other.has("attention_type")) other_type = other.text("attention_type");
+    other_heads = other.positive("num_attention_heads");
+    if (other.has("num_attention_groups")) other_kv = other.positive("num_attention_groups");
+    if (other.has("head_dim")) other_dim = other.positive("head_dim");
+    if (other_heads % other_kv != 0) {
+      other.fail("num_attention_groups", fmt::format("attention_other_setting: num_attention_heads {} is not "
+                                                     "divisible by num_attention_groups {}",
+                                                     other_heads, other_kv));
+    }
+  }
+  spec.layer_heads.assign(static_cast<size_t>(spec.num_layers), spec.num_heads);
+  spec.layer_kv_heads.assign(static_cast<size_t>(spec.num_layers), spec.num_kv_heads);
+  spec.layer_head_dim.assign(static_cast<size_t>(spec.num_layers), spec.head_dim);
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const std::string& type = types[static_cast<size_t>(i)];
+    if (type != "full_attention" && type != "sliding_attention") {
+      in.fail("layer_types", fmt::format("unknown layer type '{}' (expected full_attention or sliding_attention)", type));
+    }
+    if (type == "sliding_attention") spec.sliding_window[i] = in.positive("sliding_window");
+    if (type == other_type) {
+      spec.layer_heads[static_cast<size_t>(i)] = other_heads;
+      spec.layer_kv_heads[static_cast<size_t>(i)] = other_kv;
+      spec.layer_head_dim[static_cast<size_t>(i)] = other_dim;
+    }
+  }
+}
+
+void step3p5_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = integer_of_either(in, "moe_num_experts", "num_experts");
+  if (spec.num_experts <= 0) in.fail("moe_num_experts", "must be positive");
+  spec.experts_per_token = integer_of_either(in, "moe_top_k", "num_experts_per_tok");
+  if (spec.experts_per_token <= 0) in.fail("moe_top_k", "must be positive");
+  if (spec.experts_per_token > spec.num_experts) {
+    in.fail(in.has("moe_top_k") ? "moe_top_k" : "num_experts_per_tok",
+            fmt::format("{} experts per token exceeds the {} experts", spec.experts_per_token, spec.num_experts));
+  }
+  spec.shared_expert_intermediate_size = in.non_negative_or("share_expert_dim", 0);
+  spec.num_shared_experts = spec.shared_expert_intermediate_size > 0 ? 1 : 0;
+  if (in.has("n_shared_experts") && in.non_negative_or("n_shared_experts", 0) != spec.num_shared_experts) {
+    in.fail("n_shared_experts", fmt::format("{} contradicts share_expert_dim {} (one shared expert of that width)",
+                                            in.integer("n_shared_experts"), spec.shared_expert_intermediate_size));
+  }
+  if (in.has("moe_layers_enum")) {
+    spec.mlp.assign(static_cast<size_t>(spec.num_layers), MlpKind::dense);
+    for (const std::string& item : util::split(in.text("moe_layers_enum"), ',')) {
+      const std::string_view t = util::trim(item);
+      if (t.empty()) continue;
+      int64_t layer = -1;
+      const auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), layer);
+      if (ec != std::errc() || end != t.data() + t.size() || layer < 0 || layer >= spec.num_layers) {
+        in.fail("moe_layers_enum", fmt::format("'{}' is not a layer 0..{}", t, spec.num_layers - 1));
+      }
+      spec.mlp[static_cast<size_t>(layer)] = MlpKind::moe;
+    }
+  } else {
+    spec.first_k_dense = static_cast<int>(in.non_negative_or("first_k_dense_replace", 0));
+    if (spec.first_k_dense > spec.num_layers) {
+      in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}", spec.first_k_dense,
+                                                   spec.num_layers));
+    }
+    for (int i = 0; i < spec.num_layers; ++i) spec.mlp[i] = i >= spec.first_k_dense ? MlpKind::moe : MlpKind::dense;
+  }
+  int dense = 0;
+  while (dense < spec.num_layers && spec.mlp[static_cast<size_t>(dense)] == MlpKind::dense) ++dense;
+  spec.first_k_dense = dense;
+  spec.router_correction_bias = in.boolean_or("use_moe_router_bias", false);
+}
+
+// The whole layer of step3p7 (its row's `layers`): attention then MLP.
+void step3p5_layers(const ConfigReader& in, ModelSpec& spec) {
+  step3p5_attention(in, spec);
+  step3p5_moe(in, spec);
+}
+// ---- end step3p7 ----
+
 // GPT-2 and the GPT-3-style dense models Megatron-LM trains (transformers
 // configuration_gpt2.py / modeling_gpt2.py): its own key names (n_embd, n_layer, n_head,
 // n_positions; n_inner null means 4 x n_embd), multi-head attention through one fused c_attn
@@ -1124,6 +1248,7 @@ constexpr NamedPart kLayerParts[] = {
     {"hybrid_override_pattern", hybrid_override_pattern},
     {"block_configs", block_configs},
     {"sliding_full_hybrid", sliding_full_hybrid},
+    {"step3p5_layers", step3p5_layers},  // step3p7
 };
 
 struct VisionPart {
@@ -1207,6 +1332,14 @@ struct ModelTypeRow {
   std::vector<std::string> mtp_keys;  // the first present gives the MTP layers
   bool mtp_stores_embedding_and_head = false;
   const VisionPart* vision = nullptr;
+  // Values a config of this type may lack that the row supplies from a published source
+  // (`published`: key -> {value, source}); each use is recorded in ModelSpec::assumed.
+  struct Published {
+    std::string key;
+    Json value;
+    std::string source;
+  };
+  std::vector<Published> published;
 };
 
 // A type no row reads, refused with what ladle does not count or price.
@@ -1239,6 +1372,26 @@ auto find_named(const Named& table, const std::string& name, const std::string& 
 
 bool ModelSpec::*bool_field(const std::string& name, const std::string& type) {
   return find_named(kBoolFields, name, type, "field")->member;
+}
+
+// A YAML value of the type table as JSON: maps, lists, and scalars as integers, booleans or text.
+Json yaml_to_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    Json out = Json::object();
+    for (const auto& item : node) out[item.first.as<std::string>()] = yaml_to_json(item.second);
+    return out;
+  }
+  if (node.IsSequence()) {
+    Json out = Json::array();
+    for (const YAML::Node& item : node) out.push_back(yaml_to_json(item));
+    return out;
+  }
+  const std::string text = node.as<std::string>();
+  int64_t number = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), number);
+  if (ec == std::errc() && end == text.data() + text.size()) return Json(number);
+  if (text == "true" || text == "false") return Json(text == "true");
+  return Json(text);
 }
 
 ModelTypeRow read_row(const YAML::Node& node) {
@@ -1296,6 +1449,11 @@ ModelTypeRow read_row(const YAML::Node& node) {
     row.mtp_stores_embedding_and_head = mtp["stores_embedding_and_head"].as<bool>();
   }
   if (node["vision"]) row.vision = find_named(kVisionParts, node["vision"].as<std::string>(), type, "vision tower");
+  for (const auto& item : node["published"]) {
+    if (!item.second["value"] || !item.second["source"]) bad_row(type, "a published value needs value and source");
+    row.published.push_back({item.first.as<std::string>(), yaml_to_json(item.second["value"]),
+                             item.second["source"].as<std::string>()});
+  }
   return row;
 }
 
@@ -1431,10 +1589,24 @@ ModelSpec parse_config(std::string_view json_text, const std::string& file, cons
   // A multimodal checkpoint keeps its language model's fields in text_config (some copies also
   // flatten them to the top level; text_config wins).
   const bool nested = row->text_config && in.has_object("text_config");
-  const ConfigReader text = nested ? in.nested("text_config") : in;
+  // Values the row publishes for keys the config lacks (step3p7's flattened configs drop
+  // attention_other_setting): read as if the config held them, and recorded.
+  const Json& text_json = nested ? root["text_config"] : root;
+  Json with_published;
+  std::vector<ModelSpec::AssumedValue> assumed;
+  if (!row->published.empty()) {
+    with_published = text_json;
+    for (const ModelTypeRow::Published& p : row->published) {
+      if (with_published.contains(p.key) && !with_published[p.key].is_null()) continue;
+      with_published[p.key] = p.value;
+      assumed.push_back({p.key, p.value.dump(), p.source});
+    }
+  }
+  const ConfigReader text(row->published.empty() ? text_json : with_published, json_text, file);
   check_structural_keys(text, *row);
   if (nested) check_structural_keys(in, *row);
   read_by_row(text, *row, spec);
+  spec.assumed = std::move(assumed);
   // A nested config's top level may say whether the head is tied (Qwen3-VL's does).
   if (nested && !text.has("tie_word_embeddings") && in.has("tie_word_embeddings")) {
     spec.tie_word_embeddings = in.boolean_or("tie_word_embeddings", false);
