@@ -11,28 +11,19 @@
 namespace ladle::plan {
 namespace {
 
-struct PlannedRun {
-  ModelSpec model;
-  ModelCosts costs;
-  Cluster cluster;
-  Workload workload;
-  Calibration calibration = default_calibration();
-  layout::LayoutContext context;
-};
+using PlannedRun = Scenario;
 
 PlannedRun run_for(const std::string& model_name, const std::string& gpu, int64_t gpus) {
   PlannedRun r;
   r.model = model::load_model(model_name);
   r.cluster = make_cluster(gpu, gpus);
-  r.costs = model_costs(r.model, r.workload.row_tokens);
-  r.context = layout::LayoutContext{gpus, r.cluster.gpus_per_node(), r.workload.row_tokens, r.workload.global_batch};
-  r.context.num_layers = r.model.num_layers;
+  r.calibration = default_calibration();
+  r.price_model();
   return r;
 }
 
 CompletedLayout complete(const PlannedRun& r, const std::string& spec) {
-  return complete_layout(layout::parse_partial_layout_spec(spec), r.model, r.costs, r.cluster, r.workload,
-                         r.calibration, r.context);
+  return complete_layout(layout::parse_partial_layout_spec(spec), r);
 }
 
 bool fits_plan(const Prediction& p) {
@@ -48,7 +39,7 @@ TEST(PartialLayout, TurnsOnSequenceParallelWhereMegatronLmRequiresIt) {
   EXPECT_EQ(c.chosen, (std::vector<std::string>{
                           "precision_aware=on (as plan sets it with the distributed optimizer)",
                           "sp=on (Megatron-LM requires sequence parallel for MoE with tp > 1)"}));
-  EXPECT_EQ(layout::find_layout_violation(c.layout, r.model, r.context), std::nullopt);
+  EXPECT_EQ(layout::find_layout_violation(c.layout, r.model, r.context()), std::nullopt);
 }
 
 TEST(PartialLayout, KeepsAnExplicitValueThatMegatronLmRejects) {
@@ -57,7 +48,7 @@ TEST(PartialLayout, KeepsAnExplicitValueThatMegatronLmRejects) {
   EXPECT_FALSE(c.layout.sp);
   EXPECT_FALSE(c.layout.precision_aware);
   EXPECT_TRUE(c.chosen.empty());
-  const auto violation = layout::find_layout_violation(c.layout, r.model, r.context);
+  const auto violation = layout::find_layout_violation(c.layout, r.model, r.context());
   ASSERT_TRUE(violation.has_value());
   EXPECT_NE(violation->find("needs sequence parallel"), std::string::npos);
   EXPECT_NE(violation->find("without also enabling sequence parallelism"), std::string::npos);
@@ -93,7 +84,7 @@ TEST(PartialLayout, ChoosesTheSplitThePlannerPredictsBest) {
   plain.account_embedding = plain.account_loss = false;
   int64_t compared = 0;
   for (const Layout& other : layout::candidate_splits(plain, r.model.num_layers)) {
-    if (layout::find_layout_violation(other, r.model, r.context)) continue;
+    if (layout::find_layout_violation(other, r.model, r.context())) continue;
     const Prediction p = predict(r.costs, r.model, other, r.cluster, r.workload, r.calibration);
     ++compared;
     if (fits_plan(p)) {
@@ -112,7 +103,7 @@ TEST(PartialLayout, ChoosesTheLeastMemoryWhereNoSplitFits) {
   plain.first = plain.last = 0;
   plain.account_embedding = plain.account_loss = false;
   for (const Layout& other : layout::candidate_splits(plain, r.model.num_layers)) {
-    if (layout::find_layout_violation(other, r.model, r.context)) continue;
+    if (layout::find_layout_violation(other, r.model, r.context())) continue;
     const Prediction p = predict(r.costs, r.model, other, r.cluster, r.workload, r.calibration);
     EXPECT_FALSE(fits_plan(p));
     EXPECT_GE(p.memory_gib, chosen.memory_gib) << layout::split_spec(other);

@@ -29,7 +29,7 @@ TEST(RecipeWriter, EmittedRecipesPassCheckForEveryEngine) {
       const PlanReport report = flash_plan(r, "h200", gpus);
       const launch::Base base = launch::resolve_base("", r.model, engine, 8192, 128);
       const Recipe planned =
-          planned_recipe(r.model, r.cluster, r.workload, report.top.front(), engine, r.calibration, base);
+          planned_recipe(r, report.top.front(), engine, base);
       const std::string text = recipe::write_recipe(planned);
       const recipe::LoadedRecipe loaded = recipe::read_recipe(text, "planned.yaml");
       EXPECT_EQ(loaded.recipe.status, "planned");
@@ -49,7 +49,7 @@ TEST(RecipeWriter, LaunchScriptCarriesTheLayout) {
   const PlanReport report = flash_plan(r, "h200", 8);
   const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
   const Recipe planned =
-      planned_recipe(r.model, r.cluster, r.workload, report.top.front(), layout::Engine::slime, r.calibration, base);
+      planned_recipe(r, report.top.front(), layout::Engine::slime, base);
   const args::RunScript script = args::parse_run_script(planned.run);
   Layout from_script = layout::layout_from_run_args(script);
   from_script.dp = report.top.front().layout.dp;
@@ -64,7 +64,7 @@ TEST(RecipeWriter, PredictedMemoryIsInDecimalGigabytes) {
   const PlanReport report = flash_plan(r, "h200", 8);
   const Prediction& best = report.top.front();
   const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
-  const Recipe planned = planned_recipe(r.model, r.cluster, r.workload, best, layout::Engine::slime, r.calibration, base);
+  const Recipe planned = planned_recipe(r, best, layout::Engine::slime, base);
   ASSERT_TRUE(planned.predicted.has_value());
   EXPECT_NEAR(planned.predicted->memory_gib, best.memory_gib, 0.006);
   double parts = 0;

@@ -7,6 +7,7 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
+#include "ladle/cli/scenario_options.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/recipe_layout.hpp"
@@ -41,8 +42,8 @@ struct CalibrateOptions {
   std::string instance;
   std::string cluster;
   std::string engine;
-  int64_t row_tokens = 8192;  ///< when a script gives no --seq-length (as predict takes it)
-  int64_t global_batch = 0;   ///< when a script gives no --global-batch-size
+  std::optional<int64_t> row_tokens;    ///< when a script gives no --seq-length (default 8192, as predict)
+  std::optional<int64_t> global_batch;  ///< when a script gives no --global-batch-size
   bool own_only = false;
 };
 
@@ -55,28 +56,27 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   m.source = "own runs";
   m.model = model::load_model(o.model);
   m.cluster = plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, std::nullopt}, o.gpus);
-  // bash runs the script in the sandbox, as predict --script runs it (the static reader where the
-  // sandbox cannot start, said on one line); a launch that sets nothing is refused, not priced
-  // from ladle's defaults.
-  const JobLaunch read = read_job_launch("", script, ScriptFlags{}, static_cast<int>(m.cluster.gpus_per_node()), err);
-  const args::LaunchArgs& launch = read.launch;
-  std::optional<layout::Engine> engine;
-  if (!o.engine.empty()) engine = layout::parse_engine(o.engine);
-  const layout::JobArgs job = layout::read_job_args(launch, engine, script);
-  require_job_sets_something(job, read);
-  check_job_model(job, m.model);
-  if (!job.global_batch && o.global_batch < 1) {
+  // The job through the one --args/--script policy (read_job): bash runs the script in the
+  // sandbox, as predict --script runs it (the static reader where the sandbox cannot start, said
+  // on one line); a launch that sets nothing is refused, not priced from ladle's defaults.
+  ScenarioFlags flags;
+  flags.script = script;
+  flags.engine = o.engine;
+  const Job job = *read_job(flags, m.cluster.gpus_per_node(), err);
+  check_job_model(job.args, m.model);
+  if (!job.args.global_batch && (!o.global_batch || *o.global_batch < 1)) {
     throw Error(ErrorKind::input, "expected --global-batch-size in the launch arguments (or give --global-batch)",
                 SourceLocation{script, 0, 0, "args"});
   }
-  m.workload.row_tokens = job.seq_length ? *job.seq_length : o.row_tokens;
-  m.workload.global_batch = job.global_batch ? *job.global_batch : o.global_batch;
-  if (job.fp8) m.workload.precision = plan::Precision::fp8;
-  m.workload.flash_attention_2 = plan::selects_flash_attention_backend(launch);
-  const layout::LayoutContext context = plan::checking_context(m.model, m.cluster, m.workload);
-  m.layout = layout::resolve_layout(layout::job_layout(job, m.workload.row_tokens, m.model), context);
-  require_valid_job_layout(m.layout, m.model, context, launch, script);
-  m.costs = plan::model_costs(m.model, m.workload.row_tokens);
+  // The job's workload over the options', as in predict: an option that contradicts it is an error.
+  m.workload.row_tokens = o.row_tokens.value_or(8192);
+  m.workload.global_batch = o.global_batch.value_or(0);
+  apply_job_workload(job.args, GivenWorkload{o.row_tokens, o.global_batch, std::nullopt}, m.workload);
+  m.workload.flash_attention_2 = plan::selects_flash_attention_backend(job.launch.launch);
+  const layout::LayoutContext context = m.context();
+  m.layout = layout::resolve_layout(layout::job_layout(job.args, m.workload.row_tokens, m.model), context);
+  require_valid_job_layout(m.layout, m.model, context, job.launch.launch, script);
+  m.price_model();
   verify::ScoreInputs inputs;
   inputs.gpus = m.cluster.gpus;
   inputs.row_tokens = m.workload.row_tokens;
@@ -150,8 +150,8 @@ void add_calibrate_command(CLI::App& command, Io& io) {
   command.add_option("--instance", options->instance, "the instance type of your runs");
   command.add_option("--cluster", options->cluster, "an on-prem cluster file your runs ran on");
   command.add_option("--engine", options->engine, "slime, miles, megatron or bridge: whose defaults the scripts take");
-  command.add_option("--row-tokens", options->row_tokens, "tokens per row where a script has no --seq-length (default 8192)");
-  command.add_option("--global-batch", options->global_batch, "rows per step where a script has no --global-batch-size");
+  command.add_option("--row-tokens", options->row_tokens, "tokens per row where a script has no --seq-length (default 8192; refused where it contradicts one)");
+  command.add_option("--global-batch", options->global_batch, "rows per step where a script has no --global-batch-size (refused where it contradicts one)");
   command.add_flag("--own-only", options->own_only, "fit on your own runs alone (default: with the training set)");
   add_json_flag(command, options->json);
   command.callback([options, &io] { io.exit_code = run_calibrate(*options, io); });

@@ -5,11 +5,10 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
-#include "ladle/hw/catalog.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/recipe_layout.hpp"
-#include "ladle/model/catalog.hpp"
+#include "ladle/plan/scenario.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/check/rules.hpp"
 #include "ladle/util/text.hpp"
@@ -25,23 +24,19 @@ struct CheckOptions {
 };
 
 // A recipe whose precision its GPU cannot run (MXFP8 on Hopper) is refused as predict and plan
-// refuse it: through the checking context every command builds (layout::checking_context), as an
-// error at the knob's field. Nothing when the model or GPU is not in the catalog (R5 and R18 say
-// so) or the layout cannot be read (the rules report it).
+// refuse it: through the checking context of the recipe's scenario (plan::scenario_from_recipe), as
+// an error at the knob's field. Nothing when the model, GPU or instance is not in the catalog (R5
+// and R18 say so) or the layout cannot be read (the rules report it).
 void require_runnable_precision(const recipe::LoadedRecipe& loaded) {
-  const Recipe& r = loaded.recipe;
-  const std::optional<ModelSpec> model = model::find_model(r.model);
-  const std::optional<GpuSpec> gpu = hw::find_gpu(r.gpu.type);
-  if (!model || !gpu) return;
+  plan::Scenario scenario;
   Layout layout;
   try {
-    layout = layout::layout_from_recipe(r);
+    scenario = plan::scenario_from_recipe(loaded);
+    layout = layout::layout_from_recipe(loaded.recipe);
   } catch (const Error&) {
     return;
   }
-  const layout::LayoutContext context = layout::checking_context(*model, *gpu, r.gpu.count, r.gpu.per_node,
-                                                                 r.workload.row_tokens, r.workload.global_batch);
-  const std::optional<layout::LayoutViolation> v = layout::precision_violation(layout, context);
+  const std::optional<layout::LayoutViolation> v = layout::precision_violation(layout, scenario.context());
   if (!v) return;
   const layout::Knob* knob = layout::find_knob(v->knob);
   const std::string field = knob && !knob->recipe.empty() ? "layout." + std::string(knob->recipe) : "layout";

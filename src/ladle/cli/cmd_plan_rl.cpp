@@ -104,14 +104,16 @@ void add_plan_rl_options(CLI::App& command, PlanRlOptions& o) {
                             "--use-kl-loss/--kl-coef, else none)"));
 }
 
-int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
+int run_plan_rl(const PlanRlCommon& common, const PlanRlOptions& o, Io& io) {
+  const ScenarioFlags& c = common.scenario;
   if (c.gpu.empty() && c.cluster.empty()) throw_usage("plan --rl needs --gpu (e.g. h200) or --cluster FILE");
-  if (c.gpus.empty()) throw_usage("plan --rl needs --gpus, a GPU count");
+  if (c.gpu_counts.empty()) throw_usage("plan --rl needs --gpus, a GPU count");
   int64_t gpus = 0;
   {
-    const auto [p, ec] = std::from_chars(c.gpus.data(), c.gpus.data() + c.gpus.size(), gpus);
-    if (ec != std::errc() || p != c.gpus.data() + c.gpus.size() || gpus < 1) {
-      throw_usage("--gpus: plan --rl takes one GPU count such as 8 or 64, got '{}'", c.gpus);
+    const std::string& text = c.gpu_counts;
+    const auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), gpus);
+    if (ec != std::errc() || p != text.data() + text.size() || gpus < 1) {
+      throw_usage("--gpus: plan --rl takes one GPU count such as 8 or 64, got '{}'", text);
     }
   }
   if (!c.args.empty() && !c.script.empty()) throw_usage("give --args or --script, not both");
@@ -119,18 +121,18 @@ int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
     throw_usage("--sglang-mem-fraction: expected a fraction in (0, 1), got {}", *o.mem_fraction);
   }
   rl::RlPlanRequest r;
-  r.hardware = plan::ClusterOptions{c.gpu, c.instance, c.cluster, c.price};
+  r.hardware = c.hardware();
   r.gpus = gpus;
   const plan::Cluster cluster = plan::make_cluster(r.hardware, gpus);
   std::vector<std::string> notes;
   std::string model_name = c.model;
+  // The job through the one --args/--script policy every command reads it by (read_job).
+  const std::optional<Job> read_job_result = read_job(c, cluster.gpus_per_node(), io.err);
   std::optional<JobLaunch> job;
   std::optional<layout::JobArgs> read;
-  if (!c.args.empty() || !c.script.empty()) {
-    job = read_job_launch(c.args, c.script, c.script_flags, static_cast<int>(cluster.gpus_per_node()), io.err);
-    std::optional<layout::Engine> engine;
-    if (!c.engine.empty()) engine = layout::parse_engine(c.engine);
-    read = layout::read_job_args(job->launch, engine, job->file);
+  if (read_job_result) {
+    job = read_job_result->launch;
+    read = read_job_result->args;
     if (model_name.empty()) {
       model_name = model_from_job(*read);
       notes.push_back(fmt::format("model {}: the job's architecture arguments", model_name));
@@ -221,11 +223,11 @@ int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
     r.trainer_fixed.emplace_back("grad_reduce");
   }
   if (o.mem_fraction) r.mem_fraction = o.mem_fraction;
-  r.calibration = c.calibration.empty() ? plan::default_calibration() : plan::read_calibration_file(c.calibration);
+  r.calibration = flag_calibration(c);
   // The same memory rule as plan's: --margin when given, else the margin at --fit-confidence.
-  r.memory_margin = plan::plan_memory_margin(c.margin, c.fit_confidence, r.calibration);
-  r.top = c.top;
-  r.by_cost = plan::parse_objective(c.objective) == plan::Objective::cost;
+  r.memory_margin = plan::plan_memory_margin(common.margin, c.fit_confidence, r.calibration);
+  r.top = common.top;
+  r.by_cost = plan::parse_objective(common.objective) == plan::Objective::cost;
   r.rollout_model = [](const ModelSpec& m, const GpuSpec& g, const rl::EngineLayout& e, int engines,
                        const rl::RolloutWorkload& work) { return rl::estimate_rollout(m, g, e, engines, work); };
 
@@ -233,7 +235,7 @@ int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
   try {
     report = rl::plan_rl(r);
   } catch (const Error& e) {
-    if (!c.json || e.kind() != ErrorKind::no) throw;
+    if (!common.json || e.kind() != ErrorKind::no) throw;
     nlohmann::ordered_json j;
     j["model"] = r.model.name;
     j["gpu"] = cluster.gpu.name;
@@ -246,7 +248,7 @@ int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
   report.notes.insert(report.notes.begin(), notes.begin(), notes.end());
 
   std::string script;
-  if (!c.emit.empty()) {
+  if (!common.emit.empty()) {
     rl::RlJobRequest jr;
     jr.model = &r.model;
     jr.step = report.top.front();
@@ -256,10 +258,10 @@ int run_plan_rl(const PlanRlCommon& c, const PlanRlOptions& o, Io& io) {
     jr.title = fmt::format("{} RL on {} x {}, planned by ladle", r.model.name, gpus, cluster.gpu.name);
     script = rl::rl_job_script(jr);
   }
-  io.out << (c.json ? rl::rl_plan_json(report) : util::terminal_safe(rl::render_rl_plan(report)));
+  io.out << (common.json ? rl::rl_plan_json(report) : util::terminal_safe(rl::render_rl_plan(report)));
   if (!script.empty()) {
-    util::write_file_atomic(c.emit, script);
-    if (!c.json) io.out << fmt::format("\nwrote {} (the best split's job)\n", c.emit);
+    util::write_file_atomic(common.emit, script);
+    if (!common.json) io.out << fmt::format("\nwrote {} (the best split's job)\n", common.emit);
   }
   return kExitOk;
 }

@@ -8,6 +8,7 @@
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/launch_options.hpp"
+#include "ladle/cli/scenario_options.hpp"
 
 namespace ladle::cli {
 
@@ -30,22 +31,11 @@ void add_plan_rl_options(CLI::App& command, PlanRlOptions& options);
 
 /// What `ladle plan` passes on to its RL run: the options the two share.
 struct PlanRlCommon {
-  std::string model;
-  std::string gpu;
-  std::string gpus;
-  std::string instance;
-  std::string cluster;
-  std::optional<double> price;
-  std::string calibration;
+  ScenarioFlags scenario;  ///< --model (or plan's positional model), --gpu, --gpus, --args/--script, ...
   int64_t top = 5;
   std::string objective = "throughput";
-  std::optional<double> margin;          ///< --margin, when given
-  std::optional<double> fit_confidence;  ///< --fit-confidence, when given
+  std::optional<double> margin;  ///< --margin, when given
   std::string emit;
-  std::string engine;
-  std::string args;
-  std::string script;
-  ScriptFlags script_flags;
   bool json = false;
 };
 

@@ -20,6 +20,7 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
+#include "ladle/cli/scenario_options.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -187,10 +188,11 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
     // bash runs the job in the sandbox, as predict --script runs it (the static reader where the
     // sandbox cannot start, said on one line); a launch that sets nothing is refused. The trials'
     // jobs are written from the script's text.
-    const int gpus_per_node = static_cast<int>(plan::make_cluster(o.gpu, o.gpus, o.instance).gpus_per_node());
-    const JobLaunch read = read_job_launch("", o.script, ScriptFlags{}, gpus_per_node, err);
-    job = layout::read_job_args(read.launch, std::nullopt, o.script);
-    require_job_sets_something(*job, read);
+    // Through the one --args/--script policy (read_job), --engine saying whose defaults it takes.
+    ScenarioFlags flags;
+    flags.script = o.script;
+    flags.engine = o.engine;
+    job = read_job(flags, plan::make_cluster(o.gpu, o.gpus, o.instance).gpus_per_node(), err)->args;
   }
   // The job's own engine unless --engine names another.
   const std::string engine = !o.engine.empty() ? o.engine : job ? layout::to_string(job->engine) : "slime";
@@ -261,11 +263,12 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
     request.top = 1;
     start = plan::plan_layouts(request).top.front().layout;
   }
-  const ModelSpec start_model = model::load_model(o.model);
-  const layout::LayoutContext ctx = plan::checking_context(
-      start_model, cluster, plan::Workload{s.row_tokens, s.global_batch, plan::parse_precision(s.precision)});
-  start = layout::resolve_layout(start, ctx);
-  layout::require_valid_layout(start, start_model, ctx);
+  plan::Scenario start_scenario;  // what the starting layout is checked against
+  start_scenario.model = model::load_model(o.model);
+  start_scenario.cluster = cluster;
+  start_scenario.workload = plan::Workload{s.row_tokens, s.global_batch, plan::parse_precision(s.precision)};
+  start = layout::resolve_layout(start, start_scenario.context());
+  layout::require_valid_layout(start, start_scenario.model, start_scenario.context());
   s.base_layout = layout::format_layout_spec(start);
   s.run_id =
       util::sha256_hex(tune::settings_to_json(s) + std::to_string(::getpid()) +

@@ -178,23 +178,11 @@ std::vector<std::vector<double>> covariance(const std::vector<const Measurement*
 Measurement run_from_recipe(const recipe::LoadedRecipe& loaded) {
   const Recipe& r = loaded.recipe;
   Measurement m;
+  static_cast<Scenario&>(m) = scenario_from_recipe(loaded);
   m.name = loaded.path;
   m.source = loaded.path;
-  std::optional<ModelSpec> spec = model::find_model(r.model);
-  if (!spec) throw_input(loaded.where.at("model"), "unknown model '{}'", r.model);
-  m.model = *spec;
-  try {
-    m.cluster = make_cluster(r.gpu.type, r.gpu.count, r.gpu.instance);
-  } catch (const Error& e) {
-    throw_input(loaded.where.at("gpu"), "{}", e.message());
-  }
-  m.workload.row_tokens = r.workload.row_tokens;
-  m.workload.global_batch = r.workload.global_batch;
-  m.workload.precision = parse_precision(r.workload.precision.empty() ? "bf16" : r.workload.precision);
-  // The recipe's Megatron-Core release, where its stack.megatron_lm names one in stacks.yaml.
   m.recipe_stack = r.stack.megatron_lm;
-  m.workload.stack_generation = find_stack(m.recipe_stack);
-  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
+  const layout::LayoutContext context = m.context();
   m.layout = layout::resolve_layout(layout::layout_from_recipe(r), context);
   if (auto violation = layout::find_layout_violation(m.layout, m.model, context)) {
     throw_input(loaded.where.at("layout"), "{}", *violation);
@@ -204,7 +192,6 @@ Measurement run_from_recipe(const recipe::LoadedRecipe& loaded) {
       throw_input(loaded.where.at("stack.megatron_lm"), "{}", *v);
     }
   }
-  m.costs = model_costs(m.model, m.workload.row_tokens);
   if (!r.run.empty()) {
     try {
       m.workload.flash_attention_2 = selects_flash_attention_backend(args::parse_launch_args(r.run, loaded.path));
@@ -243,7 +230,7 @@ bool selects_flash_attention_backend(const args::LaunchArgs& launch) {
 
 double predict_tokens_per_s(const Measurement& m, const Calibration& calibration) {
   const std::vector<int64_t> stages = layout::stage_layers(m.layout, m.costs.num_layers);
-  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
+  const layout::LayoutContext context = m.context();
   const int64_t microbatches = layout::microbatches_per_step(m.layout, context);
   const TimeEstimate t = estimate_time(m.costs, m.layout, stages, microbatches, m.cluster, m.workload, calibration);
   return static_cast<double>(m.workload.global_batch * m.workload.row_tokens) / t.step_s /
@@ -251,7 +238,7 @@ double predict_tokens_per_s(const Measurement& m, const Calibration& calibration
 }
 
 double throughput_log_halfwidth(const Measurement& m, const Calibration& calibration) {
-  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
+  const layout::LayoutContext context = m.context();
   return interval_log_halfwidth(m.costs, m.layout, layout::stage_layers(m.layout, m.costs.num_layers),
                                 layout::microbatches_per_step(m.layout, context), m.cluster, m.workload, calibration);
 }

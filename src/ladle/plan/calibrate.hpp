@@ -11,19 +11,17 @@
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/scenario.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 
 namespace ladle::plan {
 
-/// One measured run: what ran, where, and its tokens/s per GPU (and peak memory when published).
-struct Measurement {
+/// One measured run: the scenario it ran (model, costs, cluster, workload; its calibration and
+/// sources are not used), the layout, and its tokens/s per GPU (and peak memory when published).
+struct Measurement : Scenario {
   std::string name;    ///< the run's id, the recipe's path or a label
   std::string source;  ///< who published it (leave-one-source-out groups by this); empty: own run
-  ModelSpec model;
-  ModelCosts costs;
   Layout layout;       ///< resolved
-  Cluster cluster;
-  Workload workload;
   double measured_tokens_per_s_per_gpu = 0;
   double peak_memory_gib = 0;    ///< measured peak per GPU, GiB (0: not published)
   std::string peak_memory_kind;  ///< "max reserved", "max allocated", ...

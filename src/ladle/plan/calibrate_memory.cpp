@@ -44,7 +44,7 @@ double peak_bytes(const MemoryEstimate& e, PeakMemoryKind kind) {
 
 MemoryEstimate estimate(const Measurement& m, const Calibration& calibration) {
   const std::vector<int64_t> stages = layout::stage_layers(m.layout, m.costs.num_layers);
-  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
+  const layout::LayoutContext context = m.context();
   const int64_t microbatches = layout::microbatches_per_step(m.layout, context);
   return estimate_memory(m.costs, m.layout, stages, microbatches, m.cluster, calibration);
 }

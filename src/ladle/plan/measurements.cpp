@@ -340,7 +340,7 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     throw_input(r.at(node, path + ".layout"),
                 "missing; expected a layout spec or the launch arguments (args)");
   }
-  const layout::LayoutContext context = checking_context(m.model, m.cluster, m.workload);
+  const layout::LayoutContext context = m.context();
   const YAML::Node where = node["layout"] ? node["layout"] : node["args"];
   const std::string where_path = path + (node["layout"] ? ".layout" : ".args");
   try {

@@ -38,15 +38,15 @@ bool better(const Prediction& a, const Prediction& b, double margin) {
 
 }  // namespace
 
-std::optional<Prediction> best_split(const Layout& layout, const ModelSpec& model, const ModelCosts& costs,
-                                     const Cluster& cluster, const Workload& workload,
-                                     const Calibration& calibration, const layout::LayoutContext& context,
-                                     double memory_margin, int64_t* candidates) {
+std::optional<Prediction> best_split(const Layout& layout, const Scenario& scenario, double memory_margin,
+                                     int64_t* candidates) {
+  const ModelSpec& model = scenario.model;
+  const layout::LayoutContext context = scenario.context();
   std::optional<Prediction> best;
   int64_t predicted = 0;
   for (const Layout& candidate : layout::candidate_splits(layout, model.num_layers)) {
     if (layout::find_layout_violation(candidate, model, context)) continue;
-    Prediction p = predict(costs, model, candidate, cluster, workload, calibration);
+    Prediction p = predict(scenario.costs, model, candidate, scenario.cluster, scenario.workload, scenario.calibration);
     ++predicted;
     if (!best || better(p, *best, memory_margin)) best = std::move(p);
   }
@@ -54,9 +54,8 @@ std::optional<Prediction> best_split(const Layout& layout, const ModelSpec& mode
   return best;
 }
 
-CompletedLayout complete_layout(const layout::PartialLayout& spec, const ModelSpec& model, const ModelCosts& costs,
-                                const Cluster& cluster, const Workload& workload, const Calibration& calibration,
-                                const layout::LayoutContext& context, double memory_margin) {
+CompletedLayout complete_layout(const layout::PartialLayout& spec, const Scenario& scenario, double memory_margin) {
+  const ModelSpec& model = scenario.model;
   CompletedLayout out;
   Layout l = spec.layout;
   // The precision-aware optimizer (which offload needs) runs with a distributed optimizer.
@@ -68,12 +67,12 @@ CompletedLayout complete_layout(const layout::PartialLayout& spec, const ModelSp
     l.sp = l.tp > 1;
     if (l.sp) out.chosen.push_back(fmt::format("sp=on ({})", sp_reason(l, model)));
   }
-  l = layout::resolve_layout(l, context);
+  l = layout::resolve_layout(l, scenario.context());
   const bool split_named = spec.names("first") || spec.names("last") || spec.names("account_embedding") ||
                            spec.names("account_loss") || spec.names("pipeline_layout") || spec.names("vpp_layers");
   if (!split_named && l.pp > 1 && layout::virtual_stage_layers(l, model.num_layers).empty()) {
     int64_t count = 0;
-    if (auto best = best_split(l, model, costs, cluster, workload, calibration, context, memory_margin, &count)) {
+    if (auto best = best_split(l, scenario, memory_margin, &count)) {
       const bool even_pp = model.num_layers % l.pp == 0;
       out.chosen.push_back(fmt::format(
           "{} ({} the {} decoder layers; the best predicted of {} split{})", layout::split_spec(best->layout),

@@ -17,6 +17,7 @@
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/prediction.hpp"
+#include "ladle/plan/scenario.hpp"
 
 namespace ladle::plan {
 
@@ -32,12 +33,11 @@ struct CompletedLayout {
 };
 
 /// The layout `spec` means on this run: the keys it leaves out as `plan` sets them, resolved with
-/// `context`, and where it states no split and the layers do not split over its pipeline, the
+/// the scenario's checking context, and where it states no split and the layers do not split over its pipeline, the
 /// split best_split picks. An explicit value is kept even where Megatron-LM rejects it
 /// (find_layout_violation then says why). Throws Error(usage) as resolve_layout does.
-CompletedLayout complete_layout(const layout::PartialLayout& spec, const ModelSpec& model, const ModelCosts& costs,
-                                const Cluster& cluster, const Workload& workload, const Calibration& calibration,
-                                const layout::LayoutContext& context, double memory_margin = kPlanMemoryMargin);
+CompletedLayout complete_layout(const layout::PartialLayout& spec, const Scenario& scenario,
+                                double memory_margin = kPlanMemoryMargin);
 
 /// Of layout::candidate_splits(`layout`), the valid one the planner predicts best: one that fits
 /// (HBM less `memory_margin`, as plan counts it, and host memory) before one that does not; among
@@ -45,9 +45,7 @@ CompletedLayout complete_layout(const layout::PartialLayout& spec, const ModelSp
 /// on the fullest stage; where none fits, the least memory, then the most tokens/s; then the first
 /// listed. `layout` is resolved. nullopt when no candidate is valid. `candidates` (optional)
 /// receives how many splits were predicted.
-std::optional<Prediction> best_split(const Layout& layout, const ModelSpec& model, const ModelCosts& costs,
-                                     const Cluster& cluster, const Workload& workload,
-                                     const Calibration& calibration, const layout::LayoutContext& context,
+std::optional<Prediction> best_split(const Layout& layout, const Scenario& scenario,
                                      double memory_margin = kPlanMemoryMargin, int64_t* candidates = nullptr);
 
 }  // namespace ladle::plan

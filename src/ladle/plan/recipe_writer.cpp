@@ -54,9 +54,12 @@ Predicted predicted_block(const Prediction& p, const Calibration& calibration) {
   return out;
 }
 
-Recipe planned_recipe(const ModelSpec& model, const Cluster& cluster, const Workload& workload,
-                      const Prediction& prediction, layout::Engine engine, const Calibration& calibration,
+Recipe planned_recipe(const Scenario& scenario, const Prediction& prediction, layout::Engine engine,
                       const launch::Base& base, bool slurm) {
+  const ModelSpec& model = scenario.model;
+  const Cluster& cluster = scenario.cluster;
+  const Workload& workload = scenario.workload;
+  const Calibration& calibration = scenario.calibration;
   const Layout& l = prediction.layout;
   Recipe r;
   r.header_comments = {fmt::format("Planned by `ladle plan` for {} on {} x {}; not measured yet.", model.name,

@@ -10,17 +10,10 @@
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/prediction.hpp"
+#include "ladle/plan/scenario.hpp"
 #include "ladle/plan/search.hpp"
 
 namespace ladle::plan {
-
-/// Where a value a report prints came from: "job.sh:14 --tensor-model-parallel-size" (the job's
-/// script or --args), "--row-tokens", "base recipe NAME", "ladle's default", ...
-struct ValueSource {
-  std::string name;    ///< a knob key (tp) or workload field (row_tokens)
-  std::string value;   ///< as the report prints it
-  std::string source;
-};
 
 /// What a report is about, printed in its header.
 struct ReportHeader {

@@ -21,6 +21,7 @@
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/prediction.hpp"
+#include "ladle/plan/scenario.hpp"
 
 namespace ladle::plan {
 
@@ -40,12 +41,8 @@ const char* to_string(Rank rank);
 /// Parses a rank; throws Error(usage).
 Rank parse_rank(std::string_view name);
 
-/// One search.
-struct PlanRequest {
-  ModelSpec model;
-  Cluster cluster;
-  Workload workload;
-  Calibration calibration;
+/// A search: its scenario (the model's costs are priced by the search itself) and how to rank.
+struct PlanRequest : Scenario {
   int64_t top = 5;                    ///< candidates to report in full
   Objective objective = Objective::throughput;
   Rank rank = Rank::median;

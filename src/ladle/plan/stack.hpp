@@ -13,7 +13,7 @@
 namespace ladle::plan {
 
 struct Measurement;  // calibrate.hpp
-struct ValueSource;  // report_render.hpp
+struct ValueSource;  // scenario.hpp
 
 /// A feature a layout may ask for, and the first release that has it.
 struct StackFeature {

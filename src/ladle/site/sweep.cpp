@@ -24,11 +24,10 @@ constexpr int64_t kLargestDefaultCount = 512;
 SweepCount search_count(const plan::Measurement& run, int64_t gpus) {
   SweepCount out;
   out.gpus = gpus;
+  // The recipe's scenario (model, cluster, workload, stack) at `gpus`, under the embedded calibration.
   plan::PlanRequest request;
-  request.model = run.model;
-  request.cluster = run.cluster;
+  static_cast<plan::Scenario&>(request) = run;
   request.cluster.gpus = gpus;
-  request.workload = run.workload;
   request.calibration = plan::default_calibration();
   // plan's own rule: a layout counts as fitting at the default --fit-confidence.
   request.memory_margin = plan::plan_memory_margin(std::nullopt, std::nullopt, request.calibration);

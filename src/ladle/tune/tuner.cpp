@@ -50,17 +50,11 @@ using nlohmann::json;
 // How many candidates the planner ranks for each proposal (more than any budget needs).
 constexpr int64_t kCandidates = 400;
 
-/// Everything derived once from the settings: the model, its costs, the cluster, the workload.
-struct Tuner::Problem {
-  ModelSpec model;
-  plan::ModelCosts costs;
-  plan::Cluster cluster;
-  plan::Workload workload;
-  layout::LayoutContext context;
+/// Everything derived once from the settings: the scenario (model, costs, cluster, workload; its
+/// calibration is the prior, ladle's embedded one), the engine, the prior belief and the base.
+struct Tuner::Problem : plan::Scenario {
   layout::Engine engine = layout::Engine::slime;
-  plan::Calibration prior;
   Belief belief;  ///< the prior belief: the fidelity fit's constants, covariance and spread
-  plan::Measurement shape;  ///< the model, costs, cluster and workload of every trial (no layout)
   launch::Base base;        ///< everything of a trial's job that is not layout (launch/base.hpp)
   std::string base_run;     ///< the base recipe's launch script ("" : the planned recipe's)
 };
@@ -227,15 +221,10 @@ Tuner::Tuner(TuneDb& db, sched::Scheduler& scheduler, TuneSettings settings, std
   p->cluster = plan::make_cluster(settings_.gpu, settings_.gpus, settings_.instance);
   p->workload = plan::Workload{settings_.row_tokens, settings_.global_batch,
                                plan::parse_precision(settings_.precision)};
-  p->costs = plan::model_costs(p->model, settings_.row_tokens);
-  p->context = plan::checking_context(p->model, p->cluster, p->workload);
+  p->price_model();
   p->engine = layout::parse_engine(settings_.engine);
-  p->prior = plan::default_calibration();
-  p->belief = prior_belief(p->prior, plan::embedded_measurements().runs);
-  p->shape.model = p->model;
-  p->shape.costs = p->costs;
-  p->shape.cluster = p->cluster;
-  p->shape.workload = p->workload;
+  p->calibration = plan::default_calibration();
+  p->belief = prior_belief(p->calibration, plan::embedded_measurements().runs);
   if (!settings_.job_script.empty() && settings_.base_path.empty()) {
     // The user's job is the base: everything that is not a layout knob is the job's, verbatim.
     const args::LaunchArgs launch = args::parse_launch_args(settings_.job_script, settings_.job_file);
@@ -265,9 +254,10 @@ static Belief refit(const Tuner::Problem& p, const std::vector<Trial>& trials,
   std::vector<plan::Measurement> ms;
   for (const Trial& t : trials) {
     if (!is_measured(t.state) || !t.measured_tokens_per_s_per_gpu) continue;
-    plan::Measurement m = p.shape;
+    plan::Measurement m;
+    static_cast<plan::Scenario&>(m) = p;
     m.name = fmt::format("trial {}", t.id);
-    m.layout = layout::resolve_layout(layout::parse_layout_spec(t.layout), p.context);
+    m.layout = layout::resolve_layout(layout::parse_layout_spec(t.layout), p.context());
     m.measured_tokens_per_s_per_gpu = *t.measured_tokens_per_s_per_gpu;
     ms.push_back(std::move(m));
   }
@@ -282,7 +272,8 @@ static Belief refit(const Tuner::Problem& p, const std::vector<Trial>& trials,
 // Each prediction's predictive spread under `belief`, same order.
 static std::vector<double> sigmas_of(const Tuner::Problem& p, const Belief& belief,
                                      const std::vector<Prediction>& predictions) {
-  plan::Measurement m = p.shape;
+  plan::Measurement m;
+  static_cast<plan::Scenario&>(m) = p;
   std::vector<double> out;
   for (const Prediction& pr : predictions) {
     m.layout = pr.layout;
@@ -295,7 +286,7 @@ static std::vector<double> sigmas_of(const Tuner::Problem& p, const Belief& beli
 static std::vector<double> fit_probabilities_of(const Tuner::Problem& p, const std::vector<Trial>& trials,
                                                 const std::vector<Prediction>& predictions) {
   const double capacity = plan::hbm_capacity_gib(p.cluster.gpu);
-  const MemoryBelief belief = memory_belief(trials, capacity, p.prior.memory_log_spread);
+  const MemoryBelief belief = memory_belief(trials, capacity, p.calibration.memory_log_spread);
   std::vector<double> out;
   for (const Prediction& pr : predictions) out.push_back(fit_probability(belief, pr.memory_gib, capacity));
   return out;
@@ -332,7 +323,7 @@ static std::vector<Prediction> ranked(const Tuner::Problem& p, const plan::Calib
 
 static Prediction predict_spec(const Tuner::Problem& p, const std::string& spec,
                                const plan::Calibration& calibration) {
-  const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), p.context);
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), p.context());
   return plan::predict(p.costs, p.model, l, p.cluster, p.workload, calibration);
 }
 
@@ -349,7 +340,7 @@ static double incumbent(const std::vector<Trial>& trials, int64_t before_round) 
 
 std::string Tuner::script_for(const Trial& t) const {
   const Problem& p = *problem_;
-  const Prediction pred = predict_spec(p, t.layout, p.prior);
+  const Prediction pred = predict_spec(p, t.layout, p.calibration);
   TrialScriptInputs in;
   in.job_name = t.job_name;
   in.layout_spec = t.layout;
@@ -358,8 +349,7 @@ std::string Tuner::script_for(const Trial& t) const {
   in.engine_program = settings_.engine_program;
   if (settings_.engine_program.empty()) {
     // The complete job of the planned recipe (launch/job_script.hpp) with a short run length.
-    in.engine_run =
-        plan::planned_recipe(p.model, p.cluster, p.workload, pred, p.engine, p.prior, p.base).run;
+    in.engine_run = plan::planned_recipe(p, pred, p.engine, p.base).run;
   } else {
     // A stand-in engine gets the entry point's arguments alone (no Ray head, no input checks).
     launch::JobRequest job;
@@ -434,7 +424,7 @@ std::vector<Trial> Tuner::preview_first_round() const {
       planned_trial(p, p.belief, settings_.base_layout, TrialKind::explore, 1, settings_.steps)};
   const int64_t count = std::min(settings_.per_round, settings_.budget) - 1;
   const std::vector<Prediction> preds =
-      ranked(p, p.prior, memory_limit(p, {}), settings_.objective);
+      ranked(p, p.calibration, memory_limit(p, {}), settings_.objective);
   // Nothing is measured yet: the base layout's prediction is the bar to beat.
   for (const Candidate& c : propose(preds, sigmas_of(p, p.belief, preds), {settings_.base_layout},
                                     out.front().predicted_tokens_per_s_per_gpu, count,
@@ -454,8 +444,8 @@ void Tuner::start() {
   RoundRecord r0;
   r0.round = 0;
   r0.calibration_yaml =
-      plan::write_calibration(problem_->prior, {"the prior: ladle's embedded calibration"});
-  r0.constants_json = fitted_constants_json(problem_->prior);
+      plan::write_calibration(problem_->calibration, {"the prior: ladle's embedded calibration"});
+  r0.constants_json = fitted_constants_json(problem_->calibration);
   r0.sigma = problem_->belief.residual_sigma;
   r0.memory_limit_gib = memory_limit(*problem_, {});
   r0.decision = "continue";
@@ -854,8 +844,9 @@ void Tuner::finalize() {
   LADLE_ASSERT(confirm && reference, "finalize runs once the confirmation trials exist");
   const Belief fit = refit(p, trials, settings_.prior_weight);
   const Prediction pred = predict_spec(p, confirm->layout, fit.calibration);
-  Recipe r =
-      plan::planned_recipe(p.model, p.cluster, p.workload, pred, p.engine, fit.calibration, p.base);
+  plan::Scenario fitted = p;  // the scenario under the refitted calibration
+  fitted.calibration = fit.calibration;
+  Recipe r = plan::planned_recipe(fitted, pred, p.engine, p.base);
   const std::string recipe_path = (fs::path(settings_.out_dir) / "recipe.yaml").string();
   r.header_comments = {
       fmt::format("Tuned by `ladle tune` (run {}) for {} on {} x {}: {} trials on {}.",
@@ -913,9 +904,8 @@ void Tuner::finalize() {
   c.rules =
       "argument classes of data/rules/numerics.yaml; convergence by Megatron-Bridge's thresholds "
       "(data/rules/convergence.yaml), strict";
-  const Prediction base_pred = predict_spec(p, settings_.base_layout, p.prior);
-  const Recipe base_recipe =
-      plan::planned_recipe(p.model, p.cluster, p.workload, base_pred, p.engine, p.prior, p.base);
+  const Prediction base_pred = predict_spec(p, settings_.base_layout, p.calibration);
+  const Recipe base_recipe = plan::planned_recipe(p, base_pred, p.engine, p.base);
   const std::string base_run = p.base_run.empty() ? base_recipe.run : p.base_run;
   const verify::ConfigDiff diff = verify::diff_launch_args(
       args::parse_launch_args(base_run, "base"), args::parse_launch_args(r.run, "winner"),
