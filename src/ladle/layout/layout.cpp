@@ -1,8 +1,10 @@
 #include "ladle/layout/layout.hpp"
 
-#include <array>
+#include <iterator>
+#include <vector>
 #include <string>
 
+#include "ladle/layout/knob_names.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/text.hpp"
 
@@ -10,69 +12,47 @@ namespace ladle {
 
 namespace {
 
+// The value names are the knob table's (knob_names.hpp, in enum order): spelled once.
 template <typename Enum, size_t N>
-Enum parse_enum(std::string_view what, std::string_view name, const std::array<Enum, N>& values) {
-  std::vector<std::string> names;
-  for (Enum value : values) {
-    names.emplace_back(to_string(value));
-    if (name == names.back()) return value;
+const char* name_of(Enum value, const std::string_view (&names)[N]) {
+  const auto index = static_cast<size_t>(value);
+  return index < N ? names[index].data() : names[0].data();
+}
+
+template <typename Enum, size_t N>
+Enum parse_enum(std::string_view what, std::string_view name, const std::string_view (&names)[N]) {
+  for (size_t i = 0; i < N; ++i) {
+    if (name == names[i]) return static_cast<Enum>(i);
   }
-  throw_usage("unknown {} '{}'{}; expected one of: {}", what, name, util::did_you_mean(name, names),
-              util::join(names, ", "));
+  const std::vector<std::string> all(std::begin(names), std::end(names));
+  throw_usage("unknown {} '{}'{}; expected one of: {}", what, name, util::did_you_mean(name, all),
+              util::join(all, ", "));
 }
 
 }  // namespace
 
-const char* to_string(RecomputeGranularity value) {
-  switch (value) {
-    case RecomputeGranularity::none: return "none";
-    case RecomputeGranularity::selective: return "selective";
-    case RecomputeGranularity::full: return "full";
-  }
-  return "none";
-}
+const char* to_string(RecomputeGranularity value) { return name_of(value, layout::kGranularityNames); }
 
-const char* to_string(RecomputeMethod value) {
-  return value == RecomputeMethod::block ? "block" : "uniform";
-}
+const char* to_string(RecomputeMethod value) { return name_of(value, layout::kRecomputeMethodNames); }
 
-const char* to_string(MoeDispatcher value) {
-  switch (value) {
-    case MoeDispatcher::alltoall: return "alltoall";
-    case MoeDispatcher::allgather: return "allgather";
-    case MoeDispatcher::flex: return "flex";
-  }
-  return "alltoall";
-}
+const char* to_string(MoeDispatcher value) { return name_of(value, layout::kDispatcherNames); }
 
-const char* to_string(StateDtype value) {
-  switch (value) {
-    case StateDtype::fp32: return "fp32";
-    case StateDtype::bf16: return "bf16";
-    case StateDtype::fp16: return "fp16";
-    case StateDtype::fp8: return "fp8";
-  }
-  return "fp32";
-}
+const char* to_string(StateDtype value) { return name_of(value, layout::kStateDtypeNames); }
 
 RecomputeGranularity parse_recompute_granularity(std::string_view name) {
-  return parse_enum("recompute granularity", name,
-                    std::array{RecomputeGranularity::none, RecomputeGranularity::selective,
-                               RecomputeGranularity::full});
+  return parse_enum<RecomputeGranularity>("recompute granularity", name, layout::kGranularityNames);
 }
 
 RecomputeMethod parse_recompute_method(std::string_view name) {
-  return parse_enum("recompute method", name,
-                    std::array{RecomputeMethod::uniform, RecomputeMethod::block});
+  return parse_enum<RecomputeMethod>("recompute method", name, layout::kRecomputeMethodNames);
 }
 
 MoeDispatcher parse_moe_dispatcher(std::string_view name) {
-  return parse_enum("dispatcher", name,
-                    std::array{MoeDispatcher::alltoall, MoeDispatcher::allgather, MoeDispatcher::flex});
+  return parse_enum<MoeDispatcher>("dispatcher", name, layout::kDispatcherNames);
 }
 
 StateDtype parse_state_dtype(std::string_view name) {
-  return parse_enum("state dtype", name, std::array{StateDtype::fp32, StateDtype::bf16, StateDtype::fp16, StateDtype::fp8});
+  return parse_enum<StateDtype>("state dtype", name, layout::kStateDtypeNames);
 }
 
 }  // namespace ladle
