@@ -4,15 +4,21 @@
 Usage: python3 bench/fidelity.py [path/to/ladle] [calibrate options...]
 
 Options after the binary go to `ladle calibrate` as they are: `--measurements data/measurements
-tests/plan/ordering` scores the files on disk (the binary embeds the set it was built with) and
-shows what adding files would do to the fit before they are embedded.
+bench/heldout` scores the files on disk (the binary embeds the set it was built with) and shows what
+adding files would do to the fit before they are embedded.
+
+Without options it also scores the held-out runs (bench/heldout/, each file's header says why it is
+kept out of the fit): each file is added to the training set on its own, and its runs' leave-one-
+source-out predictions are then those of the fit on the training set alone, the shipped constants.
 
 Prints the leave-one-source-out error of tokens/s per GPU (median, worst, by source), the fraction of
 runs that ran and are predicted to fit, the interval coverage, memory error where peaks are published,
 and the one-knob pairs of the set (same source, model, GPUs and workload, one layout knob apart) that
 the leave-one-source-out predictions put in the measured order.
 """
+import glob
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -84,3 +90,27 @@ for a, b, knob, unmodelled in pairs:
           f"{verdict}")
 print(f"one-knob pairs: {len(pairs)}, {modelled} on modelled knobs, {right} of {modelled} in the measured order"
       f" ({ties} predicted equal)")
+
+
+if not extra:
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    held = sorted(glob.glob(os.path.join(root, "bench", "heldout", "*.yaml")))
+    errors = []
+    print(f"held out of the fit (bench/heldout/, {len(held)} files), predicted by the shipped constants:")
+    for path in held:
+        out = json.loads(subprocess.run([ladle, "calibrate", "--json", "--measurements",
+                                         os.path.join(root, "data", "measurements"), path],
+                                        check=True, capture_output=True, text=True).stdout)
+        names = {s["source"] for s in fit["sources"]}
+        mine = [r for r in out["rows"] if r["source"] not in names]
+        if not mine:
+            print(f"  {os.path.basename(path)}: its source is in the binary's training set (rebuild ladle)")
+            continue
+        signed = [r["predicted_leave_one_source_out"] / r["measured"] - 1 for r in mine]
+        errors += signed
+        print(f"  {os.path.basename(path)}: {len(mine)} runs, median |error| "
+              f"{pct(statistics.median(abs(e) for e in signed))}, median signed {pct(statistics.median(signed))}, "
+              f"worst {pct(max(abs(e) for e in signed))}")
+    if errors:
+        print(f"held out, all {len(errors)} runs: median |error| {pct(statistics.median(abs(e) for e in errors))}, "
+              f"median signed {pct(statistics.median(errors))}")

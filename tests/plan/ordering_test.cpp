@@ -6,7 +6,7 @@
 // Each pair is predicted with the shipped calibration (data/calibration.yaml); a pair predicted in
 // the other order, or predicted equal where the measurements differ, fails.
 //
-// The runs: the training set (data/measurements/) and tests/plan/ordering/*.yaml, published runs
+// The runs: the training set (data/measurements/) and bench/heldout/*.yaml, published runs
 // kept out of the fit for a stated reason (each file's header says why). A pair is two runs of
 // one publication (one URL, or one repository path at one commit).
 #include <gtest/gtest.h>
@@ -115,7 +115,7 @@ std::string publication(const MeasurementSource& s) {
 // that each run keeps its publication. `sets` owns the runs.
 std::vector<MeasuredRun> all_runs(std::list<MeasurementSet>& sets) {
   std::vector<MeasuredRun> runs;
-  for (const char* folder : {"data/measurements", "tests/plan/ordering"}) {
+  for (const char* folder : {"data/measurements", "bench/heldout"}) {
     std::vector<std::string> files;
     for (const auto& entry : std::filesystem::directory_iterator(test::source_path(folder))) {
       if (entry.path().extension() == ".yaml") files.push_back(entry.path().string());
