@@ -172,6 +172,29 @@ TEST(BridgeJob, PrecisionIsARecipeByNameWhereOneMatchesElseItsFields) {
   EXPECT_EQ(back.layout, l);
 }
 
+// The delayed-scaling recipe by name sets the amax algorithm too (max, training/mixed_precision.py at
+// 05097809): a layout that scales by the newest amax is written as its fields, not as that recipe.
+TEST(BridgeJob, TheDelayedScalingRecipeByNameCarriesItsAmaxAlgorithm) {
+  const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  Base base = bare_base(qwen);
+  base.args.push_back(args::LaunchArg{"--bf16", {}});
+  const std::string delayed =
+      "tp=1,pp=1,cp=1,ep=8,etp=1,dp=2,grad_reduce=fp32,fp8=hybrid,fp8_recipe=delayed,fp8_param_gather=on,"
+      "fp8_amax_history=1024";
+  Layout l = layout::parse_layout_spec(delayed + ",fp8_amax_algo=max");
+  l.max_tokens = 0;
+  ReadBack back = write_and_read(l, qwen, base);
+  EXPECT_NE(back.line.find("mixed_precision=bf16_with_fp8_delayed_scaling_mixed"), std::string::npos)
+      << back.line;
+  EXPECT_EQ(back.layout, l);
+  l = layout::parse_layout_spec(delayed);
+  l.max_tokens = 0;
+  back = write_and_read(l, qwen, base);
+  EXPECT_EQ(back.line.find("mixed_precision="), std::string::npos) << back.line;
+  EXPECT_NE(back.line.find("mixed_precision.fp8_amax_history_len=1024"), std::string::npos) << back.line;
+  EXPECT_EQ(back.layout, l);
+}
+
 // --- the override reader ------------------------------------------------------------------------
 
 std::vector<args::LaunchArg> read(std::string_view line) {
