@@ -363,3 +363,63 @@ TEST(PublishedCardsStepThreeSevenFlash, LayerTypesContradictingTheLayersAreRefus
 }  // namespace
 }  // namespace ladle::model
 // ---- end step3p7 ----
+
+// ---- gemma4 (per-layer attention geometry) ----
+namespace ladle::model {
+namespace {
+
+std::string gemma4_config(const std::string& name) {
+  return test::source_path("tests/data/model/" + name + ".json");
+}
+
+// Gemma 4 model card (ai.google.dev/gemma/docs/core/model_card_4): 31B, "30.7B" parameters,
+// dense. The config holds google/gemma-4-31B-it's values (tests/data/model/
+// gemma-4-31b-it_values.source.txt). Its 50 sliding layers have 16 key/value heads of 256, its
+// 10 full layers 4 of 512 whose keys are their values (no v_proj).
+TEST(PublishedCardsGemmaFour, ThirtyOneBMatchesTheCardAndTheCheckpoint) {
+  const ModelSpec spec = load_model(gemma4_config("gemma-4-31b-it_values"));
+  EXPECT_EQ(spec.model_type, "gemma4");
+  EXPECT_EQ(spec.kv_heads_of(0), 16);
+  EXPECT_EQ(spec.head_dim_of(0), 256);
+  EXPECT_EQ(spec.kv_heads_of(5), 4);
+  EXPECT_EQ(spec.head_dim_of(5), 512);
+  EXPECT_TRUE(spec.k_eq_v_of(5));
+  EXPECT_FALSE(spec.k_eq_v_of(4));
+  EXPECT_EQ(spec.sliding_window[5], 0);
+  EXPECT_EQ(spec.sliding_window[4], 1024);
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {30.7 * kB, 0.1 * kB}));
+  // The checkpoint's tensor list (the source note): 31,273,088,876 less the vision tower and its
+  // embedder (575,743,536) and the 60 one-element layer_scalar tensors ladle does not list.
+  EXPECT_EQ(c.total, 31'273'088'876 - 575'743'536 - 60);
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    EXPECT_NE(t.name, "model.layers.5.self_attn.v_proj.weight");
+    if (t.name == "model.layers.5.self_attn.k_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{2048, 5376}));
+    }
+    if (t.name == "model.layers.5.self_attn.q_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{16384, 5376}));
+    }
+    if (t.name == "model.layers.4.self_attn.v_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{4096, 5376}));
+    }
+  }
+}
+
+// The smaller and MoE checkpoints' parts are refused by name, not counted without them.
+TEST(PublishedCardsGemmaFour, SharedKeyValueLayersAreRefused) {
+  const std::string text = R"({"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2,
+    "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16,
+    "intermediate_size": 128, "sliding_window": 8, "num_kv_shared_layers": 1,
+    "layer_types": ["sliding_attention", "full_attention"]})";
+  try {
+    (void)parse_config(text, "config.json", "tiny");
+    ADD_FAILURE() << "num_kv_shared_layers 1 was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().field_path, "num_kv_shared_layers") << e.describe();
+  }
+}
+
+}  // namespace
+}  // namespace ladle::model
+// ---- end gemma4 ----

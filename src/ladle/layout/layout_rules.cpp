@@ -542,6 +542,20 @@ std::optional<LayoutViolation> layout_violation(const Layout& l, const ModelSpec
   if (model.attention == AttentionKind::gqa && model.num_kv_heads % l.tp != 0) {
     return violation("tp", "tp {} does not divide the {} key/value heads", l.tp, model.num_kv_heads);
   }
+  // per-layer attention geometry (step3p7, gemma4): a layer with its own query or key/value heads
+  // is split over the same TP ranks (Step-3.7-Flash's 96-head sliding layers, Gemma 4's 4 global
+  // key/value heads).
+  if (model.attention == AttentionKind::gqa && model.has_layer_geometry()) {
+    for (int i = 0; i < model.num_layers; ++i) {
+      if (model.mixer_of(i) != MixerKind::attention) continue;
+      if (model.heads_of(i) % l.tp != 0) {
+        return violation("tp", "tp {} does not divide layer {}'s {} attention heads", l.tp, i, model.heads_of(i));
+      }
+      if (model.kv_heads_of(i) % l.tp != 0) {
+        return violation("tp", "tp {} does not divide layer {}'s {} key/value heads", l.tp, i, model.kv_heads_of(i));
+      }
+    }
+  }
   // Mamba-2 mixers shard heads and B/C groups across tensor-parallel ranks: Megatron-LM's
   // MambaMixer asserts "nheads must be evenly divisble by tp_size" and "ngroups must be evenly
   // divisible by tp_size" (NVIDIA/Megatron-LM megatron/core/ssm/mamba_mixer.py @ 00bebb45).

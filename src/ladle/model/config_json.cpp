@@ -895,6 +895,52 @@ void step3p5_layers(const ConfigReader& in, ModelSpec& spec) {
 }
 // ---- end step3p7 ----
 
+// ---- gemma4: Gemma 4's global layers (per-layer attention geometry) ----
+// Gemma4TextModel (sgl-project/sglang python/sglang/srt/models/gemma4_causal.py @ ffc490ec;
+// google/gemma-4-31B-it's checkpoint shapes): layer_types full/sliding; the full (global) layers
+// have num_global_key_value_heads key/value heads of global_head_dim, and under attention_k_eq_v
+// their keys are their values (no v_proj); q/k norms per head of the layer's head size. The parts
+// of the smaller and MoE checkpoints (layers sharing earlier layers' keys and values, per-layer
+// token embeddings, the MoE block, the double-wide MLP of shared layers) are refused by name.
+void gemma4_layers(const ConfigReader& in, ModelSpec& spec) {
+  if (in.non_negative_or("num_kv_shared_layers", 0) > 0) {
+    in.fail("num_kv_shared_layers", "layers sharing earlier layers' keys and values are not read for gemma4 (expected 0)");
+  }
+  if (in.non_negative_or("hidden_size_per_layer_input", 0) > 0) {
+    in.fail("hidden_size_per_layer_input", "per-layer token embeddings are not read for gemma4 (expected 0)");
+  }
+  if (in.boolean_or("enable_moe_block", false)) in.fail("enable_moe_block", "the MoE block is not read for gemma4 (expected false)");
+  if (in.boolean_or("use_double_wide_mlp", false)) {
+    in.fail("use_double_wide_mlp", "the double-wide MLP is not read for gemma4 (expected false)");
+  }
+  if (!in.has("layer_types")) in.fail("layer_types", "missing required field (gemma4's full and sliding layers)");
+  const std::vector<size_t> types =
+      in.per_layer("layer_types", spec.num_layers, {"full_attention", "sliding_attention"});
+  const int64_t global_kv = in.has("num_global_key_value_heads") ? in.positive("num_global_key_value_heads") : spec.num_kv_heads;
+  const int64_t global_dim = in.has("global_head_dim") ? in.positive("global_head_dim") : spec.head_dim;
+  if (spec.num_heads % global_kv != 0) {
+    in.fail("num_global_key_value_heads", fmt::format("num_attention_heads {} is not divisible by {}", spec.num_heads,
+                                                      global_kv));
+  }
+  const bool k_eq_v = in.boolean_or("attention_k_eq_v", false);
+  const auto n = static_cast<size_t>(spec.num_layers);
+  spec.layer_kv_heads.assign(n, spec.num_kv_heads);
+  spec.layer_head_dim.assign(n, spec.head_dim);
+  spec.layer_value_head_dim.assign(n, spec.head_dim);
+  spec.layer_k_eq_v.assign(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    if (types[i] == 1) {
+      spec.sliding_window[i] = in.positive("sliding_window");
+    } else {
+      spec.layer_kv_heads[i] = global_kv;
+      spec.layer_head_dim[i] = global_dim;
+      spec.layer_value_head_dim[i] = global_dim;
+      spec.layer_k_eq_v[i] = k_eq_v;
+    }
+  }
+}
+// ---- end gemma4 ----
+
 // GPT-2 and the GPT-3-style dense models Megatron-LM trains (transformers
 // configuration_gpt2.py / modeling_gpt2.py): its own key names (n_embd, n_layer, n_head,
 // n_positions; n_inner null means 4 x n_embd), multi-head attention through one fused c_attn
@@ -1249,6 +1295,7 @@ constexpr NamedPart kLayerParts[] = {
     {"block_configs", block_configs},
     {"sliding_full_hybrid", sliding_full_hybrid},
     {"step3p5_layers", step3p5_layers},  // step3p7
+    {"gemma4_layers", gemma4_layers},    // gemma4
 };
 
 struct VisionPart {
