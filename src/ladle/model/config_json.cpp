@@ -1100,7 +1100,7 @@ struct ShapeKeys {
 
 const ShapeKeys kShapeKeys[] = {
     {kMla, "multi-head latent attention", {"kv_lora_rank", "q_lora_rank"}},
-    {kDsa, "a DeepSeek Sparse Attention indexer", {"index_topk", "index_n_heads", "index_head_dim", "indexer_types"}},
+    {kDsa, "a DeepSeek Sparse Attention indexer", {"index_topk", "index_n_heads", "index_head_dim", "indexer_types", "sparse_attention_config"}},
     {kExperts, "routed experts", {"n_routed_experts", "num_experts", "num_local_experts"}},
     {kShared, "shared experts", {"n_shared_experts", "num_shared_experts", "shared_expert_intermediate_size", "shared_intermediate_size", "share_expert_dim"}},
     {kTextConfig, "a text_config", {"text_config"}},
@@ -1253,6 +1253,99 @@ void mlp_deepseek_v4_moe(const ConfigReader& in, ModelSpec& spec) {
 }
 // ---- end deepseek_v4 ----
 
+// ---- minimax_m3 (sgl-project/sglang python/sglang/srt/models/minimax_m3.py) ----
+// MiniMax-M3's MLP: first_k_dense_replace (and moe_layer_freq, one entry per layer) dense layers of
+// dense_intermediate_size, then MoE layers of num_local_experts experts as wide as
+// intermediate_size (MiniMaxM3MoE builds its experts from intermediate_size) and one shared SwiGLU
+// of n_shared_experts x intermediate_size.
+void mlp_minimax_m3_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.intermediate_size = in.positive("dense_intermediate_size");
+  spec.moe_intermediate_size = in.positive("intermediate_size");
+  if (in.has("moe_intermediate_size") && in.positive("moe_intermediate_size") != spec.moe_intermediate_size) {
+    in.fail("moe_intermediate_size", fmt::format("{} contradicts intermediate_size {}, the experts' width",
+                                                 in.positive("moe_intermediate_size"), spec.moe_intermediate_size));
+  }
+  spec.num_experts = in.positive("num_local_experts");
+  spec.experts_per_token = in.positive("num_experts_per_tok");
+  check_experts(in, spec, "num_local_experts");
+  spec.num_shared_experts = in.non_negative_or("n_shared_experts", 0);
+  spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+  if (in.has("shared_intermediate_size") && spec.num_shared_experts > 0 &&
+      in.positive("shared_intermediate_size") != spec.moe_intermediate_size) {
+    in.fail("shared_intermediate_size", fmt::format("{} contradicts intermediate_size {}, the shared expert's width",
+                                                    in.positive("shared_intermediate_size"), spec.moe_intermediate_size));
+  }
+  spec.first_k_dense = static_cast<int>(in.non_negative_or("first_k_dense_replace", 0));
+  if (spec.first_k_dense > spec.num_layers) {
+    in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}", spec.first_k_dense, spec.num_layers));
+  }
+  // Without moe_layer_freq, the layers from first_k_dense_replace on are MoE.
+  std::vector<int64_t> moe(static_cast<size_t>(spec.num_layers), 1);
+  for (int i = 0; i < spec.first_k_dense; ++i) moe[static_cast<size_t>(i)] = 0;
+  if (in.has("moe_layer_freq")) {
+    moe = in.integers("moe_layer_freq");
+    if (static_cast<int64_t>(moe.size()) != spec.num_layers) {
+      in.fail("moe_layer_freq", fmt::format("has {} entries but num_hidden_layers is {}", moe.size(), spec.num_layers));
+    }
+  }
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const int64_t m = moe[static_cast<size_t>(i)];
+    if (m != 0 && m != 1) in.fail("moe_layer_freq", fmt::format("layer {} is {} (expected 0 or 1)", i, m));
+    if ((m == 1) != (i >= spec.first_k_dense)) {
+      in.fail("moe_layer_freq", fmt::format("layer {} is {} but first_k_dense_replace {} says {}", i, m,
+                                            spec.first_k_dense, i >= spec.first_k_dense ? "moe" : "dense"));
+    }
+    spec.mlp[i] = m == 1 ? MlpKind::moe : MlpKind::dense;
+  }
+}
+
+// MiniMax-M3's sparse attention (sparse_attention_config): on the layers sparse_attention_freq
+// marks, an index of sparse_num_index_heads query heads and one key head of sparse_index_dim
+// selects sparse_topk_blocks blocks of sparse_block_size keys for each query. The index's value
+// branch (sparse_disable_index_value 0) is not read, so a sparse layer with one is refused.
+void minimax_sparse_attention(const ConfigReader& in, ModelSpec& spec) {
+  if (spec.qk_norm && in.has("qk_norm_type") && in.text("qk_norm_type") != "per_head") {
+    in.fail("qk_norm_type", fmt::format("'{}' is not read (expected per_head)", in.text("qk_norm_type")));
+  }
+  if (in.boolean_or("attention_output_gate", false)) {
+    in.fail("attention_output_gate", "an attention output gate is not read for minimax_m3 (expected false)");
+  }
+  spec.sparse_attention.assign(spec.num_layers, false);
+  if (!in.has_object("sparse_attention_config")) return;
+  const ConfigReader sparse = in.nested("sparse_attention_config");
+  if (!sparse.boolean_or("use_sparse_attention", false)) return;
+  spec.index_n_heads = sparse.positive("sparse_num_index_heads");
+  spec.index_head_dim = sparse.positive("sparse_index_dim");
+  spec.index_block_size = sparse.positive("sparse_block_size");
+  spec.index_topk = sparse.positive("sparse_topk_blocks") * spec.index_block_size;
+  for (const char* key : {"sparse_attention_freq", "sparse_disable_index_value"}) {
+    if (!sparse.has(key)) sparse.fail(key, "missing required field (one entry per layer)");
+  }
+  const std::vector<int64_t> freq = sparse.integers("sparse_attention_freq");
+  const std::vector<int64_t> no_value = sparse.integers("sparse_disable_index_value");
+  for (const auto* list : {&freq, &no_value}) {
+    if (static_cast<int64_t>(list->size()) != spec.num_layers) {
+      sparse.fail(list == &freq ? "sparse_attention_freq" : "sparse_disable_index_value",
+                  fmt::format("has {} entries for {} layers (num_hidden_layers {})", list->size(), spec.num_layers,
+                              spec.num_layers));
+    }
+  }
+  for (int i = 0; i < spec.num_layers; ++i) {
+    const auto at = static_cast<size_t>(i);
+    if (freq[at] != 0 && freq[at] != 1) {
+      sparse.fail("sparse_attention_freq", fmt::format("layer {} is {} (expected 0 or 1)", i, freq[at]));
+    }
+    if (freq[at] == 1 && no_value[at] != 1) {
+      sparse.fail("sparse_disable_index_value",
+                  fmt::format("layer {} is sparse with an index value branch, which is not read (expected 1)", i));
+    }
+    spec.sparse_attention[at] = freq[at] == 1;
+    spec.has_indexer[at] = freq[at] == 1;
+  }
+  if (spec.count_indexers() == 0) spec.index_topk = 0;  // no sparse layer: dense attention
+}
+// ---- end minimax_m3 ----
+
 // ---- The model-type table (data/models/types.yaml): the names its rows may use. ----
 
 using Part = void (*)(const ConfigReader&, ModelSpec&);
@@ -1280,6 +1373,7 @@ constexpr NamedPart kMlpParts[] = {
     {"llama4_moe", mlp_llama4_moe},
     {"per_layer_pattern", nullptr},
     {"deepseek_v4_moe", mlp_deepseek_v4_moe},
+    {"minimax_m3_moe", mlp_minimax_m3_moe},  // minimax_m3
 };
 // Per-layer patterns, read in the row's order after attention and MLP.
 constexpr NamedPart kLayerParts[] = {
@@ -1296,6 +1390,7 @@ constexpr NamedPart kLayerParts[] = {
     {"sliding_full_hybrid", sliding_full_hybrid},
     {"step3p5_layers", step3p5_layers},  // step3p7
     {"gemma4_layers", gemma4_layers},    // gemma4
+    {"minimax_sparse_attention", minimax_sparse_attention},  // minimax_m3
 };
 
 struct VisionPart {

@@ -66,15 +66,19 @@ double attention_core_forward(const ModelSpec& spec, int64_t seq_len, int64_t wi
     qk_dim = spec.qk_nope_head_dim + spec.qk_rope_head_dim;
     v_dim = spec.v_head_dim;
   }
-  // A DSA layer attends to at most index_topk of the causal keys: the same mean as a window.
+  // A DSA layer attends to at most index_topk of the causal keys: the same mean as a window. A
+  // MiniMax-M3 sparse layer attends to its selected blocks, index_topk keys, priced the same way.
   int64_t limit = window;
-  if (spec.index_topk > 0 && (limit == 0 || spec.index_topk < limit)) limit = spec.index_topk;
+  if (spec.sparse_of(layer) && (limit == 0 || spec.index_topk < limit)) limit = spec.index_topk;
   const double context = chunk > 0 ? mean_chunked_context(seq_len, chunk) : mean_causal_context(seq_len, limit);
   return 2.0 * static_cast<double>(heads) * static_cast<double>(qk_dim + v_dim) * context;
 }
 
 // The lightning indexer scores every causal key: index_n_heads dot products of index_head_dim,
-// then a weighted sum over heads.
+// then a weighted sum over heads. MiniMax-M3's block index is priced the same way: its
+// index_n_heads query heads score every causal key against the one index key head, and the
+// reduction over heads and over each block's keys (sparse_score_type max) stands in for the
+// weighted sum.
 double indexer_forward(const ModelSpec& spec, int64_t seq_len) {
   const double context = mean_causal_context(seq_len, 0);
   const double heads = static_cast<double>(spec.index_n_heads);
@@ -109,7 +113,7 @@ std::string layer_kind(const ModelSpec& spec, int layer) {
   if (layer < static_cast<int>(spec.attention_chunk.size()) && spec.attention_chunk[layer] > 0) {
     kind += "-chunked";
   }
-  if (spec.index_topk > 0) kind += "-sparse";
+  if (spec.sparse_of(layer)) kind += "-sparse";
   if (layer < spec.num_layers && spec.sliding_window[layer] > 0) kind += "-sliding";
   if (layer < spec.num_layers && spec.has_indexer[layer]) kind += "+indexer";
   if (spec.mlp[layer] == MlpKind::none) return kind;

@@ -224,6 +224,22 @@ struct ModelSpec {
   }
   // ---- end deepseek_v4 ----
 
+  // ---- block-sparse attention (minimax_m3) ----
+  // MiniMax-M3's sparse layers (sgl-project/sglang python/sglang/srt/models/minimax_m3.py): an
+  // index of index_n_heads query heads and one key head of index_head_dim scores the causal keys,
+  // and each query attends to the index_topk / index_block_size best blocks of index_block_size
+  // keys (the local block among them), so index_topk = sparse_topk_blocks x sparse_block_size.
+  int64_t index_block_size = 0;         ///< keys per selected block; 0: DSA's token-level top-k
+  /// Layers that attend only to the selected keys; empty: every layer when index_topk > 0 (DSA).
+  std::vector<bool> sparse_attention;
+  /// Whether layer `layer` attends to index_topk keys only (MTP layers, -1: any layer does).
+  bool sparse_of(int layer) const {
+    if (index_topk <= 0) return false;
+    const auto i = static_cast<std::size_t>(layer);
+    return sparse_attention.empty() || layer < 0 || i >= sparse_attention.size() || sparse_attention[i];
+  }
+  // ---- end minimax_m3 ----
+
   // Mamba-2 (Nemotron-H's mixer; Dao and Gu 2024, "Transformers are SSMs", sec. 7).
   int64_t mamba_heads = 0;      ///< `mamba_num_heads`
   int64_t mamba_head_dim = 0;   ///< `mamba_head_dim`; inner width = heads x head_dim

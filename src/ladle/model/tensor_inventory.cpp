@@ -57,7 +57,11 @@ class InventoryBuilder {
     } else {
       add_gqa(p + "self_attn.", section, layer);
     }
-    if (with_indexer) add_indexer(p + "self_attn.indexer.", section, layer);
+    if (with_indexer && spec_.index_block_size > 0) {
+      add_block_index(p + "self_attn.", section, layer);  // minimax_m3
+    } else if (with_indexer) {
+      add_indexer(p + "self_attn.indexer.", section, layer);
+    }
     if (mlp_kind == MlpKind::none) return;  // Nemotron-NAS's no_op MLP: no norm, no MLP
     add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     if (norms == NormPlacement::pre_and_post) {
@@ -255,6 +259,19 @@ class InventoryBuilder {
     add(p + "weights_proj.weight", {spec_.index_n_heads, h}, s, layer, r, rep);
   }
 
+  // MiniMax-M3's block index (sglang minimax_m3.py, index_qkv_proj with sparse_disable_index_value
+  // set): index_n_heads query heads and one key head of index_head_dim projected from the hidden
+  // state, each with a per-head norm; no value head and no output projection. Replicated like the
+  // DSA indexer above.
+  void add_block_index(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t d = spec_.index_head_dim;
+    const TensorSplit rep = TensorSplit::replicated;
+    add(p + "index_qkv_proj.weight", {(spec_.index_n_heads + 1) * d, h}, s, layer, TensorRole::indexer, rep);
+    add(p + "index_q_norm.weight", {d}, s, layer, TensorRole::indexer, rep);
+    add(p + "index_k_norm.weight", {d}, s, layer, TensorRole::indexer, rep);
+  }
+
   void add_swiglu(const std::string& p, int64_t width, TensorSection s, int layer, TensorRole role,
                   bool bias) {
     const int64_t h = spec_.hidden_size;
@@ -282,7 +299,7 @@ class InventoryBuilder {
     const TensorRole x = TensorRole::expert;
     const TensorSplit col = TensorSplit::tp_column;
     const TensorSplit row = TensorSplit::tp_row;
-    if (spec_.model_type == "mixtral" || spec_.model_type == "minimax_m2") {
+    if (spec_.model_type == "mixtral" || spec_.model_type == "minimax_m2" || spec_.model_type == "minimax_m3") {
       const std::string m = p + "block_sparse_moe.";
       add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
       if (spec_.router_correction_bias) {  // MiniMax-M2's use_routing_bias
@@ -292,6 +309,11 @@ class InventoryBuilder {
       add(m + "experts.{e}.w1.weight", {w, h}, s, layer, x, ep, e, k, col);
       add(m + "experts.{e}.w2.weight", {h, w}, s, layer, x, ep, e, k, row);
       add(m + "experts.{e}.w3.weight", {w, h}, s, layer, x, ep, e, k, col);
+      if (spec_.model_type == "minimax_m3" && spec_.shared_expert_intermediate_size > 0) {
+        // MiniMax-M3's shared experts: one SwiGLU of n_shared_experts x intermediate_size.
+        add_swiglu(m + "shared_experts.", spec_.shared_expert_intermediate_size, s, layer,
+                   TensorRole::shared_expert, false);
+      }
       return;
     }
     if (spec_.model_type.starts_with("llama4")) {

@@ -75,7 +75,8 @@ double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens,
   const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.value_head_dim_of(geometry);
   int64_t window = 0;
   if (static_cast<size_t>(layer) < spec.sliding_window.size()) window = spec.sliding_window[layer];
-  if (spec.index_topk > 0 && (window == 0 || spec.index_topk < window)) window = spec.index_topk;
+  // DSA and MiniMax-M3's sparse layers attend to index_topk keys (minimax_m3: only its sparse layers).
+  if (spec.sparse_of(static_cast<int>(layer)) && (window == 0 || spec.index_topk < window)) window = spec.index_topk;
   const double context = model::mean_causal_context(row_tokens, window);
   return 2.0 * static_cast<double>(spec.heads_of(geometry)) * static_cast<double>(qk + v) * context;
 }

@@ -1,0 +1,129 @@
+// minimax_m3: MiniMax-M3's text model read from its config (tests/data/model/real_minimax-m3.json,
+// source beside it), counted against the model card and by hand from the shapes of sglang's
+// python/sglang/srt/models/minimax_m3.py, and its block-sparse attention priced per layer.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "ladle/model/config_json.hpp"
+#include "ladle/model/flops.hpp"
+#include "ladle/model/params.hpp"
+#include "ladle/model/tensor_inventory.hpp"
+#include "ladle/util/error.hpp"
+#include "support/test_support.hpp"
+
+namespace ladle::model {
+namespace {
+
+ModelSpec minimax_m3() {
+  return read_config_file(test::source_path("tests/data/model/real_minimax-m3.json"));
+}
+
+// MiniMaxAI/MiniMax-M3 model card (huggingface.co/MiniMaxAI/MiniMax-M3, "Model Details"): "~428B"
+// total parameters, "~23B" activated, 128 experts with 4 active, 60 layers.
+TEST(MiniMaxMThree, TotalMatchesTheCard) {
+  const ModelSpec spec = minimax_m3();
+  EXPECT_EQ(spec.model_type, "minimax_m3");
+  EXPECT_EQ(spec.num_layers, 60);
+  EXPECT_EQ(spec.num_experts, 128);
+  EXPECT_EQ(spec.experts_per_token, 4);
+  const ParamCounts c = count_params(spec);
+  // Within 1% of 428B (the card's "~" leaves the vision tower and MTP modules unsaid; neither is
+  // counted here).
+  EXPECT_LE(std::abs(static_cast<double>(c.total) - 428e9), 0.01 * 428e9) << c.total;
+  // By hand from the shapes (hidden 6144, vocabulary 200064 untied, 64 query heads and 4 key/value
+  // heads of 128 with per-head q/k norms, 3 dense layers of 12288, 57 MoE layers of 128 experts of
+  // 3072 plus one shared expert of 3072, a router and its correction bias, and on those 57 layers
+  // the index projection of 4 query heads and 1 key head of 128 with their two norms): per layer
+  // 106,955,008 attention with its q/k norms and 12,288 of layer norms; 226,492,416 per dense MLP;
+  // 7,305,166,976 per MoE block and 3,932,416 of index; the embedding and head 1,229,193,216 each.
+  EXPECT_EQ(c.total, 426'174'572'928);
+  // The card's "~23B" activated: the activated weight matrices less the output head are
+  // 23,503,306,752 here (N 24,732,499,968 less the 1,229,193,216 head), 2.2% above 23B.
+  EXPECT_EQ(c.n, 24'732'499'968);
+}
+
+TEST(MiniMaxMThree, SparseLayersAreTheOnesTheConfigMarks) {
+  const ModelSpec spec = minimax_m3();
+  EXPECT_EQ(spec.first_k_dense, 3);
+  EXPECT_EQ(spec.mlp[2], MlpKind::dense);
+  EXPECT_EQ(spec.mlp[3], MlpKind::moe);
+  EXPECT_EQ(spec.intermediate_size, 12288);
+  EXPECT_EQ(spec.shared_expert_intermediate_size, 3072);
+  EXPECT_FALSE(spec.sparse_of(2));
+  EXPECT_TRUE(spec.sparse_of(3));
+  EXPECT_EQ(spec.count_indexers(), 57);
+  EXPECT_EQ(spec.index_topk, 16 * 128);  // sparse_topk_blocks x sparse_block_size
+  EXPECT_EQ(spec.index_block_size, 128);
+  bool saw_index = false;
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    EXPECT_NE(t.name, "model.layers.2.self_attn.index_qkv_proj.weight");
+    if (t.name == "model.layers.3.self_attn.index_qkv_proj.weight") {
+      saw_index = true;
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{5 * 128, 6144}));
+    }
+  }
+  EXPECT_TRUE(saw_index);
+}
+
+// At 8192 tokens a dense layer's queries see 4096.5 keys on average and a sparse layer's at most
+// 2048 (the selected blocks), so the dense layers' attention core costs more per layer.
+TEST(MiniMaxMThree, SparseLayersAttendToTheSelectedBlocksOnly) {
+  const ModelSpec spec = minimax_m3();
+  const FlopsPerToken f = flops_per_token(spec, 8192);
+  double dense = 0.0;
+  double sparse = 0.0;
+  double indexer = -1.0;
+  for (const LayerKindFlops& k : f.by_kind) {
+    if (k.kind == "gqa+dense") dense = k.attention_forward;
+    if (k.kind == "gqa-sparse+indexer+moe") {
+      sparse = k.attention_forward;
+      indexer = k.indexer_forward;
+    }
+  }
+  // 2 x 64 heads x (128 + 128) x context.
+  EXPECT_DOUBLE_EQ(dense, 2.0 * 64 * 256 * mean_causal_context(8192, 0));
+  EXPECT_DOUBLE_EQ(sparse, 2.0 * 64 * 256 * mean_causal_context(8192, 2048));
+  EXPECT_LT(sparse, dense);
+  EXPECT_GT(indexer, 0.0);
+}
+
+std::string tiny(const std::string& sparse_extra) {
+  return R"({"model_type": "minimax_m3", "hidden_size": 64, "num_hidden_layers": 2, "vocab_size": 100,
+    "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16, "intermediate_size": 32,
+    "dense_intermediate_size": 128, "num_local_experts": 4, "num_experts_per_tok": 2,
+    "n_shared_experts": 1, "first_k_dense_replace": 1, "use_qk_norm": true, "qk_norm_type": "per_head",
+    "sparse_attention_config": {"use_sparse_attention": true, "sparse_num_index_heads": 2,
+      "sparse_index_dim": 16, "sparse_block_size": 4, "sparse_topk_blocks": 2,
+      "sparse_attention_freq": [0, 1])" +
+         sparse_extra + "}}";
+}
+
+std::string refused_field(const std::string& text) {
+  try {
+    (void)parse_config(text, "config.json", "tiny");
+  } catch (const Error& e) {
+    return e.where().field_path;
+  }
+  return "(read)";
+}
+
+// A sparse layer with the index's value branch, or without the per-layer list, is refused by name.
+TEST(MiniMaxMThree, UnreadIndexPartsAreRefused) {
+  EXPECT_EQ(refused_field(tiny(R"(, "sparse_disable_index_value": [0, 1])")), "(read)");
+  EXPECT_EQ(refused_field(tiny(R"(, "sparse_disable_index_value": [0, 0])")), "sparse_disable_index_value");
+  EXPECT_EQ(refused_field(tiny("")), "sparse_disable_index_value");
+}
+
+// minimax_m2 does not read the block index: a sparse_attention_config under it is refused.
+TEST(MiniMaxMThree, MiniMaxMTwoRefusesTheSparseAttentionConfig) {
+  const std::string text = R"({"model_type": "minimax_m2", "hidden_size": 64, "num_hidden_layers": 2,
+    "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16,
+    "intermediate_size": 32, "num_local_experts": 4, "num_experts_per_tok": 2,
+    "sparse_attention_config": {"use_sparse_attention": true}})";
+  EXPECT_EQ(refused_field(text), "sparse_attention_config");
+}
+
+}  // namespace
+}  // namespace ladle::model
