@@ -58,10 +58,13 @@ TEST(MiniMaxMThree, SparseLayersAreTheOnesTheConfigMarks) {
   EXPECT_EQ(spec.index_block_size, 128);
   bool saw_index = false;
   for (const TensorInfo& t : tensor_inventory(spec)) {
-    EXPECT_NE(t.name, "model.layers.2.self_attn.index_qkv_proj.weight");
-    if (t.name == "model.layers.3.self_attn.index_qkv_proj.weight") {
+    EXPECT_NE(t.name, "model.layers.2.self_attn.index_q_proj.weight");
+    if (t.name == "model.layers.3.self_attn.index_q_proj.weight") {
       saw_index = true;
-      EXPECT_EQ(t.shape, (std::vector<int64_t>{5 * 128, 6144}));
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{4 * 128, 6144}));
+    }
+    if (t.name == "model.layers.3.self_attn.index_k_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{128, 6144}));
     }
   }
   EXPECT_TRUE(saw_index);

@@ -262,12 +262,16 @@ class InventoryBuilder {
   // MiniMax-M3's block index (sglang minimax_m3.py, index_qkv_proj with sparse_disable_index_value
   // set): index_n_heads query heads and one key head of index_head_dim projected from the hidden
   // state, each with a per-head norm; no value head and no output projection. Replicated like the
-  // DSA indexer above.
+  // DSA indexer above. Named as the checkpoint stores them (index_q_proj, index_k_proj: the
+  // quantization_config of nvidia/MiniMax-M3-NVFP4's config.json, as xiaowanCN/aiconfigurator
+  // aic-core/src/aiconfigurator_core/model_configs/nvidia--MiniMax-M3-NVFP4_config.json @ 2e6dde3c
+  // keeps it).
   void add_block_index(const std::string& p, TensorSection s, int layer) {
     const int64_t h = spec_.hidden_size;
     const int64_t d = spec_.index_head_dim;
     const TensorSplit rep = TensorSplit::replicated;
-    add(p + "index_qkv_proj.weight", {(spec_.index_n_heads + 1) * d, h}, s, layer, TensorRole::indexer, rep);
+    add(p + "index_q_proj.weight", {spec_.index_n_heads * d, h}, s, layer, TensorRole::indexer, rep);
+    add(p + "index_k_proj.weight", {d, h}, s, layer, TensorRole::indexer, rep);
     add(p + "index_q_norm.weight", {d}, s, layer, TensorRole::indexer, rep);
     add(p + "index_k_norm.weight", {d}, s, layer, TensorRole::indexer, rep);
   }
