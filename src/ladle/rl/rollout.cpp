@@ -354,10 +354,12 @@ double kv_bytes_per_sequence(const ModelSpec& m, const EngineLayout& e, int64_t 
         } else {
           // The layer's own keys and values (per-layer attention geometry: step3p7, gemma4):
           // values value_head_dim wide; a layer reusing an earlier layer's keys and values
-          // (Gemma 4's num_kv_shared_layers) caches none.
+          // (Gemma 4's num_kv_shared_layers) caches none. Keys that are values (attention_k_eq_v)
+          // still cache both: the keys are normed and rotated, the values only normed
+          // (gemma4_causal.py), so the two differ.
           const int64_t kv = m.kv_heads_of(i);
           const double local = std::max(1.0, static_cast<double>(kv) / s.attn_tp);
-          const double width = m.kv_shared_of(i) ? 0.0 : static_cast<double>(m.head_dim_of(i) + (m.k_eq_v_of(i) ? 0 : m.value_head_dim_of(i)));
+          const double width = m.kv_shared_of(i) ? 0.0 : static_cast<double>(m.head_dim_of(i) + m.value_head_dim_of(i));
           per_token = local * width * kvb;
         }
         if (m.index_topk > 0) per_token += m.index_head_dim * kvb;  // the indexer's key cache
