@@ -149,7 +149,6 @@ int run_plan(const PlanOptions& o, Io& io) {
                                                  f.fit_confidence, request.calibration);
   request.memory_margin = margin;
   const plan::StackChoice stack = plan::choose_stack(f.stack);
-  const plan::ModelCosts costs = request.costs;
   // A precision the GPU cannot run (MXFP8 on Hopper) is refused as predict and check refuse it,
   // through the scenario's checking context, at the job's argument that asks for it.
   if (std::optional<layout::LayoutViolation> v = layout::precision_violation(request.base, request.context())) {
@@ -160,14 +159,11 @@ int run_plan(const PlanOptions& o, Io& io) {
   if (counts.size() > 1) {
     if (!o.emit.empty()) throw_usage("--emit needs a single GPU count, not a sweep");
     std::vector<plan::SweepPoint> points;
-    plan::ReportHeader header{request.model.name, costs.n_params,
-                              plan::make_cluster(hardware, counts[0]), request.workload,
-                              request.calibration.source};
+    plan::ReportHeader header = plan::report_header(request);  // on counts[0]
     util::Progress progress(io.err, "plan", "GPU counts", static_cast<int64_t>(counts.size()),
                             util::progress_style(util::stderr_is_terminal(), o.quiet || o.json));
     header.not_priced = not_priced;
     header.wide = o.wide;
-    header.moe = request.model.num_experts > 0;
     for (int64_t count : counts) {
       request.cluster = plan::make_cluster(hardware, count);
       const plan::PlanReport report = plan::plan_layouts(request);
@@ -203,8 +199,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     io.out << j.dump(2) << "\n";
     return kExitNo;
   }
-  plan::ReportHeader header{request.model.name, costs.n_params, request.cluster, request.workload,
-                            request.calibration.source};
+  plan::ReportHeader header = plan::report_header(request);
   header.engine = engine_name;
   header.not_priced = not_priced;
   header.chosen = chosen;
@@ -214,8 +209,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   request.sources.push_back({"other knobs", "", "searched"});
   header.sources = request.sources;
   header.wide = o.wide;
-  header.moe = request.model.num_experts > 0;
-  header.launch_args = launch_args_for(base, request.model, request.cluster, request.workload, engine);
+  header.launch_args = launch_args_for(base, request, engine);
   // The recipe is built before anything is printed, so that a base that cannot be written stops here.
   std::optional<Recipe> recipe;
   if (!o.emit.empty()) {
@@ -231,7 +225,7 @@ int run_plan(const PlanOptions& o, Io& io) {
     for (const plan::WatchResult& w : report.watched) {
       if (w.status.rfind("invalid", 0) == 0) continue;
       try {
-        compared.push_back(plan::predict(costs, request.model, w.layout, request.cluster, request.workload,
+        compared.push_back(plan::predict(request.costs, request.model, w.layout, request.cluster, request.workload,
                                          request.calibration));
       } catch (const Error&) {
         // A layout predict refuses has its reason in the watched line above.

@@ -171,15 +171,14 @@ int run_predict(const PredictOptions& o, Io& io) {
                 m.workload.row_tokens, m.workload.global_batch, base.workload.row_tokens, base.workload.global_batch,
                 base.name);
   }
-  plan::ReportHeader header{m.model.name, m.costs.n_params, m.cluster, m.workload, m.calibration.source};
+  plan::ReportHeader header = plan::report_header(m);
   header.engine = layout::to_string(engine);
   header.not_priced = not_priced;
   header.chosen = chosen;
   header.sources = m.sources;
   header.fit_confidence = plan::verdict_confidence(f.fit_confidence);
-  header.moe = m.model.num_experts > 0;
   header.precision = plan::priced_precision(p.layout, m.workload);
-  header.launch_args = launch_args_for(base, m.model, m.cluster, m.workload, engine);
+  header.launch_args = launch_args_for(base, m, engine);
   std::optional<Recipe> recipe;
   if (!o.emit.empty()) {
     recipe = plan::planned_recipe(m, p, engine, base, o.slurm);

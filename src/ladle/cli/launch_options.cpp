@@ -257,12 +257,10 @@ void apply_job_workload(const layout::JobArgs& job, const GivenWorkload& given, 
   if (job.rl) workload.rl = layout::format_rl_workload(*job.rl);
 }
 
-std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base,
-                                                          const ModelSpec& model,
-                                                          const plan::Cluster& cluster,
-                                                          const plan::Workload& workload,
+std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base, const plan::Scenario& scenario,
                                                           layout::Engine engine) {
-  return [&base, &model, cluster, workload, engine](const Layout& layout) {
+  return [&base, &model = scenario.model, cluster = scenario.cluster, workload = scenario.workload,
+          engine](const Layout& layout) {
     launch::JobRequest job;
     job.base = &base;
     job.model = &model;

@@ -16,6 +16,7 @@
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/report_render.hpp"
+#include "ladle/plan/scenario.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/util/error.hpp"
 
@@ -101,12 +102,9 @@ struct GivenWorkload {
 /// plan: an option that contradicts the job is Error(usage) naming both, never overridden.
 void apply_job_workload(const layout::JobArgs& job, const GivenWorkload& given, plan::Workload& workload);
 
-/// The launch arguments of a layout for `engine` on `cluster`, as one shell line (`args` of the
-/// JSON reports). `base` and `model` must outlive the function.
-std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base,
-                                                          const ModelSpec& model,
-                                                          const plan::Cluster& cluster,
-                                                          const plan::Workload& workload,
+/// The launch arguments of a layout for `engine` in `scenario` (its model, GPUs and precision), as
+/// one shell line (`args` of the JSON reports). `base` and `scenario` must outlive the function.
+std::function<std::string(const Layout&)> launch_args_for(const launch::Base& base, const plan::Scenario& scenario,
                                                           layout::Engine engine);
 
 /// Writes a planned recipe to `path` atomically, or only its job script when `path` ends in ".sh".

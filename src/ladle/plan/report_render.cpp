@@ -415,6 +415,13 @@ static std::string memory_verdict_line(const Prediction& p, double confidence) {
                      fits ? "; not refused, as running out is less likely than that" : "");
 }
 
+ReportHeader report_header(const Scenario& scenario) {
+  ReportHeader h{scenario.model.name, scenario.costs.n_params, scenario.cluster, scenario.workload,
+                 scenario.calibration.source};
+  h.moe = scenario.model.num_experts > 0;
+  return h;
+}
+
 std::string render_prediction(const Prediction& p, const ReportHeader& h, double measured) {
   std::string out = fmt::format("predict: {}\n", header_line(h));
   out += fmt::format("layout: {}\n", shown_label(p.layout, h));

@@ -49,6 +49,10 @@ struct ReportHeader {
   std::optional<double> fit_confidence;
 };
 
+/// The header of a report on `scenario`: its model (name, N, whether it has experts), cluster,
+/// workload and calibration. The caller adds the sources, engine, launch arguments and the rest.
+ReportHeader report_header(const Scenario& scenario);
+
 /// A prediction with its memory by part and stage and its step-time breakdown; `measured` > 0
 /// adds the measured figure and the error.
 std::string render_prediction(const Prediction& p, const ReportHeader& header, double measured = 0);
