@@ -185,7 +185,7 @@ double attention_core_flops(const ModelSpec& m, double context) {
     double keys = context;
     const int64_t window = i < static_cast<int>(m.sliding_window.size()) ? m.sliding_window[static_cast<size_t>(i)] : 0;
     if (window > 0) keys = std::min(keys, static_cast<double>(window));
-    if (m.index_topk > 0) {
+    if (m.sparse_of(i)) {  // DSA; MiniMax-M3's sparse layers only
       flops += 2.0 * m.index_n_heads * m.index_head_dim * keys;
       keys = std::min(keys, static_cast<double>(m.index_topk));
     }
@@ -362,7 +362,7 @@ double kv_bytes_per_sequence(const ModelSpec& m, const EngineLayout& e, int64_t 
           const double width = m.kv_shared_of(i) ? 0.0 : static_cast<double>(m.head_dim_of(i) + m.value_head_dim_of(i));
           per_token = local * width * kvb;
         }
-        if (m.index_topk > 0) per_token += m.index_head_dim * kvb;  // the indexer's key cache
+        if (m.sparse_of(i)) per_token += m.index_head_dim * kvb;  // the indexer's key cache (minimax_m3: its sparse layers')
         double tokens = ctx;
         const int64_t window = i < static_cast<int>(m.sliding_window.size()) ? m.sliding_window[static_cast<size_t>(i)] : 0;
         if (window > 0) tokens = std::min(tokens, static_cast<double>(window));
