@@ -81,8 +81,8 @@ struct TuneOptions {
   int64_t per_round = 4;
   double threshold = 0.03;
   std::string objective = "throughput";
-  int64_t row_tokens = 8192;
-  int64_t global_batch = 128;
+  std::optional<int64_t> row_tokens;    ///< default 8192
+  std::optional<int64_t> global_batch;  ///< default 128
   std::string partition;
   std::string account;
   std::string ray_address;
@@ -212,8 +212,8 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   s.scheduler.ray_address = o.ray_address;
   s.out_dir = fs::absolute(o.out).lexically_normal().string();
   s.scheduler.state_dir = (fs::path(s.out_dir) / "jobs").string();
-  s.row_tokens = o.row_tokens;
-  s.global_batch = o.global_batch;
+  s.row_tokens = o.row_tokens.value_or(8192);
+  s.global_batch = o.global_batch.value_or(128);
   s.budget = o.budget;
   s.gpu_hours_limit = o.gpu_hours;
   s.steps = o.steps;
@@ -241,8 +241,11 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
     // The user's job: its layout is measured first, its rows and batch are the workload.
     const ModelSpec job_model = model::load_model(o.model);
     check_job_model(*job, job_model);
-    if (job->seq_length) s.row_tokens = *job->seq_length;
-    if (job->global_batch) s.global_batch = *job->global_batch;
+    // Its rows and batch are the workload, as in predict: an option that contradicts them is an error.
+    plan::Workload workload{s.row_tokens, s.global_batch, plan::Precision::bf16};
+    apply_job_workload(*job, GivenWorkload{o.row_tokens, o.global_batch, std::nullopt}, workload);
+    s.row_tokens = workload.row_tokens;
+    s.global_batch = workload.global_batch;
     if (job->fp8) s.precision = "fp8";
     start = layout::job_layout(*job, s.row_tokens, job_model);
     have_start = true;
@@ -470,7 +473,8 @@ void add_tune_command(CLI::App& command, Io& io) {
   auto o = std::make_shared<TuneOptions>();
   // The flags of a tuning run, one row each.
   using Field =
-      std::variant<std::string TuneOptions::*, int64_t TuneOptions::*, double TuneOptions::*>;
+      std::variant<std::string TuneOptions::*, int64_t TuneOptions::*, std::optional<int64_t> TuneOptions::*,
+                   double TuneOptions::*>;
   struct Flag {
     const char* name;
     Field field;
