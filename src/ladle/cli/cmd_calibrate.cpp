@@ -36,11 +36,7 @@ struct CalibrateOptions {
   // The user's own runs: --log LOG --script SCRIPT pairs (in order) on one cluster.
   std::vector<std::string> logs;
   std::vector<std::string> scripts;
-  std::string model;
-  std::string gpu;
-  int64_t gpus = 0;
-  std::string instance;
-  std::string cluster;
+  ScenarioFlags scenario;  ///< --model, --gpu, --gpus, --instance, --cluster of the runs (scenario_options.hpp)
   std::string engine;
   std::optional<int64_t> row_tokens;    ///< when a script gives no --seq-length (default 8192, as predict)
   std::optional<int64_t> global_batch;  ///< when a script gives no --global-batch-size
@@ -54,8 +50,8 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   plan::Measurement m;
   m.name = log_path;
   m.source = "own runs";
-  m.model = model::load_model(o.model);
-  m.cluster = plan::make_cluster(plan::ClusterOptions{o.gpu, o.instance, o.cluster, std::nullopt}, o.gpus);
+  m.model = model::load_model(o.scenario.model);
+  m.cluster = plan::make_cluster(o.scenario.hardware(), o.scenario.gpu_count);
   // The job through the one --args/--script policy (read_job): bash runs the script in the
   // sandbox, as predict --script runs it (the static reader where the sandbox cannot start, said
   // on one line); a launch that sets nothing is refused, not priced from ladle's defaults.
@@ -93,7 +89,8 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
   if (o.logs.size() != o.scripts.size()) {
     throw_usage("give one --script per --log (got {} logs and {} scripts)", o.logs.size(), o.scripts.size());
   }
-  if (!o.logs.empty() && (o.model.empty() || (o.gpu.empty() && o.cluster.empty()) || o.gpus < 1)) {
+  const ScenarioFlags& f = o.scenario;
+  if (!o.logs.empty() && (f.model.empty() || (f.gpu.empty() && f.cluster.empty()) || f.gpu_count < 1)) {
     throw_usage("--log/--script need --model, --gpu (or --cluster) and --gpus: what the runs ran on");
   }
   if (o.own_only && o.logs.empty()) throw_usage("--own-only needs --log/--script pairs");
@@ -142,13 +139,11 @@ void add_calibrate_command(CLI::App& command, Io& io) {
                      "measurement files or folders (data/measurements format) to fit on");
   command.add_option("--out", options->out, "write the fitted calibration YAML here");
   command.add_option("--prior", options->prior, "calibration YAML to start from (default: built-in priors)");
-  command.add_option("--log", options->logs, "a log of one of your own runs (with --script; repeatable)");
+  command.add_option("--log", options->logs, "a log of one of your own runs (with --script, and --model, --gpu and --gpus: what the runs ran on; repeatable)");
   command.add_option("--script", options->scripts, "the launch script of that run (one per --log, in order)");
-  command.add_option("--model", options->model, "the model your runs trained (with --log)");
-  command.add_option("--gpu", options->gpu, "the GPU your runs ran on (with --log)");
-  command.add_option("--gpus", options->gpus, "the GPUs of each of your runs (with --log)");
-  command.add_option("--instance", options->instance, "the instance type of your runs");
-  command.add_option("--cluster", options->cluster, "an on-prem cluster file your runs ran on");
+  // What the runs ran on (with --log): the shared options.
+  add_model_option(command, options->scenario);
+  add_cluster_options(command, options->scenario, GpuCounts::one);
   command.add_option("--engine", options->engine, "slime, miles, megatron or bridge: whose defaults the scripts take");
   command.add_option("--row-tokens", options->row_tokens, "tokens per row where a script has no --seq-length (default 8192; refused where it contradicts one)");
   command.add_option("--global-batch", options->global_batch, "rows per step where a script has no --global-batch-size (refused where it contradicts one)");

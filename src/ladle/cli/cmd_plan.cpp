@@ -251,6 +251,7 @@ void add_plan_command(CLI::App& command, Io& io) {
   command.add_option("model", options->model_positional, "model name or config.json path");
   add_model_option(command, f);
   add_cluster_options(command, f, GpuCounts::sweep);
+  add_price_option(command, f);
   add_workload_options(command, f);
   command.add_option("--top", options->top, "layouts to print (default 5, at most 1,000)")
       ->check(integer_in(1, kMaxTop));

@@ -207,6 +207,7 @@ void add_predict_command(CLI::App& command, Io& io) {
   command.add_option("--recipe", options->recipe, "a recipe file or catalog name to predict");
   add_model_option(command, f);
   add_cluster_options(command, f, GpuCounts::one);
+  add_price_option(command, f);
   command.add_option("--layout", options->layout, "layout spec, e.g. 'tp=4,pp=4,ep=32,sp=on,recompute=selective'");
   add_job_options(command, f);
   add_workload_options(command, f);

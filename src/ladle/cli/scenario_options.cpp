@@ -30,6 +30,9 @@ void add_cluster_options(CLI::App& command, ScenarioFlags& flags, GpuCounts coun
       "--cluster", flags.cluster,
       "an on-prem cluster file (YAML: gpu, gpus_per_node, nvlink_domain, fabric, nics, nic_gbps, "
       "host_memory_gib, usd_per_gpu_hour)");
+}
+
+void add_price_option(CLI::App& command, ScenarioFlags& flags) {
   command.add_option("--price", flags.price, "USD per GPU-hour, overriding the instance's or cluster's price");
 }
 

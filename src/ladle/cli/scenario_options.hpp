@@ -46,8 +46,10 @@ struct ScenarioFlags {
 void add_model_option(CLI::App& command, ScenarioFlags& flags);
 /// Whether --gpus takes one count (predict) or a count or comma-separated sweep (plan).
 enum class GpuCounts { one, sweep };
-/// --gpu, --gpus, --instance, --cluster, --price.
+/// --gpu, --gpus, --instance, --cluster.
 void add_cluster_options(CLI::App& command, ScenarioFlags& flags, GpuCounts counts);
+/// --price.
+void add_price_option(CLI::App& command, ScenarioFlags& flags);
 /// --row-tokens, --global-batch, --image-tokens, --precision.
 void add_workload_options(CLI::App& command, ScenarioFlags& flags);
 /// --stack.
