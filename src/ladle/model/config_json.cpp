@@ -294,14 +294,20 @@ void check_experts(const ConfigReader& in, const ModelSpec& spec, const char* ex
 }
 
 // DeepSeek-style MoE: routed + shared experts, dense first_k_dense_replace layers.
-void mlp_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
-  spec.intermediate_size = in.positive("intermediate_size");
+// DeepSeek's expert keys: n_routed_experts of moe_intermediate_size, top num_experts_per_tok, and
+// n_shared_experts fused into one shared MLP.
+void deepseek_experts(const ConfigReader& in, ModelSpec& spec) {
   spec.moe_intermediate_size = in.positive("moe_intermediate_size");
   spec.num_experts = in.positive("n_routed_experts");
   spec.experts_per_token = in.positive("num_experts_per_tok");
   check_experts(in, spec, "n_routed_experts");
   spec.num_shared_experts = in.non_negative_or("n_shared_experts", 0);
   spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+}
+
+void mlp_deepseek_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.intermediate_size = in.positive("intermediate_size");
+  deepseek_experts(in, spec);
   spec.first_k_dense = static_cast<int>(in.non_negative_or("first_k_dense_replace", 0));
   if (spec.first_k_dense > spec.num_layers) {
     in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}",
@@ -1235,12 +1241,7 @@ void read_csa(const ConfigReader& in, ModelSpec& spec) {
 // num_experts_per_tok, n_shared_experts fused into one shared MLP; the first num_hash_layers
 // route by a token-id table (tid2eid) and keep no correction bias, the others noaux_tc's.
 void mlp_deepseek_v4_moe(const ConfigReader& in, ModelSpec& spec) {
-  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
-  spec.num_experts = in.positive("n_routed_experts");
-  spec.experts_per_token = in.positive("num_experts_per_tok");
-  check_experts(in, spec, "n_routed_experts");
-  spec.num_shared_experts = in.non_negative_or("n_shared_experts", 0);
-  spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+  deepseek_experts(in, spec);
   if (in.non_negative_or("first_k_dense_replace", 0) > 0) {
     in.fail("first_k_dense_replace", "dense layers are not read for deepseek_v4 (expected 0)");
   }
