@@ -1,0 +1,37 @@
+// time_elementwise.cpp: memory-bound work (see time_elementwise.hpp).
+#include "ladle/plan/time_elementwise.hpp"
+
+#include "ladle/plan/cost_compressed_attention.hpp"
+#include "ladle/plan/stack.hpp"
+#include "ladle/plan/time_gemm.hpp"
+
+namespace ladle::plan::timing {
+
+// Bytes per token the memory-bound work of one layer moves in the forward pass (norms, residual
+// adds, rotary, activation), in BF16. Fused (Megatron-LM's Transformer Engine and apex kernels,
+// or torch.compile): each tensor read and written once, 16 hidden-size tensors. Eager PyTorch
+// (torchtitan without torch.compile) runs torchtitan's model code op by op: RMSNorm in FP32
+// (cast, square, mean, scale, cast back, weight: ~16 bytes per element where fused moves 4),
+// rotary through FP32 complex numbers (~10 bytes per q/k element where fused moves 4), SwiGLU in
+// three kernels (silu, multiply: 10 bytes per FFN element where fused moves 6).
+double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
+  const double h = static_cast<double>(c.hidden);
+  // deepseek_v4's hyper-connection mixing (cost_compressed_attention), 0 for other models.
+  const double fused = kBf16 * 16.0 * h + hyper_connection_stream_bytes(c);
+  if (w.stack != Stack::torchtitan || w.compiled) return fused;
+  const double qk = static_cast<double>(c.heads * c.head_dim + c.kv_heads * c.head_dim);
+  const double ffn = static_cast<double>(c.ffn);
+  return fused + 2 * (16 - 4) * h + (10 - 4) * qk + (10 - 6) * ffn;
+}
+
+// Memory-bound work: norms, residual adds, rotary, activation, router, permutation; half of its
+// 20 kernels belong to the attention block, half to the MLP / MoE block.
+void elementwise(const KindInputs& in, LayerForward& f) {
+  const double quantize_scale = quantize_bytes_per_element(in.l) / 5.0;  // over fp8_cast_bytes' 5
+  const double stream_bytes = in.tokens / in.sp_div * stream_bytes_per_token(in.c, in.w);
+  f.routed_bytes = kBf16 * in.routed_tokens * (4 * in.h + 3 * in.moe_ffn);
+  f.elementwise = (stream_bytes + f.routed_bytes + (in.fp8 ? quantize_scale * f.cast_bytes / 3.0 : 0.0)) / in.r.hbm +
+                  20 * in.r.kernel;
+}
+
+}  // namespace ladle::plan::timing

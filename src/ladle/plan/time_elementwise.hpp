@@ -1,0 +1,16 @@
+#pragma once
+// time_elementwise.hpp: the memory-bound term of a layer (norms, residual adds, rotary,
+// activation, router, permutation, FP8 quantisation), in HBM bytes at the achieved rate.
+
+#include "ladle/plan/time_terms.hpp"
+
+namespace ladle::plan::timing {
+
+/// Bytes per token the memory-bound work of one layer moves in the forward pass, fused or eager.
+double stream_bytes_per_token(const ModelCosts& c, const Workload& w);
+
+/// The layer's memory-bound forward work: sets f.routed_bytes and f.elementwise (reads
+/// f.cast_bytes, so after the GEMM terms).
+void elementwise(const KindInputs& in, LayerForward& f);
+
+}  // namespace ladle::plan::timing

@@ -1,0 +1,70 @@
+// time_ep.cpp: the EP all-to-all (see time_ep.hpp).
+#include "ladle/plan/time_ep.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ladle::plan::timing {
+
+// Inside an NVLink domain at the published NVLink all-to-all fraction (DeepEP's intranode
+// figure), across domains at the fabric's published all-to-all fraction for that size and node
+// count (nccl-tests on EFA, DeepEP's internode kernels on InfiniBand), plus the per-call latency.
+double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, MoeDispatcher dispatcher, double top_k) {
+  if (group <= 1) return 0;
+  // All-gather: every GPU receives the (group - 1) other GPUs' tokens once, not top-k copies of its
+  // own; scaled so that the (group - 1) / group below leaves (group - 1) x tokens x hidden.
+  if (dispatcher == MoeDispatcher::allgather) bytes_per_gpu *= group / std::max(1.0, top_k);
+  const double nvl_fraction = link_fraction(*r.nvl, Collective::all_to_all, bytes_per_gpu, 1);
+  const double gpn = r.domain;
+  if (group <= gpn) return bytes_per_gpu * (group - 1) / group / (nvl_fraction * r.nvlink) + r.nvl->latency_s;
+  const double nodes = std::ceil(group / gpn);
+  double remote_fraction = 1.0 - gpn / group;
+  if (dispatcher == MoeDispatcher::flex) {
+    // DeepEP sends each token once per destination node and forwards inside the node over NVLink.
+    const double distinct_remote = (nodes - 1) * (1.0 - std::pow(1.0 - 1.0 / nodes, top_k));
+    remote_fraction = std::min(remote_fraction, distinct_remote / top_k);
+  }
+  const double net_fraction = link_fraction(*r.net, Collective::all_to_all, bytes_per_gpu, nodes);
+  const double inter = gpn * bytes_per_gpu * remote_fraction / (net_fraction * r.node_net);
+  const double intra = bytes_per_gpu * (gpn - 1) / group / (nvl_fraction * r.nvlink);
+  return std::max(inter, intra) + r.net->latency_s;
+}
+
+double ep_forward(const KindInputs& in) {
+  const Layout& l = in.l;
+  const Rates& r = in.r;
+  if (!in.moe || l.ep * l.etp <= 1) return 0;
+  const double h = in.h;
+  const double sent = kBf16 * in.tokens / in.tp * static_cast<double>(in.c.top_k) * h;
+  const double group = static_cast<double>(l.ep * l.etp);
+  const bool deepep = l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep;
+  double fwd = 0;
+  if ((deepep || l.dispatcher == MoeDispatcher::alltoall) && r.domain > 8 && group <= r.domain) {
+    // DeepEP's normal kernels across a multi-node NVLink domain reach a published fraction of
+    // the link (data/hw/kernels.yaml, deepep_mnnvl), dispatch and combine apart. NCCL's
+    // all-to-all there moves no faster: the GB200 write-up switched from it to DeepEP at these
+    // rates and "did not get the communication benefits" (its 2.2.1), so both take them.
+    fwd = sent * (group - 1) / group *
+              (1.0 / kernel_facts().deepep_mnnvl_dispatch + 1.0 / kernel_facts().deepep_mnnvl_combine) +
+          2 * r.nvl->latency_s;
+  } else {
+    fwd = 2 * all_to_all_time(r, sent, group, l.dispatcher, static_cast<double>(in.c.top_k));
+  }
+  fwd *= in.imbalance;  // the busiest rank receives the most
+  return fwd;
+}
+
+double ep_sync(const KindInputs& in) { return in.moe && in.l.ep * in.l.etp > 1 ? in.r.moe_sync : 0.0; }
+
+double ep_exposed(const KindInputs& in, double ep_fwd, double fwd_compute) {
+  // Forward + backward all-to-alls; --overlap-moe-expert-parallel-comm runs one microbatch's
+  // all-to-alls beside another's compute, hiding a share of them (never more than that compute).
+  double ep_comm = 2 * ep_fwd;
+  // DualPipe overlaps each chunk's all-to-all with the other direction's chunk the same way (its
+  // F&B, DeepSeek-V3 report, section 3.2.1).
+  if (in.l.a2a_overlap || in.l.schedule == PipelineSchedule::dualpipe)
+    ep_comm -= std::min(in.r.a2a_hidden * ep_comm, 3 * fwd_compute);
+  return ep_comm;
+}
+
+}  // namespace ladle::plan::timing

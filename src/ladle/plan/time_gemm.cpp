@@ -1,0 +1,94 @@
+// time_gemm.cpp: dense and expert GEMMs (see time_gemm.hpp).
+#include "ladle/plan/time_gemm.hpp"
+
+#include "ladle/plan/cost_gemm_shape.hpp"
+
+namespace ladle::plan::timing {
+
+// Roofline-additive GEMM: compute at the achieved rate plus the HBM traffic of A, B and C. The
+// sum (not the max) stands for the efficiency a GEMM loses as it gets smaller (tile quantisation,
+// waves that do not fill the GPU): the traffic term grows relative to the compute as m, k or n
+// shrink, as in published cuBLAS sweeps.
+double gemm_time(const Rates& r, double m, double k, double n) {
+  return 2 * m * k * n / r.gemm_flops + kBf16 * (m * k + k * n + m * n) / r.hbm + r.kernel;
+}
+
+// The input cast to FP8 (read 2, write 1 byte per element) and its transposed copy for wgrad
+// (1 + 1), the output gradient's cast (2 + 1) and transpose (1 + 1); weights are cast once per
+// step (cached over microbatches), so they do not count here. The caller spreads them over the
+// forward and backward passes (it multiplies elementwise work by 3).
+double fp8_cast_bytes(double m, double k, double n) { return 5 * m * k + 5 * m * n; }
+
+// Bytes per element of the GEMM inputs a recipe quantizes (the input and the output gradient),
+// counted as fp8_cast_bytes counts them for delayed scaling: the cast (read 2, write the quantized
+// copy) and the second, column-wise copy for the weight gradient (read and write the quantized
+// copy), 5 for FP8. What separates the recipes in Transformer Engine's own account
+// (docs/features/low_precision_training/*): current scaling (tensorwise) reads the tensor once
+// more for its amax ("the tensor needs to be read twice"), and so does NVFP4 for its global
+// amax; blockwise and MXFP8 write their block scales beside both copies (FP32 per 128 elements,
+// E8M0 per 32); NVFP4 writes E2M1 values with an E4M3 scale per 16. No published measurement
+// times the kernels apart, so beyond these bytes the recipes are priced alike.
+double quantize_bytes_per_element(const Layout& l) {
+  constexpr double kCastAndCopy = 5;  // read 2, write 1; read 1, write 1
+  constexpr double kAmaxPass = kBf16;
+  if (l.fp4 != Fp4Format::none) {
+    constexpr double kNvfp4 = 0.5 + 1.0 / 16.0;
+    return kAmaxPass + kBf16 + kNvfp4 + 2 * kNvfp4;
+  }
+  switch (l.fp8_recipe) {
+    case Fp8Recipe::delayed: return kCastAndCopy;
+    case Fp8Recipe::tensorwise: return kCastAndCopy + kAmaxPass;
+    case Fp8Recipe::blockwise: return kCastAndCopy + 2 * kFp32 / 128.0;
+    case Fp8Recipe::mxfp8: return kCastAndCopy + 2 * 1.0 / 32.0;
+  }
+  return kCastAndCopy;
+}
+
+namespace {
+
+// Compute lost to partial tiles (cost_gemm_shape): rows or an output width not whole tiles. A
+// grouped GEMM's rows are one expert's (per_expert below: the mean over the rank's experts, no
+// spread between experts is modelled), a dense GEMM's the microbatch's tokens.
+double tile_loss(const Rates& r, double rows, double k, double n) {
+  return 2 * rows * k * n / r.gemm_flops * (1 / gemm_shape_efficiency(rows, n) - 1);
+}
+
+}  // namespace
+
+void dense_gemms(const KindInputs& in, LayerForward& f) {
+  const Rates& r = in.r;
+  for (const Gemm& g : in.kind.gemms) {
+    double out = static_cast<double>(g.out);
+    double k = static_cast<double>(g.in);
+    if (g.split == GemmSplit::tp_out) out /= in.tp;
+    if (g.split == GemmSplit::tp_in) k /= in.tp;
+    Work& m = f.dense_by_module[static_cast<size_t>(g.module)];
+    m.s += gemm_time(r, in.tokens, k, out) + tile_loss(r, in.tokens, k, out);
+    m.launches += in.per_gemm;
+    f.cast_bytes += fp8_cast_bytes(in.tokens, k, out);
+  }
+  f.dense = 0;
+  for (const Work& m : f.dense_by_module) f.dense += m.s;
+}
+
+void expert_gemms(const KindInputs& in, LayerForward& f) {
+  if (!in.moe) return;
+  const Rates& r = in.r;
+  const double local_experts = static_cast<double>(in.c.experts) / static_cast<double>(in.l.ep);
+  const double per_expert = in.routed_tokens / local_experts;
+  for (const Gemm& g : in.kind.expert_gemms) {
+    double out = static_cast<double>(g.out);
+    double k = static_cast<double>(g.in);
+    if (g.split == GemmSplit::expert_out) out /= in.etp;
+    if (g.split == GemmSplit::expert_in) k /= in.etp;
+    // One grouped GEMM over the local experts: the weights are read once per expert.
+    f.expert.s += local_experts * (gemm_time(r, per_expert, k, out) + tile_loss(r, per_expert, k, out) - r.kernel) +
+                  r.kernel;
+    // Transformer Engine's grouped linear issues its per-expert cuBLAS GEMMs (and an FP8
+    // recipe's quantisation of the split inputs) from one host call: one operation per matrix.
+    f.expert.launches += in.per_gemm;
+    f.cast_bytes += local_experts * fp8_cast_bytes(per_expert, k, out);
+  }
+}
+
+}  // namespace ladle::plan::timing
