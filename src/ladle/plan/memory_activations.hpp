@@ -1,0 +1,18 @@
+// memory_activations.hpp: the activations one layer keeps for backward, by layer kind.
+#pragma once
+
+#include "ladle/layout/layout.hpp"
+#include "ladle/plan/memory_inputs.hpp"
+#include "ladle/plan/model_costs.hpp"
+
+namespace ladle::plan::mem {
+
+/// Activation bytes one layer of `kind` keeps per token of the microbatch (per CP rank), Megatron-LM's
+/// count; `imbalance` is the busiest expert rank's routed copies over the mean.
+double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const Layout& l, const Storage& st,
+                              double imbalance);
+
+/// What torchtitan's per-op selective activation checkpointing keeps of a dense layer, bytes per token.
+double torch_selective_bytes(const ModelCosts& c, const Layout& l);
+
+}  // namespace ladle::plan::mem
