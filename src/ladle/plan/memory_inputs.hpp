@@ -1,8 +1,13 @@
 // memory_inputs.hpp: what every memory term reads: byte sizes, the state dtypes' widths and how
-// a layer's tensors are stored for backward (Megatron-LM with Transformer Engine, or torchtitan).
+// a layer's tensors are stored for backward (Megatron-LM with Transformer Engine, or torchtitan),
+// the layout-wide inputs of the weight, gradient and optimizer-state terms.
 #pragma once
 
+#include <cstdint>
+
 #include "ladle/layout/layout.hpp"
+#include "ladle/plan/cost_lora.hpp"
+#include "ladle/plan/model_costs.hpp"
 
 namespace ladle::plan::mem {
 
@@ -48,5 +53,38 @@ struct Storage {
 
 /// How `l` stores a layer's tensors for backward.
 Storage storage_of(const Layout& l);
+
+/// What the weight, gradient and optimizer-state terms read of a layout (memory_inputs).
+struct MemoryInputs {
+  Storage st;
+  double tp = 1;
+  double dense_shards = 1;   ///< shards of the dense parameters' optimizer states
+  double expert_shards = 1;  ///< shards of the experts' optimizer states
+  double state_bytes = 0;    ///< master weight and the two Adam moments, per parameter
+  double grad_bytes = 0;     ///< the gradient buffer, per parameter
+  bool shard_grads = false;
+  bool shard_weights = false;
+  double weight_bytes = 0;     ///< a weight's element
+  double fp8_copy_bytes = 0;   ///< Transformer Engine's cached FP8 / NVFP4 copies, per weight element
+  double largest_layer_params = 0;  ///< the largest decoder layer's parameters on one GPU
+};
+
+/// The layout-wide inputs of the state terms for `l` and `c`.
+MemoryInputs memory_inputs(const ModelCosts& c, const Layout& l);
+
+/// The parameters one pipeline rank holds, elements.
+struct StageParams {
+  double dense = 0;      ///< non-expert parameters (embedding, head, norms included)
+  double expert = 0;     ///< the local experts' parameters
+  double head = 0;       ///< the output head's share (last stage)
+  double embedding = 0;  ///< the embedding's share (first stage)
+  int64_t layers = 0;    ///< decoder layers held
+  LoraParams adapters;   ///< LoRA adapters (none at rank 0)
+};
+
+/// dense / dense shards + expert / expert shards: what one GPU keeps of the sharded states.
+inline double sharded_params(const MemoryInputs& in, const StageParams& s) {
+  return s.dense / in.dense_shards + s.expert / in.expert_shards;
+}
 
 }  // namespace ladle::plan::mem

@@ -17,7 +17,10 @@
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_activations.hpp"
 #include "ladle/plan/memory_facts.hpp"
+#include "ladle/plan/memory_gradients.hpp"
 #include "ladle/plan/memory_inputs.hpp"
+#include "ladle/plan/memory_optimizer.hpp"
+#include "ladle/plan/memory_weights.hpp"
 #include "ladle/util/embedded.hpp"
 
 namespace ladle::plan {
@@ -79,52 +82,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   const double sp_div = l.sp ? tp : 1.0;
   const double expert_div = static_cast<double>(l.ep * l.etp);
   const LoraKinds lora = lora_kinds(c, l);  // LoRA adapters (cost_lora.hpp): none at rank 0
-  // Optimizer states are sharded over the data-parallel ranks by the distributed optimizer or
-  // FSDP (dense over DP x CP, experts over EDP; theoretical_memory_usage.py's 6 + 12 / d), each
-  // of --num-distributed-optimizer-instances sharding within its own part of the DP group
-  // (distributed/distributed_data_parallel.py, intra-instance groups); held whole otherwise.
-  const bool fsdp = l.fsdp != Fsdp::none;
-  const bool shard_states = l.dist_opt || fsdp;
-  const double instances = fsdp ? 1.0 : static_cast<double>(std::max<int64_t>(1, l.dist_opt_instances));
-  const double dense_shards = shard_states ? std::max(1.0, static_cast<double>(l.dp * l.cp) / instances) : 1.0;
-  const double expert_shards =
-      shard_states ? std::max(1.0, static_cast<double>(std::max<int64_t>(1, l.edp())) / instances) : 1.0;
-  // Master weights and the two Adam moments in the dtypes the knobs give (--main-params-dtype,
-  // --exp-avg-dtype, --exp-avg-sq-dtype; theoretical_memory_usage.py counts 12 bytes for FP32).
-  const double state_bytes = dtype_bytes(l.main_params) + dtype_bytes(l.moments) + dtype_bytes(l.moments_sq);
-  // The gradient buffer: FP32 unless --grad-reduce-in-bf16 (distributed/param_and_grad_buffer.py
-  // allocates it in the reduce dtype; Megatron-Bridge's grad_reduce_in_fp32=False does the same).
-  const double grad_bytes = dtype_bytes(l.grad_reduce);
-  // FSDP shards weights and gradients too: Megatron-FSDP by its sharding strategy, PyTorch FSDP2
-  // (torchtitan) fully, keeping FP32 sharded parameters it casts to BF16 per layer.
-  const bool shard_grads = fsdp && (l.fsdp == Fsdp::torch || l.fsdp_sharding == FsdpSharding::optim_grads ||
-                                    l.fsdp_sharding == FsdpSharding::optim_grads_params);
-  const bool shard_weights =
-      fsdp && (l.fsdp == Fsdp::torch || l.fsdp_sharding == FsdpSharding::optim_grads_params);
-  // Weights: BF16, or FP8 with --fp8-param-gather. Transformer Engine caches each weight's FP8
-  // copy across microbatches (extensions/transformer_engine.py passes is_first_microbatch unless
-  // --disable-parameter-transpose-cache): the row-wise data and the column-wise (transposed) data
-  // Hopper's FP8 GEMMs need for dgrad, plus blockwise's FP32 scale per 128x128 block or MXFP8's
-  // E8M0 scale per 32 elements of each. With --fp8-param-gather the weight is that FP8 tensor
-  // and only the transpose is extra. torchao's Float8Linear (torch path) casts per GEMM and keeps
-  // no copy; its FP8 all-gather (fp8_param_gather) gathers FP8 instead of BF16.
-  const bool fp8 = l.fp8 != Fp8Format::none;
-  double weight_bytes = l.fp8_param_gather && !st.torch ? 1.0 : kBf16;
-  double fp8_copy_bytes = 0;
-  if (fp8 && !st.torch) {
-    const double scale = l.fp8_recipe == Fp8Recipe::mxfp8       ? 1.0 / 32.0
-                         : l.fp8_recipe == Fp8Recipe::blockwise ? kFp32 / (128.0 * 128.0)
-                                                                : 0.0;
-    fp8_copy_bytes = (l.fp8_param_gather ? 1.0 : 2.0) * (1.0 + scale);
-  }
-  // NVFP4 weights: 2D scaling, one E4M3 scale per 16 x 16 block (nvfp4.rst, "2D weight
-  // scaling"), cached row-wise and column-wise as the MXFP8 copies are; with --fp4-param-gather
-  // the weight is the NVFP4 tensor and only the column-wise copy is extra.
-  const double nvfp4_weight = 0.5 + 1.0 / 256.0;
-  if (l.fp4 != Fp4Format::none && !st.torch) {
-    fp8_copy_bytes = (l.fp4_param_gather ? 1.0 : 2.0) * nvfp4_weight;
-    if (l.fp4_param_gather) weight_bytes = nvfp4_weight;
-  }
+  const MemoryInputs in = memory_inputs(c, l);  // the state terms' inputs (memory_inputs.hpp)
   // Routed copies on the busiest expert rank over the mean: 1.0 under
   // --moe-router-force-load-balancing, the stated default otherwise. A capacity factor caps each
   // expert at ceil(tokens x top-k / experts x factor) copies (moe/moe_utils.py get_capacity, as
@@ -166,13 +124,6 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   // An MTP layer under full recompute keeps its two inputs: the hidden state and the embedding.
   double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, st, imbalance) * tokens : 0.0;
   if (l.recompute == RecomputeGranularity::full && c.num_mtp_layers > 0) mtp_bytes = 2 * layer_input;
-  const double largest_layer_params = [&] {
-    double p = 0;
-    for (const LayerKind& kind : c.kinds) {
-      p = std::max(p, kind.tp_params / tp + kind.replicated_params + kind.expert_params / expert_div);
-    }
-    return p;
-  }();
   const double nccl_bytes = nccl_communicators(c, l) * static_cast<double>(facts.nccl_channels) *
                             static_cast<double>(facts.nccl_peers_per_channel) * facts.nccl_buffsize_mib * kMiB;
 
@@ -348,43 +299,15 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
 
     std::array<double, kMemoryParts> part{};
     auto at = [&part](MemoryPart p) -> double& { return part[static_cast<size_t>(p)]; };
-    const double params = dense + expert;
-    const double shard = dense / dense_shards + expert / expert_shards;
-    const double fp8_copies =
-        fp8_copy_bytes * (dense - (first ? c.embedding_params / tp : 0.0) - head) + fp8_copy_bytes * expert;
-    if (st.torch) {
-      // PyTorch FSDP2 (torch/distributed/fsdp/_fully_shard, MixedPrecisionPolicy(param_dtype=
-      // bf16, reduce_dtype=fp32) as torchtitan sets it): the sharded parameter is the FP32
-      // master; one layer is gathered in BF16 (FP8 with torchao's FP8 all-gather) while the next
-      // is prefetched, and the output layer's group stays gathered from its forward to its
-      // backward (torchtitan does not reshard the last group after forward). Its gradient is
-      // produced unsharded in BF16 and cast to FP32 for the reduce-scatter, at the start of
-      // backward while every activation is still held.
-      const double gathered = l.fp8_param_gather ? 1.0 : kBf16;
-      at(MemoryPart::weights) = kFp32 * shard + gathered * (2 * largest_layer_params + head);
-      at(MemoryPart::gradients) = kFp32 * shard + (kBf16 + kFp32) * std::max(largest_layer_params, head);
-      at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * (dtype_bytes(l.moments) + dtype_bytes(l.moments_sq));
-    } else if (shard_weights) {
-      // Megatron-FSDP: one layer's weights gathered (and the next prefetched), one layer's
-      // gradients unsharded before its reduce-scatter.
-      const double layer_params = n > 0 ? params / static_cast<double>(n) : 0.0;
-      at(MemoryPart::weights) =
-          weight_bytes * shard + 2 * weight_bytes * layer_params + fp8_copies / std::max(1.0, dense_shards);
-      at(MemoryPart::gradients) = grad_bytes * shard + grad_bytes * layer_params;
-      at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
-    } else {
-      at(MemoryPart::weights) = weight_bytes * params + fp8_copies;
-      const double layer_params = n > 0 ? params / static_cast<double>(n) : 0.0;
-      at(MemoryPart::gradients) =
-          shard_grads ? grad_bytes * shard + grad_bytes * layer_params : grad_bytes * params;
-      at(MemoryPart::optimizer_states) = (1.0 - l.offload) * shard * state_bytes;
-    }
-    if (l.lora_rank > 0) {  // frozen base: only the adapters have gradients and optimizer states
-      const LoraMemory m = lora_memory(adapters, grad_bytes, state_bytes, l.offload, dense_shards, expert_shards);
-      at(MemoryPart::weights) += m.adapter_weights;
-      at(MemoryPart::gradients) = m.gradients;
-      at(MemoryPart::optimizer_states) = m.optimizer_states;
-    }
+    const StageParams held{.dense = dense,
+                           .expert = expert,
+                           .head = head,
+                           .embedding = first ? c.embedding_params / tp : 0.0,
+                           .layers = n,
+                           .adapters = adapters};
+    at(MemoryPart::weights) = weights_bytes(l, in, held);
+    at(MemoryPart::gradients) = gradients_bytes(l, in, held);
+    at(MemoryPart::optimizer_states) = optimizer_state_bytes(l, in, held);
     double acts = acts_held;
     // The backward's working set: what one recompute unit holds again (without checkpointing,
     // the largest layer's backward scratch). Megatron-LM's checkpointed_forward
@@ -476,10 +399,10 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       out.worst_stage = s;
     }
     out.allocator_bytes = std::max(out.allocator_bytes, allocator);
-    // Host: FP32 master and moments of the offloaded fraction, plus its FP32 gradient copy.
-    // The offloaded activations sit in pinned host memory beside them.
+    // Host: the offloaded optimizer fraction (memory_optimizer.hpp); the offloaded activations sit in
+    // pinned host memory beside it.
     const double host =
-        (l.offload * shard * (state_bytes + kFp32) + offloaded_acts) * static_cast<double>(cluster.gpus_per_node());
+        (offloaded_state_bytes(l, in, held) + offloaded_acts) * static_cast<double>(cluster.gpus_per_node());
     out.host_bytes_per_node = std::max(out.host_bytes_per_node, host);
     begin = end;
   }
