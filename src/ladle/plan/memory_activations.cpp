@@ -145,4 +145,19 @@ double torch_selective_bytes(const ModelCosts& c, const Layout& l) {
   return kBf16 * elements;
 }
 
+double logits_bytes(const ModelCosts& c, const Layout& l, const Storage& st, double tokens) {
+  // Logits per token and vocabulary entry (over TP). Megatron-LM: BF16 for the head and each
+  // MTP head, plus the FP32 copy the unfused loss works on (tensor_parallel/cross_entropy.py);
+  // Transformer Engine's fused loss (--cross-entropy-loss-fusion --cross-entropy-fusion-impl
+  // te) computes in place and keeps none. torchtitan (train.py, loss_fn: cross_entropy of
+  // pred.float(), then `del pred` before backward; pytorch/torchtitan at e846b694): the
+  // forward holds the BF16 logits, their FP32 copy and log_softmax's FP32 output (10 bytes an
+  // entry), and the backward more: log_softmax's backward reads its FP32 output and the FP32
+  // gradient nll_loss gives it and writes an FP32 gradient, 12 bytes an entry, the peak.
+  const bool te_loss = l.ce_fusion && l.ce_impl == CrossEntropyImpl::te;
+  const double per_entry = st.torch ? 3 * kFp32
+                                    : kBf16 * static_cast<double>(1 + c.num_mtp_layers) + (te_loss ? 0.0 : kFp32);
+  return tokens * static_cast<double>(c.vocab) / static_cast<double>(l.tp) * per_entry;
+}
+
 }  // namespace ladle::plan::mem

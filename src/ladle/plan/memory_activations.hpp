@@ -15,4 +15,8 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
 /// What torchtitan's per-op selective activation checkpointing keeps of a dense layer, bytes per token.
 double torch_selective_bytes(const ModelCosts& c, const Layout& l);
 
+/// The last stage's loss tensors for `tokens` tokens of a microbatch: the logits of the output
+/// head and each MTP head and the loss's own copies, bytes.
+double logits_bytes(const ModelCosts& c, const Layout& l, const Storage& st, double tokens);
+
 }  // namespace ladle::plan::mem

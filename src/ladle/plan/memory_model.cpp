@@ -16,6 +16,7 @@
 #include "ladle/plan/cost_mamba.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_activations.hpp"
+#include "ladle/plan/memory_buffers.hpp"
 #include "ladle/plan/memory_facts.hpp"
 #include "ladle/plan/memory_gradients.hpp"
 #include "ladle/plan/memory_inputs.hpp"
@@ -30,21 +31,6 @@ using namespace mem;  // the memory terms (memory_*.hpp)
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-// Distinct NCCL communicators a rank runs collectives or p2p on (PyTorch creates each lazily on
-// first use): TP, CP, the data-parallel gradient group (DP x CP), pipeline p2p, the expert
-// group and the expert data-parallel group.
-double nccl_communicators(const ModelCosts& c, const Layout& l) {
-  double n = 0;
-  if (l.tp > 1) n += 1;
-  if (l.cp > 1) n += 1;
-  if (l.dp * l.cp > 1) n += 1;
-  if (l.dist_opt_instances > 1) n += 1;
-  if (l.pp > 1) n += 1;
-  if (c.experts > 0 && l.ep * l.etp > 1) n += 1;
-  if (c.experts > 0 && l.edp() > 1 && l.edp() != l.dp * l.cp) n += 1;
-  return n;
-}
 
 }  // namespace
 
@@ -124,8 +110,8 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   // An MTP layer under full recompute keeps its two inputs: the hidden state and the embedding.
   double mtp_bytes = c.num_mtp_layers > 0 ? layer_activation_bytes(c, c.mtp, l, st, imbalance) * tokens : 0.0;
   if (l.recompute == RecomputeGranularity::full && c.num_mtp_layers > 0) mtp_bytes = 2 * layer_input;
-  const double nccl_bytes = nccl_communicators(c, l) * static_cast<double>(facts.nccl_channels) *
-                            static_cast<double>(facts.nccl_peers_per_channel) * facts.nccl_buffsize_mib * kMiB;
+  const BufferInputs buffers{.c = c, .l = l, .cluster = cluster, .facts = facts, .st = st, .tokens = tokens};
+  const double nccl_bytes = nccl_buffer_bytes(buffers);
 
   // Interleaved 1F1B: the decoder layers of each virtual stage (v * pp + r on rank r), so each
   // rank's chunks hold the layer kinds Megatron-LM places there (DeepSeek-V3's dense first layers
@@ -323,18 +309,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     }
     if (last) {
       acts += static_cast<double>(c.num_mtp_layers) * mtp_bytes;
-      // Logits per token and vocabulary entry (over TP). Megatron-LM: BF16 for the head and each
-      // MTP head, plus the FP32 copy the unfused loss works on (tensor_parallel/cross_entropy.py);
-      // Transformer Engine's fused loss (--cross-entropy-loss-fusion --cross-entropy-fusion-impl
-      // te) computes in place and keeps none. torchtitan (train.py, loss_fn: cross_entropy of
-      // pred.float(), then `del pred` before backward; pytorch/torchtitan at e846b694): the
-      // forward holds the BF16 logits, their FP32 copy and log_softmax's FP32 output (10 bytes an
-      // entry), and the backward more: log_softmax's backward reads its FP32 output and the FP32
-      // gradient nll_loss gives it and writes an FP32 gradient, 12 bytes an entry, the peak.
-      const bool te_loss = l.ce_fusion && l.ce_impl == CrossEntropyImpl::te;
-      const double per_entry = st.torch ? 3 * kFp32
-                                        : kBf16 * static_cast<double>(1 + c.num_mtp_layers) + (te_loss ? 0.0 : kFp32);
-      at(MemoryPart::logits) = tokens * static_cast<double>(c.vocab) / tp * per_entry;
+      at(MemoryPart::logits) = logits_bytes(c, l, st, tokens);  // memory_activations.hpp
       // The loss's tensors are freed before the first layer's backward recomputes: the working
       // set counts only what a layer needs beyond them.
       working = std::max(0.0, working - at(MemoryPart::logits));
@@ -348,44 +323,16 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     }
     at(MemoryPart::activations) = acts;
     at(MemoryPart::working_set) = working;
-    if (c.experts > 0) {
-      // The flex dispatcher's buffers (outside the allocator) for the ETP x EP group Megatron-LM's
-      // MoEFlexTokenDispatcher hands its backend: DeepEP's by its size rule for the group and the
-      // hidden bytes, HybridEP's by its worst case for the group, the NVLink domain and the tokens
-      // each rank dispatches; the all-to-all dispatcher's permuted send and receive copies
-      // otherwise.
-      const int64_t group = l.ep * l.etp;
-      if (l.dispatcher != MoeDispatcher::flex) {
-        at(MemoryPart::dispatch_buffers) =
-            2 * kBf16 * h * tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
-      } else if (l.flex_backend == FlexBackend::hybridep) {
-        at(MemoryPart::dispatch_buffers) =
-            hybridep_buffer_bytes(facts.hybridep, group, cluster.nvlink_domain(), tokens / sp_div, h,
-                                  static_cast<double>(c.experts) / static_cast<double>(l.ep));
-      } else {
-        at(MemoryPart::dispatch_buffers) = deepep_buffer_bytes(facts.deepep, group, h * kBf16);
-      }
-    }
-    if (l.tp_overlap && l.tp > 1 && !st.torch) {
-      at(MemoryPart::tp_overlap_buffers) =
-          static_cast<double>(facts.tp_overlap_buffers) * tokens * h * (st.fp8 ? 1.0 : kBf16);
-    }
-    if (l.cuda_graph != CudaGraphImpl::none) {
-      // Captured graphs share one private pool in schedule order (Transformer Engine's
-      // make_graphed_callables with Megatron-LM's _order), so their activations are the ones
-      // counted above; each captured layer and microbatch adds its static input and output.
-      at(MemoryPart::cuda_graphs) = 2 * layer_input * std::max(static_cast<double>(n), layers_held);
-    }
-    at(MemoryPart::workspaces) = facts.workspaces_mib * kMiB;
-    // FP8 delayed scaling's amax histories and scales (cost_fp8_amax_history.hpp; torchao's FP8
-    // under FSDP2 keeps none).
-    if (!st.torch) at(MemoryPart::workspaces) += amax_history_bytes(fp8_delayed(l), l.fp8_amax_history, fp8_gemms);
+    at(MemoryPart::dispatch_buffers) = dispatch_buffer_bytes(buffers);
+    at(MemoryPart::tp_overlap_buffers) = tp_overlap_buffer_bytes(buffers);
+    at(MemoryPart::cuda_graphs) = cuda_graph_bytes(l, layer_input, static_cast<double>(n), layers_held);
+    at(MemoryPart::workspaces) = workspace_bytes(buffers, fp8_gemms);
     // Allocator slack with expandable segments: a fraction of what is allocated and freed within
     // each step (activations, logits, the working set, graph buffers).
     at(MemoryPart::allocator_slack) =
         cal.allocator_slack * (acts + working + at(MemoryPart::logits) + at(MemoryPart::cuda_graphs));
     at(MemoryPart::nccl_buffers) = nccl_bytes;
-    at(MemoryPart::cuda_context) = facts.cuda_context_mib * kMiB + colocated_engine_bytes(l, facts);
+    at(MemoryPart::cuda_context) = cuda_context_bytes(buffers);
     double total = 0;
     double allocator = 0;
     for (size_t i = 0; i < kMemoryParts; ++i) {
