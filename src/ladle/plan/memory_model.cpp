@@ -21,6 +21,7 @@
 #include "ladle/plan/memory_gradients.hpp"
 #include "ladle/plan/memory_inputs.hpp"
 #include "ladle/plan/memory_optimizer.hpp"
+#include "ladle/plan/memory_schedule.hpp"
 #include "ladle/plan/memory_weights.hpp"
 #include "ladle/util/embedded.hpp"
 
@@ -92,7 +93,6 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double h = static_cast<double>(c.hidden);
   const int64_t pp = l.pp;
-  const double vpp = static_cast<double>(l.vpp);
   const bool torch_selective = st.torch && l.recompute == RecomputeGranularity::selective;
 
   double kind_bytes[16] = {};
@@ -157,9 +157,16 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     double fp8_gemms = 0;  // Transformer Engine GEMMs under FP8 delayed scaling (cost_fp8_amax_history.hpp)
     // Per chunk of this rank (one chunk, the whole stage, without interleaving): its layers and
     // one microbatch's activations in them.
-    std::array<double, 64> chunk_acts{};
-    std::array<double, 64> chunk_n{};
-    const int64_t chunks_here = !by_chunk ? 1 : dualpipe ? 2 : std::min<int64_t>(l.vpp, 64);
+    StageChunks chunks;  // memory_schedule.hpp
+    chunks.count = !by_chunk ? 1 : dualpipe ? 2 : std::min<int64_t>(l.vpp, 64);
+    chunks.by_chunk = by_chunk;
+    chunks.dualpipe = dualpipe;
+    chunks.layers_here = n;
+    chunks.rank = s;
+    chunks.microbatches = microbatches;
+    const int64_t chunks_here = chunks.count;
+    std::array<double, 64>& chunk_acts = chunks.acts;
+    std::array<double, 64>& chunk_n = chunks.layers;
     for (int64_t j = 0; j < chunks_here; ++j) {
       const size_t v = chunk_stage(j, s);
       const int64_t from = by_chunk ? chunk_begin[v] : begin;
@@ -191,31 +198,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
       adapters.dense += mtp_n * lora.mtp.dense_params;
       adapters.expert += mtp_n * lora.mtp.expert_params;
     }
-    if (l.recompute == RecomputeGranularity::full) {
-      const double r = static_cast<double>(l.recompute_layers);
-      if (by_chunk) {
-        // Each chunk checkpoints its own layers.
-        acts_one_mb = 0;
-        for (int64_t j = 0; j < chunks_here; ++j) {
-          double& a = chunk_acts[static_cast<size_t>(j)];
-          const double layers_j = chunk_n[static_cast<size_t>(j)];
-          if (l.recompute_method == RecomputeMethod::uniform) {
-            a = std::ceil(layers_j / r) * layer_input;
-          } else {
-            a = a * std::max(0.0, layers_j - r) / std::max(1.0, layers_j) + std::min(r, layers_j) * layer_input;
-          }
-          acts_one_mb += a;
-        }
-      } else {
-        const double chunk_layers_avg = static_cast<double>(n) / vpp;
-        if (l.recompute_method == RecomputeMethod::uniform) {
-          acts_one_mb = std::ceil(chunk_layers_avg / r) * vpp * layer_input;
-        } else {
-          const double kept_fraction = std::max(0.0, chunk_layers_avg - r) / std::max(1.0, chunk_layers_avg);
-          acts_one_mb = acts_one_mb * kept_fraction + std::min(r, chunk_layers_avg) * vpp * layer_input;
-        }
-      }
-    }
+    acts_one_mb = checkpointed_activations(l, chunks, acts_one_mb, layer_input);  // full recompute
     // Layer-level CPU offloading (--cpu-offloading-num-layers N, pp 1 only): Transformer Engine's
     // offload handler (transformer_engine/pytorch/cpu_offload.py, get_cpu_offload_context, which
     // transformer_block.py calls with N and the model's layers) copies the activations of the
@@ -231,57 +214,10 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     }
     // The vision tower's activations for the microbatch's images (cost_vision), split by TP and CP.
     if (first) acts_one_mb += static_cast<double>(l.rows_per_mb) * c.vision_activation_bytes_per_row / (tp * static_cast<double>(l.cp));
-    // Microbatches in flight on stage s (in whole-stage units). 1F1B: pipeline rank s keeps pp - s.
-    // Interleaved 1F1B (pipeline_parallel/schedules.py, warm-up of
-    // forward_backward_pipelining_with_interleaving): rank s runs 2 (pp - s - 1) + (v - 1) G + 1
-    // model chunks forward before its first backward (G = microbatch group size, pp by default),
-    // each chunk holding 1/v of the stage's layers.
-    double in_flight = static_cast<double>(std::min<int64_t>(microbatches, pp - s));
-    double acts_held = acts_one_mb * in_flight;  // one microbatch's activations x those in flight
-    double layers_held = static_cast<double>(n) * in_flight;
-    if (l.vpp > 1) {
-      // --overlap-moe-expert-parallel-comm runs one more chunk forward to overlap with.
-      const double chunks = 2.0 * static_cast<double>(pp - s - 1) + (vpp - 1) * static_cast<double>(pp) + 1 +
-                            (l.a2a_overlap ? 1.0 : 0.0);
-      const double forwards = std::min(chunks, static_cast<double>(microbatches) * vpp);
-      in_flight = forwards / vpp;
-      acts_held = acts_one_mb * in_flight;
-      layers_held = static_cast<double>(n) * in_flight;
-      if (by_chunk) {
-        // The k-th forward runs chunk (k / G) mod v (get_model_chunk_id), so of F forwards chunk
-        // j holds G per whole round of G x v and what the last partial round gives it.
-        const double g = static_cast<double>(pp);
-        const double round = g * vpp;
-        const double whole = std::floor(forwards / round);
-        const double rest = forwards - whole * round;
-        acts_held = 0;
-        layers_held = 0;
-        for (int64_t j = 0; j < chunks_here; ++j) {
-          const double held = whole * g + std::clamp(rest - static_cast<double>(j) * g, 0.0, g);
-          acts_held += held * chunk_acts[static_cast<size_t>(j)];
-          layers_held += held * chunk_n[static_cast<size_t>(j)];
-        }
-      }
-    }
-    if (dualpipe && by_chunk) {
-      // DualPipe.step (deepseek-ai/DualPipe dualpipe.py): with h = min(s, pp - 1 - s), steps 1-2
-      // run pp - h - 1 forwards of the shallower stage h and h + 1 of the deeper stage
-      // pp - 1 - h, and each overlapped forward-backward pair of the main step runs one more
-      // forward before its backward frees one: pp + 1 microbatches at the peak (the report's
-      // Table 2, "PP+1"), pp - h of stage h and h + 1 of stage pp - 1 - h. Half the microbatches
-      // enter at each end.
-      const int64_t h_rank = std::min(s, pp - 1 - s);
-      const double per_direction = std::max(1.0, static_cast<double>(microbatches) / 2.0);
-      const size_t shallow = s == h_rank ? 0 : 1;
-      const double held_shallow = std::min(per_direction, static_cast<double>(pp - h_rank));
-      const double held_deep = std::min(per_direction, static_cast<double>(h_rank + 1));
-      acts_held = held_shallow * chunk_acts[shallow] + held_deep * chunk_acts[1 - shallow];
-      layers_held = held_shallow * chunk_n[shallow] + held_deep * chunk_n[1 - shallow];
-    }
-    if (pp == 1) {
-      acts_held = acts_one_mb;
-      layers_held = static_cast<double>(n);
-    }
+    // Microbatches in flight on the rank (memory_schedule.hpp).
+    const HeldActivations in_flight = held_activations(l, chunks, acts_one_mb);
+    const double acts_held = in_flight.acts;
+    const double layers_held = in_flight.layers;
 
     std::array<double, kMemoryParts> part{};
     auto at = [&part](MemoryPart p) -> double& { return part[static_cast<size_t>(p)]; };
@@ -295,18 +231,8 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
     at(MemoryPart::gradients) = gradients_bytes(l, in, held);
     at(MemoryPart::optimizer_states) = optimizer_state_bytes(l, in, held);
     double acts = acts_held;
-    // The backward's working set: what one recompute unit holds again (without checkpointing,
-    // the largest layer's backward scratch). Megatron-LM's checkpointed_forward
-    // (megatron/core/recompute.py at d98e8a64; transformer_block.py's _checkpointed_forward
-    // before) checkpoints under --recompute-method uniform one unit of N layers at a time, the
-    // unit clamped to the chunk's layers, and under block each of the chunk's first N layers on
-    // its own (chunk_runner(layer, layer + 1)): one layer's worth whatever N is.
-    double working = largest_layer;
-    if (l.recompute == RecomputeGranularity::full && l.recompute_method == RecomputeMethod::uniform) {
-      double most_in_chunk = std::ceil(static_cast<double>(n) / vpp);
-      if (by_chunk) most_in_chunk = *std::max_element(chunk_n.begin(), chunk_n.begin() + chunks_here);
-      working = largest_layer * std::max(1.0, std::min(static_cast<double>(l.recompute_layers), most_in_chunk));
-    }
+    // The backward's working set: what one recompute unit holds again (memory_schedule.hpp).
+    double working = recompute_unit_bytes(l, chunks, largest_layer);
     if (last) {
       acts += static_cast<double>(c.num_mtp_layers) * mtp_bytes;
       at(MemoryPart::logits) = logits_bytes(c, l, st, tokens);  // memory_activations.hpp
