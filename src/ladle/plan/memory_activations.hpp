@@ -2,6 +2,7 @@
 #pragma once
 
 #include "ladle/layout/layout.hpp"
+#include "ladle/plan/calibration.hpp"
 #include "ladle/plan/memory_inputs.hpp"
 #include "ladle/plan/model_costs.hpp"
 
@@ -18,5 +19,9 @@ double torch_selective_bytes(const ModelCosts& c, const Layout& l);
 /// The last stage's loss tensors for `tokens` tokens of a microbatch: the logits of the output
 /// head and each MTP head and the loss's own copies, bytes.
 double logits_bytes(const ModelCosts& c, const Layout& l, const Storage& st, double tokens);
+
+/// Routed copies the busiest expert rank keeps over the mean under `l`'s routing knobs, with
+/// `cal`'s imbalance where nothing bounds it.
+double routed_imbalance(const Layout& l, const Calibration& cal);
 
 }  // namespace ladle::plan::mem

@@ -70,26 +70,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
   const double expert_div = static_cast<double>(l.ep * l.etp);
   const LoraKinds lora = lora_kinds(c, l);  // LoRA adapters (cost_lora.hpp): none at rank 0
   const MemoryInputs in = memory_inputs(c, l);  // the state terms' inputs (memory_inputs.hpp)
-  // Routed copies on the busiest expert rank over the mean: 1.0 under
-  // --moe-router-force-load-balancing, the stated default otherwise. A capacity factor caps each
-  // expert at ceil(tokens x top-k / experts x factor) copies (moe/moe_utils.py get_capacity, as
-  // apply_router_token_dropping calls it); --moe-pad-expert-input-to-capacity fills every expert
-  // to exactly that.
-  double imbalance = l.force_balance ? 1.0 : cal.moe_memory_imbalance;
-  if (l.capacity > 0) imbalance = l.pad_capacity ? l.capacity : std::min(imbalance, l.capacity);
-  // Sync-free MoE (Megatron-LM docs/user-guide/features/paged_stash.md at d98e8a64): with
-  // --moe-expert-rank-capacity-factor F the dispatch and grouped-expert buffers are pre-sized to F
-  // times the balanced count ("multipliers on buffer size relative to the perfectly balanced
-  // case"), so what the routed experts save for backward is F times the mean whatever the
-  // routing (tokens beyond it are dropped or the step reruns). --moe-paged-stash packs those
-  // activations into paged buffers of --moe-paged-stash-buffer-size-factor-cuda times the
-  // balanced count (moe/paged_stash.py, allocate_stash_buffers: positive factors scale the
-  // average-based count, negative ones the largest count seen, itself at most F).
-  if (l.rank_capacity > 0) {
-    const double busiest = std::min(imbalance, l.rank_capacity);
-    imbalance = l.rank_capacity;
-    if (l.paged_stash) imbalance = l.stash_factor >= 0 ? l.stash_factor : -l.stash_factor * busiest;
-  }
+  const double imbalance = routed_imbalance(l, cal);  // memory_activations.hpp
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double h = static_cast<double>(c.hidden);
   const int64_t pp = l.pp;
