@@ -34,4 +34,10 @@ void elementwise(const KindInputs& in, LayerForward& f) {
                   20 * in.r.kernel;
 }
 
+
+double loss_time(const Rates& r, const ModelCosts& c, const Layout& l, double tokens) {
+  const double tp = static_cast<double>(l.tp);
+  return 4 * kFp32 * tokens * static_cast<double>(c.vocab) / tp / r.hbm;
+}
+
 }  // namespace ladle::plan::timing

@@ -13,4 +13,8 @@ double stream_bytes_per_token(const ModelCosts& c, const Workload& w);
 /// f.cast_bytes, so after the GEMM terms).
 void elementwise(const KindInputs& in, LayerForward& f);
 
+/// The loss over the vocabulary (this GPU's TP slice) of one microbatch, FP32 logits read and
+/// written twice.
+double loss_time(const Rates& r, const ModelCosts& c, const Layout& l, double tokens);
+
 }  // namespace ladle::plan::timing

@@ -2,6 +2,7 @@
 #include "ladle/plan/time_gemm.hpp"
 
 #include "ladle/plan/cost_gemm_shape.hpp"
+#include "ladle/plan/cost_lora.hpp"
 
 namespace ladle::plan::timing {
 
@@ -89,6 +90,14 @@ void expert_gemms(const KindInputs& in, LayerForward& f) {
     f.expert.launches += in.per_gemm;
     f.cast_bytes += local_experts * fp8_cast_bytes(per_expert, k, out);
   }
+}
+
+// The output layer stays BF16 under NVFP4 (time_rates.cpp: head_gemm_flops).
+double head_gemm_time(const Rates& r, const ModelCosts& c, const Layout& l, double tokens) {
+  Rates head_rates = r;
+  head_rates.gemm_flops = r.head_gemm_flops;
+  const double tp = static_cast<double>(l.tp);
+  return gemm_passes(l) * gemm_time(head_rates, tokens, static_cast<double>(c.hidden), static_cast<double>(c.vocab) / tp);
 }
 
 }  // namespace ladle::plan::timing

@@ -25,4 +25,8 @@ void dense_gemms(const KindInputs& in, LayerForward& f);
 /// adds their quantisation bytes to f.cast_bytes.
 void expert_gemms(const KindInputs& in, LayerForward& f);
 
+/// The output layer's GEMM of one microbatch on the last stage (its passes by gemm_passes),
+/// at the head's rate.
+double head_gemm_time(const Rates& r, const ModelCosts& c, const Layout& l, double tokens);
+
 }  // namespace ladle::plan::timing

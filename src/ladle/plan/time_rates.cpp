@@ -1,0 +1,75 @@
+// time_rates.cpp: achieved rates (see time_rates.hpp).
+#include "ladle/plan/time_rates.hpp"
+
+#include <algorithm>
+
+#include "ladle/plan/stack.hpp"
+
+namespace ladle::plan::timing {
+
+Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, const Calibration& cal) {
+  Rates r;
+  const bool fp4_gemm = l.fp4 != Fp4Format::none;
+  const bool fp8_gemm = (fp4_gemm || w.precision == Precision::fp8) && cluster.gpu.fp8_dense_tflops > 0;
+  const double peak = (fp8_gemm ? cluster.gpu.fp8_dense_tflops : cluster.gpu.bf16_dense_tflops) * 1e12;
+  r.gemm_flops = peak * gemm_mamf_fraction(cluster.gpu.name, fp8_gemm) * cal.gemm_efficiency;
+  // The output layer stays BF16 under NVFP4 (Megatron-LM quantizes the decoder's TE linears);
+  // the decoder's GEMMs run at the FP4 peak times the GPU's FP8 MAMF fraction: no measured NVFP4
+  // MAMF of a data-centre GPU is published, and the FP8 fraction is that of the same tensor cores
+  // and block-scaled pipeline.
+  r.head_gemm_flops = r.gemm_flops;
+  if (fp4_gemm) {
+    r.head_gemm_flops =
+        cluster.gpu.bf16_dense_tflops * 1e12 * gemm_mamf_fraction(cluster.gpu.name, false) * cal.gemm_efficiency;
+    r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * gemm_mamf_fraction(cluster.gpu.name, true) * cal.gemm_efficiency;
+  }
+  const KernelFacts& kernels = kernel_facts();
+  const double attention_kernel =
+      w.stack == Stack::torchtitan || w.flash_attention_2 ? kernels.attention_fa2 : kernels.attention_fa3;
+  r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * attention_kernel * cal.attention_efficiency;
+  // fp8_dot_product_attention under an FP8 or FP4 recipe: Transformer Engine's FP8 fused
+  // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
+  if (l.fp8_dpa && fp8_gemm && w.stack != Stack::torchtitan && !w.flash_attention_2) {
+    r.attention_flops = cluster.gpu.fp8_dense_tflops * 1e12 * kernels.attention_fa3_fp8 * cal.attention_efficiency;
+  }
+  r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
+  r.kernel = cal.kernel_overhead_s;
+  r.nvlink = cluster.gpu.intra_node_gb_per_s * 1e9;
+  r.node_net = cluster.domain_network_bytes_per_s();  // per NVLink domain
+  r.domain = static_cast<double>(cluster.nvlink_domain());  // groups within it stay on NVLink
+  r.nvl = &nvlink_facts();
+  r.net = &fabric_for(cluster.instance.fabric);
+  r.moe_sync =
+      l.dispatcher == MoeDispatcher::flex ? cal.moe_layer_sync_flex_s : cal.moe_layer_sync_s;
+  // Full-iteration graphs run MoE without the host sync (Megatron-LM's sync-free dropless path);
+  // partial graphs leave a share of it.
+  // So does a pre-sized expert-rank budget (--moe-expert-rank-capacity-factor: "Sync-free ...
+  // avoiding a per-step device query / realloc loop for buffer sizing", Megatron-LM
+  // docs/user-guide/features/paged_stash.md).
+  if (l.cuda_graph == CudaGraphImpl::full_iteration || l.rank_capacity > 0) {
+    r.moe_sync = 0;
+  } else if (l.cuda_graph != CudaGraphImpl::none) {
+    r.moe_sync *= cal.cuda_graph_sync_fraction;
+  }
+  // The stack's host cost per operation (stacks.yaml: the fitted figure unless the release has its own).
+  const StackGeneration& stack = workload_stack(w);
+  r.host_launch = cal.host_launch_s * stack.host_launch_scale;
+  r.router_fusion = stack.has("router_fusion");
+  r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
+  // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
+  // a capacity factor caps it (padding to capacity fixes it there); else the documented default.
+  r.imbalance = cal.moe_memory_imbalance;
+  if (l.force_balance) {
+    r.imbalance = 1.0;
+  } else if (l.capacity > 0) {
+    r.imbalance = l.pad_capacity ? l.capacity : std::min(l.capacity, r.imbalance);
+  }
+  // An expert rank's pre-sized budget drops what routing sends beyond it (paged_stash.md).
+  if (l.rank_capacity > 0) r.imbalance = std::min(r.imbalance, l.rank_capacity);
+  // Activation offload: NVLink-C2C where the GPU has it (collectives.yaml host_links), else PCIe.
+  r.host_link = host_link_bytes_per_s(cluster.gpu.name);
+  if (r.host_link <= 0) r.host_link = cal.host_link_gb_per_s * 1e9;
+  return r;
+}
+
+}  // namespace ladle::plan::timing
