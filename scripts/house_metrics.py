@@ -278,7 +278,7 @@ def git(root, *args):
     return subprocess.run(["git", "-C", root, *args], check=True, capture_output=True, text=True).stdout
 
 
-PRICING = re.compile(r"^src/ladle/plan/(memory_model|time_model|cost_\w+|model_costs)\.(cpp|hpp)$")
+PRICING = re.compile(r"^src/ladle/plan/(memory_\w+|time_\w+|cost_\w+|model_costs)\.(cpp|hpp)$")
 
 
 def last_priced_knob(root):
