@@ -1095,6 +1095,7 @@ enum Shape : unsigned {
   kBlockConfigs = 1u << 9,  // per-layer block configs (Nemotron-NAS)
   kMtp = 1u << 10,          // multi-token prediction layers
   kCompressed = 1u << 11,   // compressed attention, hyper-connections (deepseek_v4)
+  kBlockSparse = 1u << 12,  // block-sparse attention with its own index (minimax_m3)
 };
 
 // The keys that show each part, the first one the config holds named in errors.
@@ -1106,7 +1107,7 @@ struct ShapeKeys {
 
 const ShapeKeys kShapeKeys[] = {
     {kMla, "multi-head latent attention", {"kv_lora_rank", "q_lora_rank"}},
-    {kDsa, "a DeepSeek Sparse Attention indexer", {"index_topk", "index_n_heads", "index_head_dim", "indexer_types", "sparse_attention_config"}},
+    {kDsa, "a DeepSeek Sparse Attention indexer", {"index_topk", "index_n_heads", "index_head_dim", "indexer_types"}},
     {kExperts, "routed experts", {"n_routed_experts", "num_experts", "num_local_experts"}},
     {kShared, "shared experts", {"n_shared_experts", "num_shared_experts", "shared_expert_intermediate_size", "shared_intermediate_size", "share_expert_dim"}},
     {kTextConfig, "a text_config", {"text_config"}},
@@ -1117,11 +1118,12 @@ const ShapeKeys kShapeKeys[] = {
     {kBlockConfigs, "per-layer block configs", {"block_configs"}},
     {kMtp, "MTP layers", {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}},
     {kCompressed, "compressed attention or hyper-connections", {"compress_ratios", "o_groups", "hc_mult", "num_hash_layers"}},
+    {kBlockSparse, "block-sparse attention", {"sparse_attention_config"}},
 };
 
 // Parts a type that lacks them would silently drop: a config that has one under such a type is
 // refused rather than counted without it.
-constexpr unsigned kStructural = kMla | kDsa | kLinear | kMamba | kBlockConfigs | kCompressed;
+constexpr unsigned kStructural = kMla | kDsa | kLinear | kMamba | kBlockConfigs | kCompressed | kBlockSparse;
 
 // The parts the config shows, looking into text_config too.
 unsigned config_shape(const ConfigReader& top) {
@@ -1440,6 +1442,7 @@ constexpr std::pair<const char*, Shape> kShapeNames[] = {
     {"shared_experts", kShared}, {"text_config", kTextConfig}, {"vision", kVision},
     {"sliding", kSliding}, {"linear", kLinear}, {"mamba", kMamba},
     {"block_configs", kBlockConfigs}, {"mtp", kMtp}, {"compressed", kCompressed},
+    {"block_sparse", kBlockSparse},
 };
 
 // A flag read from a config key, with the value the configuration class defaults it to.
