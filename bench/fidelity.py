@@ -96,12 +96,12 @@ if not extra:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     held = sorted(glob.glob(os.path.join(root, "bench", "heldout", "*.yaml")))
     errors = []
+    names = {s["source"] for s in fit["sources"]}  # the training set's sources
     print(f"held out of the fit (bench/heldout/, {len(held)} files), predicted by the shipped constants:")
     for path in held:
         out = json.loads(subprocess.run([ladle, "calibrate", "--json", "--measurements",
                                          os.path.join(root, "data", "measurements"), path],
                                         check=True, capture_output=True, text=True).stdout)
-        names = {s["source"] for s in fit["sources"]}
         mine = [r for r in out["rows"] if r["source"] not in names]
         if not mine:
             print(f"  {os.path.basename(path)}: its source is in the binary's training set (rebuild ladle)")
