@@ -64,6 +64,8 @@ class ConfigReader {
   /// Readers of each object in the list `key` (errors point into the same text); `what` names
   /// an entry in errors.
   std::vector<ConfigReader> objects(const char* key) const {
+    // A missing key is no list (a const Json's operator[] of a missing key is undefined).
+    if (!has(key)) fail(key, "expected a list of objects");
     const Json& value = root_[key];
     if (!value.is_array()) fail(key, "expected a list of objects");
     std::vector<ConfigReader> out;
@@ -124,6 +126,7 @@ class ConfigReader {
   }
 
   std::vector<std::string> strings(const char* key) const {
+    if (!has(key)) fail(key, "expected a list of strings");
     const Json& value = root_[key];
     if (!value.is_array()) fail(key, "expected a list of strings");
     std::vector<std::string> out;
@@ -135,6 +138,7 @@ class ConfigReader {
   }
 
   std::vector<int64_t> integers(const char* key) const {
+    if (!has(key)) fail(key, "expected a list of integers");
     const Json& value = root_[key];
     if (!value.is_array()) fail(key, "expected a list of integers");
     std::vector<int64_t> out;
