@@ -10,7 +10,7 @@
 #include "ladle/plan/cost_colocate.hpp"
 #include "ladle/plan/cost_fp16.hpp"
 #include "ladle/plan/cost_lora.hpp"
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "support/test_support.hpp"
 
@@ -165,8 +165,8 @@ TEST(CostColocate, EngineContextLowersUsableMemory) {
   Case alone = setup("tp=2,pp=1,ep=1,etp=1,sp=on,recompute=full,dist_opt=on");
   Case shared = alone;
   shared.layout.colocate = true;
-  EXPECT_DOUBLE_EQ(colocated_engine_bytes(shared.layout, memory_facts()), 512 * kMiB);
-  EXPECT_DOUBLE_EQ(colocated_engine_bytes(alone.layout, memory_facts()), 0.0);
+  EXPECT_DOUBLE_EQ(colocated_engine_bytes(shared.layout, hw::memory_facts()), 512 * kMiB);
+  EXPECT_DOUBLE_EQ(colocated_engine_bytes(alone.layout, hw::memory_facts()), 0.0);
   const MemoryEstimate a = estimate_memory(alone.costs, alone.layout, alone.stages, alone.microbatches, alone.cluster, Calibration{});
   const MemoryEstimate b = estimate_memory(shared.costs, shared.layout, shared.stages, shared.microbatches, shared.cluster, Calibration{});
   EXPECT_DOUBLE_EQ(b.worst_bytes - a.worst_bytes, 512 * kMiB);
@@ -175,9 +175,9 @@ TEST(CostColocate, EngineContextLowersUsableMemory) {
   Layout l;
   l.colocate = true;
   l.sglang_mem_fraction = 0.7;
-  EXPECT_DOUBLE_EQ(colocated_rollout_bytes(l, 140 * 1024 * kMiB, memory_facts()), (98 * 1024 + 1024 + 512) * kMiB);
+  EXPECT_DOUBLE_EQ(colocated_rollout_bytes(l, 140 * 1024 * kMiB, hw::memory_facts()), (98 * 1024 + 1024 + 512) * kMiB);
   l.sglang_mem_fraction = 0;
-  EXPECT_DOUBLE_EQ(colocated_rollout_bytes(l, 140 * 1024 * kMiB, memory_facts()), 0.0);
+  EXPECT_DOUBLE_EQ(colocated_rollout_bytes(l, 140 * 1024 * kMiB, hw::memory_facts()), 0.0);
 }
 
 // FP16's grad scaler reads and writes the FP32 main gradients of the rank's shard once a step:

@@ -1,4 +1,4 @@
-#include "ladle/plan/hw_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
 
 #include <gtest/gtest.h>
 
@@ -16,68 +16,68 @@ namespace ladle::plan {
 namespace {
 
 TEST(HwFacts, FabricsAreMatchedByTheInstancesFabricName) {
-  EXPECT_EQ(fabric_for("EFAv3").name, "efa");
-  EXPECT_EQ(fabric_for("InfiniBand NDR").name, "infiniband");
-  EXPECT_EQ(fabric_for("RoCE v2").name, "ethernet");
-  EXPECT_EQ(nvlink_facts().name, "nvlink");
+  EXPECT_EQ(hw::fabric_for("EFAv3").name, "efa");
+  EXPECT_EQ(hw::fabric_for("InfiniBand NDR").name, "infiniband");
+  EXPECT_EQ(hw::fabric_for("RoCE v2").name, "ethernet");
+  EXPECT_EQ(hw::nvlink_facts().name, "nvlink");
   // Per-call latencies are tens of microseconds to a little over a hundred, never milliseconds.
-  for (const FabricFacts& f : fabric_facts()) {
+  for (const hw::FabricFacts& f : hw::fabric_facts()) {
     EXPECT_GE(f.latency_s, 5e-6) << f.name;
     EXPECT_LE(f.latency_s, 2e-4) << f.name;
   }
 }
 
 TEST(HwFacts, LinkFractionFollowsThePublishedSweep) {
-  const FabricFacts& efa = fabric_for("EFAv2");
+  const hw::FabricFacts& efa = hw::fabric_for("EFAv2");
   // 2-node all-reduce of 8 GiB on p5: busbw 477.71 GB/s over 16 ranks is an algbw of
   // 477.71 x 16 / 30 = 254.78 GB/s; the node moves 2 x 1/2 of the buffer: 254.78 / 400 GB/s.
-  EXPECT_NEAR(link_fraction(efa, Collective::all_reduce, 8589934592.0, 2), 477.71 * 16 / 30 / 400, 1e-9);
+  EXPECT_NEAR(hw::link_fraction(efa, hw::Collective::all_reduce, 8589934592.0, 2), 477.71 * 16 / 30 / 400, 1e-9);
   // Held at the ends: larger than published is the largest point, smaller the smallest.
-  EXPECT_DOUBLE_EQ(link_fraction(efa, Collective::all_reduce, 1e12, 2),
-                   link_fraction(efa, Collective::all_reduce, 8589934592.0, 2));
+  EXPECT_DOUBLE_EQ(hw::link_fraction(efa, hw::Collective::all_reduce, 1e12, 2),
+                   hw::link_fraction(efa, hw::Collective::all_reduce, 8589934592.0, 2));
   // Between sizes, log-linear: halfway (in log size) between 32 MiB and 128 MiB.
-  const double low = link_fraction(efa, Collective::all_reduce, 33554432.0, 2);
-  const double high = link_fraction(efa, Collective::all_reduce, 134217728.0, 2);
-  EXPECT_NEAR(link_fraction(efa, Collective::all_reduce, 67108864.0, 2), 0.5 * (low + high), 1e-12);
+  const double low = hw::link_fraction(efa, hw::Collective::all_reduce, 33554432.0, 2);
+  const double high = hw::link_fraction(efa, hw::Collective::all_reduce, 134217728.0, 2);
+  EXPECT_NEAR(hw::link_fraction(efa, hw::Collective::all_reduce, 67108864.0, 2), 0.5 * (low + high), 1e-12);
   // Larger messages move a larger fraction; more nodes a smaller one at 8 GiB (published).
   EXPECT_LT(low, high);
-  EXPECT_GT(link_fraction(efa, Collective::all_to_all, 2147483648.0, 2),
-            link_fraction(efa, Collective::all_to_all, 2147483648.0, 32));
+  EXPECT_GT(hw::link_fraction(efa, hw::Collective::all_to_all, 2147483648.0, 2),
+            hw::link_fraction(efa, hw::Collective::all_to_all, 2147483648.0, 32));
   // All-gather has its own EFA sweep (2 nodes, 2 GiB: busbw 328.58 over 16 ranks, the node
   // moves half the buffer), and reduce-scatter, the same ring traffic, takes it.
-  EXPECT_NEAR(link_fraction(efa, Collective::all_gather, 2147483648.0, 2),
+  EXPECT_NEAR(hw::link_fraction(efa, hw::Collective::all_gather, 2147483648.0, 2),
               328.58 * 16 / 15 / 2 / 400, 1e-9);
-  EXPECT_DOUBLE_EQ(link_fraction(efa, Collective::reduce_scatter, 3e8, 8),
-                   link_fraction(efa, Collective::all_gather, 3e8, 8));
-  EXPECT_NE(link_fraction(efa, Collective::all_gather, 3e8, 8),
-            link_fraction(efa, Collective::all_reduce, 3e8, 8));
+  EXPECT_DOUBLE_EQ(hw::link_fraction(efa, hw::Collective::reduce_scatter, 3e8, 8),
+                   hw::link_fraction(efa, hw::Collective::all_gather, 3e8, 8));
+  EXPECT_NE(hw::link_fraction(efa, hw::Collective::all_gather, 3e8, 8),
+            hw::link_fraction(efa, hw::Collective::all_reduce, 3e8, 8));
   // InfiniBand's all-to-all is DeepEP's: 43 GB/s of RDMA per GPU at EP16, 8 GPUs per node,
   // over 8 x 50 GB/s; its ring collectives its own published sweep (CoreWeave H100 NDR: 2 nodes
   // 440.58 GB/s at 8 GiB), not EFA's.
-  const FabricFacts& ib = fabric_for("InfiniBand NDR");
-  EXPECT_NEAR(link_fraction(ib, Collective::all_to_all, 234881024.0, 2), 43.0 * 8 / 400, 1e-9);
-  EXPECT_NEAR(link_fraction(ib, Collective::all_reduce, 8589934592.0, 2), 440.58 * 16 / 30 / 400,
+  const hw::FabricFacts& ib = hw::fabric_for("InfiniBand NDR");
+  EXPECT_NEAR(hw::link_fraction(ib, hw::Collective::all_to_all, 234881024.0, 2), 43.0 * 8 / 400, 1e-9);
+  EXPECT_NEAR(hw::link_fraction(ib, hw::Collective::all_reduce, 8589934592.0, 2), 440.58 * 16 / 30 / 400,
               1e-9);
-  EXPECT_NE(link_fraction(ib, Collective::all_reduce, 1e9, 4),
-            link_fraction(efa, Collective::all_reduce, 1e9, 4));
+  EXPECT_NE(hw::link_fraction(ib, hw::Collective::all_reduce, 1e9, 4),
+            hw::link_fraction(efa, hw::Collective::all_reduce, 1e9, 4));
   // Inside a node, NVLink's all-reduce is message-size dependent (DGX H100 sweep): 100 MB, a
   // TP all-gather of one 8,192-token microbatch, moves a smaller fraction than 1 GiB.
-  const FabricFacts& nvl = nvlink_facts();
-  EXPECT_LT(link_fraction(nvl, Collective::all_gather, 1e8, 1),
-            link_fraction(nvl, Collective::all_gather, 1073741824.0, 1));
-  EXPECT_NEAR(link_fraction(nvl, Collective::all_reduce, 134217728.0, 1), 400.53 / 450, 1e-9);
+  const hw::FabricFacts& nvl = hw::nvlink_facts();
+  EXPECT_LT(hw::link_fraction(nvl, hw::Collective::all_gather, 1e8, 1),
+            hw::link_fraction(nvl, hw::Collective::all_gather, 1073741824.0, 1));
+  EXPECT_NEAR(hw::link_fraction(nvl, hw::Collective::all_reduce, 134217728.0, 1), 400.53 / 450, 1e-9);
 }
 
 TEST(HwFacts, GemmCeilingsArePublishedFractions) {
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", false), 0.801);
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h200", true), 0.734);
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("h100-sxm", false), 0.801);
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("h200", true), 0.734);
   // Each Blackwell GPU has its own measured row: GB200 (1,200 W) reaches less of its peak than B200.
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("gb200", false), 0.729);
-  EXPECT_LT(gemm_mamf_fraction("gb200", false), gemm_mamf_fraction("b200", false));
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("gb300", false), gemm_mamf_fraction("gb200", false));  // `like`
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("h100-sxm", true), 0.709);
-  EXPECT_DOUBLE_EQ(gemm_mamf_fraction("a100", true), kernel_facts().fp8_default);  // no FP8 row
-  EXPECT_GT(kernel_facts().attention_fa3, kernel_facts().attention_fa2);
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb200", false), 0.729);
+  EXPECT_LT(hw::gemm_mamf_fraction("gb200", false), hw::gemm_mamf_fraction("b200", false));
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb300", false), hw::gemm_mamf_fraction("gb200", false));  // `like`
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("h100-sxm", true), 0.709);
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("a100", true), hw::kernel_facts().fp8_default);  // no FP8 row
+  EXPECT_GT(hw::kernel_facts().attention_fa3, hw::kernel_facts().attention_fa2);
 }
 
 TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {

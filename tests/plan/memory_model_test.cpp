@@ -15,7 +15,7 @@
 #include "ladle/plan/calibration.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/plan/measurements.hpp"
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "support/test_support.hpp"
 
@@ -265,17 +265,17 @@ TEST(MemoryModel, DeepEpBufferFollowsDeepEpsSizeRule) {
   // EP 64 at hidden 7,168 in BF16: 10 channels x 8 NVLink ranks x 288 tokens of (14,336 hidden
   // + 8 meta + 128 x 8 top-k indices + 128 x 4 weights + 128 x 4 scales) bytes plus counters, and
   // 10 channels x 8 RDMA ranks x 128 tokens x 2 halves of the same record + 16 bytes, plus counters.
-  const DeepEpFacts& f = memory_facts().deepep;
+  const hw::DeepEpFacts& f = hw::memory_facts().deepep;
   const double record = 14336 + 8 + 1024 + 512 + 512;
   const double nvl = 10 * 8 * (2 * 8 + 3) * 4 + 10 * 8 * 288 * record;
   const double rdma = 10 * 8 * (8 * 2 + 2) * 2 * 4 + 10 * 8 * 128 * 2 * (record + 16);
-  EXPECT_DOUBLE_EQ(deepep_buffer_bytes(f, 64, 7168 * 2), nvl + rdma);
+  EXPECT_DOUBLE_EQ(hw::deepep_buffer_bytes(f, 64, 7168 * 2), nvl + rdma);
   // Within one NVLink domain there is no RDMA buffer; a group size DeepEP lists no config for
   // takes the next larger one's token counts.
-  EXPECT_DOUBLE_EQ(deepep_buffer_bytes(f, 8, 2048 * 2), 10 * 8 * 5 * 4 + 10 * 8 * 256 * (4096 + 8 + 1024 + 512 + 512.0));
-  EXPECT_GT(deepep_buffer_bytes(f, 12, 2048 * 2), deepep_buffer_bytes(f, 8, 2048 * 2));
-  EXPECT_LT(deepep_buffer_bytes(f, 12, 2048 * 2), deepep_buffer_bytes(f, 16, 2048 * 2));
-  EXPECT_EQ(deepep_buffer_bytes(f, 1, 2048 * 2), 0);
+  EXPECT_DOUBLE_EQ(hw::deepep_buffer_bytes(f, 8, 2048 * 2), 10 * 8 * 5 * 4 + 10 * 8 * 256 * (4096 + 8 + 1024 + 512 + 512.0));
+  EXPECT_GT(hw::deepep_buffer_bytes(f, 12, 2048 * 2), hw::deepep_buffer_bytes(f, 8, 2048 * 2));
+  EXPECT_LT(hw::deepep_buffer_bytes(f, 12, 2048 * 2), hw::deepep_buffer_bytes(f, 16, 2048 * 2));
+  EXPECT_EQ(hw::deepep_buffer_bytes(f, 1, 2048 * 2), 0);
 }
 
 TEST(MemoryModel, InterleavedRanksHoldTheirOwnChunkCounts) {
@@ -624,9 +624,9 @@ TEST(MemoryModel, HybridEpBufferFollowsItsWorstCase) {
   // tokens x ranks per domain x domains; one shared BF16 token buffer and FP32 probabilities per
   // domain expert, plus FP32 scales per 128 elements. DeepSeek-V3 on NVL72, EP32 in one domain,
   // 4,096 tokens, hidden 7,168, 8 local experts: 131,072 x (14,336 + 1,024 + 224) bytes.
-  const HybridEpFacts& f = memory_facts().hybridep;
-  EXPECT_NEAR(hybridep_buffer_bytes(f, 32, 72, 4096, 7168, 8), 131072.0 * 15584.0, 1.0);
-  EXPECT_EQ(hybridep_buffer_bytes(f, 1, 8, 4096, 7168, 8), 0.0);
+  const hw::HybridEpFacts& f = hw::memory_facts().hybridep;
+  EXPECT_NEAR(hw::hybridep_buffer_bytes(f, 32, 72, 4096, 7168, 8), 131072.0 * 15584.0, 1.0);
+  EXPECT_EQ(hw::hybridep_buffer_bytes(f, 1, 8, 4096, 7168, 8), 0.0);
   // Across two 8-GPU domains the RDMA staging adds, per token of the rank: the attention-side
   // input (token, probabilities over all 16 ranks' experts, scales), the other domain's group
   // buffer (token, the domain's probabilities, scales) and combine's two (token, probabilities).
@@ -634,12 +634,12 @@ TEST(MemoryModel, HybridEpBufferFollowsItsWorstCase) {
   const double nvl = 4096.0 * 16 * (2 * h + 8 * 8 * 4) + 4096.0 * 16 * (h / 128 * 4);
   const double rdma = 4096.0 * ((2 * h + 8 * 16 * 4 + h / 128 * 4) + (2 * h + 8 * 8 * 4 + h / 128 * 4) +
                                 2 * (2 * h + 8 * 8 * 4));
-  EXPECT_NEAR(hybridep_buffer_bytes(f, 16, 8, 4096, h, 8), nvl + rdma, 1.0);
+  EXPECT_NEAR(hw::hybridep_buffer_bytes(f, 16, 8, 4096, h, 8), nvl + rdma, 1.0);
   // The flex dispatcher with the hybridep backend takes it, for the rank's own tokens.
   const Case s = setup("glm-4.7-flash", 8, "tp=1,ep=8,dispatcher=flex,flex_backend=hybridep");
   const double experts = static_cast<double>(s.costs.experts);
   EXPECT_NEAR(part(estimate(s, s.layout), MemoryPart::dispatch_buffers),
-              hybridep_buffer_bytes(f, 8, s.cluster.nvlink_domain(), 8192, static_cast<double>(s.costs.hidden), experts / 8),
+              hw::hybridep_buffer_bytes(f, 8, s.cluster.nvlink_domain(), 8192, static_cast<double>(s.costs.hidden), experts / 8),
               1.0);
 }
 

@@ -187,7 +187,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   io.out << (o.json ? plan::prediction_json(p, header, measured)
                     : util::terminal_safe(plan::render_prediction(p, header, measured)));
   // A colocated slime/miles job: its rollout phase must fit too (plan/cost_colocate.hpp).
-  const auto colocated = plan::colocated_rollout_fit(p, p.layout, plan::memory_facts(), m.cluster.gpus_per_node());
+  const auto colocated = plan::colocated_rollout_fit(p, p.layout, hw::memory_facts(), m.cluster.gpus_per_node());
   if (colocated) (o.json ? io.err : io.out) << colocated->line;
   if (recipe) {
     write_emitted(o.emit, *recipe);

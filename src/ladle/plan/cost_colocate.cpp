@@ -18,17 +18,17 @@ double part_gib(const StageMemory& stage, std::string_view name) {
 }
 }  // namespace
 
-double colocated_engine_bytes(const Layout& l, const MemoryFacts& facts) {
+double colocated_engine_bytes(const Layout& l, const hw::MemoryFacts& facts) {
   return l.colocate ? facts.cuda_context_mib * kMiB : 0.0;
 }
 
-double colocated_rollout_bytes(const Layout& l, double hbm_bytes, const MemoryFacts& facts) {
+double colocated_rollout_bytes(const Layout& l, double hbm_bytes, const hw::MemoryFacts& facts) {
   if (!l.colocate || l.sglang_mem_fraction <= 0) return 0.0;
   return l.sglang_mem_fraction * hbm_bytes + 2 * facts.cuda_context_mib * kMiB +
          static_cast<double>(l.update_buffer_bytes);
 }
 
-std::optional<ColocatedFit> colocated_rollout_fit(const Prediction& p, const Layout& l, const MemoryFacts& facts,
+std::optional<ColocatedFit> colocated_rollout_fit(const Prediction& p, const Layout& l, const hw::MemoryFacts& facts,
                                                   int64_t gpus_per_node) {
   if (!l.colocate || p.stages.empty()) return std::nullopt;
   ColocatedFit f;

@@ -22,20 +22,20 @@
 #include <string>
 
 #include "ladle/layout/layout.hpp"
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/prediction.hpp"
 
 namespace ladle::plan {
 
 /// Bytes a colocated, offloaded SGLang engine keeps on each training GPU during training: its
 /// process's CUDA context (0 without --colocate).
-double colocated_engine_bytes(const Layout& layout, const MemoryFacts& facts);
+double colocated_engine_bytes(const Layout& layout, const hw::MemoryFacts& facts);
 
 /// Bytes on each GPU while the colocated engines generate and take the new weights:
 /// sglang_mem_fraction x `hbm_bytes` (the engine's weights and KV cache), both processes' CUDA
 /// contexts and one weight-update bucket. 0 without --colocate or without a given fraction
 /// (SGLang then sizes its pool from the memory it finds free).
-double colocated_rollout_bytes(const Layout& layout, double hbm_bytes, const MemoryFacts& facts);
+double colocated_rollout_bytes(const Layout& layout, double hbm_bytes, const hw::MemoryFacts& facts);
 
 /// The rollout phase of a colocated job whose training phase `p` predicts (issue 30): on each GPU,
 /// colocated_rollout_bytes; on each node's host, what the paused trainer copies there
@@ -51,7 +51,7 @@ struct ColocatedFit {
   std::string line;
 };
 /// nullopt without --colocate.
-std::optional<ColocatedFit> colocated_rollout_fit(const Prediction& p, const Layout& layout, const MemoryFacts& facts,
+std::optional<ColocatedFit> colocated_rollout_fit(const Prediction& p, const Layout& layout, const hw::MemoryFacts& facts,
                                                   int64_t gpus_per_node);
 
 }  // namespace ladle::plan

@@ -1,6 +1,6 @@
 #include "ladle/plan/measurements.hpp"
 
-#include "ladle/plan/hw_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
 
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
@@ -522,7 +522,7 @@ std::vector<std::string> outside_measured(const ModelCosts& costs, const Layout&
   int64_t high = low;
   for (const Measurement& m : set.runs) {
     gpu = gpu || m.cluster.gpu.name == cluster.gpu.name;
-    network = network || (fabric_for(m.cluster.instance.fabric).name == fabric_for(cluster.instance.fabric).name &&
+    network = network || (hw::fabric_for(m.cluster.instance.fabric).name == hw::fabric_for(cluster.instance.fabric).name &&
                           m.cluster.instance.network_gbps == cluster.instance.network_gbps);
     dispatcher = dispatcher || (m.costs.experts > 0 && m.layout.ep * m.layout.etp > 1 &&
                                 m.layout.dispatcher == layout.dispatcher);

@@ -44,10 +44,10 @@ double dispatch_buffer_bytes(const BufferInputs& b) {
     return 2 * kBf16 * h * b.tokens / tp * static_cast<double>(c.top_k) * static_cast<double>(l.etp);
   }
   if (l.flex_backend == FlexBackend::hybridep) {
-    return hybridep_buffer_bytes(b.facts.hybridep, group, b.cluster.nvlink_domain(), b.tokens / sp_div, h,
+    return hw::hybridep_buffer_bytes(b.facts.hybridep, group, b.cluster.nvlink_domain(), b.tokens / sp_div, h,
                                  static_cast<double>(c.experts) / static_cast<double>(l.ep));
   }
-  return deepep_buffer_bytes(b.facts.deepep, group, h * kBf16);
+  return hw::deepep_buffer_bytes(b.facts.deepep, group, h * kBf16);
 }
 
 double tp_overlap_buffer_bytes(const BufferInputs& b) {

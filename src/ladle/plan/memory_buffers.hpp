@@ -5,7 +5,7 @@
 
 #include "ladle/layout/layout.hpp"
 #include "ladle/plan/cluster.hpp"
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/memory_inputs.hpp"
 #include "ladle/plan/model_costs.hpp"
 
@@ -16,7 +16,7 @@ struct BufferInputs {
   const ModelCosts& c;
   const Layout& l;
   const Cluster& cluster;
-  const MemoryFacts& facts;
+  const hw::MemoryFacts& facts;
   const Storage& st;
   double tokens = 0;  ///< tokens of one microbatch per CP rank
 };

@@ -17,7 +17,7 @@
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/memory_activations.hpp"
 #include "ladle/plan/memory_buffers.hpp"
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/memory_gradients.hpp"
 #include "ladle/plan/memory_inputs.hpp"
 #include "ladle/plan/memory_optimizer.hpp"
@@ -63,7 +63,7 @@ MemoryEstimate estimate_memory(const ModelCosts& c, const Layout& l, const std::
                                std::vector<std::array<double, kMemoryParts>>* stage_memory) {
   require_runs_precision(l, cluster.gpu);
   MemoryEstimate out;
-  const MemoryFacts& facts = memory_facts();
+  const hw::MemoryFacts& facts = hw::memory_facts();
   const Storage st = storage_of(l);
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;

@@ -9,7 +9,7 @@ namespace ladle::plan::timing {
 
 /// A ring-like collective (all-gather, reduce-scatter; an all-reduce is both) of `bytes` (the
 /// whole buffer) over `ranks` ranks, `per_domain` of them in each NVLink domain.
-double collective_time(const Rates& r, Collective c, double bytes, double ranks, double per_domain);
+double collective_time(const Rates& r, hw::Collective c, double bytes, double ranks, double per_domain);
 
 /// Point-to-point transfer of `bytes` inside the domain or across it.
 double send_time(const Rates& r, double bytes, bool across);

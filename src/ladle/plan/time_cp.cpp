@@ -17,7 +17,7 @@ double cp_forward(const KindInputs& in, double attention_s) {
   const double bytes = kBf16 * in.tokens * static_cast<double>(in.l.cp) * kv_per_token / in.tp;
   const double cp = static_cast<double>(in.l.cp);
   const double per_domain = std::max(1.0, std::min(cp, in.r.domain / in.tp));
-  return std::max(0.0, collective_time(in.r, Collective::all_gather, bytes, cp, per_domain) - attention_s);
+  return std::max(0.0, collective_time(in.r, hw::Collective::all_gather, bytes, cp, per_domain) - attention_s);
 }
 
 }  // namespace ladle::plan::timing

@@ -45,7 +45,7 @@ double dp_exposed(const DpInputs& in) {
     const double bucket = fsdp ? params / layers_here : std::max(40e6, 1e6 * group);
     const double message = std::min(params, bucket) * bytes_per;
     return params * bytes_per / message *
-           collective_time(r, Collective::reduce_scatter, message, group, std::min(per_domain, group));
+           collective_time(r, hw::Collective::reduce_scatter, message, group, std::min(per_domain, group));
   };
   double dp_comm = dp_time(worst_dense, dense_group_size, dense_per_domain, grad_bytes) +
                    dp_time(worst_expert, edp, expert_per_domain, grad_bytes);

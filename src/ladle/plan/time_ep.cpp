@@ -14,7 +14,7 @@ double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, MoeDi
   // All-gather: every GPU receives the (group - 1) other GPUs' tokens once, not top-k copies of its
   // own; scaled so that the (group - 1) / group below leaves (group - 1) x tokens x hidden.
   if (dispatcher == MoeDispatcher::allgather) bytes_per_gpu *= group / std::max(1.0, top_k);
-  const double nvl_fraction = link_fraction(*r.nvl, Collective::all_to_all, bytes_per_gpu, 1);
+  const double nvl_fraction = hw::link_fraction(*r.nvl, hw::Collective::all_to_all, bytes_per_gpu, 1);
   const double gpn = r.domain;
   if (group <= gpn) return bytes_per_gpu * (group - 1) / group / (nvl_fraction * r.nvlink) + r.nvl->latency_s;
   const double nodes = std::ceil(group / gpn);
@@ -24,7 +24,7 @@ double all_to_all_time(const Rates& r, double bytes_per_gpu, double group, MoeDi
     const double distinct_remote = (nodes - 1) * (1.0 - std::pow(1.0 - 1.0 / nodes, top_k));
     remote_fraction = std::min(remote_fraction, distinct_remote / top_k);
   }
-  const double net_fraction = link_fraction(*r.net, Collective::all_to_all, bytes_per_gpu, nodes);
+  const double net_fraction = hw::link_fraction(*r.net, hw::Collective::all_to_all, bytes_per_gpu, nodes);
   const double inter = gpn * bytes_per_gpu * remote_fraction / (net_fraction * r.node_net);
   const double intra = bytes_per_gpu * (gpn - 1) / group / (nvl_fraction * r.nvlink);
   return std::max(inter, intra) + r.net->latency_s;
@@ -45,7 +45,7 @@ double ep_forward(const KindInputs& in) {
     // all-to-all there moves no faster: the GB200 write-up switched from it to DeepEP at these
     // rates and "did not get the communication benefits" (its 2.2.1), so both take them.
     fwd = sent * (group - 1) / group *
-              (1.0 / kernel_facts().deepep_mnnvl_dispatch + 1.0 / kernel_facts().deepep_mnnvl_combine) +
+              (1.0 / hw::kernel_facts().deepep_mnnvl_dispatch + 1.0 / hw::kernel_facts().deepep_mnnvl_combine) +
           2 * r.nvl->latency_s;
   } else {
     fwd = 2 * all_to_all_time(r, sent, group, l.dispatcher, static_cast<double>(in.c.top_k));

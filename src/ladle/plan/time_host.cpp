@@ -41,7 +41,7 @@ Blocks forward_blocks(const KindInputs& in, const LayerForward& f) {
   const bool moe = in.moe;
   // The flex path's published 17 kernels come with the fused router; a stack without it
   // (data/hw/stacks.yaml, router_fusion) launches the kernels that fusion removed as well.
-  const auto& kf = kernel_facts();
+  const auto& kf = hw::kernel_facts();
   const double unfused_router = in.r.router_fusion ? 0.0 : kf.router_launches - kf.router_launches_fused;
   const double router_launches =
       moe ? (l.dispatcher == MoeDispatcher::flex ? kf.router_launches_flex + unfused_router : kf.router_launches)

@@ -10,7 +10,7 @@
 #include "ladle/plan/cost_fp8_amax_history.hpp"
 #include "ladle/plan/cost_grad_accum_fusion.hpp"
 #include "ladle/plan/cost_lora.hpp"
-#include "ladle/plan/hw_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/stack.hpp"
 #include "ladle/plan/time_attention.hpp"

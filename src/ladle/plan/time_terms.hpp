@@ -8,11 +8,19 @@
 #include <array>
 #include <cstdint>
 
-#include "ladle/plan/hw_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 
 namespace ladle::plan::timing {
+
+// time_rates.cpp reads these hardware facts by their short names.
+using hw::fabric_for;
+using hw::gemm_mamf_fraction;
+using hw::host_link_bytes_per_s;
+using hw::kernel_facts;
+using hw::KernelFacts;
+using hw::nvlink_facts;
 
 inline constexpr double kBf16 = 2;
 inline constexpr double kFp32 = 4;
@@ -26,8 +34,8 @@ struct Rates {
   double nvlink = 0;           // NVLink bytes/s per GPU, one way (the link; collectives.yaml gives the fraction)
   double node_net = 0;         // scale-out bytes/s of one NVLink domain (its nodes' NICs together)
   double domain = 8;           // GPUs of one NVLink domain
-  const FabricFacts* nvl = nullptr;  // collectives inside the domain
-  const FabricFacts* net = nullptr;  // collectives across domains
+  const hw::FabricFacts* nvl = nullptr;  // collectives inside the domain
+  const hw::FabricFacts* net = nullptr;  // collectives across domains
   double moe_sync = 0;               // seconds per MoE layer pass with experts over several GPUs
   double host_launch = 0;            // host seconds per launched kernel
   double a2a_hidden = 0;             // share of the EP all-to-all a2a overlap hides

@@ -16,7 +16,7 @@ double tp_forward(const KindInputs& in) {
   // Two around the mixer and two around a dense MLP or shared expert, where the layer has them.
   const double collectives = (in.kind.mixer != MixerKind::none ? 2 : 0) +
                              (in.kind.has_mlp && (!in.kind.moe || in.c.shared_ffn > 0) ? 2 : 0);
-  const double one = collective_time(r, Collective::all_gather, kBf16 * in.tokens * in.h, tp, std::min(tp, r.domain));
+  const double one = collective_time(r, hw::Collective::all_gather, kBf16 * in.tokens * in.h, tp, std::min(tp, r.domain));
   // An all-reduce costs a reduce-scatter plus an all-gather, so both cases move the same bytes.
   double fwd = collectives * one;
   if (in.kind.indexer && in.l.sp) {
@@ -26,7 +26,7 @@ double tp_forward(const KindInputs& in) {
     // x and qr); their gradients are reduce-scattered in the backward pass.
     const double q_in = in.c.q_lora_rank > 0 ? static_cast<double>(in.c.q_lora_rank) : in.h;
     for (double width : {in.h, q_in}) {
-      fwd += collective_time(r, Collective::all_gather, kBf16 * in.tokens * width, tp, std::min(tp, r.domain));
+      fwd += collective_time(r, hw::Collective::all_gather, kBf16 * in.tokens * width, tp, std::min(tp, r.domain));
     }
   }
   return fwd;

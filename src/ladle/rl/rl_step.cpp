@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "ladle/plan/hw_facts.hpp"
-#include "ladle/plan/memory_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/util/error.hpp"
 
@@ -32,7 +32,7 @@ int64_t data_parallel(const Layout& l, int64_t gpus) {
 // One-way device-host bandwidth per GPU: the GPU's own link where it is not PCIe, else the
 // calibration's PCIe figure.
 double host_link(const plan::Cluster& cluster, const plan::Calibration& calibration) {
-  const double own = plan::host_link_bytes_per_s(cluster.gpu.name);
+  const double own = hw::host_link_bytes_per_s(cluster.gpu.name);
   return own > 0 ? own : calibration.host_link_gb_per_s * 1e9;
 }
 
@@ -103,7 +103,7 @@ double forward_only_seconds(const std::vector<Part>& step_parts) {
 std::vector<PhaseMemory> colocated_memory(const Prediction& train, const Layout& trainer, const EngineLayout& engine,
                                           const RolloutMemory& rollout, const plan::Cluster& cluster,
                                           bool ref_logprobs) {
-  const plan::MemoryFacts& facts = plan::memory_facts();
+  const hw::MemoryFacts& facts = hw::memory_facts();
   const double context_gib = facts.cuda_context_mib * kMiB / kGiB;
   const double per_node = static_cast<double>(std::min(cluster.gpus, cluster.gpus_per_node()));
   const StageMemory& worst = train.stages.at(static_cast<size_t>(train.worst_stage));
@@ -254,7 +254,7 @@ RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan:
     r.gpu_parts = {{"engine weights", s.rollout.memory.weights_bytes / kGiB},
                    {"KV cache", std::max(0.0, setup.engine.mem_fraction * s.train.capacity_gib -
                                                   s.rollout.memory.weights_bytes / kGiB)},
-                   {"CUDA context", plan::memory_facts().cuda_context_mib * kMiB / kGiB}};
+                   {"CUDA context", hw::memory_facts().cuda_context_mib * kMiB / kGiB}};
     for (const Part& p : r.gpu_parts) r.gpu_gib += p.value;
     r.gpu_capacity_gib = s.train.capacity_gib;
     r.host_capacity_gib = s.train.host_capacity_gib;

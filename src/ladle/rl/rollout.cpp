@@ -17,7 +17,7 @@
 
 #include "ladle/hw/catalog.hpp"
 #include "ladle/model/params.hpp"
-#include "ladle/plan/hw_facts.hpp"
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/util/error.hpp"
 
@@ -200,32 +200,32 @@ double attention_core_flops(const ModelSpec& m, double context) {
 double gemm_rate(const GpuSpec& gpu, const EngineLayout& e) {
   const bool fp8 = e.weight_bits <= 8 && gpu.fp8_dense_tflops > 0;
   const double peak = fp8 ? gpu.fp8_dense_tflops : gpu.bf16_dense_tflops;
-  return peak * 1e12 * plan::gemm_mamf_fraction(gpu.name, fp8);
+  return peak * 1e12 * hw::gemm_mamf_fraction(gpu.name, fp8);
 }
 
 /// Seconds of one collective moving `bytes` (nccl-tests' size) over the engine's `n` GPUs.
-double collective_seconds(const GpuSpec& gpu, plan::Collective kind, double bytes, int n) {
+double collective_seconds(const GpuSpec& gpu, hw::Collective kind, double bytes, int n) {
   if (n <= 1 || bytes <= 0) return 0.0;
-  const double ring = kind == plan::Collective::all_reduce ? 2.0 * (n - 1) / n : (n - 1.0) / n;
+  const double ring = kind == hw::Collective::all_reduce ? 2.0 * (n - 1) / n : (n - 1.0) / n;
   const int domain = std::max(1, gpu.nvlink_domain_gpus > 0 ? gpu.nvlink_domain_gpus : gpu.gpus_per_node);
   if (n <= domain) {
-    const plan::FabricFacts& f = plan::nvlink_facts();
-    const double link = gpu.intra_node_gb_per_s * 1e9 * plan::link_fraction(f, kind, bytes, 1);
+    const hw::FabricFacts& f = hw::nvlink_facts();
+    const double link = gpu.intra_node_gb_per_s * 1e9 * hw::link_fraction(f, kind, bytes, 1);
     return f.latency_s + (link > 0 ? ring * bytes / link : 0.0);
   }
   // Across nodes: the scale-out network of the GPU's first catalog instance.
   for (const InstanceSpec& inst : hw::instances()) {
     if (inst.gpu != gpu.name || inst.network_gbps <= 0) continue;
-    const plan::FabricFacts& f = plan::fabric_for(inst.fabric);
+    const hw::FabricFacts& f = hw::fabric_for(inst.fabric);
     // Hierarchical: reduced inside each node over NVLink, then across nodes, where each node's
     // NICs move the ring's share of the buffer once.
     const double nodes = std::ceil(static_cast<double>(n) / domain);
-    const double node_ring = kind == plan::Collective::all_reduce ? 2.0 * (nodes - 1) / nodes : (nodes - 1) / nodes;
+    const double node_ring = kind == hw::Collective::all_reduce ? 2.0 * (nodes - 1) / nodes : (nodes - 1) / nodes;
     const double wire = node_ring * bytes;
-    const double link = inst.network_gbps / 8.0 * 1e9 * plan::link_fraction(f, kind, bytes, nodes);
+    const double link = inst.network_gbps / 8.0 * 1e9 * hw::link_fraction(f, kind, bytes, nodes);
     return collective_seconds(gpu, kind, bytes, domain) + f.latency_s + (link > 0 ? wire / link : 0.0);
   }
-  const plan::FabricFacts& f = plan::nvlink_facts();
+  const hw::FabricFacts& f = hw::nvlink_facts();
   return f.latency_s;
 }
 
@@ -297,10 +297,10 @@ struct Engine {
     if (e.tp > 1) {
       const double act = 2.0 * static_cast<double>(m.hidden_size);
       if (e.dp_attention == 1)
-        t_comm = 2.0 * attention_layers * collective_seconds(gpu, plan::Collective::all_reduce, batch * act, e.tp);
+        t_comm = 2.0 * attention_layers * collective_seconds(gpu, hw::Collective::all_reduce, batch * act, e.tp);
       else
-        t_comm = attention_layers * (collective_seconds(gpu, plan::Collective::all_gather, batch * act, e.tp) +
-                                     collective_seconds(gpu, plan::Collective::reduce_scatter, batch * act, e.tp));
+        t_comm = attention_layers * (collective_seconds(gpu, hw::Collective::all_gather, batch * act, e.tp) +
+                                     collective_seconds(gpu, hw::Collective::reduce_scatter, batch * act, e.tp));
     }
     Step s;
     const double t_fixed = k.step_overhead_s + k.layer_overhead_s * m.num_layers;
@@ -319,7 +319,7 @@ struct Engine {
     double t = flops / (rate * e.gpus);
     if (e.tp > 1)
       t += 2.0 * attention_layers *
-           collective_seconds(gpu, plan::Collective::all_reduce, tokens * 2.0 * m.hidden_size / e.dp_attention, e.tp);
+           collective_seconds(gpu, hw::Collective::all_reduce, tokens * 2.0 * m.hidden_size / e.dp_attention, e.tp);
     return t;
   }
 };
