@@ -364,21 +364,20 @@ TEST(PublishedCardsStepThreeSevenFlash, LayerTypesContradictingTheLayersAreRefus
 }  // namespace ladle::model
 // ---- end step3p7 ----
 
-// ---- gemma4 (per-layer attention geometry) ----
+// ---- gemma4 (per-layer attention geometry, the MoE block) ----
 namespace ladle::model {
 namespace {
 
-std::string gemma4_config(const std::string& name) {
-  return test::source_path("tests/data/model/" + name + ".json");
-}
-
 // Gemma 4 model card (ai.google.dev/gemma/docs/core/model_card_4): 31B, "30.7B" parameters,
-// dense. The config holds google/gemma-4-31B-it's values (tests/data/model/
-// gemma-4-31b-it_values.source.txt). Its 50 sliding layers have 16 key/value heads of 256, its
-// 10 full layers 4 of 512 whose keys are their values (no v_proj).
+// dense. The config is nvidia/Gemma-4-31B-IT-NVFP4's, verbatim (tests/data/model/
+// real_gemma-4-31b-it.source.txt): google/gemma-4-31B-it's architecture with a quantization block
+// ladle does not read. Its 50 sliding layers have 16 key/value heads of 256, its 10 full layers 4
+// of 512 whose keys are their values (no v_proj).
 TEST(PublishedCardsGemmaFour, ThirtyOneBMatchesTheCardAndTheCheckpoint) {
-  const ModelSpec spec = load_model(gemma4_config("gemma-4-31b-it_values"));
+  const ModelSpec spec = load_model(real_config("gemma-4-31b-it"));
   EXPECT_EQ(spec.model_type, "gemma4");
+  EXPECT_EQ(spec.count_mlp(MlpKind::dense), 60);
+  EXPECT_EQ(spec.num_experts, 0);
   EXPECT_EQ(spec.kv_heads_of(0), 16);
   EXPECT_EQ(spec.head_dim_of(0), 256);
   EXPECT_EQ(spec.kv_heads_of(5), 4);
@@ -389,8 +388,8 @@ TEST(PublishedCardsGemmaFour, ThirtyOneBMatchesTheCardAndTheCheckpoint) {
   EXPECT_EQ(spec.sliding_window[4], 1024);
   const ParamCounts c = count_params(spec);
   EXPECT_TRUE(matches_card(c.total, {30.7 * kB, 0.1 * kB}));
-  // The checkpoint's tensor list (the source note): 31,273,088,876 less the vision tower and its
-  // embedder (575,743,536) and the 60 one-element layer_scalar tensors ladle does not list.
+  // The BF16 checkpoint's tensor list (the source note): 31,273,088,876 less the vision tower and
+  // its embedder (575,743,536) and the 60 one-element layer_scalar buffers ladle does not list.
   EXPECT_EQ(c.total, 31'273'088'876 - 575'743'536 - 60);
   for (const TensorInfo& t : tensor_inventory(spec)) {
     EXPECT_NE(t.name, "model.layers.5.self_attn.v_proj.weight");
@@ -406,7 +405,100 @@ TEST(PublishedCardsGemmaFour, ThirtyOneBMatchesTheCardAndTheCheckpoint) {
   }
 }
 
-// The smaller and MoE checkpoints' parts are refused by name, not counted without them.
+// The values file written from the same checkpoint's published figures reads to the same model as
+// the verbatim config.
+TEST(PublishedCardsGemmaFour, ValuesFileAgreesWithTheVerbatimConfig) {
+  const ModelSpec real = load_model(real_config("gemma-4-31b-it"));
+  const ModelSpec values = load_model(test::source_path("tests/data/model/gemma-4-31b-it_values.json"));
+  EXPECT_EQ(count_params(real).total, count_params(values).total);
+  EXPECT_EQ(tensor_inventory(real), tensor_inventory(values));
+}
+
+// Gemma 4 model card: 26B A4B, 25.2B total and 3.8B active parameters (as public copies of the
+// card quote it; tests/data/model/real_gemma-4-26b-a4b.source.txt). The config is
+// google/gemma-4-26B-A4B's, verbatim. Every one of its 30 layers has a dense GeGLU MLP of 2,112
+// (read as a shared expert) beside 128 routed experts of 704, top 8 (transformers
+// modeling_gemma4.py @ c308a309, Gemma4TextDecoderLayer).
+TEST(PublishedCardsGemmaFour, TwentySixBAFourBMatchesTheCard) {
+  const ModelSpec spec = load_model(real_config("gemma-4-26b-a4b"));
+  EXPECT_EQ(spec.model_type, "gemma4");
+  EXPECT_EQ(spec.count_mlp(MlpKind::moe), 30);
+  EXPECT_EQ(spec.num_experts, 128);
+  EXPECT_EQ(spec.experts_per_token, 8);
+  EXPECT_EQ(spec.moe_intermediate_size, 704);
+  EXPECT_EQ(spec.shared_expert_intermediate_size, 2112);
+  EXPECT_FALSE(spec.router_correction_bias);
+  EXPECT_EQ(spec.kv_heads_of(0), 8);
+  EXPECT_EQ(spec.kv_heads_of(5), 2);
+  EXPECT_EQ(spec.head_dim_of(5), 512);
+  EXPECT_TRUE(spec.k_eq_v_of(5));
+  const ParamCounts c = count_params(spec);
+  EXPECT_TRUE(matches_card(c.total, {25.2 * kB, 0.1 * kB}));
+  EXPECT_TRUE(matches_card(c.active, {3.8 * kB, 0.1 * kB}));
+  // By hand from the modeling code's shapes: the tied embedding 262,144 x 2,816 (738,197,504);
+  // 25 sliding layers of q 4,096 + k 2,048 + v 2,048 + o 4,096 wide by 2,816 and two head norms
+  // of 256 (34,603,520 each); 5 full layers of q 8,192 + k 1,024 + o 8,192 and two norms of 512
+  // (49,021,952 each); on every layer the dense MLP 3 x 2,112 x 2,816 (17,842,176), the experts
+  // 128 x 3 x 704 x 2,816 (761,266,176), the router 128 x 2,816 + 2,816 + 128 (363,392) and seven
+  // norms of 2,816 (19,712); the final norm.
+  EXPECT_EQ(c.total, int64_t{738'197'504} + 25 * 34'603'520 + 5 * 49'021'952 +
+                         int64_t{30} * (17'842'176 + 761'266'176 + 363'392 + 19'712) + 2'816);
+  EXPECT_EQ(c.total, 25'233'141'760);
+  // Active: 8 of the 128 experts per layer.
+  EXPECT_EQ(c.active, c.total - 30 * 120 * 3 * 704 * int64_t{2816});
+  bool saw_experts = false;
+  bool saw_dense = false;
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    if (t.name == "model.layers.0.experts.gate_up_proj") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{2 * 704, 2816}));
+      EXPECT_EQ(t.copies, 128);
+      EXPECT_EQ(t.active_copies, 8);
+      saw_experts = true;
+    }
+    if (t.name == "model.layers.0.mlp.gate_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{2112, 2816}));
+      EXPECT_EQ(t.role, TensorRole::shared_expert);
+      saw_dense = true;
+    }
+    if (t.name == "model.layers.0.router.proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{128, 2816}));
+    }
+  }
+  EXPECT_TRUE(saw_experts);
+  EXPECT_TRUE(saw_dense);
+}
+
+// More experts per token than experts names top_k_experts.
+TEST(PublishedCardsGemmaFour, MoreExpertsPerTokenThanExpertsIsRefused) {
+  const std::string text = R"({"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2,
+    "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16,
+    "intermediate_size": 128, "sliding_window": 8, "enable_moe_block": true, "num_experts": 4,
+    "top_k_experts": 8, "moe_intermediate_size": 32, "layer_types": ["sliding_attention", "full_attention"]})";
+  try {
+    (void)parse_config(text, "config.json", "tiny");
+    ADD_FAILURE() << "top_k_experts 8 of 4 experts was read";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.where().field_path, "top_k_experts") << e.describe();
+  }
+}
+
+// Without attention_k_eq_v the full layers keep num_key_value_heads (Gemma4TextAttention takes
+// num_global_key_value_heads only on layers whose keys are their values).
+TEST(PublishedCardsGemmaFour, GlobalKeyValueHeadsOnlyWhereKeysAreValues) {
+  const std::string base = R"({"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2,
+    "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+    "global_head_dim": 32, "num_global_key_value_heads": 1, "intermediate_size": 128,
+    "sliding_window": 8, "layer_types": ["sliding_attention", "full_attention"], "attention_k_eq_v": )";
+  const ModelSpec separate = parse_config(base + "false}", "config.json", "tiny");
+  EXPECT_EQ(separate.kv_heads_of(1), 2);
+  EXPECT_EQ(separate.head_dim_of(1), 32);
+  EXPECT_FALSE(separate.k_eq_v_of(1));
+  const ModelSpec shared = parse_config(base + "true}", "config.json", "tiny");
+  EXPECT_EQ(shared.kv_heads_of(1), 1);
+  EXPECT_TRUE(shared.k_eq_v_of(1));
+}
+
+// The smaller checkpoints' parts are refused by name, not counted without them.
 TEST(PublishedCardsGemmaFour, SharedKeyValueLayersAreRefused) {
   const std::string text = R"({"model_type": "gemma4_text", "hidden_size": 64, "num_hidden_layers": 2,
     "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16,

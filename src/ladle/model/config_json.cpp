@@ -161,7 +161,7 @@ class ConfigReader {
       limit = limits::kMaxVocabulary;
       what = "vocabularies";
     } else if (k == "num_local_experts" || k == "num_experts" || k == "n_routed_experts" ||
-               k == "num_experts_per_tok" || k == "n_shared_experts") {
+               k == "num_experts_per_tok" || k == "n_shared_experts" || k == "top_k_experts") {
       limit = limits::kMaxExperts;
       what = "experts";
     } else if (k == "num_hidden_layers" || k == "n_layer" || k == "first_k_dense_replace" || k == "max_window_layers" ||
@@ -905,13 +905,15 @@ void step3p5_layers(const ConfigReader& in, ModelSpec& spec) {
 }
 // ---- end step3p7 ----
 
-// ---- gemma4: Gemma 4's global layers (per-layer attention geometry) ----
+// ---- gemma4: Gemma 4's global layers (per-layer attention geometry) and its MoE block ----
 // Gemma4TextModel (sgl-project/sglang python/sglang/srt/models/gemma4_causal.py @ ffc490ec;
-// google/gemma-4-31B-it's checkpoint shapes): layer_types full/sliding; the full (global) layers
-// have num_global_key_value_heads key/value heads of global_head_dim, and under attention_k_eq_v
-// their keys are their values (no v_proj); q/k norms per head of the layer's head size. The parts
-// of the smaller and MoE checkpoints (layers sharing earlier layers' keys and values, per-layer
-// token embeddings, the MoE block, the double-wide MLP of shared layers) are refused by name.
+// huggingface/transformers src/transformers/models/gemma4/modeling_gemma4.py @ c308a309,
+// Gemma4TextAttention; google/gemma-4-31B-it's checkpoint shapes): layer_types full/sliding; the
+// full (global) layers have heads of global_head_dim and, under attention_k_eq_v, keys that are
+// their values (no v_proj) over num_global_key_value_heads key/value heads (without it they keep
+// num_key_value_heads); q/k norms per head of the layer's head size. The parts of the smaller
+// checkpoints (layers sharing earlier layers' keys and values, per-layer token embeddings, the
+// double-wide MLP of shared layers) are refused by name.
 void gemma4_layers(const ConfigReader& in, ModelSpec& spec) {
   if (in.non_negative_or("num_kv_shared_layers", 0) > 0) {
     in.fail("num_kv_shared_layers", "layers sharing earlier layers' keys and values are not read for gemma4 (expected 0)");
@@ -919,20 +921,21 @@ void gemma4_layers(const ConfigReader& in, ModelSpec& spec) {
   if (in.non_negative_or("hidden_size_per_layer_input", 0) > 0) {
     in.fail("hidden_size_per_layer_input", "per-layer token embeddings are not read for gemma4 (expected 0)");
   }
-  if (in.boolean_or("enable_moe_block", false)) in.fail("enable_moe_block", "the MoE block is not read for gemma4 (expected false)");
   if (in.boolean_or("use_double_wide_mlp", false)) {
     in.fail("use_double_wide_mlp", "the double-wide MLP is not read for gemma4 (expected false)");
   }
   if (!in.has("layer_types")) in.fail("layer_types", "missing required field (gemma4's full and sliding layers)");
   const std::vector<size_t> types =
       in.per_layer("layer_types", spec.num_layers, {"full_attention", "sliding_attention"});
-  const int64_t global_kv = in.has("num_global_key_value_heads") ? in.positive("num_global_key_value_heads") : spec.num_kv_heads;
+  const bool k_eq_v = in.boolean_or("attention_k_eq_v", false);
+  // Gemma4TextAttention takes num_global_key_value_heads only on the layers whose keys are values.
+  const int64_t global_kv =
+      k_eq_v && in.has("num_global_key_value_heads") ? in.positive("num_global_key_value_heads") : spec.num_kv_heads;
   const int64_t global_dim = in.has("global_head_dim") ? in.positive("global_head_dim") : spec.head_dim;
   if (spec.num_heads % global_kv != 0) {
     in.fail("num_global_key_value_heads", fmt::format("num_attention_heads {} is not divisible by {}", spec.num_heads,
                                                       global_kv));
   }
-  const bool k_eq_v = in.boolean_or("attention_k_eq_v", false);
   const auto n = static_cast<size_t>(spec.num_layers);
   spec.layer_kv_heads.assign(n, spec.num_kv_heads);
   spec.layer_head_dim.assign(n, spec.head_dim);
@@ -948,6 +951,28 @@ void gemma4_layers(const ConfigReader& in, ModelSpec& spec) {
       spec.layer_k_eq_v[i] = k_eq_v;
     }
   }
+}
+
+// Gemma 4's MLP (modeling_gemma4.py @ c308a309, Gemma4TextDecoderLayer): every layer has a dense
+// GeGLU MLP of intermediate_size; under enable_moe_block every layer also routes the same input
+// to top_k_experts of num_experts experts of moe_intermediate_size (Gemma4TextRouter: a scale of
+// hidden and one per expert beside its [experts, hidden] projection) and sums both outputs, each
+// with its own norms. The dense MLP runs for every token beside the routed experts, which is what
+// a shared expert of intermediate_size is, so it is read as one (Megatron-Core's
+// moe_shared_expert_intermediate_size).
+void mlp_gemma4_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.intermediate_size = in.positive("intermediate_size");
+  if (!in.boolean_or("enable_moe_block", false)) return;  // the dense checkpoints (31B)
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("num_experts");
+  spec.experts_per_token = in.positive("top_k_experts");
+  if (spec.experts_per_token > spec.num_experts) {
+    in.fail("top_k_experts", fmt::format("{} experts per token exceeds the {} experts of num_experts",
+                                         spec.experts_per_token, spec.num_experts));
+  }
+  spec.num_shared_experts = 1;
+  spec.shared_expert_intermediate_size = spec.intermediate_size;
+  spec.mlp.assign(static_cast<size_t>(spec.num_layers), MlpKind::moe);
 }
 // ---- end gemma4 ----
 
@@ -1381,6 +1406,7 @@ constexpr NamedPart kMlpParts[] = {
     {"per_layer_pattern", nullptr},
     {"deepseek_v4_moe", mlp_deepseek_v4_moe},
     {"minimax_m3_moe", mlp_minimax_m3_moe},  // minimax_m3
+    {"gemma4_moe", mlp_gemma4_moe},          // gemma4
 };
 // Per-layer patterns, read in the row's order after attention and MLP.
 constexpr NamedPart kLayerParts[] = {

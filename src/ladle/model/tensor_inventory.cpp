@@ -331,6 +331,24 @@ class InventoryBuilder {
                  TensorRole::shared_expert, false);
       return;
     }
+    if (spec_.model_type.starts_with("gemma4")) {
+      // Gemma4TextDecoderLayer (transformers modeling_gemma4.py @ c308a309): the dense GeGLU
+      // MLP (mlp.*, always on: read as the shared expert) and its post-norm, the router
+      // (proj [E, hidden], a scale of hidden and a per-expert scale), the experts stacked as
+      // gate_up_proj [E, 2 x width, hidden] and down_proj [E, hidden, width], and the routed
+      // branch's pre- and post-norms.
+      const TensorSplit rep = TensorSplit::replicated;
+      add_swiglu(p + "mlp.", spec_.shared_expert_intermediate_size, s, layer, TensorRole::shared_expert, false);
+      add(p + "post_feedforward_layernorm_1.weight", {h}, s, layer, TensorRole::norm, rep);
+      add(p + "router.proj.weight", {e, h}, s, layer, TensorRole::router, rep);
+      add(p + "router.scale", {h}, s, layer, TensorRole::router, rep);
+      add(p + "router.per_expert_scale", {e}, s, layer, TensorRole::router, rep);
+      add(p + "pre_feedforward_layernorm_2.weight", {h}, s, layer, TensorRole::norm, rep);
+      add(p + "experts.gate_up_proj", {2 * w, h}, s, layer, x, ep, e, k, col);
+      add(p + "experts.down_proj", {h, w}, s, layer, x, ep, e, k, row);
+      add(p + "post_feedforward_layernorm_2.weight", {h}, s, layer, TensorRole::norm, rep);
+      return;
+    }
     if (spec_.model_type == "gpt_oss") {
       // Experts are stored stacked: gate_up_proj [E, hidden, 2 * width], down_proj [E, width, hidden].
       const std::string m = p + "mlp.";
