@@ -16,6 +16,7 @@
 #include "ladle/hw/catalog.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/rl/rollout.hpp"
+#include "ladle/rl/rollout_json.hpp"
 #include "ladle/rl/serving_data.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/table.hpp"
@@ -44,27 +45,6 @@ std::string layout_text(const rl::EngineLayout& e) {
                      e.dp_attention, e.ep, e.mem_fraction, e.weight_bits, e.kv_bits);
 }
 
-nlohmann::ordered_json layout_json(const rl::EngineLayout& e) {
-  nlohmann::ordered_json j;
-  j["gpus"] = e.gpus;
-  j["tp"] = e.tp;
-  j["dp_attention"] = e.dp_attention;
-  j["ep"] = e.ep;
-  j["mem_fraction"] = e.mem_fraction;
-  j["weight_bits"] = e.weight_bits;
-  j["kv_bits"] = e.kv_bits;
-  return j;
-}
-
-nlohmann::ordered_json memory_json(const rl::RolloutMemory& m) {
-  nlohmann::ordered_json j;
-  j["weights_gib"] = m.weights_bytes / kGiB;
-  j["kv_gib"] = m.kv_bytes / kGiB;
-  j["other_gib"] = m.other_bytes / kGiB;
-  j["kv_tokens"] = m.kv_tokens;
-  return j;
-}
-
 void write_memory(std::ostream& out, const rl::RolloutMemory& m) {
   out << fmt::format("memory per GPU: weights {:.1f} GiB, KV pool {:.1f} GiB ({:.0f} tokens per engine), "
                      "outside the memory fraction {:.1f} GiB\n",
@@ -85,40 +65,7 @@ void run_calibrate(const RolloutOptions& o, Io& io) {
     f << rl::fit_yaml(fit);
   }
   if (o.json) {
-    nlohmann::ordered_json j;
-    nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-    for (const rl::ServingFitRow& r : fit.rows) {
-      nlohmann::ordered_json row;
-      row["id"] = r.row->id;
-      row["from"] = r.row->from;
-      row["source"] = r.row->source;
-      row["model"] = r.row->model;
-      row["gpu"] = r.row->gpu;
-      row["engine"] = r.row->engine;
-      row["layout"] = layout_json(r.row->layout);
-      row["concurrency"] = r.row->point.concurrency;
-      row["input"] = r.row->point.input_tokens;
-      row["output"] = r.row->point.output_tokens;
-      row["measured_tokens_per_s_per_engine"] = r.row->measured;
-      row["fitted"] = r.fitted;
-      row["held_out"] = r.held_out;
-      row["held_out_lo"] = r.lo;
-      row["held_out_hi"] = r.hi;
-      rows.push_back(row);
-    }
-    j["rows"] = rows;
-    j["hbm_fraction"] = fit.constants.hbm_fraction;
-    j["hbm_fraction_range"] = {fit.hbm_fraction_lo, fit.hbm_fraction_hi};
-    j["step_overhead_s"] = fit.constants.step_overhead_s;
-    j["step_overhead_s_range"] = {fit.step_overhead_lo, fit.step_overhead_hi};
-    j["layer_overhead_s"] = fit.constants.layer_overhead_s;
-    j["layer_overhead_s_range"] = {fit.layer_overhead_lo, fit.layer_overhead_hi};
-    j["log_lo"] = fit.constants.log_lo;
-    j["log_hi"] = fit.constants.log_hi;
-    j["sources"] = fit.sources;
-    j["median_abs_error_fitted"] = fit.median_abs_error_fitted;
-    j["median_abs_error_held_out"] = fit.median_abs_error_held_out;
-    io.out << j.dump(2) << "\n";
+    io.out << rl::to_json(fit).dump(2) << "\n";
   } else {
     util::Table t;
     t.header = {"row", "measured", "fitted", "held out", "error", "80% interval"};
@@ -157,26 +104,14 @@ void run_rollout(RolloutOptions o, Io& io) {
   nlohmann::ordered_json j;
   j["model"] = model.name;
   j["gpu"] = gpu.name;
-  j["engine"] = layout_json(o.engine);
+  j["engine"] = rl::to_json(o.engine);
   if (o.work.prompts > 0) {
     if (o.work.response_max == 0) o.work.response_max = o.work.response_mean;
     const rl::RolloutEstimate r = rl::estimate_rollout(model, gpu, o.engine, o.engines, o.work, k);
     if (o.json) {
       j["engines"] = o.engines;
-      j["workload"] = {{"prompts", o.work.prompts},
-                       {"samples_per_prompt", o.work.samples_per_prompt},
-                       {"prompt_tokens", o.work.prompt_tokens},
-                       {"response_mean", o.work.response_mean},
-                       {"response_max", o.work.response_max}};
-      j["seconds"] = r.seconds;
-      j["seconds_lo"] = r.seconds_lo;
-      j["seconds_hi"] = r.seconds_hi;
-      j["prefill_seconds"] = r.prefill_seconds;
-      j["decode_seconds"] = r.decode_seconds;
-      j["output_tokens_per_s"] = r.output_tokens_per_s;
-      j["concurrency_per_engine"] = r.concurrency;
-      j["bound"] = r.bound;
-      j["memory_per_gpu"] = memory_json(r.memory);
+      j["workload"] = rl::to_json(o.work);
+      j.update(rl::to_json(r));
       j["constants_source"] = k.source;
       io.out << j.dump(2) << "\n";
     } else {
@@ -200,14 +135,10 @@ void run_rollout(RolloutOptions o, Io& io) {
     const rl::ServingEstimate s = rl::estimate_serving(model, gpu, o.engine, p, k);
     const rl::RolloutMemory mem = rl::engine_memory(model, gpu, o.engine);
     if (o.json) {
-      j["concurrency"] = p.concurrency;
-      j["input_tokens"] = p.input_tokens;
-      j["output_tokens"] = p.output_tokens;
-      j["output_tokens_per_s"] = s.output_tokens_per_s;
-      j["lo"] = s.lo;
-      j["hi"] = s.hi;
+      j.update(rl::to_json(p));
+      j.update(rl::to_json(s));
       j["output_tokens_per_s_per_gpu"] = s.output_tokens_per_s / o.engine.gpus;
-      j["memory_per_gpu"] = memory_json(mem);
+      j["memory_per_gpu"] = rl::to_json(mem);
       j["constants_source"] = k.source;
       io.out << j.dump(2) << "\n";
     } else {
