@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/hw/catalog.hpp"
+#include "ladle/hw/gpu_json.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -22,53 +24,13 @@ struct GpuOptions {
 
 std::string number(double value) { return fmt::format("{:g}", value); }
 
-nlohmann::ordered_json instance_json(const InstanceSpec& i) {
-  nlohmann::ordered_json j;
-  j["name"] = i.name;
-  j["provider"] = i.provider;
-  j["gpu"] = i.gpu;
-  j["gpu_count"] = i.gpu_count;
-  j["network_gbps"] = i.network_gbps;
-  j["network"] = i.network;
-  j["fabric"] = i.fabric;
-  j["nics"] = i.nics;
-  j["nic_gbps"] = i.nic_gbps;
-  j["nvlink_domain"] = i.nvlink_domain;
-  j["host_memory_gib"] = i.host_memory_gib;
-  j["vcpus"] = i.vcpus;
-  j["usd_per_hour"] = i.usd_per_hour;
-  j["usd_per_gpu_hour"] = i.usd_per_gpu_hour();
-  j["price_region"] = i.price_region;
-  j["price_date"] = i.price_date;
-  j["price_source"] = i.price_source;
-  j["sources"] = i.sources;
-  return j;
-}
-
+// The GPU with the catalog's nodes built on it.
 nlohmann::ordered_json gpu_json(const GpuSpec& g) {
-  nlohmann::ordered_json j;
-  j["name"] = g.name;
-  j["display_name"] = g.display_name;
-  j["vendor"] = g.vendor;
-  j["aliases"] = g.aliases;
-  j["bf16_dense_tflops"] = g.bf16_dense_tflops;
-  j["fp8_dense_tflops"] = g.fp8_dense_tflops;
-  j["hbm_gb"] = g.hbm_gb;
-  j["hbm_gib"] = g.hbm_gib();
-  j["hbm_tb_per_s"] = g.hbm_tb_per_s;
-  j["intra_node_gb_per_s"] = g.intra_node_gb_per_s;
-  j["intra_node_link"] = g.intra_node_link;
-  j["gpus_per_node"] = g.gpus_per_node;
-  j["nvlink_domain_gpus"] = g.nvlink_domain_gpus;
-  j["tdp_w"] = g.tdp_w;
-  nlohmann::ordered_json instances = nlohmann::ordered_json::array();
+  std::vector<InstanceSpec> on_it;
   for (const InstanceSpec& i : hw::instances()) {
-    if (i.gpu == g.name) instances.push_back(instance_json(i));
+    if (i.gpu == g.name) on_it.push_back(i);
   }
-  j["instances"] = instances;
-  j["sources"] = g.sources;
-  j["checked"] = g.checked;
-  return j;
+  return hw::to_json(g, on_it);
 }
 
 void render_one(const GpuSpec& g, std::ostream& out) {
@@ -137,7 +99,7 @@ void run_gpu(const GpuOptions& options, Io& io) {
     for (const GpuSpec& g : hw::gpus()) gpus.push_back(gpu_json(g));
     out["gpus"] = gpus;
     nlohmann::ordered_json instances = nlohmann::ordered_json::array();
-    for (const InstanceSpec& i : hw::instances()) instances.push_back(instance_json(i));
+    for (const InstanceSpec& i : hw::instances()) instances.push_back(hw::to_json(i));
     out["instances"] = instances;
     io.out << out.dump(2) << "\n";
   } else {

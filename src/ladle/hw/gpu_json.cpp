@@ -1,0 +1,53 @@
+// gpu_json.cpp: the JSON form of GpuSpec and InstanceSpec.
+#include "ladle/hw/gpu_json.hpp"
+
+namespace ladle::hw {
+
+nlohmann::ordered_json to_json(const InstanceSpec& i) {
+  nlohmann::ordered_json j;
+  j["name"] = i.name;
+  j["provider"] = i.provider;
+  j["gpu"] = i.gpu;
+  j["gpu_count"] = i.gpu_count;
+  j["network_gbps"] = i.network_gbps;
+  j["network"] = i.network;
+  j["fabric"] = i.fabric;
+  j["nics"] = i.nics;
+  j["nic_gbps"] = i.nic_gbps;
+  j["nvlink_domain"] = i.nvlink_domain;
+  j["host_memory_gib"] = i.host_memory_gib;
+  j["vcpus"] = i.vcpus;
+  j["usd_per_hour"] = i.usd_per_hour;
+  j["usd_per_gpu_hour"] = i.usd_per_gpu_hour();
+  j["price_region"] = i.price_region;
+  j["price_date"] = i.price_date;
+  j["price_source"] = i.price_source;
+  j["sources"] = i.sources;
+  return j;
+}
+
+nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>& instances) {
+  nlohmann::ordered_json j;
+  j["name"] = g.name;
+  j["display_name"] = g.display_name;
+  j["vendor"] = g.vendor;
+  j["aliases"] = g.aliases;
+  j["bf16_dense_tflops"] = g.bf16_dense_tflops;
+  j["fp8_dense_tflops"] = g.fp8_dense_tflops;
+  j["hbm_gb"] = g.hbm_gb;
+  j["hbm_gib"] = g.hbm_gib();
+  j["hbm_tb_per_s"] = g.hbm_tb_per_s;
+  j["intra_node_gb_per_s"] = g.intra_node_gb_per_s;
+  j["intra_node_link"] = g.intra_node_link;
+  j["gpus_per_node"] = g.gpus_per_node;
+  j["nvlink_domain_gpus"] = g.nvlink_domain_gpus;
+  j["tdp_w"] = g.tdp_w;
+  nlohmann::ordered_json on_it = nlohmann::ordered_json::array();
+  for (const InstanceSpec& i : instances) on_it.push_back(to_json(i));
+  j["instances"] = on_it;
+  j["sources"] = g.sources;
+  j["checked"] = g.checked;
+  return j;
+}
+
+}  // namespace ladle::hw
