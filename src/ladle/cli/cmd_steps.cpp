@@ -13,6 +13,7 @@
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/runlog/run_log.hpp"
+#include "ladle/runlog/run_log_json.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -35,39 +36,6 @@ std::string cell(const std::optional<double>& value, const char* spec) {
 
 std::string cell(const std::optional<int64_t>& value) { return value ? fmt::format("{}", *value) : "-"; }
 
-nlohmann::ordered_json json_number(const std::optional<double>& value) {
-  if (!value) return nullptr;
-  if (std::isnan(*value)) return "nan";
-  if (std::isinf(*value)) return *value > 0 ? "inf" : "-inf";
-  return *value;
-}
-
-nlohmann::ordered_json json_integer(const std::optional<int64_t>& value) {
-  if (!value) return nullptr;
-  return *value;
-}
-
-// The memory lines (MiB as Megatron prints them) in GiB, and the peaks over the ranks.
-nlohmann::ordered_json memory_json(const runlog::RunLog& log) {
-  nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
-  for (const runlog::MemoryReport& r : log.memory) {
-    nlohmann::ordered_json j;
-    j["rank"] = r.rank >= 0 ? nlohmann::ordered_json(r.rank) : nlohmann::ordered_json(nullptr);
-    j["after_iterations"] = r.after_iterations;
-    j["allocated_gib"] = r.allocated_mib / 1024.0;
-    j["max_allocated_gib"] = r.max_allocated_mib / 1024.0;
-    j["reserved_gib"] = r.reserved_mib / 1024.0;
-    j["max_reserved_gib"] = r.max_reserved_mib / 1024.0;
-    j["line"] = r.line;
-    ranks.push_back(std::move(j));
-  }
-  nlohmann::ordered_json out;
-  out["peak_max_allocated_gib"] = runlog::peak_allocated_gib(log.memory);
-  out["peak_max_reserved_gib"] = runlog::peak_reserved_gib(log.memory);
-  out["ranks"] = std::move(ranks);
-  return out;
-}
-
 std::string memory_line(const runlog::RunLog& log) {
   int64_t worst_rank = -1;
   double worst = -1;
@@ -83,26 +51,6 @@ std::string memory_line(const runlog::RunLog& log) {
                      worst_rank >= 0 ? fmt::format(" (rank {})", worst_rank) : std::string());
 }
 
-nlohmann::ordered_json to_json(const runlog::RunLog& log) {
-  nlohmann::ordered_json steps = nlohmann::ordered_json::array();
-  for (const Step& step : log.steps) {
-    nlohmann::ordered_json s;
-    s["step"] = step.step;
-    s["iterations"] = step.iterations;
-    s["step_time_s"] = json_number(step.step_time_s);
-    s["loss"] = json_number(step.loss);
-    s["grad_norm"] = json_number(step.grad_norm);
-    s["learning_rate"] = json_number(step.learning_rate);
-    s["samples"] = json_integer(step.samples);
-    s["tokens"] = json_integer(step.tokens);
-    s["skipped_iterations"] = step.skipped_iterations;
-    s["timestamp"] = step.timestamp ? nlohmann::ordered_json(*step.timestamp) : nlohmann::ordered_json(nullptr);
-    s["line"] = step.line;
-    steps.push_back(std::move(s));
-  }
-  return steps;
-}
-
 void run_steps(const StepsOptions& options, Io& io) {
   std::optional<runlog::LogFormat> forced;
   if (!options.format.empty()) forced = runlog::parse_log_format(options.format);
@@ -111,20 +59,7 @@ void run_steps(const StepsOptions& options, Io& io) {
 
   if (options.json) {
     nlohmann::ordered_json out = nlohmann::ordered_json::array();
-    for (const runlog::RunLog& log : logs) {
-      nlohmann::ordered_json entry;
-      entry["path"] = log.path;
-      entry["format"] = runlog::to_string(log.format);
-      entry["records"] = log.steps.size();
-      entry["log_interval"] = log.log_interval;
-      entry["first_timestamp"] = log.first_timestamp ? nlohmann::ordered_json(*log.first_timestamp) : nullptr;
-      entry["last_timestamp"] = log.last_timestamp ? nlohmann::ordered_json(*log.last_timestamp) : nullptr;
-      entry["span_s"] = log.span_s ? nlohmann::ordered_json(*log.span_s) : nullptr;
-      entry["notes"] = log.notes;
-      if (!log.memory.empty()) entry["memory"] = memory_json(log);
-      entry["steps"] = to_json(log);
-      out.push_back(std::move(entry));
-    }
+    for (const runlog::RunLog& log : logs) out.push_back(runlog::to_json(log));
     io.out << out.dump(2) << "\n";
     io.exit_code = kExitOk;
     return;
