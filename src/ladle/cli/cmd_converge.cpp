@@ -15,6 +15,7 @@
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/verify/convergence.hpp"
+#include "ladle/verify/convergence_json.hpp"
 #include "ladle/verify/log_identity.hpp"
 
 namespace ladle::cli {
@@ -57,39 +58,7 @@ std::string recorded_log(const std::string& log, const std::string& recipe_path,
   return copy.lexically_relative(folder).generic_string();
 }
 
-void print_json(const verify::ConvergenceReport& r, Io& io) {
-  nlohmann::ordered_json out;
-  out["reference"] = r.reference_path;
-  out["candidate"] = r.candidate_path;
-  out["result"] = r.passed ? "pass" : "fail";
-  out["steps"] = r.steps;
-  out["correlation"] = r.correlation ? nlohmann::ordered_json(*r.correlation) : nullptr;
-  out["final_loss_difference"] = r.final_loss_difference ? nlohmann::ordered_json(*r.final_loss_difference) : nullptr;
-  out["pointwise_failures"] = r.pointwise_failures;
-  out["outliers"] = r.outliers;
-  out["reasons"] = r.reasons;
-  nlohmann::ordered_json thresholds;
-  thresholds["correlation_min"] = r.thresholds.correlation_min;
-  thresholds["final_loss_tolerance"] = r.thresholds.final_loss_tolerance;
-  thresholds["max_failure_ratio"] = r.thresholds.max_failure_ratio;
-  thresholds["max_outlier_ratio"] = r.thresholds.max_outlier_ratio;
-  thresholds["source"] = r.thresholds.source;
-  out["thresholds"] = std::move(thresholds);
-  nlohmann::ordered_json points = nlohmann::ordered_json::array();
-  for (const auto& p : r.points) {
-    nlohmann::ordered_json j;
-    j["step"] = p.step;
-    j["reference"] = p.reference;
-    j["candidate"] = p.candidate;
-    j["relative_difference"] = p.relative_difference;
-    j["tolerance"] = p.tolerance;
-    j["failed"] = p.failed;
-    j["outlier"] = p.outlier;
-    points.push_back(std::move(j));
-  }
-  out["points"] = std::move(points);
-  io.out << out.dump(2) << "\n";
-}
+void print_json(const verify::ConvergenceReport& r, Io& io) { io.out << verify::to_json(r).dump(2) << "\n"; }
 
 void print_table(const verify::ConvergenceReport& r, Io& io) {
   io.out << fmt::format("reference: {}\ncandidate: {}\n", r.reference_path, r.candidate_path);
