@@ -20,6 +20,7 @@
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 #include "ladle/verify/config_diff.hpp"
+#include "ladle/verify/config_diff_json.hpp"
 
 namespace ladle::cli {
 
@@ -111,42 +112,8 @@ void run_diff(const DiffOptions& options, Io& io) {
   const auto where = [](const std::string& file, const std::string& script, int line, bool present) {
     return present && line > 0 ? fmt::format("{}:{}", file.empty() ? script : file, line) : std::string("-");
   };
-  const auto to_json = [&a_path, &b_path](const verify::ArgDifference& d) {
-    nlohmann::ordered_json j;
-    j["flag"] = d.flag;
-    j["section"] = d.section;
-    j["launch"] = d.launch;
-    j["a"] = d.a ? nlohmann::ordered_json(*d.a) : nullptr;
-    j["b"] = d.b ? nlohmann::ordered_json(*d.b) : nullptr;
-    j["class"] = verify::to_string(d.arg_class);
-    j["reason"] = d.reason;
-    j["line_a"] = d.line_a;
-    j["line_b"] = d.line_b;
-    // Where each side's value comes from: "FILE:LINE" (a sourced file, or the script itself).
-    const auto source = [](const std::string& file, const std::string& script, int line) {
-      return line > 0 ? nlohmann::ordered_json(fmt::format("{}:{}", file.empty() ? script : file, line)) : nullptr;
-    };
-    j["source_a"] = source(d.file_a, a_path, d.line_a);
-    j["source_b"] = source(d.file_b, b_path, d.line_b);
-    return j;
-  };
   if (options.json) {
-    nlohmann::ordered_json out;
-    out["a"] = diff.a_path;
-    out["b"] = diff.b_path;
-    out["flags_compared"] = diff.flags_compared;
-    out["launches_a"] = diff.launches_a;
-    out["launches_b"] = diff.launches_b;
-    nlohmann::ordered_json differences = nlohmann::ordered_json::array();
-    for (const auto& d : diff.differences) differences.push_back(to_json(d));
-    out["differences"] = std::move(differences);
-    nlohmann::ordered_json unresolved = nlohmann::ordered_json::array();
-    for (const auto& d : diff.unresolved) unresolved.push_back(to_json(d));
-    out["unresolved"] = std::move(unresolved);
-    out["worst"] = diff.worst ? nlohmann::ordered_json(verify::to_string(*diff.worst)) : nullptr;
-    out["configuration"] = diff.configuration;
-    out["verdict"] = diff.verdict;
-    out["notes"] = diff.notes;
+    nlohmann::ordered_json out = verify::to_json(diff);
     out["rules"] = rules.file;
     io.out << out.dump(2) << "\n";
   } else {
