@@ -169,19 +169,15 @@ struct ModelSpec {
   std::vector<int64_t> layer_heads;           ///< query heads per layer; empty: num_heads
   std::vector<int64_t> layer_head_dim;        ///< q/k head size per layer; empty: head_dim
   std::vector<int64_t> layer_value_head_dim;  ///< value head size per layer; empty: gqa_value_head_dim()
-  /// Layers that reuse an earlier layer's keys and values (Gemma 4's num_kv_shared_layers): no
-  /// k/v projections, no k-norm and no KV cache of their own. Empty: none.
+  /// Layers that reuse an earlier layer's keys and values (Gemma 4's num_kv_shared_layers, which
+  /// the reader still refuses: no verbatim E2B/E4B config checked): no k/v projections, no k-norm
+  /// and no KV cache of their own. Empty: none.
   std::vector<bool> layer_kv_shared;
   /// Keys double as values on these layers (Gemma 4's attention_k_eq_v on full layers): no v_proj.
   std::vector<bool> layer_k_eq_v;
   /// A head-wise sigmoid gate on the attention output: g_proj [heads, hidden] (Step-3.7-Flash's
   /// use_head_wise_attn_gate), one gate value per query head.
   bool head_wise_attention_gate = false;
-  /// Per-layer token embeddings (Gemma 4's PLE): a [vocab_size_per_layer_input, layers x width]
-  /// table, its projection from the hidden state [layers x width, hidden] with a norm of width,
-  /// and per layer a gate [width, hidden], a projection [hidden, width] and a norm of hidden.
-  int64_t per_layer_input_width = 0;   ///< hidden_size_per_layer_input; 0: none
-  int64_t per_layer_input_vocab = 0;   ///< vocab_size_per_layer_input
   /// A value the config did not hold that the type's row supplied from a published source.
   struct AssumedValue {
     std::string key;     ///< the config key ("attention_other_setting")
