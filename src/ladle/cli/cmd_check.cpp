@@ -10,6 +10,7 @@
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/plan/scenario.hpp"
 #include "ladle/recipe/catalog.hpp"
+#include "ladle/check/check_json.hpp"
 #include "ladle/check/rules.hpp"
 #include "ladle/util/text.hpp"
 
@@ -81,19 +82,7 @@ int run_check(const CheckOptions& opt, Io& io) {
   if (opt.json) {
     nlohmann::ordered_json j;
     j["recipes"] = nlohmann::ordered_json::array();
-    for (const auto& report : reports) {
-      nlohmann::ordered_json r;
-      r["file"] = report.file;
-      r["ok"] = report.findings.empty();
-      r["expert_data_parallel"] = report.expert_data_parallel ? nlohmann::ordered_json(*report.expert_data_parallel)
-                                                              : nlohmann::ordered_json();
-      r["findings"] = nlohmann::ordered_json::array();
-      for (const auto& f : report.findings) {
-        r["findings"].push_back({{"rule", f.rule}, {"line", f.line}, {"field", f.field}, {"message", f.message}});
-      }
-      r["skipped"] = report.skipped;
-      j["recipes"].push_back(r);
-    }
+    for (const auto& report : reports) j["recipes"].push_back(check::to_json(report));
     j["violations"] = violations;
     j["errors"] = errors;
     io.out << j.dump(2) << "\n";
