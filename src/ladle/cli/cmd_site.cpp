@@ -13,6 +13,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/site/site.hpp"
+#include "ladle/site/site_json.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/site/site_loader.hpp"
 #include "ladle/tune/tune_db.hpp"
@@ -54,31 +55,7 @@ std::string render_site_json(const site::SiteCatalog& catalog, const std::vector
                              const std::string& out_dir) {
   nlohmann::ordered_json j;
   j["out"] = out_dir;
-  j["recipes"] = nlohmann::ordered_json::array();
-  for (size_t i = 0; i < catalog.recipes.size(); ++i) {
-    const Recipe& r = catalog.recipes[i].recipe;
-    nlohmann::ordered_json item;
-    item["model"] = r.model;
-    item["gpu"] = r.gpu.type;
-    item["gpu_count"] = r.gpu.count;
-    item["layout"] = r.layout.label;
-    item["status"] = r.status;
-    item["tokens_per_s_per_gpu"] = r.result ? nlohmann::ordered_json(r.result->tokens_per_s_per_gpu) : nullptr;
-    item["page"] = catalog.paths[i].page;
-    item["yaml"] = catalog.paths[i].yaml;
-    item["model_page"] = catalog.paths[i].model_page;
-    item["loss_chart"] = !catalog.recipes[i].reference_loss.empty() && !catalog.recipes[i].candidate_loss.empty();
-    item["step_time_chart"] = !catalog.recipes[i].step_time_s.empty();
-    item["predicted_tokens_per_s_per_gpu"] = catalog.recipes[i].prediction
-                                                 ? nlohmann::ordered_json(catalog.recipes[i].prediction->tokens_per_s_per_gpu)
-                                                 : nullptr;
-    item["tune_trials"] = catalog.recipes[i].trials.size();
-    j["recipes"].push_back(std::move(item));
-  }
-  j["models"] = nlohmann::ordered_json::array();
-  for (const std::string& model : catalog.models) {
-    j["models"].push_back({{"name", model}, {"page", catalog.model_page(model)}});
-  }
+  j.update(site::to_json(catalog));
   j["files"] = nlohmann::ordered_json::array();
   for (const site::SiteFile& f : files) j["files"].push_back(f.path);
   return j.dump(2) + "\n";
