@@ -8,6 +8,7 @@
 #include <ostream>
 
 #include "ladle/card/card.hpp"
+#include "ladle/card/card_json.hpp"
 #include "ladle/cli/commands.hpp"
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/recipe/recipe_io.hpp"
@@ -53,16 +54,7 @@ int run_import(const ImportOptions& o, Io& io) {
     j["title"] = imported.title;
     j["out"] = o.out_dir.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(o.out_dir);
     j["recipes"] = nlohmann::ordered_json::array();
-    for (const card::CardRecipe& r : imported.recipes) {
-      j["recipes"].push_back({{"file", r.file_name},
-                              {"task", r.task},
-                              {"hardware", r.hardware},
-                              {"gpus", r.recipe.gpu.count},
-                              {"layout", r.recipe.layout.label},
-                              {"tokens_per_s_per_gpu", r.recipe.result->tokens_per_s_per_gpu},
-                              {"claim", r.claim},
-                              {"status", r.recipe.status}});
-    }
+    for (const card::CardRecipe& r : imported.recipes) j["recipes"].push_back(card::to_json(r));
     j["skipped"] = imported.skipped;
     io.out << j.dump(2) << "\n";
     return kExitOk;
