@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 #include <string>
@@ -226,6 +227,101 @@ TEST(RecipeSchema, NoticesEveryKindOfDrift) {
   EXPECT_EQ(drift([](YAML::Node f) { f["author"]["fields"]["email"] = f["author"]["fields"]["url"]; }),
             std::vector<std::string>{"author.email: in the schema but not read by the loader"});
   EXPECT_EQ(drift([](YAML::Node f) { f["model"]["meaning"] = ""; }), std::vector<std::string>{"model: has no meaning"});
+}
+
+
+// The layout block has one vocabulary, the knob table's recipe column: every field of the block but
+// its three texts is one row's column, under the column's last part, and every row with a recipe
+// column is exactly one field of the block (a core member or an optional field).
+class LayoutColumns {
+ public:
+  template <class T>
+  void field(std::string_view name, T&, const FieldOptions& opt) {
+    if (opt.knob == nullptr) {
+      texts.emplace_back(prefix_ + std::string(name));
+      return;
+    }
+    columns.emplace_back(opt.knob->recipe);
+    keys.emplace_back(prefix_ + std::string(name));
+  }
+  template <class T>
+  void object(std::string_view name, std::optional<T>&, bool = false) {
+    LayoutColumns inner;
+    inner.prefix_ = prefix_ + std::string(name) + ".";
+    T value{};
+    detail::visit_fields(inner, value);
+    for (auto* list : {&inner.columns, &inner.keys, &inner.texts}) {
+      auto& mine = list == &inner.columns ? columns : list == &inner.keys ? keys : texts;
+      mine.insert(mine.end(), list->begin(), list->end());
+    }
+  }
+  void knob_fields(std::vector<LayoutField>&) {
+    for (const detail::KnobField& f : detail::layout_knob_fields()) {
+      columns.emplace_back(f.knob->recipe);
+      keys.emplace_back(f.name);
+      EXPECT_EQ(f.options().knob, f.knob);
+    }
+  }
+  std::vector<std::string> columns;  ///< the rows' recipe columns, in visit order
+  std::vector<std::string> keys;     ///< the keys the block reads them under
+  std::vector<std::string> texts;    ///< fields that are no row's
+
+ private:
+  std::string prefix_;
+};
+
+TEST(RecipeLayoutBlock, EveryFieldIsAKnobRowsRecipeColumnAndEveryColumnAField) {
+  LayoutColumns walker;
+  RecipeLayout block;
+  detail::visit_fields(walker, block);
+  EXPECT_EQ(walker.texts, (std::vector<std::string>{"label", "summary", "highlights"}));
+  EXPECT_EQ(walker.keys, walker.columns);  // each key is its row's column, nested under its object
+  std::vector<std::string> rows;
+  for (const layout::Knob& knob : layout::kKnobs) {
+    if (!knob.recipe.empty()) rows.emplace_back(knob.recipe);
+  }
+  std::vector<std::string> sorted_columns = walker.columns;
+  std::sort(sorted_columns.begin(), sorted_columns.end());
+  std::sort(rows.begin(), rows.end());
+  EXPECT_EQ(sorted_columns, rows);
+  EXPECT_TRUE(std::adjacent_find(sorted_columns.begin(), sorted_columns.end()) == sorted_columns.end());
+}
+
+// The options of every core (typed) field of the layout block, with its key.
+struct CoreFieldProbe {
+  std::vector<std::pair<std::string, FieldOptions>> seen;
+  template <class T>
+  void field(std::string_view name, T&, const FieldOptions& opt) {
+    if (opt.knob != nullptr) seen.emplace_back(std::string(name), opt);
+  }
+  template <class T>
+  void object(std::string_view, std::optional<T>&, bool = false) {
+    T value{};
+    detail::visit_fields(*this, value);
+  }
+  void knob_fields(std::vector<LayoutField>&) {}
+};
+
+// A core field's names and range are its row's: the reader refuses what the row refuses, under the
+// row's range (layout/knob_lookup.hpp), in the one-line form.
+TEST(RecipeLayoutBlock, CoreFieldsTakeTheirRowsNamesAndRanges) {
+  CoreFieldProbe probe;
+  RecipeLayout block;
+  detail::visit_fields(probe, block);
+  ASSERT_EQ(probe.seen.size(), 19u);  // tp ... sequence_parallel, layer_split 2, batching 2, recompute 4, offload 2, dispatcher
+  for (const auto& [name, opt] : probe.seen) {
+    const layout::Knob& knob = *opt.knob;
+    if (knob.kind == layout::KnobKind::integer) {
+      EXPECT_EQ(opt.range, layout::recipe_range(knob)) << name;
+      ASSERT_NE(opt.range, nullptr) << name;
+    }
+    if (knob.kind == layout::KnobKind::choice || knob.kind == layout::KnobKind::set) {
+      std::vector<std::string_view> names(knob.names.begin(), knob.names.end());
+      if (name == "granularity") names.erase(names.begin());  // none is `recompute: null`
+      EXPECT_EQ(std::vector<std::string_view>(opt.allowed.begin(), opt.allowed.end()), names) << name;
+    }
+  }
+  EXPECT_EQ(probe.seen.front().second.range, &limits::kParallelRange);  // tp
 }
 
 }  // namespace

@@ -6,16 +6,23 @@
 // `object(name, member)` for nested structs and `knob_fields(fields)` for the layout block's optional
 // knob fields; `visit_fields(v, value)` calls it once per field.
 //
-// The layout block's optional fields are not listed here: they are the rows of the knob table
-// (layout/knobs.hpp, read as constexpr data) whose recipe column is not one of RecipeLayout's typed
-// fields, in table order (layout_knob_fields below). A knob row says its field's name, kind, names
-// and range once, for the reader, the writer, the schema test and the layout.
+// The layout block has no vocabulary of its own: every field of it but the label, summary and
+// highlights is the recipe column of a knob row (layout/knobs.hpp, read as constexpr data). Its core
+// fields (tp, ..., dispatcher) are typed members of RecipeLayout, each declared here by its row's
+// recipe column alone: the row, found at compile time, gives the key written, the kind (which must
+// match the member's type), the allowed names and the range (layout/knob_lookup.hpp), and a
+// column no row holds does not compile. The other rows with a recipe column are the block's
+// optional fields (layout_knob_fields below), in table order.
 
 #include <algorithm>
+#include <cstddef>
+#include <optional>
 #include <span>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
+#include "ladle/layout/knob_lookup.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/recipe/recipe.hpp"
 #include "ladle/util/limits.hpp"
@@ -34,14 +41,12 @@ struct FieldOptions {
   /// The values an integer field (or each integer of a list) may take, with the reason; every
   /// integer field names one (limits.hpp), so no size a recipe holds is unbounded.
   const limits::IntegerRange* range = nullptr;
+  /// The knob row a field of the layout block is (its recipe column); nullptr elsewhere.
+  const layout::Knob* knob = nullptr;
 };
 
 inline constexpr std::string_view kStatuses[] = {"planned", "measured", "verified"};
 inline constexpr std::string_view kPrecisions[] = {"bf16", "fp8"};
-/// The recompute object's granularities: the knob's names but "none", which the block writes as
-/// `recompute: null`.
-inline constexpr std::span<const std::string_view> kGranularities =
-    std::span<const std::string_view>(layout::kGranularityNames).subspan(1);
 inline constexpr std::string_view kPassFail[] = {"pass", "fail"};
 inline constexpr std::string_view kPassFailPending[] = {"pass", "fail", "pending"};
 /// slime's --advantage-estimator choices (slime/utils/arguments.py, THUDM/slime commit
@@ -132,24 +137,116 @@ void visit_fields(V& v, Workload& x) {
   v.object("rl", x.rl, /*omit_if_null=*/true);
 }
 
+// --- the layout block: knob rows by their recipe column ---------------------------------------
+
+namespace knob_field_detail {
+
+/// A recipe column as a template argument ("tp", "recompute.granularity").
+template <size_t N>
+struct Column {
+  char text[N] = {};
+  consteval Column(const char (&s)[N]) { std::copy_n(s, N, text); }
+  constexpr std::string_view view() const { return {text, N - 1}; }
+};
+
+template <class T> struct unwrap { using type = T; };
+template <class T> struct unwrap<std::optional<T>> { using type = T; };
+
+/// Whether a member of type T can hold a value of the row's kind.
+template <class T>
+constexpr bool holds_kind(layout::KnobKind kind) {
+  using U = typename unwrap<T>::type;
+  switch (kind) {
+    case layout::KnobKind::integer: return std::is_same_v<U, int64_t>;
+    case layout::KnobKind::flag: return std::is_same_v<U, bool>;
+    case layout::KnobKind::real: return std::is_same_v<U, double>;
+    case layout::KnobKind::set: return std::is_same_v<U, std::vector<std::string>>;
+    case layout::KnobKind::choice:
+    case layout::KnobKind::text: return std::is_same_v<U, std::string>;
+  }
+  return false;
+}
+
+/// The key a column is written under: its last part ("granularity" of "recompute.granularity").
+constexpr std::string_view field_key(std::string_view column) { return column.substr(column.rfind('.') + 1); }
+
+/// Whether the column names a field inside an object ("recompute.granularity").
+constexpr bool in_object(std::string_view column) { return column.find('.') != std::string_view::npos; }
+
+/// Whether some row's recipe column lies inside the object `name` ("recompute" of "recompute.method").
+constexpr bool is_row_object(std::string_view name) {
+  for (const layout::Knob& knob : layout::kKnobs) {
+    if (in_object(knob.recipe) && knob.recipe.substr(0, knob.recipe.find('.')) == name) return true;
+  }
+  return false;
+}
+
+/// The names a choice or set field accepts: the row's names; a choice heading an object whose first
+/// name is "none" (recompute.granularity) takes the others, as the block writes none as the
+/// object's absence (`recompute: null`).
+constexpr std::span<const std::string_view> allowed_names(const layout::Knob& knob) {
+  if (knob.kind != layout::KnobKind::choice && knob.kind != layout::KnobKind::set) return {};
+  if (knob.kind == layout::KnobKind::choice && in_object(knob.recipe) && knob.names.front() == "none") {
+    return knob.names.subspan(1);
+  }
+  return knob.names;
+}
+
+/// The options of the row's field: its names and range, with the writer's `style` (omit_if_null).
+constexpr FieldOptions row_options(const layout::Knob& knob, FieldOptions style) {
+  style.allowed = allowed_names(knob);
+  style.range = layout::recipe_range(knob);
+  style.knob = &knob;
+  return style;
+}
+
+}  // namespace knob_field_detail
+
+/// Visits the member that holds the recipe column `C` of its knob row, under the row's key, kind,
+/// names and range. `style` says only how the writer spells an absent value.
+template <knob_field_detail::Column C, class V, class T>
+void knob_member(V& v, T& member, FieldOptions style = {}) {
+  constexpr const layout::Knob* knob = layout::knob_by_recipe(C.view());
+  static_assert(knob != nullptr, "a typed field of the layout block names a recipe column no knob row has");
+  static_assert(knob_field_detail::holds_kind<T>(knob->kind),
+                "a typed field of the layout block does not hold its knob row's kind");
+  static_assert(knob->kind != layout::KnobKind::choice || knob->allowed == 0,
+                "a typed choice field takes all of its row's names");
+  static_assert(knob->kind != layout::KnobKind::integer || layout::recipe_range(*knob) != nullptr,
+                "an integer field of the layout block needs its row's recipe range");
+  static constexpr FieldOptions options = knob_field_detail::row_options(*knob, {});
+  style.allowed = options.allowed;
+  style.range = options.range;
+  style.knob = options.knob;
+  v.field(knob_field_detail::field_key(C.view()), member, style);
+}
+
+/// Visits an object of the layout block whose fields are rows' recipe columns ("recompute").
+template <knob_field_detail::Column C, class V, class T>
+void knob_object(V& v, T& member) {
+  static_assert(knob_field_detail::is_row_object(C.view()),
+                "an object of the layout block holds no knob row's recipe column");
+  v.object(C.view(), member);
+}
+
 template <class V>
 void visit_fields(V& v, LayerSplit& x) {
-  v.field("first", x.first, {.range = &limits::kLayerCountRange});
-  v.field("last", x.last, {.range = &limits::kLayerCountRange});
+  knob_member<"layer_split.first">(v, x.first);
+  knob_member<"layer_split.last">(v, x.last);
 }
 
 template <class V>
 void visit_fields(V& v, Recompute& x) {
-  v.field("granularity", x.granularity, {.allowed = kGranularities});
-  v.field("method", x.method, {.allowed = layout::kRecomputeMethodNames});
-  v.field("num_layers", x.num_layers, {.range = &limits::kLayerCountRange});
-  v.field("modules", x.modules, {.allowed = layout::kRecomputeModuleNames, .omit_if_null = true});
+  knob_member<"recompute.granularity">(v, x.granularity);
+  knob_member<"recompute.method">(v, x.method);
+  knob_member<"recompute.num_layers">(v, x.num_layers);
+  knob_member<"recompute.modules">(v, x.modules, {.omit_if_null = true});
 }
 
 template <class V>
 void visit_fields(V& v, Offload& x) {
-  v.field("optimizer_fraction", x.optimizer_fraction, {});
-  v.field("overlap_d2h_h2d", x.overlap_d2h_h2d, {});
+  knob_member<"offload.optimizer_fraction">(v, x.optimizer_fraction);
+  knob_member<"offload.overlap_d2h_h2d">(v, x.overlap_d2h_h2d);
 }
 
 template <class V>
@@ -157,20 +254,20 @@ void visit_fields(V& v, RecipeLayout& x) {
   v.field("label", x.label, {});
   v.field("summary", x.summary, {});
   v.field("highlights", x.highlights, {});
-  v.field("tp", x.tp, {.range = &limits::kParallelRange});
-  v.field("pp", x.pp, {.range = &limits::kParallelRange});
-  v.field("vpp", x.vpp, {.range = &limits::kParallelRange});
-  v.field("cp", x.cp, {.range = &limits::kParallelRange});
-  v.field("ep", x.ep, {.range = &limits::kParallelRange});
-  v.field("etp", x.etp, {.range = &limits::kParallelRange});
-  v.field("dp", x.dp, {.range = &limits::kParallelRange});
-  v.field("sequence_parallel", x.sequence_parallel, {});
-  v.object("layer_split", x.layer_split);
-  v.field("max_tokens_per_gpu", x.max_tokens_per_gpu, {.range = &limits::kTokensPerGpuRange});
-  v.field("rows_per_microbatch", x.rows_per_microbatch, {.range = &limits::kBatchRowsRange});
-  v.object("recompute", x.recompute);
-  v.object("offload", x.offload);
-  v.field("dispatcher", x.dispatcher, {.allowed = layout::kDispatcherNames});
+  knob_member<"tp">(v, x.tp);
+  knob_member<"pp">(v, x.pp);
+  knob_member<"vpp">(v, x.vpp);
+  knob_member<"cp">(v, x.cp);
+  knob_member<"ep">(v, x.ep);
+  knob_member<"etp">(v, x.etp);
+  knob_member<"dp">(v, x.dp);
+  knob_member<"sequence_parallel">(v, x.sequence_parallel);
+  knob_object<"layer_split">(v, x.layer_split);
+  knob_member<"max_tokens_per_gpu">(v, x.max_tokens_per_gpu);
+  knob_member<"rows_per_microbatch">(v, x.rows_per_microbatch);
+  knob_object<"recompute">(v, x.recompute);
+  knob_object<"offload">(v, x.offload);
+  knob_member<"dispatcher">(v, x.dispatcher);
   v.knob_fields(x.knobs);
 }
 
@@ -179,7 +276,9 @@ struct KnobField {
   const layout::Knob* knob = nullptr;
   std::string_view name;                   ///< the row's recipe column
   std::vector<std::string_view> allowed;  ///< a choice's or set's names the row accepts (all, unless `allowed` bits)
-  FieldOptions options() const { return {.allowed = allowed, .omit_if_null = true, .range = knob->recipe_range}; }
+  FieldOptions options() const {
+    return {.allowed = allowed, .omit_if_null = true, .range = layout::recipe_range(*knob), .knob = knob};
+  }
 };
 
 namespace knob_field_detail {
