@@ -47,22 +47,16 @@ const std::set<std::string> kPrecisionKeys = {"fp8",
                                               "fp16"};
 
 // Pairs predicted in the wrong order (or equal) today, each with why ("first id|second id" in file
-// order). A listed pair must still be wrong: once it is right the entry goes. Both causes are open
+// order). A listed pair must still be wrong: once it is right the entry goes. The cause is open
 // work of issue 32.
 constexpr const char* kGb300Rate =
     "GB300's GEMM rate is unpublished and it borrows GB200's (data/hw/kernels.yaml), so BF16 and FP8 "
     "runs that differ only in GB200 against GB300 are predicted equal; GB300's higher power cap "
     "(1,400 W against 1,200 W) is not a measured rate";
-constexpr const char* kSmallFp8 =
-    "FP8 tensorwise on Llama 3 8B at TP8: the time model's cast and scaling work on 4,096-wide GEMMs "
-    "split 8 ways outweighs their FP8 saving, where torchao's compiled casts fuse into neighbouring "
-    "kernels, which ladle does not price";
 const std::map<std::string, std::string> kKnownWrong = {
     {"mr-qwen3-235b-gb200-mxfp8-full-cg|mr-qwen3-235b-gb300-mxfp8-full-cg", kGb300Rate},
     {"mlperf51-llama31-8b-gb200-72|mlperf51-llama31-8b-gb300-72", kGb300Rate},
     {"mlperf51-llama31-8b-gb200-512|mlperf51-llama31-8b-gb300-512", kGb300Rate},
-    {"tta-8b-tp8-bf16|tta-8b-tp8-fp8", kSmallFp8},
-    {"tta-8b-tp8-bf16-asynctp|tta-8b-tp8-fp8-asynctp", kSmallFp8},
 };
 
 struct MeasuredRun {

@@ -1,8 +1,12 @@
 // time_gemm.cpp: dense and expert GEMMs (see time_gemm.hpp).
 #include "ladle/plan/time_gemm.hpp"
 
+#include <algorithm>
+#include <vector>
+
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/cost_lora.hpp"
+#include "ladle/plan/stack.hpp"
 
 namespace ladle::plan::timing {
 
@@ -56,8 +60,39 @@ double tile_loss(const Rates& r, double rows, double k, double n) {
 
 }  // namespace
 
+// The quantisation bytes of one layer's dense GEMMs, forward and backward, by tensor quantized:
+// each GEMM input once however many GEMMs read it, each output gradient once per GEMM. A cast
+// reads 2 bytes and writes 1 (kCast); the column-wise copy for the weight gradient reads and
+// writes 1 (kCopy); 5 together, as fp8_cast_bytes counts them.
+// - One input, several GEMMs: Megatron-LM's query-key-value and gate-up projections are one fused
+//   Transformer Engine linear each; torchtitan's separate wq/wk/wv and w1/w3 linears share one
+//   cast under tensor parallelism, where PrepareFloat8ModuleInput casts the attention's and the
+//   feed-forward's input once "so that if there are multiple float8 users of the input
+//   activation, we perform fp8 allgather only once" (pytorch/ao
+//   torchao/float8/float8_tensor_parallel.py @ 0e0fba8f69f4986c3d67b775fd58062d1621065d; torchtitan
+//   torchtitan/models/llama3/parallelize_llama.py @ 01c79fdf6ce3ca7ed1f6808ba8a395a155bbdc40,
+//   apply_tp). Without TP torchtitan's Float8Linear modules each cast their own input. GEMMs of one
+//   module that read an input of the same width under the same split read the same tensor.
+// - Sequence parallel: the cast runs on the rank's sequence shard, before the all-gather that moves
+//   the quantized tensor. Transformer Engine's LayerNormLinear writes the norm's output quantized
+//   and all-gathers it with the input quantizer, and the row-parallel backward quantizes the
+//   output gradient before gathering it (NVIDIA/TransformerEngine
+//   @ d0067d0da6cb01811b8072a7d304f0e00344ce2b: transformer_engine/pytorch/module/layernorm_linear.py,
+//   with_quantized_norm and gather_along_first_dim(..., quantizer=...); module/base.py,
+//   grad_output_preprocess; distributed.py, _all_gather_fp8 quantizes the local shard); torchao's
+//   Float8RowwiseParallel casts the output gradient on the shard too (_NoopFwToFloat8BwDynamic
+//   after the redistribute). The column-wise copy is made from the gathered tensor, all rows.
 void dense_gemms(const KindInputs& in, LayerForward& f) {
+  constexpr double kCast = 3;  // read 2, write 1
+  constexpr double kCopy = 2;  // read 1, write 1
   const Rates& r = in.r;
+  const bool share_inputs = in.w.stack != Stack::torchtitan || in.l.tp > 1;
+  struct Input {
+    GemmModule module;
+    GemmSplit split;
+    double k;
+  };
+  std::vector<Input> cast_inputs;
   for (const Gemm& g : in.kind.gemms) {
     double out = static_cast<double>(g.out);
     double k = static_cast<double>(g.in);
@@ -66,7 +101,16 @@ void dense_gemms(const KindInputs& in, LayerForward& f) {
     Work& m = f.dense_by_module[static_cast<size_t>(g.module)];
     m.s += gemm_time(r, in.tokens, k, out) + tile_loss(r, in.tokens, k, out);
     m.launches += in.per_gemm;
-    f.cast_bytes += fp8_cast_bytes(in.tokens, k, out);
+    const bool input_cast = !share_inputs || std::none_of(cast_inputs.begin(), cast_inputs.end(), [&](const Input& i) {
+      return i.module == g.module && i.split == g.split && i.k == k;
+    });
+    if (input_cast) {
+      cast_inputs.push_back(Input{g.module, g.split, k});
+      const double rows = g.split == GemmSplit::tp_out ? in.tokens / in.sp_div : in.tokens;
+      f.cast_bytes += kCast * rows * k + kCopy * in.tokens * k;
+    }
+    const double grad_rows = g.split == GemmSplit::tp_in ? in.tokens / in.sp_div : in.tokens;
+    f.cast_bytes += kCast * grad_rows * out + kCopy * in.tokens * out;
   }
   f.dense = 0;
   for (const Work& m : f.dense_by_module) f.dense += m.s;
