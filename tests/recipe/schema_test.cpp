@@ -302,8 +302,8 @@ struct CoreFieldProbe {
   void knob_fields(std::vector<LayoutField>&) {}
 };
 
-// A core field's names and range are its row's: the reader refuses what the row refuses, under the
-// row's range (layout/knob_lookup.hpp), in the one-line form.
+// A core field's names and range are its row's: the names of its choice or set (recompute's
+// granularity but none, the object's absence) and its recipe range (recipe_fields.hpp, recipe_range).
 TEST(RecipeLayoutBlock, CoreFieldsTakeTheirRowsNamesAndRanges) {
   CoreFieldProbe probe;
   RecipeLayout block;
@@ -312,7 +312,7 @@ TEST(RecipeLayoutBlock, CoreFieldsTakeTheirRowsNamesAndRanges) {
   for (const auto& [name, opt] : probe.seen) {
     const layout::Knob& knob = *opt.knob;
     if (knob.kind == layout::KnobKind::integer) {
-      EXPECT_EQ(opt.range, layout::recipe_range(knob)) << name;
+      EXPECT_EQ(opt.range, detail::recipe_range(knob)) << name;
       ASSERT_NE(opt.range, nullptr) << name;
     }
     if (knob.kind == layout::KnobKind::choice || knob.kind == layout::KnobKind::set) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <variant>
 
+#include "ladle/layout/knob_lookup.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/recipe/recipe_fields.hpp"
@@ -17,10 +18,6 @@ namespace ladle::layout {
 
 namespace {
 
-// Arguments the reader takes beside the knob table: the offload switch (its fraction is the knob),
-// slime's dynamic-batching switch.
-constexpr std::string_view kOffloadSwitch = "--optimizer-cpu-offload";
-constexpr std::string_view kDynamicBatch = "--use-dynamic-batch-size";
 // Programs that start the training program; their own arguments are not training arguments.
 constexpr std::string_view kLaunchers[] = {"torchrun", "srun", "ray", "mpirun", "mpiexec", "deepspeed",
                                            "accelerate", "python", "python3", "uv", "sbatch", "salloc"};
@@ -288,16 +285,35 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
   for (const Knob& knob : kKnobs) {
     if (knob.args.empty() || !knob_applies(knob, l)) continue;
     const std::string text = knob_text(knob, l);
-    if (knob.key == "max_tokens" && (engine == Engine::slime || engine == Engine::miles)) add(kDynamicBatch);
-    if (knob.key == "offload") {
-      if (l.offload <= 0) continue;
-      add(kOffloadSwitch);
-      if (l.offload < 1) add_knob(knob, knob.args.front());
-      continue;
+    const bool not_default = text != engine_default_text(knob, engine, l);
+    // The row's companion arguments (knob_lookup.hpp): the switches that go before its own argument
+    // and the values that go after it, for the engines that take them.
+    const std::span<const CompanionArg> companions = companions_of(knob);
+    auto add_companions = [&](bool before) {
+      for (const CompanionArg& c : companions) {
+        if (c.before != before || (c.engines & bit) == 0) continue;
+        if (c.when == CompanionWhen::not_default && !not_default) continue;
+        if (c.value == CompanionValue::row_tokens) {
+          add(c.flag, std::to_string(row_tokens));
+        } else {
+          add(c.flag);
+        }
+      }
+    };
+    add_companions(true);
+    // A companion switch that implies the row's value stands for it; the row's own argument is
+    // then left out at that value, and with the switch off the row says nothing.
+    bool implied = false;
+    bool switched_off = false;
+    for (const CompanionArg& c : companions) {
+      if (c.implied.empty() || (c.engines & bit) == 0) continue;
+      if (c.when == CompanionWhen::not_default && !not_default) switched_off = true;
+      if (text == c.implied) implied = true;
     }
+    if (switched_off) continue;
     // A count below its range (max_tokens 0: derive it) has no argument.
     if (knob.kind == KnobKind::integer && knob.get(l) < knob.min) continue;
-    const bool write = knob.engine == Written::always || text != engine_default_text(knob, engine, l);
+    const bool write = !implied && (knob.engine == Written::always || not_default);
     if (write) {
       const KnobArg* chosen = nullptr;
       for (const KnobArg& arg : knob.args) {
@@ -311,8 +327,7 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
       // A flag knob is written only by its switch: off has no argument.
       if (chosen != nullptr && (chosen->form == ArgForm::on || knob.kind != KnobKind::flag)) add_knob(knob, *chosen);
     }
-    if (knob.key == "rows_per_mb" && (engine == Engine::megatron || engine == Engine::bridge))
-      add("--seq-length", std::to_string(row_tokens));
+    add_companions(false);
   }
   return args;
 }
@@ -385,7 +400,7 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
   for (const args::LaunchArg& arg : args) out.opaque = out.opaque || arg.placeholder;
   Layout& l = out.layout;
   std::map<const Knob*, SetBy> set_by;
-  bool offload_switch = false;
+  std::vector<const CompanionArg*> switches;  // the companion switches the arguments hold (knob_lookup.hpp)
   const args::LaunchArg* deprecated_full_iteration = nullptr;
   auto set = [&](const Knob& knob, const args::LaunchArg& arg, const std::string& text) {
     const SetBy here{written(arg), arg.line, text};
@@ -406,11 +421,10 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
   for (const args::LaunchArg& arg : args) {
     if (arg.placeholder) continue;
     require_bridge_engine(arg, engine, file);
-    if (arg.flag == kOffloadSwitch) {
-      offload_switch = true;
+    if (const CompanionArg* companion = companion_switch(arg.flag)) {
+      switches.push_back(companion);
       continue;
     }
-    if (arg.flag == kDynamicBatch) continue;
     const Knob* knob = find_knob_by_flag(arg.flag);
     if (knob == nullptr) {
       out.rest.push_back(arg);
@@ -491,17 +505,26 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
     if (text.empty() || (out.opaque && text.front() != '@')) continue;
     set_knob_text(knob, l, engine_default_text(knob, engine, l), knob.key);
   }
-  if (!offload_switch) {
-    l.offload = 0;
-  } else if (set_by.count(find_knob("offload")) == 0) {
-    l.offload = 1.0;
+  // A row whose companion switch implies its value (knob_lookup.hpp): without the switch it holds
+  // its default whatever its own argument says; with the switch alone, the implied value.
+  std::vector<const Knob*> implied;
+  for (const CompanionArg& c : kCompanionArgs) {
+    if (c.implied.empty()) continue;
+    const Knob& knob = *find_knob(c.key);
+    if (std::find(switches.begin(), switches.end(), &c) == switches.end()) {
+      static const Layout kDefault;
+      set_knob_text(knob, l, knob_text(knob, kDefault), knob.key);
+    } else if (set_by.count(&knob) == 0) {
+      set_knob_text(knob, l, c.implied, c.flag);
+      implied.push_back(&knob);
+    }
   }
   for (const Knob& knob : kKnobs) {
     if (set_by.count(&knob) > 0) out.set.push_back(&knob);
   }
   // Megatron-LM disables sequence parallel without tensor parallel (arguments.py warns and clears it).
   if (l.tp == 1) l.sp = false;
-  if (offload_switch && set_by.count(find_knob("offload")) == 0) out.set.push_back(find_knob("offload"));
+  out.set.insert(out.set.end(), implied.begin(), implied.end());
   // --main-grads-dtype bf16 without a gradient flag reduces in bf16 (arguments.py leaves
   // accumulate_allreduce_grads_in_fp32 off).
   if (l.main_grads == StateDtype::bf16 && set_by.count(find_knob("grad_reduce")) == 0) l.grad_reduce = StateDtype::bf16;
