@@ -92,18 +92,43 @@ std::string bridge_value(const JobArg& a) {
   return hydra_string(util::join(values, " "));
 }
 
-// What Megatron-Bridge reads from `words` (overrides), as Megatron-LM arguments: the layout and the
-// other flags.
-std::pair<Layout, std::vector<std::string>> bridge_reading(const std::vector<std::string>& words) {
-  std::vector<args::LaunchArg> args;
-  for (const std::string& w : words) {
-    for (args::LaunchArg& a : args::bridge_override_args(w, "job", 0)) args.push_back(std::move(a));
-  }
+// A precision as Megatron-Bridge takes it: the layout over its defaults, and the other fields as
+// Megatron-LM flags ("--bf16="), sorted.
+using PrecisionSetting = std::pair<Layout, std::vector<std::string>>;
+
+// What a mixed-precision recipe by name sets (data/launch/engines.yaml's bridge_mixed_precision,
+// read as Megatron-Bridge reads the name).
+PrecisionSetting preset_setting(const std::string& name) {
+  const std::vector<args::LaunchArg> args = args::bridge_override_args("mixed_precision=" + name, "job", 0);
   const layout::ArgsLayout read = layout::read_layout_args(args, layout::Engine::bridge, "job");
   std::vector<std::string> rest;
   for (const args::LaunchArg& a : read.rest) rest.push_back(a.flag + "=" + util::join(a.values, " "));
   std::sort(rest.begin(), rest.end());
   return {read.layout, rest};
+}
+
+// What the job's mixed-precision arguments set, from their rows and values: each knob row's argument
+// sets its knob as the row says (a switch its on_value, a list its members, else its value) over
+// Megatron-Bridge's defaults; an argument beside the table is its flag and values.
+PrecisionSetting job_precision_setting(const std::vector<const JobArg*>& from) {
+  PrecisionSetting out{layout::read_layout_args({}, layout::Engine::bridge, "job").layout, {}};
+  for (const JobArg* a : from) {
+    if (a->knob == nullptr) {
+      out.second.push_back(a->flag + "=" + util::join(a->values, " "));
+      continue;
+    }
+    std::string text;
+    if (a->spelling->form == layout::ArgForm::on) {
+      text = std::string(a->spelling->on_value);
+    } else if (a->knob->kind == layout::KnobKind::set) {
+      text = util::join(a->values, "+");
+    } else {
+      text = util::join(a->values, " ");
+    }
+    layout::set_knob_text(*a->knob, out.first, text, a->flag);
+  }
+  std::sort(out.second.begin(), out.second.end());
+  return out;
 }
 
 bool has_flag(const std::vector<JobArg>& args, std::string_view flag) {
@@ -604,7 +629,8 @@ std::vector<JobArg> job_args(const JobRequest& r) {
                              {"--mode", {"pretrain"}}};
   if (complete && r.layout.pipeline_layout.empty())
     out.push_back({"model.pipeline_model_parallel_layout", {"null"}});
-  std::vector<JobArg> precision;  // the mixed_precision.* fields
+  std::vector<JobArg> precision;            // the mixed_precision.* fields
+  std::vector<const JobArg*> precision_of;  // the argument each of them writes
   std::vector<JobArg> rest;
   for (const JobArg& a : args) {
     if (a.placeholder) continue;
@@ -618,17 +644,21 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     }
     JobArg o{key->key, {key->value ? *key->value : bridge_value(a)}, false, {},
              bridge_expands(a, r.base->name)};
-    (key->key.rfind("mixed_precision.", 0) == 0 ? precision : rest).push_back(std::move(o));
+    if (key->key.rfind("mixed_precision.", 0) == 0) {
+      precision.push_back(std::move(o));
+      precision_of.push_back(&a);
+    } else {
+      rest.push_back(std::move(o));
+    }
   }
   // The precision: a mixed-precision recipe by name where one sets exactly these fields (a name is
   // what every recipe takes: replacing a recipe's MixedPrecisionConfig or its name), else the fields
   // themselves, which Megatron-Bridge applies to a recipe that holds a MixedPrecisionConfig.
-  std::vector<std::string> fields;
-  for (const JobArg& a : precision) fields.push_back(a.flag + "=" + a.values.front());
-  const auto wanted = bridge_reading(fields);
+  // The choice is made from the arguments' rows and values, not from the override words written.
+  const PrecisionSetting wanted = job_precision_setting(precision_of);
   bool named = false;
   for (const std::string& name : args::bridge_mixed_precision_names()) {
-    if (bridge_reading({"mixed_precision=" + name}) == wanted) {
+    if (preset_setting(name) == wanted) {
       out.push_back({"mixed_precision", {name}});
       named = true;
       break;
