@@ -115,6 +115,106 @@ std::vector<const Knob*> read_knob_fields(const RecipeLayout& block, Layout& l) 
   return held;
 }
 
+// --- recipe block <-> layout, for the block's core (typed) fields ---------------------------------
+// Each core member is the recipe column of its knob row (recipe_fields.hpp gives the row with the
+// member); these visitors move values between the member and the row, naming no knob.
+
+// Sets the rows of the core members the block holds (an absent optional object or member, or an
+// empty choice, sets nothing).
+class CoreFieldReader {
+ public:
+  explicit CoreFieldReader(Layout& l) : l_(l) {}
+  template <class T>
+  void field(std::string_view, T& member, const recipe::detail::FieldOptions& opt) {
+    if (opt.knob != nullptr) take(*opt.knob, member);
+  }
+  template <class T>
+  void object(std::string_view, std::optional<T>& member, bool = false) {
+    if (member) recipe::detail::visit_fields(*this, *member);
+  }
+  void knob_fields(std::vector<LayoutField>&) {}
+
+ private:
+  template <class T>
+  void take(const Knob& knob, std::optional<T>& value) {
+    if (value) take(knob, *value);
+  }
+  void take(const Knob& knob, int64_t value) { knob.set(l_, value); }
+  void take(const Knob& knob, bool value) { knob.set(l_, value ? 1 : 0); }
+  void take(const Knob& knob, double value) { knob.set_real(l_, value); }
+  void take(const Knob& knob, const std::string& value) {
+    if (!value.empty()) set_from_field(knob, l_, value, knob.recipe);
+  }
+  void take(const Knob& knob, const std::vector<std::string>& value) { set_from_field(knob, l_, value, knob.recipe); }
+
+  Layout& l_;
+};
+
+// Fills the core members from `l`. An optional object is written when one of its rows that applies
+// (its `when` holds) is away from its default, as the schema writes none of them as null
+// (`recompute: null`); inside it, an optional member the block may leave out is written when away
+// from its default, and one it writes as null when its row applies.
+class CoreFieldWriter {
+ public:
+  explicit CoreFieldWriter(const Layout& l) : l_(l) {}
+  template <class T>
+  void field(std::string_view, T& member, const recipe::detail::FieldOptions& opt) {
+    if (opt.knob == nullptr) return;
+    const Knob& knob = *opt.knob;
+    any_away_ = any_away_ || (knob_applies(knob, l_) && !knob_is_default(knob, l_));
+    if constexpr (requires { member.reset(); }) {
+      const bool held = opt.omit_if_null ? !knob_is_default(knob, l_) : knob_applies(knob, l_);
+      if (!held) {
+        member.reset();
+        return;
+      }
+      member.emplace();
+      give(knob, *member);
+    } else {
+      give(knob, member);
+    }
+  }
+  template <class T>
+  void object(std::string_view, std::optional<T>& member, bool = false) {
+    CoreFieldWriter inner(l_);
+    T value{};
+    recipe::detail::visit_fields(inner, value);
+    if (inner.any_away_) {
+      member = std::move(value);
+    } else {
+      member.reset();
+    }
+  }
+  void knob_fields(std::vector<LayoutField>&) {}
+
+ private:
+  void give(const Knob& knob, int64_t& out) const { out = knob.get(l_); }
+  void give(const Knob& knob, bool& out) const { out = knob.get(l_) != 0; }
+  void give(const Knob& knob, double& out) const { out = knob.get_real(l_); }
+  void give(const Knob& knob, std::string& out) const { out = knob_text(knob, l_); }
+  void give(const Knob& knob, std::vector<std::string>& out) const { out = set_members(knob_text(knob, l_)); }
+
+  const Layout& l_;
+  bool any_away_ = false;
+};
+
+// The rows of the core members the block always holds: all but the members it may leave out
+// (omit_if_null: recompute.modules), inside objects or not.
+class RequiredRows {
+ public:
+  template <class T>
+  void field(std::string_view, T&, const recipe::detail::FieldOptions& opt) {
+    if (opt.knob != nullptr && !opt.omit_if_null) rows.push_back(opt.knob);
+  }
+  template <class T>
+  void object(std::string_view, std::optional<T>&, bool = false) {
+    T value{};
+    recipe::detail::visit_fields(*this, value);
+  }
+  void knob_fields(std::vector<LayoutField>&) {}
+  std::vector<const Knob*> rows;
+};
+
 // --- launch arguments -------------------------------------------------------------------------------
 
 // Where a knob was set, for the error that names two arguments.
@@ -162,31 +262,11 @@ Engine parse_engine(std::string_view name) {
 
 Layout from_recipe_layout(const RecipeLayout& block) {
   Layout l;
-  l.tp = block.tp;
-  l.pp = block.pp;
-  l.vpp = block.vpp;
-  l.cp = block.cp;
-  l.ep = block.ep;
-  l.etp = block.etp;
-  l.dp = block.dp;
-  l.sp = block.sequence_parallel;
-  if (block.layer_split) {
-    l.first = block.layer_split->first;
-    l.last = block.layer_split->last;
-  }
-  l.max_tokens = block.max_tokens_per_gpu;
-  l.rows_per_mb = block.rows_per_microbatch;
-  if (block.recompute) {
-    l.recompute = parse_recompute_granularity(block.recompute->granularity);
-    if (block.recompute->method) l.recompute_method = parse_recompute_method(*block.recompute->method);
-    if (block.recompute->num_layers) l.recompute_layers = *block.recompute->num_layers;
-  }
-  if (block.offload) {
-    l.offload = block.offload->optimizer_fraction;
-    l.overlap = block.offload->overlap_d2h_h2d;
-    l.precision_aware = l.offload > 0;
-  }
-  if (!block.dispatcher.empty()) l.dispatcher = parse_moe_dispatcher(block.dispatcher);
+  RecipeLayout core = block;  // the visitor walks mutable members; reading never changes them
+  CoreFieldReader reader(l);
+  recipe::detail::visit_fields(reader, core);
+  // Without a precision_aware field the flag follows the offload, which requires it.
+  if (block.offload) l.precision_aware = l.offload > 0;
   read_knob_fields(block, l);
   // exp_avg_dtype alone sets both moments, as the spec's moments= does.
   if (block.knob("exp_avg_dtype") != nullptr && block.knob("exp_avg_sq_dtype") == nullptr) l.moments_sq = l.moments;
@@ -196,31 +276,8 @@ Layout from_recipe_layout(const RecipeLayout& block) {
 RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
   RecipeLayout block;
   block.label = layout_label(l);
-  block.tp = l.tp;
-  block.pp = l.pp;
-  block.vpp = l.vpp;
-  block.cp = l.cp;
-  block.ep = l.ep;
-  block.etp = l.etp;
-  block.dp = l.dp;
-  block.sequence_parallel = l.sp;
-  if (l.first > 0 || l.last > 0) block.layer_split = LayerSplit{l.first, l.last};
-  block.max_tokens_per_gpu = l.max_tokens;
-  block.rows_per_microbatch = l.rows_per_mb;
-  Recompute recompute;
-  recompute.granularity = to_string(l.recompute);
-  if (l.recompute == RecomputeGranularity::full) {
-    recompute.method = std::string(to_string(l.recompute_method));
-    recompute.num_layers = l.recompute_layers;
-  }
-  // The schema writes no recompute as null, not as a granularity.
-  if (l.recompute != RecomputeGranularity::none) block.recompute = recompute;
-  if (l.offload > 0) block.offload = Offload{l.offload, l.overlap};
-  block.dispatcher = to_string(l.dispatcher);
-  if (block.recompute) {
-    const Knob& modules = *find_knob_by_recipe("recompute.modules");
-    if (!knob_is_default(modules, l)) block.recompute->modules = set_members(knob_text(modules, l));
-  }
+  CoreFieldWriter writer(l);
+  recipe::detail::visit_fields(writer, block);
   for (const recipe::detail::KnobField& field : recipe::detail::layout_knob_fields()) {
     const Knob& knob = *field.knob;
     bool write = !knob_is_default(knob, l);
@@ -558,10 +615,13 @@ namespace {
 
 // The knobs of the block's required fields and objects, which it always holds.
 bool is_required_field(const Knob& knob) {
-  static constexpr std::string_view kRequired[] = {"tp", "pp", "vpp", "cp", "ep", "etp", "dp", "sp", "first",
-                                                   "last", "recompute", "recompute_method", "recompute_layers",
-                                                   "offload", "overlap", "max_tokens", "rows_per_mb", "dispatcher"};
-  return std::find(std::begin(kRequired), std::end(kRequired), knob.key) != std::end(kRequired);
+  static const std::vector<const Knob*> required = [] {
+    RequiredRows rows;
+    RecipeLayout scratch;
+    recipe::detail::visit_fields(rows, scratch);
+    return rows.rows;
+  }();
+  return std::find(required.begin(), required.end(), &knob) != required.end();
 }
 
 // The knobs of the optional fields the block states, in field order.
