@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "support/test_support.hpp"
@@ -98,6 +100,69 @@ TEST(RecipeLayout, DualPipeRoundTripsInTheBlockButHasNoEngineArgument) {
     EXPECT_LADLE_ERROR(layout_engine_args(l, engine, 4096), usage,
                        "no Megatron-LM argument runs DualPipe");
   }
+}
+
+// The companion arguments (knob_lookup.hpp) are written from the table, for their engines only:
+// slime's batching switch before --max-tokens-per-gpu, the offload switch before the fraction (which
+// is left out at the 1.0 the switch implies), Megatron-LM's --seq-length after --micro-batch-size.
+std::vector<std::string> flags_of(const Layout& l, Engine engine) {
+  std::vector<std::string> out;
+  for (const EngineArg& arg : layout_engine_args(l, engine, 4096)) out.push_back(arg.flag + (arg.value ? "=" + *arg.value : ""));
+  return out;
+}
+
+bool has(const std::vector<std::string>& words, const std::string& word) {
+  return std::find(words.begin(), words.end(), word) != words.end();
+}
+
+size_t index_of(const std::vector<std::string>& words, const std::string& word) {
+  return static_cast<size_t>(std::find(words.begin(), words.end(), word) - words.begin());
+}
+
+TEST(RecipeLayout, CompanionArgumentsFollowTheirRowsAndEngines) {
+  const Layout all = parse_layout_spec("tp=2,offload=1.0,max_tokens=8192,rows_per_mb=2");
+  const std::vector<std::string> slime = flags_of(all, Engine::slime);
+  EXPECT_LT(index_of(slime, "--use-dynamic-batch-size"), index_of(slime, "--max-tokens-per-gpu=8192"));
+  EXPECT_LT(index_of(slime, "--optimizer-cpu-offload"), slime.size());
+  EXPECT_EQ(std::count_if(slime.begin(), slime.end(), [](const std::string& w) { return w.starts_with("--optimizer-offload-fraction"); }), 0);
+  EXPECT_FALSE(has(slime, "--seq-length=4096"));
+  const std::vector<std::string> megatron = flags_of(all, Engine::megatron);
+  EXPECT_FALSE(has(megatron, "--use-dynamic-batch-size"));
+  EXPECT_EQ(index_of(megatron, "--seq-length=4096"), index_of(megatron, "--micro-batch-size=2") + 1);
+  EXPECT_TRUE(has(flags_of(all, Engine::bridge), "--seq-length=4096"));
+  const std::vector<std::string> half = flags_of(parse_layout_spec("tp=2,offload=0.5"), Engine::megatron);
+  EXPECT_EQ(index_of(half, "--optimizer-offload-fraction=0.5"), index_of(half, "--optimizer-cpu-offload") + 1);
+  const std::vector<std::string> none = flags_of(parse_layout_spec("tp=2,offload=0.0"), Engine::megatron);
+  EXPECT_FALSE(has(none, "--optimizer-cpu-offload"));
+  // The reader: the switch alone is the implied 1.0; a fraction without the switch offloads nothing.
+  const auto offload_of = [](const std::string& script) {
+    return read_layout_args(args::parse_launch_args(script, "t").args, Engine::megatron).layout.offload;
+  };
+  EXPECT_EQ(offload_of("python3 pretrain_gpt.py --optimizer-cpu-offload"), 1.0);
+  EXPECT_EQ(offload_of("python3 pretrain_gpt.py --optimizer-offload-fraction 0.5"), 0.0);
+  EXPECT_EQ(offload_of("python3 pretrain_gpt.py --optimizer-cpu-offload --optimizer-offload-fraction 0.5"), 0.5);
+}
+
+// The block's optional objects are written when a row of theirs that applies is away from its
+// default: layer_split for a last stage alone, no recompute object without recompute, no offload
+// object for an overlap that has nothing to overlap.
+TEST(RecipeLayout, OptionalObjectsOfTheBlockFollowTheirRows) {
+  const RecipeLayout last_only = to_recipe_layout(parse_layout_spec("tp=1,pp=4,last=3"), 4096);
+  ASSERT_TRUE(last_only.layer_split.has_value());
+  EXPECT_EQ(*last_only.layer_split, (LayerSplit{0, 3}));
+  EXPECT_FALSE(to_recipe_layout(parse_layout_spec("tp=1"), 4096).layer_split.has_value());
+  EXPECT_FALSE(to_recipe_layout(parse_layout_spec("tp=1,recompute=none"), 4096).recompute.has_value());
+  const RecipeLayout selective = to_recipe_layout(parse_layout_spec("tp=1,recompute=selective"), 4096);
+  ASSERT_TRUE(selective.recompute.has_value());
+  EXPECT_EQ(selective.recompute->granularity, "selective");
+  EXPECT_FALSE(selective.recompute->method.has_value());
+  const RecipeLayout full = to_recipe_layout(parse_layout_spec("tp=1,recompute=full:block:2"), 4096);
+  ASSERT_TRUE(full.recompute.has_value());
+  EXPECT_EQ(full.recompute->method, std::optional<std::string>("block"));
+  EXPECT_EQ(full.recompute->num_layers, std::optional<int64_t>(2));
+  EXPECT_FALSE(to_recipe_layout(parse_layout_spec("tp=1,offload=0.0"), 4096).offload.has_value());
+  EXPECT_EQ(to_recipe_layout(parse_layout_spec("tp=1,offload=0.25,overlap=on"), 4096).offload,
+            (std::optional<Offload>(Offload{0.25, true})));
 }
 
 TEST(RecipeLayout, MissingFlagsTakeMegatronDefaults) {
