@@ -229,6 +229,26 @@ std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag
 // The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
 const std::string& written(const args::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
 
+// The rows whose companion switch implies their value (knob_lookup.hpp): without the switch each
+// holds its default whatever its own argument says; with the switch and no argument of its own
+// (`was_set` false), the implied value. Returns the rows given the implied value.
+template <class WasSet>
+std::vector<const Knob*> settle_implied(Layout& l, const std::vector<const CompanionArg*>& switches, WasSet was_set) {
+  std::vector<const Knob*> implied;
+  for (const CompanionArg& c : kCompanionArgs) {
+    if (c.implied.empty()) continue;
+    const Knob& knob = *find_knob(c.key);
+    if (std::find(switches.begin(), switches.end(), &c) == switches.end()) {
+      static const Layout kDefault;
+      set_knob_text(knob, l, knob_text(knob, kDefault), knob.key);
+    } else if (!was_set(knob)) {
+      set_knob_text(knob, l, c.implied, c.flag);
+      implied.push_back(&knob);
+    }
+  }
+  return implied;
+}
+
 }  // namespace
 
 uint8_t engine_mask(Engine engine) {
@@ -562,20 +582,7 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
     if (text.empty() || (out.opaque && text.front() != '@')) continue;
     set_knob_text(knob, l, engine_default_text(knob, engine, l), knob.key);
   }
-  // A row whose companion switch implies its value (knob_lookup.hpp): without the switch it holds
-  // its default whatever its own argument says; with the switch alone, the implied value.
-  std::vector<const Knob*> implied;
-  for (const CompanionArg& c : kCompanionArgs) {
-    if (c.implied.empty()) continue;
-    const Knob& knob = *find_knob(c.key);
-    if (std::find(switches.begin(), switches.end(), &c) == switches.end()) {
-      static const Layout kDefault;
-      set_knob_text(knob, l, knob_text(knob, kDefault), knob.key);
-    } else if (set_by.count(&knob) == 0) {
-      set_knob_text(knob, l, c.implied, c.flag);
-      implied.push_back(&knob);
-    }
-  }
+  const std::vector<const Knob*> implied = settle_implied(l, switches, [&](const Knob& k) { return set_by.count(&k) > 0; });
   for (const Knob& knob : kKnobs) {
     if (set_by.count(&knob) > 0) out.set.push_back(&knob);
   }
