@@ -32,7 +32,7 @@ TEST(RolloutLayerGeometry, StepThreeSevenFlashByHand) {
 // 1,024-token window; the 10 full layers 4 heads of 512 + 512 for every token (their keys are
 // their values in the weights, but the cache holds the rotated keys and the unrotated values).
 TEST(RolloutLayerGeometry, GemmaFourThirtyOneBByHand) {
-  const ModelSpec m = config("gemma-4-31b-it_values");
+  const ModelSpec m = config("real_gemma-4-31b-it");
   const double sliding = 16 * (256 + 256) * 2.0 * 1024;
   const double full = 4 * (512 + 512) * 2.0 * 8192;
   EXPECT_DOUBLE_EQ(kv_bytes_per_sequence(m, one_gpu(), 8192), 50 * sliding + 10 * full);
