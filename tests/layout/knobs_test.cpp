@@ -285,6 +285,46 @@ TEST(Knobs, Fp8AmaxComputeAlgoIsOneRowEndToEnd) {
   EXPECT_NE(std::find(written.begin(), written.end(), EngineArg{"--fp8-amax-compute-algo", "max"}), written.end());
 }
 
+// SwiGLU's fusion, one row of the knob table: Megatron-LM's switch --no-bias-swiglu-fusion
+// (arguments.py at d98e8a64), Megatron-Bridge's model.bias_activation_fusion, the spec, the recipe
+// block and the arguments written for each engine all come from that row.
+TEST(Knobs, SwigluFusionIsOneRowEndToEnd) {
+  const auto read = [](const std::string& words, Engine engine) {
+    return read_layout_args(training_args(args::parse_launch_args(words, "g.sh")), engine, "g.sh").layout;
+  };
+  EXPECT_TRUE(Layout{}.swiglu_fusion);
+  EXPECT_FALSE(read("--swiglu --no-bias-swiglu-fusion", Engine::megatron).swiglu_fusion);
+  EXPECT_TRUE(read("--swiglu", Engine::megatron).swiglu_fusion);
+  EXPECT_FALSE(read("--no-bias-swiglu-fusion", Engine::slime).swiglu_fusion);
+  EXPECT_FALSE(read("model.bias_activation_fusion=false", Engine::bridge).swiglu_fusion);
+  EXPECT_TRUE(read("model.bias_activation_fusion=true", Engine::bridge).swiglu_fusion);
+  EXPECT_LADLE_ERROR(read("model.bias_activation_fusion=maybe", Engine::bridge), input,
+                     "g.sh:1:1: error: model.bias_activation_fusion: expected true or false");
+
+  const Layout l = parse_layout_spec("tp=2,sp=on,swiglu_fusion=off");
+  EXPECT_FALSE(l.swiglu_fusion);
+  EXPECT_TRUE(format_layout_spec(l).ends_with(",swiglu_fusion=off")) << format_layout_spec(l);
+  EXPECT_FALSE(parse_layout_spec(format_layout_spec(l)).swiglu_fusion);
+  EXPECT_EQ(format_layout_spec(parse_layout_spec("tp=2,sp=on")).find("swiglu_fusion"), std::string::npos);
+  const RecipeLayout block = to_recipe_layout(l, 4096);
+  ASSERT_NE(block.knob("bias_swiglu_fusion"), nullptr);
+  EXPECT_EQ(std::get<bool>(*block.knob("bias_swiglu_fusion")), false);
+  EXPECT_FALSE(from_recipe_layout(block).swiglu_fusion);
+  // At its default the block, the spec and the arguments leave it out.
+  EXPECT_EQ(to_recipe_layout(parse_layout_spec("tp=2,sp=on"), 4096).knob("bias_swiglu_fusion"), nullptr);
+  const auto written = [](const Layout& layout, Engine engine, const std::string& flag) -> std::optional<EngineArg> {
+    const std::vector<EngineArg> args = layout_engine_args(layout, engine, 4096);
+    const auto it = std::find_if(args.begin(), args.end(), [&](const EngineArg& a) { return a.flag == flag; });
+    if (it == args.end()) return std::nullopt;
+    return *it;
+  };
+  EXPECT_FALSE(written(parse_layout_spec("tp=2,sp=on"), Engine::megatron, "--no-bias-swiglu-fusion"));
+  const std::optional<EngineArg> megatron = written(l, Engine::megatron, "--no-bias-swiglu-fusion");
+  ASSERT_TRUE(megatron);
+  EXPECT_EQ(megatron->value, std::nullopt);
+  EXPECT_EQ(megatron->knob->key, "swiglu_fusion");
+}
+
 TEST(Knobs, EveryKnobRoundTripsThroughTheRecipeBlock) {
   for (const Knob& knob : kKnobs) {
     if (knob.recipe.empty()) continue;

@@ -223,6 +223,7 @@ inline constexpr KnobArg fp8_dpa[] = {{"mixed_precision.fp8_dot_product_attentio
 inline constexpr KnobArg fp8_amax_history[] = {{"--fp8-amax-history-len"}};
 inline constexpr KnobArg fp8_amax_algo[] = {{"--fp8-amax-compute-algo"}};
 inline constexpr KnobArg grad_accum_fusion[] = {{"--no-gradient-accumulation-fusion", on, "off"}};
+inline constexpr KnobArg swiglu_fusion[] = {{"--no-bias-swiglu-fusion", on, "off"}};
 inline constexpr KnobArg fp4[] = {{"--fp4-format"}};
 inline constexpr KnobArg fp4_recipe[] = {{"--fp4-recipe"}};
 inline constexpr KnobArg fp4_param_gather[] = {{"--fp4-param-gather", on}};
@@ -551,6 +552,19 @@ inline constexpr Knob kKnobs[] = {
    .help = "weight-gradient GEMMs accumulate into the FP32 main gradients (off: a separate add pass and a 16-bit "
            "gradient per weight)",
    .get = get<&L::grad_accum_fusion>, .set = set<&L::grad_accum_fusion>},
+  // SwiGLU's fused activation: on unless --no-bias-swiglu-fusion (Megatron-LM megatron/training/
+  // arguments.py, store_false into bias_swiglu_fusion, which argument_utils.py passes as
+  // TransformerConfig.bias_activation_fusion for a --swiglu model, at d98e8a64). Megatron-Bridge sets
+  // the config field itself, model.bias_activation_fusion (megatron/core/transformer/
+  // transformer_config.py at d98e8a64; the bridges of Llama, DeepSeek, GLM, Kimi and gpt-oss set it
+  // true: src/megatron/bridge/models/*/ at 067f987d). Off, mlp.py and moe/experts.py run the GLU as
+  // separate PyTorch operations; plan/time_elementwise.cpp prices the extra HBM traffic. Not yet
+  // priced: the tensors autograd keeps for that backward (the SiLU output and the offset add's, one
+  // half-width each, beside the fused path's fc1 output), and mlp / moe_act recompute's rerun of it.
+  {.key = "swiglu_fusion", .kind = K::flag, .args = a::swiglu_fusion, .bridge = "model.bias_activation_fusion",
+   .recipe = "bias_swiglu_fusion",
+   .help = "the gated MLP's activation in one fused kernel (off: separate PyTorch operations, more HBM traffic)",
+   .get = get<&L::swiglu_fusion>, .set = set<&L::swiglu_fusion>},
   // FP8 delayed scaling's amax history (Transformer Engine DelayedScaling.amax_history_len; Megatron-LM
   // TransformerConfig.fp8_amax_history_len default 1 at d98e8a64; Megatron-Bridge
   // MixedPrecisionConfig.fp8_amax_history_len, 1, and 1024 in its *_fp8_delayed_scaling_mixed

@@ -211,6 +211,9 @@ struct Layout {
   /// Gradient-accumulation fusion: the weight-gradient GEMM accumulates into the FP32 main
   /// gradient (Megatron-LM's default; --no-gradient-accumulation-fusion turns it off).
   bool grad_accum_fusion = true;
+  /// SwiGLU's fused kernel: the gated MLP's activation in one kernel each way (Megatron-LM's
+  /// default; --no-bias-swiglu-fusion runs it as separate PyTorch operations).
+  bool swiglu_fusion = true;
   // LoRA (miles --lora-rank, --lora-alpha, --target-modules; miles/utils/arguments.py at
   // 31f1ca96): the base weights frozen, low-rank adapters trained.
   int64_t lora_rank = 0;    ///< adapter rank (0: full fine-tuning, miles' default)

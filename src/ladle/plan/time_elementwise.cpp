@@ -24,12 +24,39 @@ double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   return fused + 2 * (16 - 4) * h + (10 - 4) * qk + (10 - 6) * ffn;
 }
 
+// The unfused gated activation (swiglu_fusion=off: Megatron-LM --no-bias-swiglu-fusion,
+// Megatron-Bridge model.bias_activation_fusion=false), counted in passes over one element of one
+// half of the FFN width (the gate's or the up projection's, per token on this GPU), each pass one
+// BF16 read or write. Fused (megatron/core/fusions/fused_bias_swiglu.py at d98e8a64, one kernel
+// each way): forward reads gate and up and writes the product, 3 passes; backward reads the
+// product's gradient, gate and up and writes both halves' gradients, 5. Unfused (glu() in
+// megatron/core/transformer/mlp.py and moe/experts.py at d98e8a64, run by autograd op by op):
+// forward silu(gate) 2, up + glu_linear_offset 2 (an add kernel even at offset 0), the product 3,
+// together 7; backward the product's two gradients 3 + 3, silu's backward 3, and chunk's backward,
+// which concatenates the halves' gradients into fc1's output gradient, 4, together 13. The extra is
+// 4 passes forward and 8 backward: the backward's is twice the forward's, as the time model's 3x of
+// the forward memory-bound work assumes, so the forward's 4 passes are priced here.
+// Not counted: the clamps of a clamped GLU (gpt-oss) and the routed experts' separate multiply by
+// the routing probabilities, both extra kernels the fused path folds in as well.
+inline constexpr double kUnfusedGluExtraPasses = 4;
+
+double unfused_glu_bytes_per_element(const Layout& l, const ModelCosts& c) {
+  return l.swiglu_fusion || !c.gated_mlp ? 0.0 : kUnfusedGluExtraPasses * kBf16;
+}
+
 // Memory-bound work: norms, residual adds, rotary, activation, router, permutation; half of its
 // 20 kernels belong to the attention block, half to the MLP / MoE block.
 void elementwise(const KindInputs& in, LayerForward& f) {
   const double quantize_scale = quantize_bytes_per_element(in.l) / 5.0;  // over fp8_cast_bytes' 5
-  const double stream_bytes = in.tokens / in.sp_div * stream_bytes_per_token(in.c, in.w);
-  f.routed_bytes = kBf16 * in.routed_tokens * (4 * in.h + 3 * in.moe_ffn);
+  // The gated activation's width on this GPU: the dense MLP's, or a MoE layer's shared expert's,
+  // split by TP, over every token of the microbatch (sequence parallel gathers them before fc1).
+  const double unfused_glu = unfused_glu_bytes_per_element(in.l, in.c);
+  const double glu_width = !in.kind.has_mlp ? 0.0
+                           : in.kind.moe    ? static_cast<double>(in.c.shared_ffn) / in.tp
+                                            : static_cast<double>(in.kind.ffn) / in.tp;
+  const double stream_bytes =
+      in.tokens / in.sp_div * stream_bytes_per_token(in.c, in.w) + unfused_glu * in.tokens * glu_width;
+  f.routed_bytes = kBf16 * in.routed_tokens * (4 * in.h + 3 * in.moe_ffn) + unfused_glu * in.routed_tokens * in.moe_ffn;
   f.elementwise = (stream_bytes + f.routed_bytes + (in.fp8 ? quantize_scale * f.cast_bytes / 3.0 : 0.0)) / in.r.hbm +
                   20 * in.r.kernel;
 }

@@ -1,0 +1,88 @@
+// The unfused gated activation (swiglu_fusion=off; plan/time_elementwise.cpp): the extra bytes by
+// hand, then how the time model moves with them on a dense and a MoE catalog model.
+#include "ladle/plan/time_elementwise.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/layout_spec.hpp"
+#include "ladle/model/catalog.hpp"
+#include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
+
+namespace ladle::plan {
+namespace {
+
+struct Case {
+  ModelSpec model;
+  ModelCosts costs;
+  Cluster cluster;
+  Layout layout;
+  std::vector<int64_t> stages;
+  int64_t microbatches = 0;
+};
+
+Case setup(const std::string& model_name, const std::string& spec, int64_t gpus) {
+  Case s;
+  s.model = model::load_model(model_name);
+  s.costs = model_costs(s.model, 4096);
+  s.cluster = make_cluster("h200", gpus);
+  const layout::LayoutContext context{gpus, 8, 4096, 64};
+  s.layout = layout::resolve_layout(layout::parse_layout_spec(spec), context);
+  s.stages = layout::stage_layers(s.layout, s.model.num_layers);
+  s.microbatches = layout::microbatches_per_step(s.layout, context);
+  return s;
+}
+
+double step_s(const Case& s, const Calibration& cal) {
+  return estimate_time(s.costs, s.layout, s.stages, s.microbatches, s.cluster, Workload{4096, 64}, cal).step_s;
+}
+
+// Forward: silu 2 + the offset's add 2 + the product 3 passes where the fused kernel makes 3, so
+// 4 extra BF16 passes = 8 bytes per element of one half of the FFN width; nothing when fused or
+// when the MLP is not gated (GPT's fc1 -> GELU).
+TEST(TimeElementwise, UnfusedGluBytesByHand) {
+  ModelCosts c;
+  c.gated_mlp = true;
+  Layout l;
+  EXPECT_DOUBLE_EQ(timing::unfused_glu_bytes_per_element(l, c), 0.0);
+  l.swiglu_fusion = false;
+  EXPECT_DOUBLE_EQ(timing::unfused_glu_bytes_per_element(l, c), 8.0);
+  c.gated_mlp = false;
+  EXPECT_DOUBLE_EQ(timing::unfused_glu_bytes_per_element(l, c), 0.0);
+}
+
+// Llama-3.1-8B at TP 2, one stage, microbatches of four 4,096-token rows (enough work that the GPU,
+// not the host's launches, sets each layer's pace): each of the 32 layers moves 8 x 16,384 x 14,336
+// / 2 extra bytes forward and twice that backward, at the achieved HBM rate.
+TEST(TimeElementwise, UnfusedSwigluIsSlowerByTheDerivedBytes) {
+  const Case fused = setup("llama-3.1-8b", "tp=2,pp=1,ep=1,etp=1,sp=on,recompute=none,dist_opt=on,rows_per_mb=4", 8);
+  Case unfused = fused;
+  unfused.layout.swiglu_fusion = false;
+  const Calibration cal;
+  const double hbm = fused.cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
+  ASSERT_EQ(fused.costs.ffn, 14336);
+  ASSERT_EQ(fused.layout.rows_per_mb, 4);
+  const double tokens = 4096.0 * 4;
+  const double per_layer = 3 * 8.0 * tokens * 14336.0 / 2 / hbm;
+  const double expected = static_cast<double>(fused.microbatches) * 32 * per_layer;
+  EXPECT_GT(expected, 0.01);  // tens of milliseconds a step: worth pricing
+  EXPECT_NEAR(step_s(unfused, cal) - step_s(fused, cal), expected, 1e-9);
+}
+
+// A MoE model: the routed experts' activation (every routed token copy at one expert's width over
+// ETP) is unfused as well, so the step slows by more than its dense layers' share.
+TEST(TimeElementwise, UnfusedActivationOfRoutedExpertsIsPriced) {
+  const Case fused = setup("qwen3-30b-a3b", "tp=1,pp=1,ep=8,etp=1,recompute=none,dist_opt=on,rows_per_mb=4", 8);
+  ASSERT_EQ(fused.costs.shared_ffn, 0);
+  Case unfused = fused;
+  unfused.layout.swiglu_fusion = false;
+  const Calibration& cal = default_calibration();
+  ASSERT_TRUE(std::isfinite(step_s(fused, cal)));
+  EXPECT_GT(step_s(unfused, cal), step_s(fused, cal));
+}
+
+}  // namespace
+}  // namespace ladle::plan
