@@ -172,6 +172,29 @@ TEST(BridgeJob, PrecisionIsARecipeByNameWhereOneMatchesElseItsFields) {
   EXPECT_EQ(back.layout, l);
 }
 
+// Each mixed-precision recipe by name (data/launch/engines.yaml) is what the job writes for a layout
+// that holds exactly its fields: the choice is made from the rows and values of the arguments.
+TEST(BridgeJob, EveryRecipeByNameIsChosenForTheLayoutItSets) {
+  const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  Base base = bare_base(qwen);
+  base.args.push_back(args::LaunchArg{"--bf16", {}});
+  const std::vector<std::string> names = args::bridge_mixed_precision_names();
+  ASSERT_GE(names.size(), 4u);
+  for (const std::string& name : names) {
+    Layout l = layout::read_layout_args(layout::training_args(args::parse_launch_args(
+                                            "python run_recipe.py mixed_precision=" + name, "job.sh")),
+                                        layout::Engine::bridge, "job.sh")
+                   .layout;
+    l.ep = 8;
+    l.dp = 2;
+    l.max_tokens = 0;
+    const ReadBack back = write_and_read(l, qwen, base);
+    EXPECT_NE(back.line.find("mixed_precision=" + name + " "), std::string::npos) << name << ": " << back.line;
+    EXPECT_EQ(back.line.find("mixed_precision."), std::string::npos) << name << ": " << back.line;
+    EXPECT_EQ(back.layout, l) << name;
+  }
+}
+
 // The delayed-scaling recipe by name sets the amax algorithm too (max, training/mixed_precision.py at
 // 05097809): a layout that scales by the newest amax is written as its fields, not as that recipe.
 TEST(BridgeJob, TheDelayedScalingRecipeByNameCarriesItsAmaxAlgorithm) {
