@@ -97,15 +97,32 @@ void set_from_field(const Knob& knob, Layout& l, const LayoutFieldValue& value, 
   }
 }
 
-// Reads the block's knob fields into `l`: the optional fields, and recompute.modules inside the
-// typed recompute object. Returns the knobs they set, in field order.
-std::vector<const Knob*> read_knob_fields(const RecipeLayout& block, Layout& l) {
-  std::vector<const Knob*> held;
-  if (block.recompute && block.recompute->modules) {
-    const Knob& modules = *find_knob_by_recipe("recompute.modules");
-    set_from_field(modules, l, *block.recompute->modules, modules.recipe);
-    held.push_back(&modules);
+// The rows of the core members the block may leave out (omit_if_null: recompute.modules) that it
+// states, in field order.
+class StatedOptionalRows {
+ public:
+  template <class T>
+  void field(std::string_view, T& member, const recipe::detail::FieldOptions& opt) {
+    if constexpr (requires { member.has_value(); }) {
+      if (opt.knob != nullptr && opt.omit_if_null && member.has_value()) rows.push_back(opt.knob);
+    }
   }
+  template <class T>
+  void object(std::string_view, std::optional<T>& member, bool = false) {
+    if (member) recipe::detail::visit_fields(*this, *member);
+  }
+  void knob_fields(std::vector<LayoutField>&) {}
+  std::vector<const Knob*> rows;
+};
+
+// Reads the block's optional knob fields into `l` (the core members, recompute.modules among them,
+// are from_recipe_layout's). Returns the knobs the block states beyond the fields it always holds:
+// its optional core members, then its optional fields, in field order.
+std::vector<const Knob*> read_knob_fields(const RecipeLayout& block, Layout& l) {
+  StatedOptionalRows stated;
+  RecipeLayout core = block;  // the visitor walks mutable members; reading never changes them
+  recipe::detail::visit_fields(stated, core);
+  std::vector<const Knob*> held = std::move(stated.rows);
   for (const LayoutField& field : block.knobs) {
     const Knob* knob = find_knob_by_recipe(field.name);
     if (knob == nullptr) continue;
