@@ -36,10 +36,10 @@ struct CalibrateOptions {
   // The user's own runs: --log LOG --script SCRIPT pairs (in order) on one cluster.
   std::vector<std::string> logs;
   std::vector<std::string> scripts;
-  ScenarioFlags scenario;  ///< --model, --gpu, --gpus, --instance, --cluster of the runs (scenario_options.hpp)
-  std::string engine;
-  std::optional<int64_t> row_tokens;    ///< when a script gives no --seq-length (default 8192, as predict)
-  std::optional<int64_t> global_batch;  ///< when a script gives no --global-batch-size
+  /// What the runs ran on (--model, --gpu, --gpus, --instance, --cluster), whose defaults their
+  /// scripts take (--engine), and the workload where a script gives none (--row-tokens, default
+  /// 8192 as in predict; --global-batch): the shared options (scenario_options.hpp).
+  ScenarioFlags scenario;
   bool own_only = false;
 };
 
@@ -55,19 +55,20 @@ plan::Measurement own_run(const CalibrateOptions& o, const std::string& log_path
   // The job through the one --args/--script policy (read_job): bash runs the script in the
   // sandbox, as predict --script runs it (the static reader where the sandbox cannot start, said
   // on one line); a launch that sets nothing is refused, not priced from ladle's defaults.
-  ScenarioFlags flags;
+  ScenarioFlags flags = o.scenario;
   flags.script = script;
-  flags.engine = o.engine;
   const Job job = *read_job(flags, m.cluster.gpus_per_node(), err);
   check_job_model(job.args, m.model);
-  if (!job.args.global_batch && (!o.global_batch || *o.global_batch < 1)) {
+  // A run's tokens per step are what its log is scored by: a batch neither the script nor the
+  // options give is refused, not taken from predict's default.
+  if (!job.args.global_batch && !flags.global_batch) {
     throw Error(ErrorKind::input, "expected --global-batch-size in the launch arguments (or give --global-batch)",
                 SourceLocation{script, 0, 0, "args"});
   }
   // The job's workload over the options', as in predict: an option that contradicts it is an error.
-  m.workload.row_tokens = o.row_tokens.value_or(8192);
-  m.workload.global_batch = o.global_batch.value_or(0);
-  apply_job_workload(job.args, GivenWorkload{o.row_tokens, o.global_batch, std::nullopt}, m.workload);
+  m.workload.row_tokens = flags.row_tokens.value_or(8192);
+  m.workload.global_batch = flags.global_batch.value_or(0);
+  apply_job_workload(job.args, GivenWorkload{flags.row_tokens, flags.global_batch, std::nullopt}, m.workload);
   m.workload.flash_attention_2 = plan::selects_flash_attention_backend(job.launch.launch);
   const layout::LayoutContext context = m.context();
   m.layout = layout::resolve_layout(layout::job_layout(job.args, m.workload.row_tokens, m.model), context);
@@ -94,6 +95,7 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
     throw_usage("--log/--script need --model, --gpu (or --cluster) and --gpus: what the runs ran on");
   }
   if (o.own_only && o.logs.empty()) throw_usage("--own-only needs --log/--script pairs");
+  check_workload_bounds(f);
   std::vector<plan::Measurement> measurements;
   if (o.own_only) {
     // Only the user's own runs.
@@ -144,9 +146,13 @@ void add_calibrate_command(CLI::App& command, Io& io) {
   // What the runs ran on (with --log): the shared options.
   add_model_option(command, options->scenario);
   add_cluster_options(command, options->scenario, GpuCounts::one);
-  command.add_option("--engine", options->engine, "slime, miles, megatron or bridge: whose defaults the scripts take");
-  command.add_option("--row-tokens", options->row_tokens, "tokens per row where a script has no --seq-length (default 8192; refused where it contradicts one)");
-  command.add_option("--global-batch", options->global_batch, "rows per step where a script has no --global-batch-size (refused where it contradicts one)");
+  add_engine_option(command, options->scenario, "");
+  // Several scripts share these, so their help says how each script's own value wins.
+  command.add_option("--row-tokens", options->scenario.row_tokens,
+                     "tokens per row where a script has no --seq-length (default 8192; refused where it contradicts "
+                     "one)");
+  command.add_option("--global-batch", options->scenario.global_batch,
+                     "rows per step where a script has no --global-batch-size (refused where it contradicts one)");
   command.add_flag("--own-only", options->own_only, "fit on your own runs alone (default: with the training set)");
   add_json_flag(command, options->json);
   command.callback([options, &io] { io.exit_code = run_calibrate(*options, io); });

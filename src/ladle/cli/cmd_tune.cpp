@@ -64,15 +64,13 @@ struct InterruptGuard {
 };
 
 struct TuneOptions {
-  std::string model;
-  std::string gpu;
-  int64_t gpus = 0;
-  std::string instance;
-  std::string engine;  ///< default: the engine of --script, else slime
+  /// --model, --gpu, --gpus, --instance, --engine (default: the engine of --script, else slime),
+  /// --script (the user's own job: the base of every trial's job), --row-tokens, --global-batch:
+  /// the shared options (scenario_options.hpp).
+  ScenarioFlags scenario;
   std::string backend = "local";
   std::string out;
   std::string base;
-  std::string script;  ///< the user's own job: the base of every trial's job
   std::string start;
   int64_t budget = 12;
   double gpu_hours = 0;
@@ -81,8 +79,6 @@ struct TuneOptions {
   int64_t per_round = 4;
   double threshold = 0.03;
   std::string objective = "throughput";
-  std::optional<int64_t> row_tokens;    ///< default 8192
-  std::optional<int64_t> global_batch;  ///< default 128
   std::string partition;
   std::string account;
   std::string ray_address;
@@ -167,43 +163,42 @@ void remove_unsubmitted_run(const std::string& dir) {
 }
 
 tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
-  if (o.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
-  if (o.gpu.empty()) throw_usage("tune needs --gpu (e.g. h200)");
-  if (o.gpus < 1) throw_usage("tune needs --gpus, the number of GPUs (at least 1)");
+  const ScenarioFlags& f = o.scenario;
+  if (f.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
+  if (f.gpu.empty()) throw_usage("tune needs --gpu (e.g. h200)");
+  if (f.gpu_count < 1) throw_usage("tune needs --gpus, the number of GPUs (at least 1)");
   if (o.out.empty())
     throw_usage("tune needs --out DIR, the folder for its database, trials and recipe");
+  check_workload_bounds(f);
   if (o.budget < 1) throw_usage("--budget must be at least 1 trial, got {}", o.budget);
   if (o.gpu_hours < 0) throw_usage("--gpu-hours must be positive, got {}", o.gpu_hours);
   if (o.steps < 4) throw_usage("--steps must be at least 4 (warm-up is dropped), got {}", o.steps);
   if (o.per_round < 1) throw_usage("--per-round must be at least 1, got {}", o.per_round);
   if (!(o.threshold > 0 && o.threshold < 1))
     throw_usage("--threshold must be in (0, 1), got {}", o.threshold);
-  if (o.engine == "bridge")
+  if (f.engine == "bridge")
     throw_usage("--engine bridge: Megatron-Bridge launch scripts are not emitted yet");
-  if (!o.script.empty() && !o.base.empty()) throw_usage("give --script or --base, not both");
+  if (!f.script.empty() && !o.base.empty()) throw_usage("give --script or --base, not both");
   std::optional<layout::JobArgs> job;
   std::string job_text;
-  if (!o.script.empty()) {
-    job_text = util::read_file(o.script);
+  if (!f.script.empty()) {
+    job_text = util::read_file(f.script);
     // bash runs the job in the sandbox, as predict --script runs it (the static reader where the
     // sandbox cannot start, said on one line); a launch that sets nothing is refused. The trials'
     // jobs are written from the script's text.
     // Through the one --args/--script policy (read_job), --engine saying whose defaults it takes.
-    ScenarioFlags flags;
-    flags.script = o.script;
-    flags.engine = o.engine;
-    job = read_job(flags, plan::make_cluster(o.gpu, o.gpus, o.instance).gpus_per_node(), err)->args;
+    job = read_job(f, plan::make_cluster(f.gpu, f.gpu_count, f.instance).gpus_per_node(), err)->args;
   }
   // The job's own engine unless --engine names another.
-  const std::string engine = !o.engine.empty() ? o.engine : job ? layout::to_string(job->engine) : "slime";
-  if (engine == "bridge") throw_usage("{}: a Megatron-Bridge job: tune does not emit Megatron-Bridge jobs yet", o.script);
+  const std::string engine = !f.engine.empty() ? f.engine : job ? layout::to_string(job->engine) : "slime";
+  if (engine == "bridge") throw_usage("{}: a Megatron-Bridge job: tune does not emit Megatron-Bridge jobs yet", f.script);
   layout::parse_engine(engine);
   plan::parse_objective(o.objective);
   tune::TuneSettings s;
-  s.model = o.model;
-  s.gpu = o.gpu;
-  s.gpus = o.gpus;
-  s.instance = o.instance;
+  s.model = f.model;
+  s.gpu = f.gpu;
+  s.gpus = f.gpu_count;
+  s.instance = f.instance;
   s.engine = engine;
   s.objective = o.objective;
   s.scheduler.backend = o.backend;
@@ -212,8 +207,8 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   s.scheduler.ray_address = o.ray_address;
   s.out_dir = fs::absolute(o.out).lexically_normal().string();
   s.scheduler.state_dir = (fs::path(s.out_dir) / "jobs").string();
-  s.row_tokens = o.row_tokens.value_or(8192);
-  s.global_batch = o.global_batch.value_or(128);
+  s.row_tokens = f.row_tokens.value_or(8192);
+  s.global_batch = f.global_batch.value_or(128);
   s.budget = o.budget;
   s.gpu_hours_limit = o.gpu_hours;
   s.steps = o.steps;
@@ -224,7 +219,7 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   s.poll_s = o.backend == "local" ? 0.1 : 0.5;
   if (!o.engine_program.empty()) s.engine_program = fs::absolute(o.engine_program).string();
   s.confirm_steps = 20;
-  const plan::Cluster cluster = plan::make_cluster(o.gpu, o.gpus, o.instance);
+  const plan::Cluster cluster = plan::make_cluster(f.gpu, f.gpu_count, f.instance);
   Layout start;
   bool have_start = false;
   if (!o.base.empty()) {
@@ -232,6 +227,16 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
     s.base_path = base.path.empty() ? o.base : fs::absolute(base.path).string();
     start = layout::layout_from_recipe(base.recipe);
     have_start = true;
+    // The trials and the recipe keep the base's workload, as plan --emit does: an option that
+    // differs from it is refused, not dropped.
+    if (f.row_tokens && *f.row_tokens != base.recipe.workload.row_tokens) {
+      throw_usage("--row-tokens {} differs from the base's {} ({}); leave it out or give another --base",
+                  *f.row_tokens, base.recipe.workload.row_tokens, o.base);
+    }
+    if (f.global_batch && *f.global_batch != base.recipe.workload.global_batch) {
+      throw_usage("--global-batch {} differs from the base's {} ({}); leave it out or give another --base",
+                  *f.global_batch, base.recipe.workload.global_batch, o.base);
+    }
     s.row_tokens = base.recipe.workload.row_tokens;
     s.global_batch = base.recipe.workload.global_batch;
     if (base.recipe.result && base.recipe.result->steps_per_run >= 4)
@@ -239,18 +244,18 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   }
   if (job) {
     // The user's job: its layout is measured first, its rows and batch are the workload.
-    const ModelSpec job_model = model::load_model(o.model);
+    const ModelSpec job_model = model::load_model(f.model);
     check_job_model(*job, job_model);
     // Its rows and batch are the workload, as in predict: an option that contradicts them is an error.
     plan::Workload workload{s.row_tokens, s.global_batch, plan::Precision::bf16};
-    apply_job_workload(*job, GivenWorkload{o.row_tokens, o.global_batch, std::nullopt}, workload);
+    apply_job_workload(*job, GivenWorkload{f.row_tokens, f.global_batch, std::nullopt}, workload);
     s.row_tokens = workload.row_tokens;
     s.global_batch = workload.global_batch;
     if (job->fp8) s.precision = "fp8";
     start = layout::job_layout(*job, s.row_tokens, job_model);
     have_start = true;
     s.job_script = job_text;
-    s.job_file = fs::path(o.script).filename().string();
+    s.job_file = fs::path(f.script).filename().string();
   }
   if (!o.start.empty()) {
     start = layout::parse_layout_spec(o.start);
@@ -259,7 +264,7 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   if (o.confirm_steps > 0) s.confirm_steps = o.confirm_steps;
   if (!have_start) {
     plan::PlanRequest request;
-    request.model = model::load_model(o.model);
+    request.model = model::load_model(f.model);
     request.cluster = cluster;
     request.workload = plan::Workload{s.row_tokens, s.global_batch, plan::Precision::bf16};
     request.calibration = plan::default_calibration();
@@ -267,7 +272,7 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
     start = plan::plan_layouts(request).top.front().layout;
   }
   plan::Scenario start_scenario;  // what the starting layout is checked against
-  start_scenario.model = model::load_model(o.model);
+  start_scenario.model = model::load_model(f.model);
   start_scenario.cluster = cluster;
   start_scenario.workload = plan::Workload{s.row_tokens, s.global_batch, plan::parse_precision(s.precision)};
   start = layout::resolve_layout(start, start_scenario.context());
@@ -303,11 +308,12 @@ int outcome_code(tune::TuneOutcome outcome, const tune::TuneDb& db, Io& io,
 
 // `ladle tune --rl`: the RL loop of tune/rl_tune.hpp, which keeps no database.
 int run_tune_rl(const TuneOptions& o, Io& io) {
-  if (o.model.empty()) throw_usage("tune --rl needs --model");
-  if (o.gpu.empty()) throw_usage("tune --rl needs --gpu (e.g. h200)");
-  if (o.gpus < 1) throw_usage("tune --rl needs --gpus, a GPU count");
+  const ScenarioFlags& f = o.scenario;
+  if (f.model.empty()) throw_usage("tune --rl needs --model");
+  if (f.gpu.empty()) throw_usage("tune --rl needs --gpu (e.g. h200)");
+  if (f.gpu_count < 1) throw_usage("tune --rl needs --gpus, a GPU count");
   if (o.out.empty()) throw_usage("tune --rl needs --out, a folder for the trials' scripts and logs");
-  if (!o.base.empty() || !o.script.empty() || !o.start.empty() || o.dry_run) {
+  if (!o.base.empty() || !f.script.empty() || !o.start.empty() || o.dry_run) {
     throw_usage("tune --rl takes neither --base, --script, --start nor --dry-run: the candidates are plan --rl's");
   }
   const auto need = [](const std::optional<int64_t>& v, const char* name) {
@@ -315,13 +321,13 @@ int run_tune_rl(const TuneOptions& o, Io& io) {
     return *v;
   };
   tune::RlTuneSettings s;
-  s.engine = o.engine.empty() ? "slime" : o.engine;
+  s.engine = f.engine.empty() ? "slime" : f.engine;
   if (s.engine != "slime" && s.engine != "miles") {
     throw_usage("--engine: an RL job runs on slime or miles, not {}", s.engine);
   }
-  s.plan.model = model::load_model(o.model);
-  s.plan.hardware = plan::ClusterOptions{o.gpu, o.instance, "", std::nullopt};
-  s.plan.gpus = o.gpus;
+  s.plan.model = model::load_model(f.model);
+  s.plan.hardware = plan::ClusterOptions{f.gpu, f.instance, "", std::nullopt};
+  s.plan.gpus = f.gpu_count;
   rl::RlWork& w = s.plan.work;
   w.rollout.prompts = need(o.prompts, "--prompts");
   w.rollout.samples_per_prompt = need(o.samples_per_prompt, "--samples-per-prompt");
@@ -354,7 +360,7 @@ int run_tune_rl(const TuneOptions& o, Io& io) {
   s.scheduler.state_dir = (fs::path(s.out_dir) / "jobs").string();
   s.poll_s = o.backend == "local" ? 0.1 : 0.5;
   if (!o.engine_program.empty()) s.engine_program = fs::absolute(o.engine_program).string();
-  s.run_id = util::sha256_hex(o.model + std::to_string(::getpid()) +
+  s.run_id = util::sha256_hex(f.model + std::to_string(::getpid()) +
                               std::to_string(std::chrono::system_clock::now().time_since_epoch().count()))
                  .substr(0, 8);
   if (fs::exists(s.out_dir) && !fs::is_empty(s.out_dir)) {
@@ -473,26 +479,27 @@ void add_tune_command(CLI::App& command, Io& io) {
   auto o = std::make_shared<TuneOptions>();
   // The flags of a tuning run, one row each.
   using Field =
-      std::variant<std::string TuneOptions::*, int64_t TuneOptions::*, std::optional<int64_t> TuneOptions::*,
-                   double TuneOptions::*>;
+      std::variant<std::string TuneOptions::*, int64_t TuneOptions::*, double TuneOptions::*>;
   struct Flag {
     const char* name;
     Field field;
     const char* help;
   };
+  // What is trained on what, and the user's job: the shared options.
+  ScenarioFlags& shared = o->scenario;
+  add_model_option(command, shared);
+  add_gpu_options(command, shared, GpuCounts::one);
+  add_engine_option(command, shared,
+                    "and the engine of the trials' jobs (default: the script's, else slime; Megatron-Bridge jobs are "
+                    "not written yet)");
+  add_script_option(command, shared,
+                    "every trial's job keeps everything of it but the layout, and its layout is measured first");
+  add_batch_options(command, shared);
   static const Flag kFlags[] = {
-      {"--model", &TuneOptions::model, "model name or config.json path"},
-      {"--gpu", &TuneOptions::gpu, "GPU name, e.g. h200"},
-      {"--gpus", &TuneOptions::gpus, "number of GPUs"},
-      {"--instance", &TuneOptions::instance, "instance type (default: the first carrying the GPU)"},
-      {"--engine", &TuneOptions::engine, "slime, miles or megatron (default: the engine of --script, else slime)"},
       {"--backend", &TuneOptions::backend, "local, slurm or ray (default local)"},
       {"--out", &TuneOptions::out, "folder for tune.db, the trials, recipe.yaml and report.md"},
       {"--base", &TuneOptions::base,
        "base recipe: its layout is measured first and its workload kept"},
-      {"--script", &TuneOptions::script,
-       "your own job (a launch script): every trial's job keeps everything of it but the layout, and its "
-       "layout is measured first"},
       {"--start", &TuneOptions::start,
        "layout spec measured first (default: the base recipe's, else the plan's best)"},
       {"--budget", &TuneOptions::budget, "exploration trials at most (default 12)"},
@@ -505,8 +512,6 @@ void add_tune_command(CLI::App& command, Io& io) {
       {"--threshold", &TuneOptions::threshold,
        "stop below this expected improvement (default 0.03)"},
       {"--objective", &TuneOptions::objective, "throughput or cost (default throughput)"},
-      {"--row-tokens", &TuneOptions::row_tokens, "tokens per row without --base (default 8192)"},
-      {"--global-batch", &TuneOptions::global_batch, "rows per step without --base (default 128)"},
       {"--partition", &TuneOptions::partition, "slurm: --partition of the trial jobs"},
       {"--account", &TuneOptions::account, "slurm: --account of the trial jobs"},
       {"--ray-address", &TuneOptions::ray_address, "ray: the dashboard's http://host:port"},

@@ -18,7 +18,7 @@ void add_model_option(CLI::App& command, ScenarioFlags& flags) {
   command.add_option("--model", flags.model, "model name or config.json path");
 }
 
-void add_cluster_options(CLI::App& command, ScenarioFlags& flags, GpuCounts counts) {
+void add_gpu_options(CLI::App& command, ScenarioFlags& flags, GpuCounts counts) {
   command.add_option("--gpu", flags.gpu, "GPU name, e.g. h200");
   if (counts == GpuCounts::one) {
     command.add_option("--gpus", flags.gpu_count, "number of GPUs");
@@ -26,6 +26,10 @@ void add_cluster_options(CLI::App& command, ScenarioFlags& flags, GpuCounts coun
     command.add_option("--gpus", flags.gpu_counts, "GPU count, or a comma-separated sweep such as 64,128,256");
   }
   command.add_option("--instance", flags.instance, "instance type (default: the first carrying the GPU)");
+}
+
+void add_cluster_options(CLI::App& command, ScenarioFlags& flags, GpuCounts counts) {
+  add_gpu_options(command, flags, counts);
   command.add_option(
       "--cluster", flags.cluster,
       "an on-prem cluster file (YAML: gpu, gpus_per_node, nvlink_domain, fabric, nics, nic_gbps, "
@@ -36,9 +40,13 @@ void add_price_option(CLI::App& command, ScenarioFlags& flags) {
   command.add_option("--price", flags.price, "USD per GPU-hour, overriding the instance's or cluster's price");
 }
 
+void add_batch_options(CLI::App& command, ScenarioFlags& flags) {
+  command.add_option("--row-tokens", flags.row_tokens, "tokens per row (default 8192, or what the job or recipe gives)");
+  command.add_option("--global-batch", flags.global_batch, "rows per step (default 128, or what the job or recipe gives)");
+}
+
 void add_workload_options(CLI::App& command, ScenarioFlags& flags) {
-  command.add_option("--row-tokens", flags.row_tokens, "tokens per row (default 8192)");
-  command.add_option("--global-batch", flags.global_batch, "rows per step (default 128)");
+  add_batch_options(command, flags);
   command.add_option("--image-tokens", flags.image_tokens,
                      "image tokens per row of a VL model (one image each), priced through its vision tower "
                      "(default 0: text only)");
@@ -66,16 +74,22 @@ void add_job_options(CLI::App& command, ScenarioFlags& flags) {
   command.add_option("--args", flags.args,
                      "the job's own Megatron-LM / slime / miles arguments, e.g. --args=\"--tensor-model-parallel-size "
                      "2 ...\" (plan keeps the knobs they set fixed)");
-  command.add_option("--script", flags.script,
-                     "the job's launch script (slime, miles, Megatron-LM or Megatron-Bridge), run by bash in a sandbox "
-                     "whose launchers record what they are given");
+  add_script_option(command, flags, "");
   add_script_flags(command, flags.script_flags);
 }
 
-void add_engine_option(CLI::App& command, ScenarioFlags& flags) {
-  command.add_option("--engine", flags.engine,
-                     "slime, miles, megatron or bridge: whose defaults --args/--script take (default: guessed from "
-                     "them), and the job of --emit and the args of --json (default megatron)");
+void add_script_option(CLI::App& command, ScenarioFlags& flags, std::string_view use) {
+  std::string help =
+      "the job's launch script (slime, miles, Megatron-LM or Megatron-Bridge), run by bash in a sandbox whose "
+      "launchers record what they are given";
+  if (!use.empty()) help += fmt::format("; {}", use);
+  command.add_option("--script", flags.script, help);
+}
+
+void add_engine_option(CLI::App& command, ScenarioFlags& flags, std::string_view use) {
+  std::string help = "slime, miles, megatron or bridge: whose defaults the job's arguments take (default: guessed from them)";
+  if (!use.empty()) help += fmt::format(", {}", use);
+  command.add_option("--engine", flags.engine, help);
 }
 
 std::vector<int64_t> parse_gpu_counts(const std::string& text) {

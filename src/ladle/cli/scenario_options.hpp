@@ -8,6 +8,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ladle/cli/launch_options.hpp"
@@ -46,10 +47,14 @@ struct ScenarioFlags {
 void add_model_option(CLI::App& command, ScenarioFlags& flags);
 /// Whether --gpus takes one count (predict) or a count or comma-separated sweep (plan).
 enum class GpuCounts { one, sweep };
+/// --gpu, --gpus, --instance (tune, whose runs name no on-prem cluster file).
+void add_gpu_options(CLI::App& command, ScenarioFlags& flags, GpuCounts counts);
 /// --gpu, --gpus, --instance, --cluster.
 void add_cluster_options(CLI::App& command, ScenarioFlags& flags, GpuCounts counts);
 /// --price.
 void add_price_option(CLI::App& command, ScenarioFlags& flags);
+/// --row-tokens, --global-batch.
+void add_batch_options(CLI::App& command, ScenarioFlags& flags);
 /// --row-tokens, --global-batch, --image-tokens, --precision.
 void add_workload_options(CLI::App& command, ScenarioFlags& flags);
 /// --stack.
@@ -60,8 +65,12 @@ void add_fit_confidence_option(CLI::App& command, ScenarioFlags& flags);
 void add_calibration_option(CLI::App& command, ScenarioFlags& flags);
 /// --args, --script and how bash runs it (--script-arg, --env, --launch, --script-timeout).
 void add_job_options(CLI::App& command, ScenarioFlags& flags);
-/// --engine.
-void add_engine_option(CLI::App& command, ScenarioFlags& flags);
+/// --script alone, run with the sandbox's default options (tune, whose trials rerun the script's
+/// text); `use` says what the command does with the job.
+void add_script_option(CLI::App& command, ScenarioFlags& flags, std::string_view use);
+/// --engine; `use` says what else the command takes the engine for, and its default there ("": nothing).
+void add_engine_option(CLI::App& command, ScenarioFlags& flags,
+                       std::string_view use = "and the job of --emit and the args of --json (default megatron)");
 
 /// The GPU counts of --gpus: one, or a comma-separated sweep; Error(usage) for anything else.
 std::vector<int64_t> parse_gpu_counts(const std::string& text);
