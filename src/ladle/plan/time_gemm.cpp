@@ -2,7 +2,8 @@
 #include "ladle/plan/time_gemm.hpp"
 
 #include <algorithm>
-#include <vector>
+#include <array>
+#include <cstddef>
 
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/cost_lora.hpp"
@@ -92,7 +93,9 @@ void dense_gemms(const KindInputs& in, LayerForward& f) {
     GemmSplit split;
     double k;
   };
-  std::vector<Input> cast_inputs;
+  // A layer has a few tens of matrices at most; past the array's end an input counts as new.
+  std::array<Input, 32> cast_inputs{};
+  size_t n_inputs = 0;
   for (const Gemm& g : in.kind.gemms) {
     double out = static_cast<double>(g.out);
     double k = static_cast<double>(g.in);
@@ -101,11 +104,12 @@ void dense_gemms(const KindInputs& in, LayerForward& f) {
     Work& m = f.dense_by_module[static_cast<size_t>(g.module)];
     m.s += gemm_time(r, in.tokens, k, out) + tile_loss(r, in.tokens, k, out);
     m.launches += in.per_gemm;
-    const bool input_cast = !share_inputs || std::none_of(cast_inputs.begin(), cast_inputs.end(), [&](const Input& i) {
+    const auto seen = cast_inputs.begin() + static_cast<std::ptrdiff_t>(n_inputs);
+    const bool input_cast = !share_inputs || std::none_of(cast_inputs.begin(), seen, [&](const Input& i) {
       return i.module == g.module && i.split == g.split && i.k == k;
     });
     if (input_cast) {
-      cast_inputs.push_back(Input{g.module, g.split, k});
+      if (n_inputs < cast_inputs.size()) cast_inputs[n_inputs++] = Input{g.module, g.split, k};
       const double rows = g.split == GemmSplit::tp_out ? in.tokens / in.sp_div : in.tokens;
       f.cast_bytes += kCast * rows * k + kCopy * in.tokens * k;
     }
