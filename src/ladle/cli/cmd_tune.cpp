@@ -162,6 +162,19 @@ void remove_unsubmitted_run(const std::string& dir) {
     fs::remove_all(fs::path(dir) / name, ec);
 }
 
+/// The trials and the recipe keep a base recipe's workload, as plan --emit does: a --row-tokens or
+/// --global-batch that differs from it is Error(usage), not dropped.
+void require_base_workload(const ScenarioFlags& f, const Recipe& base, const std::string& name) {
+  if (f.row_tokens && *f.row_tokens != base.workload.row_tokens) {
+    throw_usage("--row-tokens {} differs from the base's {} ({}); leave it out or give another --base", *f.row_tokens,
+                base.workload.row_tokens, name);
+  }
+  if (f.global_batch && *f.global_batch != base.workload.global_batch) {
+    throw_usage("--global-batch {} differs from the base's {} ({}); leave it out or give another --base",
+                *f.global_batch, base.workload.global_batch, name);
+  }
+}
+
 tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
   const ScenarioFlags& f = o.scenario;
   if (f.model.empty()) throw_usage("tune needs --model (e.g. glm-4.7-flash)");
@@ -227,16 +240,7 @@ tune::TuneSettings settings_from(const TuneOptions& o, std::ostream& err) {
     s.base_path = base.path.empty() ? o.base : fs::absolute(base.path).string();
     start = layout::layout_from_recipe(base.recipe);
     have_start = true;
-    // The trials and the recipe keep the base's workload, as plan --emit does: an option that
-    // differs from it is refused, not dropped.
-    if (f.row_tokens && *f.row_tokens != base.recipe.workload.row_tokens) {
-      throw_usage("--row-tokens {} differs from the base's {} ({}); leave it out or give another --base",
-                  *f.row_tokens, base.recipe.workload.row_tokens, o.base);
-    }
-    if (f.global_batch && *f.global_batch != base.recipe.workload.global_batch) {
-      throw_usage("--global-batch {} differs from the base's {} ({}); leave it out or give another --base",
-                  *f.global_batch, base.recipe.workload.global_batch, o.base);
-    }
+    require_base_workload(f, base.recipe, o.base);
     s.row_tokens = base.recipe.workload.row_tokens;
     s.global_batch = base.recipe.workload.global_batch;
     if (base.recipe.result && base.recipe.result->steps_per_run >= 4)
