@@ -23,6 +23,7 @@
 #include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/recipe_writer.hpp"
+#include "ladle/plan/report_json.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/plan/stack.hpp"
@@ -190,13 +191,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   } catch (const Error& e) {
     // --json answers in JSON also when nothing fits: the reason (which names what binds), exit 1.
     if (!o.json || e.kind() != ErrorKind::no) throw;
-    nlohmann::ordered_json j;
-    j["model"] = request.model.name;
-    j["gpu"] = request.cluster.gpu.name;
-    j["gpus"] = request.cluster.gpus;
-    j["fits"] = false;
-    j["reason"] = e.message();
-    io.out << j.dump(2) << "\n";
+    io.out << plan::no_fit_json(request.model.name, request.cluster.gpu.name, request.cluster.gpus, e.message()).dump(2) << "\n";
     return kExitNo;
   }
   plan::ReportHeader header = plan::report_header(request);

@@ -16,6 +16,7 @@
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/report_json.hpp"
 #include "ladle/rl/rl_job.hpp"
 #include "ladle/rl/rl_plan.hpp"
 #include "ladle/util/error.hpp"
@@ -236,13 +237,7 @@ int run_plan_rl(const PlanRlCommon& common, const PlanRlOptions& o, Io& io) {
     report = rl::plan_rl(r);
   } catch (const Error& e) {
     if (!common.json || e.kind() != ErrorKind::no) throw;
-    nlohmann::ordered_json j;
-    j["model"] = r.model.name;
-    j["gpu"] = cluster.gpu.name;
-    j["gpus"] = gpus;
-    j["fits"] = false;
-    j["reason"] = e.message();
-    io.out << j.dump(2) << "\n";
+    io.out << plan::no_fit_json(r.model.name, cluster.gpu.name, gpus, e.message()).dump(2) << "\n";
     return kExitNo;
   }
   report.notes.insert(report.notes.begin(), notes.begin(), notes.end());

@@ -264,4 +264,15 @@ Json to_json(const CalibrationFit& fit) {
   return j;
 }
 
+nlohmann::ordered_json no_fit_json(std::string_view model, std::string_view gpu, int64_t gpus,
+                                   std::string_view reason) {
+  nlohmann::ordered_json j;
+  j["model"] = model;
+  j["gpu"] = gpu;
+  j["gpus"] = gpus;
+  j["fits"] = false;
+  j["reason"] = reason;
+  return j;
+}
+
 }  // namespace ladle::plan

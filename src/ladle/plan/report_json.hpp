@@ -3,6 +3,8 @@
 // rounded to fixed decimals so that the output is byte-stable). report_render composes them.
 #pragma once
 
+#include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -56,5 +58,10 @@ nlohmann::ordered_json to_json(const SourceFit& source);
 /// A calibration fit: rows, sources, summary errors, constants with ranges and intervals, the
 /// covariance and the memory fit.
 nlohmann::ordered_json to_json(const CalibrationFit& fit);
+
+/// What `plan --json` and `plan --rl --json` print when no layout fits: the question asked (model,
+/// GPU, GPU count), `fits: false`, and the reason, which names the limit that binds.
+nlohmann::ordered_json no_fit_json(std::string_view model, std::string_view gpu, int64_t gpus,
+                                   std::string_view reason);
 
 }  // namespace ladle::plan
