@@ -11,6 +11,7 @@
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
+#include "ladle/rl/rollout_json.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
@@ -353,13 +354,10 @@ std::string rl_plan_json(const RlPlanReport& rep) {
   j["instance"] = rep.cluster.instance.name;
   j["usd_per_gpu_hour"] = rep.cluster.instance.usd_per_gpu_hour();
   const RlWork& w = rep.work;
-  j["workload"] = {{"prompts", w.rollout.prompts},
-                   {"samples_per_prompt", w.rollout.samples_per_prompt},
-                   {"prompt_tokens", w.rollout.prompt_tokens},
-                   {"response_mean", w.rollout.response_mean},
-                   {"response_max", w.rollout.response_max},
-                   {"steps_per_rollout", w.steps_per_rollout},
-                   {"ref_logprobs", w.ref_logprobs}};
+  nlohmann::ordered_json workload = to_json(w.rollout);
+  workload["steps_per_rollout"] = w.steps_per_rollout;
+  workload["ref_logprobs"] = w.ref_logprobs;
+  j["workload"] = workload;
   j["notes"] = rep.notes;
   j["evaluated"] = rep.evaluated;
   j["fitting"] = rep.fitting;
