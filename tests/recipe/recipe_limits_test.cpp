@@ -89,5 +89,33 @@ TEST(RecipeLimits, TheEdgesOfARangeAreRead) {
   EXPECT_EQ(high.recipe.gpu.count, limits::kMaxGpus);
 }
 
+
+// A real field of the layout block takes its knob row's range where it is read: the offload
+// fraction (0 to 1) and an optional field such as the capacity factor (0 to 1024).
+TEST(RecipeLimits, RealLayoutFieldsTakeTheirKnobRowsRange) {
+  const std::string text = base();
+  const auto refused = [&](const std::string& bad) -> std::string {
+    try {
+      read_recipe(bad, "recipe.yaml");
+    } catch (const Error& e) {
+      EXPECT_EQ(e.kind(), ErrorKind::input);
+      return e.what();
+    }
+    return "read";
+  };
+  EXPECT_NE(refused(replace_line(text, "    optimizer_fraction: 1.0", "    optimizer_fraction: 1.5"))
+                .find("recipe.yaml:76:25: error: layout.offload.optimizer_fraction: expected a number from 0 to 1, "
+                      "got '1.5'"),
+            std::string::npos)
+      << refused(replace_line(text, "    optimizer_fraction: 1.0", "    optimizer_fraction: 1.5"));
+  const std::string capacity =
+      replace_line(text, "  dispatcher: alltoall", "  dispatcher: alltoall\n  capacity_factor: 2000.0");
+  EXPECT_NE(refused(capacity).find("layout.capacity_factor: expected a number from 0 to 1024, got '2000.0'"),
+            std::string::npos)
+      << refused(capacity);
+  const std::string edge = replace_line(text, "  dispatcher: alltoall", "  dispatcher: alltoall\n  capacity_factor: 1024.0");
+  EXPECT_EQ(refused(edge), "read");
+}
+
 }  // namespace
 }  // namespace ladle::recipe

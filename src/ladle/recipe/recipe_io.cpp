@@ -98,6 +98,12 @@ void read_value(const ReadContext& ctx, const YAML::Node& node, const std::strin
   if (opt.positive && !(value > 0)) {
     fail(ctx, node, path, fmt::format("expected a number greater than 0, got '{}'", text));
   }
+  // A field of the layout block that is a real knob row takes the row's range, as the spec does.
+  if (opt.knob != nullptr && opt.knob->kind == layout::KnobKind::real &&
+      (value < opt.knob->min_real || value > opt.knob->max_real)) {
+    fail(ctx, node, path,
+         fmt::format("expected a number from {:g} to {:g}, got '{}'", opt.knob->min_real, opt.knob->max_real, text));
+  }
   out = value;
 }
 
