@@ -11,6 +11,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
 #include "ladle/cli/scenario_options.hpp"
+#include "ladle/launch/planned_recipe.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
@@ -22,7 +23,6 @@
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/predictor.hpp"
-#include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_json.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/search.hpp"
@@ -208,7 +208,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   // The recipe is built before anything is printed, so that a base that cannot be written stops here.
   std::optional<Recipe> recipe;
   if (!o.emit.empty()) {
-    recipe = plan::planned_recipe(request, report.top.front(), engine, base, o.slurm);
+    recipe = launch::planned_recipe(request, report.top.front(), engine, base, o.slurm);
   }
   // The header quotes the model's config and the user's arguments: escaped, as every text report.
   if (!o.margin_given) header.fit_confidence = f.fit_confidence.value_or(plan::kDefaultFitConfidence);

@@ -8,6 +8,7 @@
 #include "ladle/cli/exit_code.hpp"
 #include "ladle/cli/launch_options.hpp"
 #include "ladle/cli/scenario_options.hpp"
+#include "ladle/launch/planned_recipe.hpp"
 #include "ladle/layout/job_args.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_rules.hpp"
@@ -19,7 +20,6 @@
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/partial_layout.hpp"
 #include "ladle/plan/predictor.hpp"
-#include "ladle/plan/recipe_writer.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/stack.hpp"
 #include "ladle/recipe/catalog.hpp"
@@ -181,7 +181,7 @@ int run_predict(const PredictOptions& o, Io& io) {
   header.launch_args = launch_args_for(base, m, engine);
   std::optional<Recipe> recipe;
   if (!o.emit.empty()) {
-    recipe = plan::planned_recipe(m, p, engine, base, o.slurm);
+    recipe = launch::planned_recipe(m, p, engine, base, o.slurm);
   }
   // The header quotes the recipe, the model's config and the user's arguments: escaped.
   io.out << (o.json ? plan::prediction_json(p, header, measured)

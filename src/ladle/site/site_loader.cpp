@@ -6,7 +6,7 @@
 #include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/predictor.hpp"
-#include "ladle/plan/recipe_writer.hpp"
+#include "ladle/plan/predicted_block.hpp"
 #include "ladle/runlog/run_log.hpp"
 #include "ladle/site/html.hpp"
 #include "ladle/util/embedded.hpp"

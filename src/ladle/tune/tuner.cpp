@@ -23,7 +23,7 @@
 #include "ladle/plan/measurements.hpp"
 #include "ladle/plan/model_costs.hpp"
 #include "ladle/plan/predictor.hpp"
-#include "ladle/plan/recipe_writer.hpp"
+#include "ladle/launch/planned_recipe.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 #include "ladle/runlog/run_log.hpp"
@@ -349,7 +349,7 @@ std::string Tuner::script_for(const Trial& t) const {
   in.engine_program = settings_.engine_program;
   if (settings_.engine_program.empty()) {
     // The complete job of the planned recipe (launch/job_script.hpp) with a short run length.
-    in.engine_run = plan::planned_recipe(p, pred, p.engine, p.base).run;
+    in.engine_run = launch::planned_recipe(p, pred, p.engine, p.base).run;
   } else {
     // A stand-in engine gets the entry point's arguments alone (no Ray head, no input checks).
     launch::JobRequest job;
@@ -846,7 +846,7 @@ void Tuner::finalize() {
   const Prediction pred = predict_spec(p, confirm->layout, fit.calibration);
   plan::Scenario fitted = p;  // the scenario under the refitted calibration
   fitted.calibration = fit.calibration;
-  Recipe r = plan::planned_recipe(fitted, pred, p.engine, p.base);
+  Recipe r = launch::planned_recipe(fitted, pred, p.engine, p.base);
   const std::string recipe_path = (fs::path(settings_.out_dir) / "recipe.yaml").string();
   r.header_comments = {
       fmt::format("Tuned by `ladle tune` (run {}) for {} on {} x {}: {} trials on {}.",
@@ -905,7 +905,7 @@ void Tuner::finalize() {
       "argument classes of data/rules/numerics.yaml; convergence by Megatron-Bridge's thresholds "
       "(data/rules/convergence.yaml), strict";
   const Prediction base_pred = predict_spec(p, settings_.base_layout, p.calibration);
-  const Recipe base_recipe = plan::planned_recipe(p, base_pred, p.engine, p.base);
+  const Recipe base_recipe = launch::planned_recipe(p, base_pred, p.engine, p.base);
   const std::string base_run = p.base_run.empty() ? base_recipe.run : p.base_run;
   const verify::ConfigDiff diff = verify::diff_launch_args(
       args::parse_launch_args(base_run, "base"), args::parse_launch_args(r.run, "winner"),

@@ -1,4 +1,4 @@
-#include "ladle/plan/recipe_writer.hpp"
+#include "ladle/launch/planned_recipe.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,14 +22,14 @@ PlanReport flash_plan(PlanRequest& r, const std::string& gpu, int64_t gpus) {
   return plan_layouts(r);
 }
 
-TEST(RecipeWriter, EmittedRecipesPassCheckForEveryEngine) {
+TEST(PlannedRecipe, EmittedRecipesPassCheckForEveryEngine) {
   for (layout::Engine engine : {layout::Engine::slime, layout::Engine::miles, layout::Engine::megatron}) {
     for (int64_t gpus : {8, 32}) {
       PlanRequest r;
       const PlanReport report = flash_plan(r, "h200", gpus);
       const launch::Base base = launch::resolve_base("", r.model, engine, 8192, 128);
       const Recipe planned =
-          planned_recipe(r, report.top.front(), engine, base);
+          launch::planned_recipe(r, report.top.front(), engine, base);
       const std::string text = recipe::write_recipe(planned);
       const recipe::LoadedRecipe loaded = recipe::read_recipe(text, "planned.yaml");
       EXPECT_EQ(loaded.recipe.status, "planned");
@@ -44,12 +44,12 @@ TEST(RecipeWriter, EmittedRecipesPassCheckForEveryEngine) {
   }
 }
 
-TEST(RecipeWriter, LaunchScriptCarriesTheLayout) {
+TEST(PlannedRecipe, LaunchScriptCarriesTheLayout) {
   PlanRequest r;
   const PlanReport report = flash_plan(r, "h200", 8);
   const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
   const Recipe planned =
-      planned_recipe(r, report.top.front(), layout::Engine::slime, base);
+      launch::planned_recipe(r, report.top.front(), layout::Engine::slime, base);
   const args::RunScript script = args::parse_run_script(planned.run);
   Layout from_script = layout::layout_from_run_args(script);
   from_script.dp = report.top.front().layout.dp;
@@ -59,12 +59,12 @@ TEST(RecipeWriter, LaunchScriptCarriesTheLayout) {
   EXPECT_EQ(script.find("--actor-num-nodes")->value, "1");
 }
 
-TEST(RecipeWriter, PredictedMemoryIsInDecimalGigabytes) {
+TEST(PlannedRecipe, PredictedMemoryIsInDecimalGigabytes) {
   PlanRequest r;
   const PlanReport report = flash_plan(r, "h200", 8);
   const Prediction& best = report.top.front();
   const launch::Base base = launch::resolve_base("", r.model, layout::Engine::slime, 8192, 128);
-  const Recipe planned = planned_recipe(r, best, layout::Engine::slime, base);
+  const Recipe planned = launch::planned_recipe(r, best, layout::Engine::slime, base);
   ASSERT_TRUE(planned.predicted.has_value());
   EXPECT_NEAR(planned.predicted->memory_gib, best.memory_gib, 0.006);
   double parts = 0;

@@ -1,25 +1,19 @@
-#include "ladle/plan/recipe_writer.hpp"
+#include "ladle/launch/planned_recipe.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
-#include <cmath>
 
 #include "ladle/launch/job_script.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/model/params.hpp"
+#include "ladle/plan/predicted_block.hpp"
 
-namespace ladle::plan {
+namespace ladle::launch {
 
 namespace {
-
-// The recipe keeps the printed precision of each figure (so files stay readable and stable).
-double rounded(double value, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(value * scale) / scale;
-}
 
 std::string upper(std::string text) {
   for (char& ch : text) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
@@ -28,38 +22,12 @@ std::string upper(std::string text) {
 
 }  // namespace
 
-Predicted predicted_block(const Prediction& p, const Calibration& calibration) {
-  Predicted out;
-  out.planner = fmt::format("ladle 0.1.0 (calibration {})", calibration.source);
-  out.tokens_per_s_per_gpu = rounded(p.tokens_per_s_per_gpu, 2);
-  out.step_time_s = rounded(p.step_time_s, 3);
-  out.mfu = rounded(p.mfu, 4);
-  out.usd_per_million_tokens = rounded(p.usd_per_million_tokens, 2);
-  if (p.tokens_per_s_high > 0) {
-    out.tokens_per_s_per_gpu_low = rounded(p.tokens_per_s_low, 2);
-    out.tokens_per_s_per_gpu_high = rounded(p.tokens_per_s_high, 2);
-  }
-  out.memory_gib = rounded(p.memory_gib, 2);
-  for (const Part& part : p.step_parts) {
-    if (part.value > 0) out.step_time_breakdown.push_back(PredictedPart{part.name, rounded(part.value, 3)});
-  }
-  if (!p.stages.empty()) {
-    for (const Part& part : p.stages[static_cast<size_t>(p.worst_stage)].parts) {
-      if (part.value > 0) out.memory_breakdown.push_back(PredictedPart{part.name, rounded(part.value, 2)});
-    }
-  }
-  for (const StageMemory& stage : p.stages) {
-    out.stage_memory.push_back(PredictedPart{fmt::format("stage {}", stage.stage), rounded(stage.total_gib, 2)});
-  }
-  return out;
-}
-
-Recipe planned_recipe(const Scenario& scenario, const Prediction& prediction, layout::Engine engine,
-                      const launch::Base& base, bool slurm) {
+Recipe planned_recipe(const plan::Scenario& scenario, const Prediction& prediction, layout::Engine engine,
+                      const Base& base, bool slurm) {
   const ModelSpec& model = scenario.model;
-  const Cluster& cluster = scenario.cluster;
-  const Workload& workload = scenario.workload;
-  const Calibration& calibration = scenario.calibration;
+  const plan::Cluster& cluster = scenario.cluster;
+  const plan::Workload& workload = scenario.workload;
+  const plan::Calibration& calibration = scenario.calibration;
   const Layout& l = prediction.layout;
   Recipe r;
   r.header_comments = {fmt::format("Planned by `ladle plan` for {} on {} x {}; not measured yet.", model.name,
@@ -87,7 +55,7 @@ Recipe planned_recipe(const Scenario& scenario, const Prediction& prediction, la
   r.workload = base.workload;
   r.workload.row_tokens = workload.row_tokens;
   r.workload.global_batch = workload.global_batch;
-  r.workload.precision = to_string(workload.precision);
+  r.workload.precision = plan::to_string(workload.precision);
   if (r.workload.rows.empty()) r.workload.rows = "fixed-length rows";
   r.layout = layout::to_recipe_layout(l, workload.row_tokens);
   if (model.num_experts == 0) {
@@ -105,18 +73,18 @@ Recipe planned_recipe(const Scenario& scenario, const Prediction& prediction, la
     c.rules = "ladle diff against the reference (data/rules/numerics.yaml); ladle check R19";
     r.correctness = c;
   }
-  launch::JobRequest job;
+  JobRequest job;
   job.base = &base;
   job.model = &model;
   job.layout = l;
   job.engine = engine;
   job.gpus = cluster.gpus;
   job.gpus_per_node = cluster.gpus_per_node();
-  job.precision = to_string(workload.precision);
+  job.precision = plan::to_string(workload.precision);
   job.slurm = slurm;
   job.title = r.header_comments.front();
-  r.run = launch::job_script(job);
-  r.predicted = predicted_block(prediction, calibration);
+  r.run = job_script(job);
+  r.predicted = plan::predicted_block(prediction, calibration);
   // N and the peak the predicted MFU used: `ladle score` takes them from here when the model is no
   // catalog name (a config.json path), so a planned recipe of any model gives MFU.
   r.predicted->active_params = ActiveParams{model::active_params(model), model.source, ""};
@@ -124,4 +92,4 @@ Recipe planned_recipe(const Scenario& scenario, const Prediction& prediction, la
   return r;
 }
 
-}  // namespace ladle::plan
+}  // namespace ladle::launch
