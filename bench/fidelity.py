@@ -59,6 +59,14 @@ print(f"tokens/s per GPU, median |error|: in-sample {pct(summary['median_abs_err
 for s in fit["sources"]:
     print(f"  {s['source']}: {s['runs']} runs, median {pct(s['median_abs_error_leave_one_source_out'])}, "
           f"worst {pct(s['worst_abs_error_leave_one_source_out'])}")
+# Bias by GPU type: the median signed leave-one-source-out error of each GPU's runs (issue target:
+# none beyond 10%).
+by_gpu = {}
+for r in rows:
+    by_gpu.setdefault(r.get("gpu", "?"), []).append(r["predicted_leave_one_source_out"] / r["measured"] - 1)
+print("median signed leave-one-source-out error by GPU: " + ", ".join(
+    f"{g} {'+' if statistics.median(e) >= 0 else ''}{pct(statistics.median(e))} ({len(e)})"
+    for g, e in sorted(by_gpu.items())))
 fits = sum(1 for r in rows if r["fits"])
 print(f"runs that ran and are predicted to fit: {fits} of {len(rows)} ({pct(fits / len(rows))})")
 print(f"80% interval covers {pct(summary['interval_coverage_leave_one_source_out'])} of runs under "
@@ -112,6 +120,7 @@ if not extra:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     held = sorted(glob.glob(os.path.join(root, "bench", "heldout", "*.yaml")))
     errors = []
+    held_by_gpu = {}
     names = {s["source"] for s in fit["sources"]}  # the training set's sources
     print(f"held out of the fit (bench/heldout/, {len(held)} files), predicted by the shipped constants:")
     for path in held:
@@ -124,12 +133,17 @@ if not extra:
             continue
         signed = [r["predicted_leave_one_source_out"] / r["measured"] - 1 for r in mine]
         errors += signed
+        for r, e in zip(mine, signed):
+            held_by_gpu.setdefault(r.get("gpu", "?"), []).append(e)
         print(f"  {os.path.basename(path)}: {len(mine)} runs, median |error| "
               f"{pct(statistics.median(abs(e) for e in signed))}, median signed {pct(statistics.median(signed))}, "
               f"worst {pct(max(abs(e) for e in signed))}")
     if errors:
         print(f"held out, all {len(errors)} runs: median |error| {pct(statistics.median(abs(e) for e in errors))}, "
               f"median signed {pct(statistics.median(errors))}")
+        print("held out, median signed error by GPU: " + ", ".join(
+            f"{g} {'+' if statistics.median(e) >= 0 else ''}{pct(statistics.median(e))} ({len(e)})"
+            for g, e in sorted(held_by_gpu.items())))
 
 
 if report:

@@ -301,6 +301,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     row.name = m.name;
     row.source = m.source;
     row.model = m.model.name;
+    row.gpu = m.cluster.gpu.name;
     row.gpus = m.cluster.gpus;
     row.layout = fmt::format("{},row_tokens={},global_batch={},precision={}", layout::format_layout_spec(m.layout),
                              m.workload.row_tokens, m.workload.global_batch, to_string(m.workload.precision));

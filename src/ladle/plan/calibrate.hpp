@@ -55,6 +55,7 @@ struct FitRow {
   std::string name;
   std::string source;
   std::string model;
+  std::string gpu;  ///< the GPU's catalog name (h100, gb200, ...)
   int64_t gpus = 0;
   std::string layout;     ///< the layout spec with the workload's precision (",precision=fp8")
   std::vector<std::string> unmodelled;

@@ -200,6 +200,7 @@ Json to_json(const FitRow& r) {
   rj["id"] = r.name;
   rj["source"] = r.source;
   rj["model"] = r.model;
+  rj["gpu"] = r.gpu;
   rj["gpus"] = r.gpus;
   rj["layout"] = Json{{"spec", r.layout}};  // an object, as every layout in JSON is
   rj["unmodelled"] = r.unmodelled;
