@@ -18,7 +18,15 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const double tp = static_cast<double>(l.tp);
   const double sp_div = l.sp ? tp : 1.0;
   // PyTorch's DTensor TP saves each column-parallel matmul's all-gathered input (the whole
-  // sequence); Transformer Engine keeps the s/TP shard and gathers it again in backward.
+  // sequence); Transformer Engine keeps the s/TP shard and gathers it again in backward. Under an
+  // FP8 or FP4 recipe that shard is the quantized norm output, not the gathered tensor: TE frees
+  // the gathered input after the forward GEMM, saves ln_out (delayed and current scaling: the
+  // row-wise FP8 data it re-gathers; MXFP8 and blockwise: the column-wise copy only, row-wise
+  // usage dropped) and re-gathers it with the input quantizer for the weight gradient
+  // (NVIDIA/TransformerEngine @ d0067d0da6cb01811b8072a7d304f0e00344ce2b,
+  // transformer_engine/pytorch/module/layernorm_linear.py: forward, clear_tensor_data(ln_out_total)
+  // and ln_out.update_usage(rowwise_usage=False); backward, ctx.ln_out_needs_gather): one quantized
+  // copy of the shard, st.linear_input bytes an element over sp_div.
   const double gathered_div = st.torch ? 1.0 : sp_div;
   const double h = static_cast<double>(c.hidden);
   const double heads = static_cast<double>(c.heads);

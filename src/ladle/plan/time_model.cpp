@@ -61,6 +61,7 @@ using timing::Recompute;
 using timing::selective_recompute;
 using timing::StageTimes;
 using timing::time_rates;
+using timing::tp_backward;
 using timing::tp_forward;
 
 // Per-layer costs of one kind, one microbatch, seconds.
@@ -133,7 +134,8 @@ KindTime kind_time(const StepContext& x, const LayerKind& kind) {
   const double fwd_compute = f.compute();
 
   KindTime t;
-  // Backward: dgrad + wgrad (2x), flash backward 2.5x, the same collectives once more.
+  // Backward: dgrad + wgrad (2x), flash backward 2.5x, the collectives once more (time_tp.cpp:
+  // the backward's gathers move the output gradients, quantized as the recipe gathers them).
   t.dense_gemm = 3 * f.dense;
   t.expert_gemm = 3 * f.expert.s;
   if (l.lora_rank > 0) {  // frozen base weights, trained adapters (cost_lora.hpp)
@@ -143,7 +145,7 @@ KindTime kind_time(const StepContext& x, const LayerKind& kind) {
   }
   t.attention = 3.5 * f.core_attention.s;
   t.elementwise = 3 * f.elementwise;
-  t.tp = 2 * f.tp;
+  t.tp = f.tp + tp_backward(in);
   const double sync = ep_sync(in);
   t.ep = ep_exposed(in, f.ep, fwd_compute) + sync;
   t.cp = 3 * f.cp;
