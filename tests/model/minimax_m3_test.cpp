@@ -29,8 +29,8 @@ TEST(MiniMaxMThree, TotalMatchesTheCard) {
   EXPECT_EQ(spec.num_experts, 128);
   EXPECT_EQ(spec.experts_per_token, 4);
   const ParamCounts c = count_params(spec);
-  // Within 1% of 428B (the card's "~" leaves the vision tower and MTP modules unsaid; neither is
-  // counted here).
+  // Within 1% of 428B (the card's "~" leaves the vision tower and the MTP layer unsaid; total
+  // counts neither: the MTP layer is in `mtp` and `checkpoint`, below).
   EXPECT_LE(std::abs(static_cast<double>(c.total) - 428e9), 0.01 * 428e9) << c.total;
   // By hand from the shapes (hidden 6144, vocabulary 200064 untied, 64 query heads and 4 key/value
   // heads of 128 with per-head q/k norms, 3 dense layers of 12288, 57 MoE layers of 128 experts of
@@ -42,6 +42,55 @@ TEST(MiniMaxMThree, TotalMatchesTheCard) {
   // The card's "~23B" activated: the activated weight matrices less the output head are
   // 23,503,306,752 here (N 24,732,499,968 less the 1,229,193,216 head), 2.2% above 23B.
   EXPECT_EQ(c.n, 24'732'499'968);
+  // One MTP layer (the config's num_nextn_predict_layers 1, what Megatron trains; its
+  // num_mtp_modules 7 is the inference engines' draft count, not read when the other is given), of
+  // the same shapes: enorm and hnorm 6,144 each, eh_proj 6,144 x 12,288 = 75,497,472, one sparse
+  // MoE block 106,955,008 + 12,288 + 7,305,166,976 + 3,932,416, final_layernorm 6,144.
+  EXPECT_EQ(spec.num_mtp_layers, 1);
+  EXPECT_FALSE(spec.mtp_stores_embedding_and_head);
+  EXPECT_EQ(c.mtp, 7'491'582'592);
+  EXPECT_EQ(c.checkpoint, c.total + c.mtp);
+}
+
+// Each MTP layer named as the checkpoint keeps it (model.mtp.layers.{k}: enorm, hnorm, eh_proj,
+// transformer_layer, final_layernorm; sglang minimax_m3.py and NeMo Automodel's minimax_m3_vl
+// mtp.py), its block a sparse layer with the block index and the routed and shared experts.
+TEST(MiniMaxMThree, MtpLayerHoldsOneSparseMoEBlock) {
+  const ModelSpec spec = minimax_m3();
+  int seen = 0;
+  for (const TensorInfo& t : tensor_inventory(spec)) {
+    if (t.section != TensorSection::mtp) continue;
+    EXPECT_TRUE(t.name.starts_with("model.mtp.layers.0.")) << t.name;
+    EXPECT_NE(t.role, TensorRole::embedding) << t.name;  // the model's own embedding and head
+    EXPECT_NE(t.role, TensorRole::head) << t.name;
+    if (t.name == "model.mtp.layers.0.eh_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{6144, 2 * 6144}));
+      ++seen;
+    }
+    if (t.name == "model.mtp.layers.0.transformer_layer.self_attn.index_q_proj.weight") {
+      EXPECT_EQ(t.shape, (std::vector<int64_t>{4 * 128, 6144}));
+      ++seen;
+    }
+    if (t.name == "model.mtp.layers.0.transformer_layer.block_sparse_moe.shared_experts.gate_proj.weight") ++seen;
+    if (t.name == "model.mtp.layers.0.final_layernorm.weight") ++seen;
+  }
+  EXPECT_EQ(seen, 4);
+  // Its forward: the block's matrices, eh_proj and the shared head (2 x 200,064 x 6,144); its
+  // attention reads the selected 2,048 keys, as the sparse layers do.
+  const FlopsPerToken f = flops_per_token(spec, 8192);
+  const LayerKindFlops* mtp = nullptr;
+  const LayerKindFlops* sparse = nullptr;
+  for (const LayerKindFlops& k : f.by_kind) {
+    if (k.kind == "mtp") mtp = &k;
+    if (k.kind == "gqa-sparse+indexer+moe") sparse = &k;
+  }
+  ASSERT_NE(mtp, nullptr);
+  ASSERT_NE(sparse, nullptr);
+  EXPECT_EQ(mtp->layers, 1);
+  EXPECT_DOUBLE_EQ(mtp->matmul_forward,
+                   sparse->matmul_forward + 2.0 * 6144 * 12288 + 2.0 * 200064.0 * 6144.0);
+  EXPECT_DOUBLE_EQ(mtp->attention_forward, sparse->attention_forward);
+  EXPECT_DOUBLE_EQ(mtp->indexer_forward, sparse->indexer_forward);
 }
 
 TEST(MiniMaxMThree, SparseLayersAreTheOnesTheConfigMarks) {
@@ -117,6 +166,24 @@ TEST(MiniMaxMThree, UnreadIndexPartsAreRefused) {
   EXPECT_EQ(refused_field(tiny(R"(, "sparse_disable_index_value": [0, 1])")), "(read)");
   EXPECT_EQ(refused_field(tiny(R"(, "sparse_disable_index_value": [0, 0])")), "sparse_disable_index_value");
   EXPECT_EQ(refused_field(tiny("")), "sparse_disable_index_value");
+}
+
+// The MTP layers: num_nextn_predict_layers when given, else num_mtp_modules (NVIDIA's
+// MiniMax-M3-NVFP4 config holds only num_mtp_modules), else none.
+TEST(MiniMaxMThree, MtpLayersFromNextnElseModules) {
+  const std::string both =
+      R"(, "sparse_disable_index_value": [0, 1]}, "num_nextn_predict_layers": 1, "num_mtp_modules": 7)";
+  const std::string modules = R"(, "sparse_disable_index_value": [0, 1]}, "num_mtp_modules": 3)";
+  const std::string none = R"(, "sparse_disable_index_value": [0, 1]})";
+  // tiny() closes sparse_attention_config and the object; the extras close the former themselves.
+  auto mtp_of = [](const std::string& extra) {
+    std::string text = tiny(extra);
+    text.pop_back();
+    return parse_config(text, "config.json", "tiny").num_mtp_layers;
+  };
+  EXPECT_EQ(mtp_of(both), 1);
+  EXPECT_EQ(mtp_of(modules), 3);
+  EXPECT_EQ(mtp_of(none), 0);
 }
 
 // minimax_m2 does not read the block index: a sparse_attention_config under it is refused.

@@ -165,7 +165,8 @@ class ConfigReader {
       limit = limits::kMaxExperts;
       what = "experts";
     } else if (k == "num_hidden_layers" || k == "n_layer" || k == "first_k_dense_replace" || k == "max_window_layers" ||
-               k == "index_skip_topk_offset" || k == "num_nextn_predict_layers" || k == "moe_layer_freq" ||
+               k == "index_skip_topk_offset" || k == "num_nextn_predict_layers" || k == "num_mtp_modules" ||
+               k == "moe_layer_freq" ||
                k == "decoder_sparse_step" || k == "index_topk_freq" || k == "mlp_only_layers") {
       limit = limits::kMaxLayers;
       what = "layers";

@@ -649,6 +649,19 @@ std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
       add_mimo_mtp_layer(b, spec, k, layer);
       continue;
     }
+    if (spec.model_type == "minimax_m3") {
+      // MiniMax-M3 keeps its MTP modules under model.mtp.layers.{k} (sglang minimax_m3.py
+      // get_spec_layer_idx_from_weight_name @ 01b5f572), each one block named transformer_layer
+      // and closed by final_layernorm (NVIDIA-NeMo/Automodel minimax_m3_vl/mtp.py @ 59195bf8); the
+      // embedding and head are the model's.
+      const std::string m = fmt::format("model.mtp.layers.{}.", k);
+      b.add(m + "enorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      b.add(m + "hnorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      b.add(m + "eh_proj.weight", {h, 2 * h}, s, layer, TensorRole::mtp_projection, TensorSplit::tp_column);
+      b.add_block(m + "transformer_layer.", s, layer, mtp_mlp, mtp_indexer);
+      b.add(m + "final_layernorm.weight", {h}, s, layer, TensorRole::norm, TensorSplit::replicated);
+      continue;
+    }
     const std::string p = fmt::format("model.layers.{}.", layer);
     if (spec.mtp_stores_embedding_and_head) {
       b.add(p + "embed_tokens.weight", {v, h}, s, layer, TensorRole::embedding, TensorSplit::vocab);
