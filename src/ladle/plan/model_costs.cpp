@@ -67,6 +67,14 @@ void add_tensor(const TensorInfo& t, LayerKind& kind) {
   }
 }
 
+// MiniMax-M3's block index (index_block_size > 0) as Megatron trains it: NVIDIA-NeMo/Megatron-Bridge
+// src/megatron/bridge/models/minimax_m3/minimax_m3_bridge.py @ 0bb6ef4a, the Megatron engine that
+// implements MiniMax-M3, maps no index_{q,k}_{proj,norm} weights and runs full causal attention on
+// every layer (its docstring: exact up to sparse_topk_blocks x sparse_block_size tokens, an
+// approximation beyond). Megatron-LM has no block index of its own, so the run's memory and time
+// hold neither the index weights nor its scoring, and every layer attends to all causal keys.
+bool megatron_runs_without_block_index(const ModelSpec& spec) { return spec.index_block_size > 0; }
+
 // The core attention of layer `layer` (its window); `geometry` is the layer whose heads and head
 // sizes it has (-1: the model-wide fields, an MTP layer's).
 double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens, int geometry) {
@@ -75,8 +83,11 @@ double attention_flops(const ModelSpec& spec, int64_t layer, int64_t row_tokens,
   const int64_t v = spec.attention == AttentionKind::mla ? spec.v_head_dim : spec.value_head_dim_of(geometry);
   int64_t window = 0;
   if (static_cast<size_t>(layer) < spec.sliding_window.size()) window = spec.sliding_window[layer];
-  // DSA and MiniMax-M3's sparse layers attend to index_topk keys (minimax_m3: only its sparse layers).
-  if (spec.sparse_of(static_cast<int>(layer)) && (window == 0 || spec.index_topk < window)) window = spec.index_topk;
+  // DSA layers attend to index_topk keys; MiniMax-M3's sparse layers do not under Megatron (above).
+  if (spec.sparse_of(static_cast<int>(layer)) && !megatron_runs_without_block_index(spec) &&
+      (window == 0 || spec.index_topk < window)) {
+    window = spec.index_topk;
+  }
   const double context = model::mean_causal_context(row_tokens, window);
   return 2.0 * static_cast<double>(spec.heads_of(geometry)) * static_cast<double>(qk + v) * context;
 }
@@ -137,7 +148,9 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
 
   std::vector<LayerKind> per_layer(static_cast<size_t>(spec.num_layers));
   LayerKind mtp;
+  const bool no_block_index = megatron_runs_without_block_index(spec);
   for (const TensorInfo& t : model::tensor_inventory(spec)) {
+    if (no_block_index && t.role == TensorRole::indexer) continue;  // not built by Megatron (above)
     switch (t.section) {
       case TensorSection::embedding: c.embedding_params += static_cast<double>(t.total_numel()); break;
       case TensorSection::head: c.head_params += static_cast<double>(t.total_numel()); break;
