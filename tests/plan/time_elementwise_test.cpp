@@ -11,6 +11,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/time_rates.hpp"
 
 namespace ladle::plan {
 namespace {
@@ -82,6 +83,29 @@ TEST(TimeElementwise, UnfusedActivationOfRoutedExpertsIsPriced) {
   const Calibration& cal = default_calibration();
   ASSERT_TRUE(std::isfinite(step_s(fused, cal)));
   EXPECT_GT(step_s(unfused, cal), step_s(fused, cal));
+}
+
+// Selective recompute of the MLP (recompute_modules=mlp) reruns the activation: unfused, its
+// forward once more (4 extra BF16 passes, as above) and two more kernels (silu, the offset's add
+// and the product where the fused path launches one), on top of the unfused forward and backward.
+TEST(TimeElementwise, RecomputedMlpRerunsTheUnfusedActivation) {
+  const std::string spec = "tp=2,pp=1,ep=1,etp=1,sp=on,dist_opt=on,rows_per_mb=4";
+  const Case plain = setup("llama-3.1-8b", spec + ",recompute=none", 8);
+  const Case redo = setup("llama-3.1-8b", spec + ",recompute=selective,recompute_modules=mlp", 8);
+  Case plain_unfused = plain;
+  plain_unfused.layout.swiglu_fusion = false;
+  Case redo_unfused = redo;
+  redo_unfused.layout.swiglu_fusion = false;
+  const Calibration cal;
+  const double hbm = plain.cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
+  const double kernel = timing::time_rates(redo.layout, redo.cluster, Workload{4096, 64}, cal).kernel;
+  const double tokens = 4096.0 * 4;
+  const double per_layer = 8.0 * tokens * 14336.0 / 2 / hbm + 2 * kernel;
+  const double expected = static_cast<double>(redo.microbatches) * 32 * per_layer;
+  const double unfused_cost_plain = step_s(plain_unfused, cal) - step_s(plain, cal);
+  const double unfused_cost_redo = step_s(redo_unfused, cal) - step_s(redo, cal);
+  EXPECT_GT(expected, 0.005);
+  EXPECT_NEAR(unfused_cost_redo - unfused_cost_plain, expected, 1e-9);
 }
 
 }  // namespace

@@ -87,8 +87,24 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // SwiGLU's saved input, fc1's output: BF16, or E4M3 under activation_func_fp8_input_store (the
   // fused bias_swiglu and weighted_bias_swiglu cast what they save to float8_e4m3fn with no scale,
   // fusions/fused_bias_swiglu.py; the BF16 fc1 output is then freed, nothing else keeps it).
-  const double swiglu_input = l.act_fp8_store ? 1.0 : kBf16;
+  // Only the fused kernel stores FP8: unfused (swiglu_fusion=off), autograd keeps fc1's BF16
+  // output.
+  const double swiglu_input = l.act_fp8_store && l.swiglu_fusion ? 1.0 : kBf16;
   if (!kind.has_mlp) return bytes;
+  // The unfused gated activation (swiglu_fusion=off, Megatron-LM --no-bias-swiglu-fusion) runs
+  // glu() op by op (megatron/core/transformer/mlp.py and moe/experts.py at d98e8a64:
+  // chunk(fc1_out, 2), activation_func(x_glu) * (x_linear + glu_linear_offset)), and autograd
+  // keeps what each op's backward reads (pytorch/pytorch tools/autograd/derivatives.yaml: chunk
+  // and an add of a scalar save nothing; silu saves its input; mul saves both operands): silu's
+  // input is a view of fc1's output, which stays as the fused kernel's saved input does, and the
+  // product keeps silu's output and x_linear + offset, two more BF16 tensors of the half width.
+  // The routed experts then multiply by the routing probabilities op by op (experts.py,
+  // bias_act_func: intermediate_parallel * permuted_probs), and that mul keeps the glu's output,
+  // a third. The fused bias_swiglu / weighted_bias_swiglu keep fc1's output alone. Not counted:
+  // a clamped GLU's clamp outputs (gpt-oss) and non-SiLU activations' own intermediates.
+  const bool unfused_glu = c.gated_mlp && !l.swiglu_fusion;
+  const double glu_extra = unfused_glu ? 2 * kBf16 : 0.0;       // per element of the half width
+  const double routed_glu_extra = unfused_glu ? 3 * kBf16 : 0.0;  // and for each routed copy
   const double ffn = static_cast<double>(kind.ffn > 0 ? kind.ffn : c.ffn);
   const double mlp_input = norm_out * st.linear_input * h / gathered_div;  // fc1's input, the norm's output
   if (!kind.moe) {
@@ -99,7 +115,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     if (recomputed(RecomputeModule::mlp)) return bytes + kBf16 * h / sp_div;
     const double fc1_out = c.gated_mlp ? 2 * ffn : ffn;
     bytes += mlp_input + (c.gated_mlp ? swiglu_input : kBf16) * fc1_out / tp + st.linear_input * ffn / tp;
-    return bytes;
+    return bytes + glu_extra * ffn / tp;
   }
   // --recompute-modules moe reruns the whole MoE layer: only its input is kept.
   if (recomputed(RecomputeModule::moe)) return bytes + kBf16 * h / sp_div;
@@ -125,14 +141,20 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const bool act_offloaded =
       l.act_offload && (has(l.offload_modules, OffloadModule::moe_act) || has(l.offload_modules, OffloadModule::expert_fc1));
   const double expert_swiglu_input = moe_act || act_offloaded ? kBf16 : swiglu_input;
-  bytes += copies * (st.linear_input * h + expert_swiglu_input * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn));
+  // Under moe_act the checkpoint keeps none of the activation's intermediates; offloaded
+  // (moe_act), the activation's saved tensors go to the host with fc1's output.
+  const bool act_intermediates_kept = !moe_act && !(l.act_offload && has(l.offload_modules, OffloadModule::moe_act));
+  bytes += copies * (st.linear_input * h + expert_swiglu_input * 2 * moe_ffn + (moe_act ? 0.0 : st.linear_input * moe_ffn) +
+                     (act_intermediates_kept ? routed_glu_extra * moe_ffn : 0.0));
   if (c.shared_ffn > 0) {
     // The shared expert's own MLP; --recompute-modules shared_experts keeps only its input. That
     // input is the router's (the same BF16 norm output) except for the quantized copy delayed
     // scaling keeps when the shared expert is not recomputed.
     const double shared = static_cast<double>(c.shared_ffn);
     if (st.fp8_second_copy && !recomputed(RecomputeModule::shared_experts)) bytes += mlp_input;
-    if (!recomputed(RecomputeModule::shared_experts)) bytes += swiglu_input * 2 * shared / tp + st.linear_input * shared / tp;
+    if (!recomputed(RecomputeModule::shared_experts)) {
+      bytes += swiglu_input * 2 * shared / tp + st.linear_input * shared / tp + glu_extra * shared / tp;
+    }
   }
   return bytes;
 }

@@ -1,6 +1,8 @@
 // time_recompute.cpp: selective recompute (see time_recompute.hpp).
 #include "ladle/plan/time_recompute.hpp"
 
+#include "ladle/plan/time_elementwise.hpp"
+
 namespace ladle::plan::timing {
 
 Recompute selective_recompute(const KindInputs& in, const LayerForward& f, const Blocks& b) {
@@ -28,10 +30,16 @@ Recompute selective_recompute(const KindInputs& in, const LayerForward& f, const
     // Two norms: read and write one hidden-size tensor each.
     redo += Work{4 * kBf16 * tokens / in.sp_div * in.h / r.hbm + 2 * r.kernel, 2};
   }
+  // Rerunning the gated activation: fused, one kernel reading gate and up and writing the product
+  // (3 BF16 passes over the half width); unfused (swiglu_fusion=off), glu() op by op, silu, the
+  // offset's add and the product (three kernels, 4 passes more: time_elementwise.cpp,
+  // unfused_glu_bytes_per_element).
+  const double glu_bytes = 3 * kBf16 + unfused_glu_bytes_per_element(in.l, c);
+  const double glu_kernels = c.gated_mlp && !in.l.swiglu_fusion ? 3 : 1;
   if (has(mods, RecomputeModule::mlp) && !moe) {
     redo += f.module(GemmModule::dense_mlp);
     const double ffn = static_cast<double>(c.ffn) / in.tp;
-    redo += Work{3 * kBf16 * tokens * ffn / r.hbm + r.kernel, 1};  // SwiGLU
+    redo += Work{glu_bytes * tokens * ffn / r.hbm + glu_kernels * r.kernel, glu_kernels};  // SwiGLU
   }
   if (moe && has(mods, RecomputeModule::moe)) {
     // The whole MoE block: router, dispatch, experts, combine, shared expert.
@@ -44,7 +52,7 @@ Recompute selective_recompute(const KindInputs& in, const LayerForward& f, const
   } else {
     if (moe && has(mods, RecomputeModule::moe_act)) {
       // The routed experts' activation: read fc1's output (2 x width), write width.
-      redo += Work{3 * kBf16 * in.routed_tokens * in.moe_ffn / r.hbm + r.kernel, 1};
+      redo += Work{glu_bytes * in.routed_tokens * in.moe_ffn / r.hbm + glu_kernels * r.kernel, glu_kernels};
     }
     if (has(mods, RecomputeModule::shared_experts)) redo += b.shared;
   }
