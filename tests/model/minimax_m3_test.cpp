@@ -186,6 +186,51 @@ TEST(MiniMaxMThree, MtpLayersFromNextnElseModules) {
   EXPECT_EQ(mtp_of(none), 0);
 }
 
+// MiniMax-M3 as released (minimax_m3_vl): NVIDIA's MiniMax-M3-NVFP4 config.json
+// (tests/data/model/real_minimax-m3-vl-nvfp4.json, source beside it), the same text model under
+// text_config (its dense layers given by moe_layer_freq alone, its MTP by num_mtp_modules 1) and a
+// vision tower counted by hand from the shapes of NeMo Automodel's minimax_m3_vl/vision_encoder.py:
+// Conv3d 3 x 2 x 14 x 14 x 1280 = 1,505,280 without bias; pre_layrnorm 2,560; 32 layers of
+// 2 LayerNorms (5,120), biased q/k/v/out (4 x 1,639,680), fc1 (6,558,720) and fc2 (6,554,880):
+// 629,678,080; the projector 1280 x 6144 + 6144 and 6144 x 6144 + 6144: 45,625,344; the patch
+// merger 24,576 x 6144 + 6144 and 6144 x 6144 + 6144: 188,755,968. 865,567,232 in all.
+TEST(MiniMaxMThree, VlCheckpointCountsTheTextModelAndItsVisionTower) {
+  const ModelSpec vl =
+      read_config_file(test::source_path("tests/data/model/real_minimax-m3-vl-nvfp4.json"));
+  const ModelSpec text = minimax_m3();
+  EXPECT_EQ(vl.model_type, "minimax_m3_vl");
+  EXPECT_EQ(vl.first_k_dense, 3);
+  EXPECT_EQ(vl.num_mtp_layers, 1);
+  EXPECT_EQ(vl.count_indexers(), 57);
+  const ParamCounts c = count_params(vl);
+  const ParamCounts t = count_params(text);
+  EXPECT_EQ(c.total, t.total);
+  EXPECT_EQ(c.n, t.n);
+  EXPECT_EQ(c.mtp, t.mtp);
+  EXPECT_EQ(vl.vision_params, 865'567'232);
+  // With the tower, 427,040,140,160: within 1% of the card's "~428B" (-0.22%).
+  const double all = static_cast<double>(c.total + vl.vision_params);
+  EXPECT_LE(std::abs(all - 428e9), 0.01 * 428e9) << all;
+}
+
+// A vision tower the row does not read is refused by name: learned positions, or no
+// img_token_compression_config (its temporal patch and merge sizes).
+TEST(MiniMaxMThree, VlVisionPartsNotReadAreRefused) {
+  const std::string text = tiny(R"(, "sparse_disable_index_value": [0, 1])");
+  auto vl = [&](const std::string& vision) {
+    return R"({"model_type": "minimax_m3_vl", "projector_hidden_size": 64, "text_config": )" + text +
+           R"(, "vision_config": {"hidden_size": 32, "num_hidden_layers": 2, "intermediate_size": 64,
+           "patch_size": 14, "num_attention_heads": 2)" +
+           vision + "}}";
+  };
+  const std::string merge =
+      R"(, "img_token_compression_config": {"temporal_patch_size": 2, "spatial_merge_size": 2})";
+  EXPECT_EQ(refused_field(vl(merge + R"(, "position_embedding_type": "rope")")), "(read)");
+  EXPECT_EQ(refused_field(vl(merge + R"(, "position_embedding_type": "learned")")),
+            "position_embedding_type");
+  EXPECT_EQ(refused_field(vl("")), "img_token_compression_config");
+}
+
 // minimax_m2 does not read the block index: a sparse_attention_config under it is refused.
 TEST(MiniMaxMThree, MiniMaxMTwoRefusesTheSparseAttentionConfig) {
   const std::string text = R"({"model_type": "minimax_m2", "hidden_size": 64, "num_hidden_layers": 2,

@@ -1106,6 +1106,40 @@ int64_t pixtral_vision_params(const ConfigReader& top, const ConfigReader& v, in
   return n;
 }
 
+// MiniMax-M3's vision tower (minimax_m3_vl; NVIDIA-NeMo/Automodel
+// nemo_automodel/components/models/minimax_m3_vl/vision_encoder.py @ 2a3504d1): a Conv3d patch
+// embedding without bias (temporal_patch_size x patch x patch), pre_layrnorm, CLIP layers of two
+// LayerNorms, biased q/k/v/out_proj and fc1/fc2, positions by 3D rope (no table); then the
+// multi_modal_projector [vision hidden -> projector_hidden_size -> text hidden] and the
+// patch_merge_mlp [text hidden x spatial_merge_size^2 -> projector_hidden_size -> text hidden],
+// biased by multimodal_projector_bias and patch_merge_bias (both default true, as sglang's and
+// Automodel's readers take them).
+int64_t minimax_m3_vl_vision_params(const ConfigReader& top, const ConfigReader& v, int64_t text_hidden) {
+  if (v.has("position_embedding_type") && v.text("position_embedding_type") != "rope") {
+    v.fail("position_embedding_type",
+           fmt::format("'{}' is not read (expected rope)", v.text("position_embedding_type")));
+  }
+  const int64_t h = v.positive("hidden_size");
+  const int64_t layers = v.positive("num_hidden_layers");
+  const int64_t inner = v.positive("intermediate_size");
+  const int64_t channels = v.has("num_channels") ? v.positive("num_channels") : 3;
+  const int64_t patch = v.positive("patch_size");
+  if (!v.has_object("img_token_compression_config")) {
+    v.fail("img_token_compression_config", "missing required field (temporal_patch_size, spatial_merge_size)");
+  }
+  const ConfigReader merge_cfg = v.nested("img_token_compression_config");
+  const int64_t temporal = merge_cfg.positive("temporal_patch_size");
+  const int64_t merge = merge_cfg.positive("spatial_merge_size");
+  const int64_t proj = top.positive("projector_hidden_size");
+  const bool projector_bias = top.boolean_or("multimodal_projector_bias", true);
+  const bool merge_bias = top.boolean_or("patch_merge_bias", true);
+  int64_t n = channels * temporal * patch * patch * h + 2 * h;
+  n += layers * (2 * 2 * h + 4 * (h * h + h) + (h * inner + inner) + (inner * h + h));
+  n += h * proj + proj * text_hidden + (projector_bias ? proj + text_hidden : 0);
+  n += text_hidden * merge * merge * proj + proj * text_hidden + (merge_bias ? proj + text_hidden : 0);
+  return n;
+}
+
 int64_t llama4_vision(const ConfigReader&, const ConfigReader& v, int64_t text_hidden) {
   return llama4_vision_params(v, text_hidden);
 }
@@ -1320,6 +1354,14 @@ void mlp_minimax_m3_moe(const ConfigReader& in, ModelSpec& spec) {
     if (static_cast<int64_t>(moe.size()) != spec.num_layers) {
       in.fail("moe_layer_freq", fmt::format("has {} entries but num_hidden_layers is {}", moe.size(), spec.num_layers));
     }
+    // sglang's MiniMaxM3DecoderLayer reads moe_layer_freq alone; a config without
+    // first_k_dense_replace (nvidia/MiniMax-M3-NVFP4's text_config) has its leading dense layers
+    // there, and one with it is checked against it below.
+    if (!in.has("first_k_dense_replace")) {
+      while (spec.first_k_dense < spec.num_layers && moe[static_cast<size_t>(spec.first_k_dense)] == 0) {
+        ++spec.first_k_dense;
+      }
+    }
   }
   for (int i = 0; i < spec.num_layers; ++i) {
     const int64_t m = moe[static_cast<size_t>(i)];
@@ -1440,6 +1482,7 @@ constexpr VisionPart kVisionParts[] = {
     {"pixtral", pixtral_vision_params, nullptr},
     {"llama4", llama4_vision, nullptr},
     {"qwen3_vl", qwen3_vl_vision_params, qwen3_vl_vision_shape},
+    {"minimax_m3_vl", minimax_m3_vl_vision_params, nullptr},
 };
 
 // The ModelSpec flags a row may set to a constant (`set`) or read from a key (`keys`).

@@ -303,7 +303,8 @@ class InventoryBuilder {
     const TensorRole x = TensorRole::expert;
     const TensorSplit col = TensorSplit::tp_column;
     const TensorSplit row = TensorSplit::tp_row;
-    if (spec_.model_type == "mixtral" || spec_.model_type == "minimax_m2" || spec_.model_type == "minimax_m3") {
+    if (spec_.model_type == "mixtral" || spec_.model_type == "minimax_m2" ||
+        spec_.model_type.starts_with("minimax_m3")) {
       const std::string m = p + "block_sparse_moe.";
       add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, TensorSplit::replicated);
       if (spec_.router_correction_bias) {  // MiniMax-M2's use_routing_bias
@@ -313,7 +314,7 @@ class InventoryBuilder {
       add(m + "experts.{e}.w1.weight", {w, h}, s, layer, x, ep, e, k, col);
       add(m + "experts.{e}.w2.weight", {h, w}, s, layer, x, ep, e, k, row);
       add(m + "experts.{e}.w3.weight", {w, h}, s, layer, x, ep, e, k, col);
-      if (spec_.model_type == "minimax_m3" && spec_.shared_expert_intermediate_size > 0) {
+      if (spec_.model_type.starts_with("minimax_m3") && spec_.shared_expert_intermediate_size > 0) {
         // MiniMax-M3's shared experts: one SwiGLU of n_shared_experts x intermediate_size.
         add_swiglu(m + "shared_experts.", spec_.shared_expert_intermediate_size, s, layer,
                    TensorRole::shared_expert, false);
@@ -649,7 +650,7 @@ std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
       add_mimo_mtp_layer(b, spec, k, layer);
       continue;
     }
-    if (spec.model_type == "minimax_m3") {
+    if (spec.model_type.starts_with("minimax_m3")) {  // minimax_m3, minimax_m3_vl
       // MiniMax-M3 keeps its MTP modules under model.mtp.layers.{k} (sglang minimax_m3.py
       // get_spec_layer_idx_from_weight_name @ 01b5f572), each one block named transformer_layer
       // and closed by final_layernorm (NVIDIA-NeMo/Automodel minimax_m3_vl/mtp.py @ 59195bf8); the
