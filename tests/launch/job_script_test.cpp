@@ -116,20 +116,30 @@ TEST(JobScript, HeaderCommentsStayOneLine) {
   EXPECT_NE(script.find("base: $'evil\\ntouch M\\n' (no job or recipe was given)."), std::string::npos);
 }
 
+// The rows that apply only to models with experts (the rows' `experts`) write nothing for a dense
+// model, even away from their defaults; a MoE model gets them.
 TEST(JobLayoutArgs, DenseModelsGetNoMoeArguments) {
   const ModelSpec dense = model::load_model("llama-3.1-8b");
   Layout l;
   l.tp = 2;
   l.dp = 4;
+  l.dispatcher = MoeDispatcher::flex;
+  l.permute_fusion = true;
+  l.capacity = 1.5;
   for (layout::Engine engine : {layout::Engine::slime, layout::Engine::megatron}) {
     for (const layout::EngineArg& arg : job_layout_args(l, dense, engine, 8192)) {
       EXPECT_FALSE(arg.flag.rfind("--moe-", 0) == 0 || arg.flag.rfind("--expert-", 0) == 0)
           << arg.flag;
+      EXPECT_FALSE(arg.knob != nullptr && arg.knob->experts) << arg.flag;
     }
+    EXPECT_TRUE(has(job_layout_args(l, dense, engine, 8192), "--tensor-model-parallel-size"));
   }
   const ModelSpec moe = model::load_model("qwen3-30b-a3b");
-  EXPECT_TRUE(
-      has(job_layout_args(l, moe, layout::Engine::megatron, 8192), "--expert-model-parallel-size"));
+  const std::vector<layout::EngineArg> moe_args = job_layout_args(l, moe, layout::Engine::megatron, 8192);
+  for (const char* flag : {"--expert-model-parallel-size", "--expert-tensor-parallel-size", "--moe-token-dispatcher-type",
+                           "--moe-permute-fusion", "--moe-expert-capacity-factor"}) {
+    EXPECT_TRUE(has(moe_args, flag)) << flag;
+  }
 }
 
 TEST(JobLayoutArgs, ContextParallelDsaModelsGetAllgatherCpOnSlime) {

@@ -54,6 +54,34 @@ TEST(RecipeLayout, BlockRoundTrips) {
       << block.summary;
 }
 
+// A field another knob implies (the rows' recipe_implied) is left out at the implied value and
+// read back as it: precision_aware is on under an offload, exp_avg_sq_dtype follows exp_avg_dtype.
+TEST(RecipeLayout, ImpliedFieldsAreLeftOutAtTheirImpliedValue) {
+  Layout l = parse_layout_spec("tp=1,offload=0.5");
+  l.precision_aware = true;
+  l.moments = StateDtype::bf16;
+  l.moments_sq = StateDtype::bf16;
+  RecipeLayout block = to_recipe_layout(l, 4096);
+  EXPECT_EQ(block.knob("precision_aware"), nullptr);
+  EXPECT_EQ(block.knob("exp_avg_sq_dtype"), nullptr);
+  ASSERT_NE(block.knob("exp_avg_dtype"), nullptr);
+  EXPECT_EQ(from_recipe_layout(block), l);
+  // Away from the implied value, the field is written and read back.
+  l.precision_aware = false;
+  l.moments_sq = StateDtype::fp32;
+  block = to_recipe_layout(l, 4096);
+  EXPECT_NE(block.knob("precision_aware"), nullptr);
+  EXPECT_NE(block.knob("exp_avg_sq_dtype"), nullptr);
+  EXPECT_EQ(from_recipe_layout(block), l);
+  // Without an offload nothing implies precision_aware: on is written, off (the default) is not.
+  l = parse_layout_spec("tp=1,offload=0.0");
+  l.precision_aware = true;
+  EXPECT_NE(to_recipe_layout(l, 4096).knob("precision_aware"), nullptr);
+  EXPECT_EQ(from_recipe_layout(to_recipe_layout(l, 4096)), l);
+  l.precision_aware = false;
+  EXPECT_EQ(to_recipe_layout(l, 4096).knob("precision_aware"), nullptr);
+}
+
 TEST(RecipeLayout, EngineArgumentsRoundTripForEveryEngine) {
   const Layout l = parse_layout_spec("tp=2,pp=4,cp=2,ep=8,etp=2,dp=2,sp=on,vpp=2,first=5,last=7,"
                                      "recompute=full:block:2,offload=0.5,overlap=on,precision_aware=on,"
@@ -102,7 +130,7 @@ TEST(RecipeLayout, DualPipeRoundTripsInTheBlockButHasNoEngineArgument) {
   }
 }
 
-// The companion arguments (knob_lookup.hpp) are written from the table, for their engines only:
+// The companion arguments (the rows' companions) are written from the table, for their engines only:
 // slime's batching switch before --max-tokens-per-gpu, the offload switch before the fraction (which
 // is left out at the 1.0 the switch implies), Megatron-LM's --seq-length after --micro-batch-size.
 std::vector<std::string> flags_of(const Layout& l, Engine engine) {

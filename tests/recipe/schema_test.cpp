@@ -303,7 +303,8 @@ struct CoreFieldProbe {
 };
 
 // A core field's names and range are its row's: the names of its choice or set (recompute's
-// granularity but none, the object's absence) and its recipe range (recipe_fields.hpp, recipe_range).
+// granularity but none, the object's absence) and its recipe range (the row's .recipe_range), which
+// is limits.hpp's bound each field was read under before the ranges moved into the rows.
 TEST(RecipeLayoutBlock, CoreFieldsTakeTheirRowsNamesAndRanges) {
   CoreFieldProbe probe;
   RecipeLayout block;
@@ -312,8 +313,14 @@ TEST(RecipeLayoutBlock, CoreFieldsTakeTheirRowsNamesAndRanges) {
   for (const auto& [name, opt] : probe.seen) {
     const layout::Knob& knob = *opt.knob;
     if (knob.kind == layout::KnobKind::integer) {
-      EXPECT_EQ(opt.range, detail::recipe_range(knob)) << name;
+      EXPECT_EQ(opt.range, knob.recipe_range) << name;
       ASSERT_NE(opt.range, nullptr) << name;
+      const std::string_view key = knob.key;
+      const limits::IntegerRange* expected = &limits::kParallelRange;  // tp, pp, cp, ep, etp, dp, vpp
+      if (key == "first" || key == "last" || key == "recompute_layers") expected = &limits::kLayerCountRange;
+      if (key == "max_tokens") expected = &limits::kTokensPerGpuRange;
+      if (key == "rows_per_mb") expected = &limits::kBatchRowsRange;
+      EXPECT_EQ(opt.range, expected) << name;
     }
     if (knob.kind == layout::KnobKind::choice || knob.kind == layout::KnobKind::set) {
       std::vector<std::string_view> names(knob.names.begin(), knob.names.end());

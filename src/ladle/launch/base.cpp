@@ -151,7 +151,8 @@ Base base_from_job(const args::LaunchArgs& launch, layout::Engine job_engine, la
   for (const args::LaunchArg& arg : layout::training_args(launch)) {
     if (is_layout_flag(arg.flag)) {  // the plan's
       b.job_layout_flags.push_back(arg.flag);
-      if (arg.flag == "--seq-length") b.job_seq_length = arg;
+      const layout::CompanionArg* companion = layout::find_companion(arg.flag);
+      if (companion != nullptr && companion->value != layout::CompanionValue::none) b.job_companion_values.push_back(arg);
       continue;
     }
     if (arg.placeholder) {

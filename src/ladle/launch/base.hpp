@@ -35,9 +35,10 @@ struct Base {
   /// The layout flags the user's job wrote itself (BaseKind::job): the plan's values of the others
   /// are written only where they differ from what the engine does without them.
   std::vector<std::string> job_layout_flags;
-  /// The job's --seq-length (BaseKind::job): kept where the engine's layout arguments do not write
-  /// the row length (slime and miles pack by --max-tokens-per-gpu).
-  std::optional<args::LaunchArg> job_seq_length;
+  /// The job's companion arguments that carry a value (BaseKind::job; the knob rows' companions:
+  /// --seq-length): kept where the engine's layout arguments do not write them (slime and miles pack
+  /// by --max-tokens-per-gpu).
+  std::vector<args::LaunchArg> job_companion_values;
   layout::Engine engine = layout::Engine::megatron;  ///< the engine the base's script drives
   Workload workload;  ///< row tokens, rows, global batch, precision, dataset
   std::vector<args::LaunchArg>

@@ -17,10 +17,6 @@ namespace ladle::launch {
 
 namespace {
 
-bool is_moe_flag(const std::string& flag) {
-  return flag.rfind("--expert-", 0) == 0 || flag.rfind("--moe-", 0) == 0;
-}
-
 // The Megatron-Bridge override of a Megatron-LM flag: the knob table's for a layout knob, else
 // data/launch/engines.yaml's.
 // A switch that stands for one value of its knob (--moe-enable-deepep: backend deepep) sets that
@@ -526,7 +522,7 @@ std::vector<layout::EngineArg> job_layout_args(const Layout& l, const ModelSpec&
   // Megatron-Bridge sets Megatron-LM's knobs (and Megatron-Core's Bridge-only fields): job_args
   // writes them in its override syntax.
   for (layout::EngineArg& arg : layout::layout_engine_args(l, engine, row_tokens)) {
-    if (model.num_experts == 0 && is_moe_flag(arg.flag))
+    if (model.num_experts == 0 && arg.knob != nullptr && arg.knob->experts)
       continue;  // a dense model has no experts to place
     out.push_back(std::move(arg));
   }
@@ -588,10 +584,9 @@ std::vector<JobArg> job_args(const JobRequest& r) {
   }
   for (const layout::EngineArg& a :
        job_layout_args(r.layout, *r.model, r.engine, r.base->workload.row_tokens)) {
-    // A BF16 run of Megatron-LM accumulates and reduces gradients in FP32 unless told otherwise
-    // (megatron/training/arguments.py, validate_args: accumulate_allreduce_grads_in_fp32 is set for
-    // bf16 when the main gradients are FP32): a user's job that left it out keeps leaving it out.
-    if (r.base->kind == BaseKind::job && r.precision == "bf16" && a.flag == "--accumulate-allreduce-grads-in-fp32" &&
+    // A switch whose value Megatron-LM gives a BF16 run without it (the row's bf16_default): a
+    // user's job that left it out keeps leaving it out.
+    if (r.base->kind == BaseKind::job && r.precision == "bf16" && a.spelling != nullptr && a.spelling->bf16_default &&
         std::find(r.base->job_layout_flags.begin(), r.base->job_layout_flags.end(), a.flag) ==
             r.base->job_layout_flags.end()) {
       continue;
@@ -600,11 +595,13 @@ std::vector<JobArg> job_args(const JobRequest& r) {
     // the row's words.
     args.push_back({a.flag, a.words, false, {}, false, a.knob, a.spelling});
   }
-  if (r.base->job_seq_length && !has_flag(args, "--seq-length")) {
-    const args::LaunchArg& a = *r.base->job_seq_length;
+  // The job's companion values the engine's layout arguments do not write (slime's --seq-length).
+  for (const args::LaunchArg& a : r.base->job_companion_values) {
+    if (has_flag(args, a.flag)) continue;
     args.push_back(with_row({a.flag, a.values, false, has_words(a) ? a.shell : std::vector<std::string>{}, false}));
   }
-  if (r.precision == "fp8" && !has_flag(args, "--fp8-format")) {
+  // The precision's flags (engines.yaml), unless the job gives the first, the format, already.
+  if (r.precision == "fp8" && !table.fp8_flags.empty() && !has_flag(args, table.fp8_flags.front())) {
     for (const std::string& word : table.fp8_flags) {
       if (word.rfind("--", 0) == 0) {
         args.push_back(with_row({word, {}}));

@@ -44,8 +44,8 @@ struct JobArg {
   const layout::KnobArg* spelling = nullptr;
 };
 
-/// The layout's arguments for `engine` through the knob table, without the MoE flags for a dense
-/// model, and with slime's --allgather-cp where context parallelism needs it (DSA models).
+/// The layout's arguments for `engine` through the knob table, without those of the rows that apply
+/// only to models with experts for a dense model, and with slime's --allgather-cp where context parallelism needs it (DSA models).
 std::vector<layout::EngineArg> job_layout_args(const Layout& layout, const ModelSpec& model,
                                                layout::Engine engine, int64_t row_tokens);
 

@@ -73,6 +73,10 @@ struct KnobArg {
   /// A value argument written as group sizes: the knob's value A and this other knob's value over
   /// it, two words "A B" (a Hydra list [A,B] for Megatron-Bridge); read back from A.
   std::string_view of;
+  /// A switch whose value Megatron-LM gives a BF16 run without it (validate_args sets
+  /// accumulate_allreduce_grads_in_fp32 for bf16 with FP32 main gradients, megatron/training/
+  /// arguments.py at d98e8a64): a BF16 job planned over a user's job that left it out leaves it out.
+  bool bf16_default = false;
 };
 
 /// When a row is written into a spec, a recipe block or launch arguments.
@@ -90,6 +94,34 @@ struct KnobWhen {
   bool negate = false;
 };
 
+/// When a companion argument is written.
+enum class CompanionWhen : uint8_t {
+  applies,      ///< whenever the row's condition holds (its `when`)
+  not_default,  ///< when the row's value differs from the engine's default
+};
+
+/// What a companion argument carries.
+enum class CompanionValue : uint8_t {
+  none,        ///< a switch
+  row_tokens,  ///< the workload's tokens per row
+};
+
+/// A launch argument that is not a knob's value but goes with its row's own argument (slime's
+/// dynamic-batching switch, the host-offload switch, Megatron-LM's sequence length beside the
+/// micro-batch size). The engine writer and reader walk a row's companions; no knob is named in
+/// their code.
+struct CompanionArg {
+  std::string_view flag;  ///< the argument
+  uint8_t engines = kAllEngines;
+  bool before = false;  ///< written before the row's own argument (else after it)
+  CompanionWhen when = CompanionWhen::applies;
+  CompanionValue value = CompanionValue::none;
+  /// A switch that gives its row this value when the row's own argument is absent (spec text);
+  /// the writer then leaves the row's argument out at this value, and the reader sets the row to
+  /// it, or to its default when the switch is absent. "" when the switch implies nothing.
+  std::string_view implied;
+};
+
 /// One knob.
 struct Knob {
   std::string_view key;  ///< spec key and recipe field name
@@ -101,11 +133,22 @@ struct Knob {
   double min_real = 0;  ///< real range
   double max_real = 0;
   std::span<const KnobArg> args;  ///< launch arguments, written form first
+  std::span<const CompanionArg> companions;  ///< arguments written beside the row's own, in order
   std::string_view bridge;        ///< Megatron-Bridge config override ("" none)
   std::string_view recipe;        ///< field of the recipe `layout:` block ("" none)
   /// An integer recipe field's bounds with their reason (util/limits.hpp), which the recipe reader
-  /// enforces where it reads the field; every integer row with a recipe field of its own names one.
+  /// enforces where it reads the field; every integer row with a recipe field names one. They are
+  /// not the row's [min, max], which is what a spec or a launch argument may say (kMaxParallel,
+  /// kMaxTokens: wide, for reading any job): a recipe is held to limits.hpp's bounds, which keep the
+  /// products ladle computes from it within 64 bits. Megatron-LM bounds none of the sizes above
+  /// (megatron/training/arguments.py at d98e8a64 only asks them to divide the world size and the
+  /// layers), so neither bound is Megatron-LM's.
   const limits::IntegerRange* recipe_range = nullptr;
+  /// A recipe field the block leaves out where another knob implies its value: absent, the row holds
+  /// this value (spec text; "@key" another knob's value) when `recipe_implied_when` holds, and the
+  /// writer leaves the field out at that value ("" none: absent is the row's default).
+  std::string_view recipe_implied;
+  KnobWhen recipe_implied_when;  ///< when the implied value holds ({} = always)
   /// The value when no argument sets it, as the spec writes it ("" = Layout's default): Megatron-LM's
   /// pretrain_gpt.py, and slime / miles (which override a few of Megatron-LM's). "@key" follows
   /// another knob's value (etp defaults to tp).
@@ -114,6 +157,8 @@ struct Knob {
   Written spec = Written::not_default;  ///< when the spec and the recipe block write it
   Written engine = Written::not_default;  ///< when the launch arguments write it
   KnobWhen when;            ///< meaningful only under this condition ({} = always)
+  /// Meaningful only for a model with experts: a dense model's job writes none of its arguments.
+  bool experts = false;
   bool searchable = false;  ///< `ladle plan` enumerates it
   /// The values `ladle plan` tries, as the spec writes them, separated by spaces ("" for the sizes
   /// and splits the search derives from the model and the GPU count). A knob whose `when` names
@@ -192,8 +237,9 @@ inline constexpr KnobArg moments[] = {{"--exp-avg-dtype"}};
 inline constexpr KnobArg moments_sq[] = {{"--exp-avg-sq-dtype"}};
 inline constexpr KnobArg main_grads[] = {{"--main-grads-dtype"}};
 inline constexpr KnobArg main_params[] = {{"--main-params-dtype"}};
-inline constexpr KnobArg grad_reduce[] = {{"--grad-reduce-in-bf16", on, "bf16"},
-                                          {"--accumulate-allreduce-grads-in-fp32", on, "fp32"}};
+inline constexpr KnobArg grad_reduce[] = {
+    {"--grad-reduce-in-bf16", on, "bf16"},
+    {.flag = "--accumulate-allreduce-grads-in-fp32", .form = on, .on_value = "fp32", .bf16_default = true}};
 inline constexpr KnobArg dist_opt[] = {{"--use-distributed-optimizer", on}};
 inline constexpr KnobArg dist_opt_instances[] = {{"--num-distributed-optimizer-instances"}};
 inline constexpr KnobArg max_tokens[] = {{"--max-tokens-per-gpu", value, "on", kSlime | kMiles}};
@@ -260,6 +306,21 @@ inline constexpr KnobArg sglang_mem_fraction[] = {{"--sglang-mem-fraction-static
 inline constexpr KnobArg update_buffer[] = {{"--update-weight-buffer-size", value, "on", kSlime | kMiles}};
 }  // namespace knob_args
 
+namespace knob_companions {
+// slime's dynamic batching: --use-dynamic-batch-size makes --max-tokens-per-gpu the microbatch
+// (slime/utils/arguments.py at 624b824a; miles spells it alike).
+inline constexpr CompanionArg max_tokens[] = {
+    {.flag = "--use-dynamic-batch-size", .engines = kSlime | kMiles, .before = true}};
+// Megatron-LM's host offload: --optimizer-cpu-offload turns it on, and --optimizer-offload-fraction
+// defaults to 1.0 (megatron/training/arguments.py at d98e8a64); without the switch nothing is
+// offloaded whatever the fraction says.
+inline constexpr CompanionArg offload[] = {
+    {.flag = "--optimizer-cpu-offload", .before = true, .when = CompanionWhen::not_default, .implied = "1.0"}};
+// Megatron-LM's fixed micro-batches: --micro-batch-size rows of --seq-length tokens.
+inline constexpr CompanionArg rows_per_mb[] = {
+    {.flag = "--seq-length", .engines = kMegatron, .value = CompanionValue::row_tokens}};
+}  // namespace knob_companions
+
 inline constexpr int64_t kMaxParallel = 65536;
 inline constexpr int64_t kMaxTokens = int64_t{1} << 32;
 
@@ -268,39 +329,44 @@ using K = KnobKind;
 using W = Written;
 using L = Layout;
 namespace a = knob_args;
+namespace c = knob_companions;
 // clang-format off
 inline constexpr Knob kKnobs[] = {
   // Parallel sizes.
   {.key = "tp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::tp,
-   .bridge = "model.tensor_model_parallel_size", .recipe = "tp", .spec = W::always, .engine = W::always,
-   .searchable = true, .help = "tensor parallel size", .get = get<&L::tp>, .set = set<&L::tp>},
+   .bridge = "model.tensor_model_parallel_size", .recipe = "tp", .recipe_range = &limits::kParallelRange, .spec = W::always,
+   .engine = W::always, .searchable = true, .help = "tensor parallel size", .get = get<&L::tp>, .set = set<&L::tp>},
   {.key = "pp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::pp,
-   .bridge = "model.pipeline_model_parallel_size", .recipe = "pp", .spec = W::always, .engine = W::always,
-   .searchable = true, .help = "pipeline parallel size", .get = get<&L::pp>, .set = set<&L::pp>},
+   .bridge = "model.pipeline_model_parallel_size", .recipe = "pp", .recipe_range = &limits::kParallelRange, .spec = W::always,
+   .engine = W::always, .searchable = true, .help = "pipeline parallel size", .get = get<&L::pp>, .set = set<&L::pp>},
   {.key = "cp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::cp,
-   .bridge = "model.context_parallel_size", .recipe = "cp", .spec = W::always, .engine = W::always,
-   .searchable = true, .help = "context parallel size", .get = get<&L::cp>, .set = set<&L::cp>},
+   .bridge = "model.context_parallel_size", .recipe = "cp", .recipe_range = &limits::kParallelRange, .spec = W::always,
+   .engine = W::always, .searchable = true, .help = "context parallel size", .get = get<&L::cp>, .set = set<&L::cp>},
   {.key = "ep", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::ep,
-   .bridge = "model.expert_model_parallel_size", .recipe = "ep", .spec = W::always, .engine = W::always,
-   .searchable = true, .help = "expert parallel size", .get = get<&L::ep>, .set = set<&L::ep>},
+   .bridge = "model.expert_model_parallel_size", .recipe = "ep", .recipe_range = &limits::kParallelRange, .spec = W::always,
+   .engine = W::always, .experts = true, .searchable = true, .help = "expert parallel size", .get = get<&L::ep>, .set = set<&L::ep>},
   {.key = "etp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::etp,
-   .bridge = "model.expert_tensor_parallel_size", .recipe = "etp", .megatron_default = "@tp", .slime_default = "@tp",
-   .spec = W::always, .engine = W::always, .searchable = true, .help = "expert tensor parallel size",
+   .bridge = "model.expert_tensor_parallel_size", .recipe = "etp", .recipe_range = &limits::kParallelRange, .megatron_default = "@tp",
+   .slime_default = "@tp", .spec = W::always, .engine = W::always, .experts = true, .searchable = true, .help = "expert tensor parallel size",
    .get = get<&L::etp>, .set = set<&L::etp>},
-  {.key = "dp", .kind = K::integer, .min = 1, .max = kMaxParallel, .recipe = "dp", .spec = W::not_default,
+  {.key = "dp", .kind = K::integer, .min = 1, .max = kMaxParallel, .recipe = "dp", .recipe_range = &limits::kParallelRange,
+   .spec = W::not_default,
    .searchable = true, .help = "data parallel size (derived from the GPU count when left out)",
    .get = get<&L::dp>, .set = set<&L::dp>},
   {.key = "sp", .kind = K::flag, .args = a::sp, .bridge = "model.sequence_parallel", .recipe = "sequence_parallel",
    .spec = W::always, .searchable = true, .help = "sequence parallel", .get = get<&L::sp>, .set = set<&L::sp>},
   // Pipeline split.
   {.key = "vpp", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::vpp,
-   .bridge = "model.virtual_pipeline_model_parallel_size", .recipe = "vpp", .spec = W::always, .searchable = true,
+   .bridge = "model.virtual_pipeline_model_parallel_size", .recipe = "vpp", .recipe_range = &limits::kParallelRange, .spec = W::always,
+   .searchable = true,
    .search = "1 2 4", .help = "virtual pipeline stages per pipeline rank", .get = get<&L::vpp>, .set = set<&L::vpp>},
   {.key = "first", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::first,
-   .bridge = "model.num_layers_in_first_pipeline_stage", .recipe = "layer_split.first", .searchable = true,
+   .bridge = "model.num_layers_in_first_pipeline_stage", .recipe = "layer_split.first",
+   .recipe_range = &limits::kLayerCountRange, .searchable = true,
    .help = "decoder layers on the first pipeline stage", .get = get<&L::first>, .set = set<&L::first>},
   {.key = "last", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::last,
-   .bridge = "model.num_layers_in_last_pipeline_stage", .recipe = "layer_split.last", .searchable = true,
+   .bridge = "model.num_layers_in_last_pipeline_stage", .recipe = "layer_split.last",
+   .recipe_range = &limits::kLayerCountRange, .searchable = true,
    .help = "decoder layers on the last pipeline stage", .get = get<&L::last>, .set = set<&L::last>},
   {.key = "recompute", .kind = K::choice, .names = kGranularityNames, .args = a::recompute,
    .bridge = "model.recompute_granularity", .recipe = "recompute.granularity", .spec = W::always, .searchable = true,
@@ -310,18 +376,20 @@ inline constexpr Knob kKnobs[] = {
    .when = {"recompute", "full"}, .help = "full recompute: uniform or block",
    .get = get<&L::recompute_method>, .set = set<&L::recompute_method>},
   {.key = "recompute_layers", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::recompute_layers,
-   .bridge = "model.recompute_num_layers", .recipe = "recompute.num_layers", .spec = W::folded, .engine = W::always,
+   .bridge = "model.recompute_num_layers", .recipe = "recompute.num_layers",
+   .recipe_range = &limits::kLayerCountRange, .spec = W::folded, .engine = W::always,
    .when = {"recompute", "full"}, .searchable = true, .search = "1", .help = "full recompute: layers per chunk (uniform) or per stage (block)",
    .get = get<&L::recompute_layers>, .set = set<&L::recompute_layers>},
   {.key = "offload", .kind = K::real, .min_real = 0, .max_real = 1, .args = a::offload,
-   .bridge = "optimizer.optimizer_offload_fraction", .recipe = "offload.optimizer_fraction", .spec = W::always,
+   .companions = c::offload, .bridge = "optimizer.optimizer_offload_fraction", .recipe = "offload.optimizer_fraction", .spec = W::always,
    .searchable = true, .search = "0.0 0.5 1.0", .help = "fraction of optimizer states on the host (--optimizer-cpu-offload)",
    .get_real = get_real<&L::offload>, .set_real = set_real<&L::offload>},
   {.key = "overlap", .kind = K::flag, .args = a::overlap, .bridge = "optimizer.overlap_cpu_optimizer_d2h_h2d",
    .recipe = "offload.overlap_d2h_h2d", .spec = W::always, .when = {"offload", "0.0", true}, .searchable = true,
    .help = "overlap the host optimizer's copies", .get = get<&L::overlap>, .set = set<&L::overlap>},
   {.key = "precision_aware", .kind = K::flag, .args = a::precision_aware,
-   .bridge = "optimizer.use_precision_aware_optimizer", .recipe = "precision_aware", .spec = W::always,
+   .bridge = "optimizer.use_precision_aware_optimizer", .recipe = "precision_aware",
+   .recipe_implied = "on", .recipe_implied_when = {"offload", "0.0", true}, .spec = W::always,
    .searchable = true, .help = "the precision-aware optimizer", .get = get<&L::precision_aware>,
    .set = set<&L::precision_aware>},
   {.key = "moments", .kind = K::choice, .names = kStateDtypeNames, .args = a::moments,
@@ -329,18 +397,20 @@ inline constexpr Knob kKnobs[] = {
    .help = "first Adam moment dtype (the spec's moments= sets both moments)", .get = get<&L::moments>,
    .set = set<&L::moments>},
   {.key = "moments_sq", .kind = K::choice, .names = kStateDtypeNames, .args = a::moments_sq,
-   .bridge = "optimizer.exp_avg_sq_dtype", .recipe = "exp_avg_sq_dtype",
+   .bridge = "optimizer.exp_avg_sq_dtype", .recipe = "exp_avg_sq_dtype", .recipe_implied = "@moments",
    .help = "second Adam moment dtype", .get = get<&L::moments_sq>, .set = set<&L::moments_sq>},
   {.key = "max_tokens", .kind = K::integer, .min = 1, .max = kMaxTokens, .args = a::max_tokens,
-   .recipe = "max_tokens_per_gpu", .engine = W::always, .searchable = true,
+   .companions = c::max_tokens, .recipe = "max_tokens_per_gpu", .recipe_range = &limits::kTokensPerGpuRange,
+   .engine = W::always, .searchable = true,
    .help = "tokens per GPU per microbatch (slime's dynamic batching)", .get = get<&L::max_tokens>,
    .set = set<&L::max_tokens>},
   {.key = "rows_per_mb", .kind = K::integer, .min = 1, .max = kMaxParallel, .args = a::rows_per_mb,
-   .bridge = "train.micro_batch_size", .recipe = "rows_per_microbatch", .spec = W::always, .engine = W::always,
+   .companions = c::rows_per_mb, .bridge = "train.micro_batch_size", .recipe = "rows_per_microbatch",
+   .recipe_range = &limits::kBatchRowsRange, .spec = W::always, .engine = W::always,
    .searchable = true, .search = "1 2 4 8", .help = "rows per microbatch", .get = get<&L::rows_per_mb>, .set = set<&L::rows_per_mb>},
   {.key = "dispatcher", .kind = K::choice, .names = kDispatcherNames, .args = a::dispatcher,
    .bridge = "model.moe_token_dispatcher_type", .recipe = "dispatcher", .megatron_default = "allgather",
-   .slime_default = "alltoall", .spec = W::always, .engine = W::always, .searchable = true,
+   .slime_default = "alltoall", .spec = W::always, .engine = W::always, .experts = true, .searchable = true,
    .search = "alltoall allgather flex", .help = "MoE token dispatcher", .get = get<&L::dispatcher>, .set = set<&L::dispatcher>},
   // Everything below is new to the spec: written only when not at its default.
   {.key = "main_grads", .kind = K::choice, .names = kStateDtypeNames, .allowed = 0b11, .args = a::main_grads,
@@ -390,7 +460,7 @@ inline constexpr Knob kKnobs[] = {
    .set = set<&L::recompute_modules>},
   {.key = "flex_backend", .kind = K::choice, .names = kFlexBackendNames, .args = a::flex_backend,
    .bridge = "model.moe_flex_dispatcher_backend", .recipe = "flex_backend", .engine = W::always, .when = {"dispatcher", "flex"},
-   .searchable = true, .search = "deepep hybridep", .help = "flex dispatcher backend", .get = get<&L::flex_backend>, .set = set<&L::flex_backend>},
+   .experts = true, .searchable = true, .search = "deepep hybridep", .help = "flex dispatcher backend", .get = get<&L::flex_backend>, .set = set<&L::flex_backend>},
   {.key = "a2a_overlap", .kind = K::flag, .args = a::a2a_overlap, .bridge = "comm_overlap.overlap_moe_expert_parallel_comm",
    .recipe = "a2a_overlap", .searchable = true, .search = "off on", .least_memory = "off", .fastest = "on", .help = "overlap the MoE all-to-all with another microbatch's compute",
    .get = get<&L::a2a_overlap>, .set = set<&L::a2a_overlap>},
@@ -398,38 +468,38 @@ inline constexpr Knob kKnobs[] = {
    .recipe = "delay_wgrad", .help = "delay weight-gradient GEMMs to overlap the combine",
    .get = get<&L::delay_wgrad>, .set = set<&L::delay_wgrad>},
   {.key = "shared_overlap", .kind = K::flag, .args = a::shared_overlap, .bridge = "model.moe_shared_expert_overlap",
-   .recipe = "shared_expert_overlap", .help = "overlap shared experts with the dispatch",
+   .recipe = "shared_expert_overlap", .experts = true, .help = "overlap shared experts with the dispatch",
    .get = get<&L::shared_overlap>, .set = set<&L::shared_overlap>},
   {.key = "force_balance", .kind = K::flag, .args = a::force_balance,
    .bridge = "model.moe_router_force_load_balancing", .recipe = "force_load_balancing",
-   .help = "route tokens evenly (benchmarks)", .get = get<&L::force_balance>, .set = set<&L::force_balance>},
+   .experts = true, .help = "route tokens evenly (benchmarks)", .get = get<&L::force_balance>, .set = set<&L::force_balance>},
   {.key = "capacity", .kind = K::real, .min_real = 0, .max_real = 1024, .args = a::capacity,
    .bridge = "model.moe_expert_capacity_factor", .recipe = "capacity_factor",
-   .help = "expert capacity factor (0: dropless)", .get_real = get_real<&L::capacity>,
+   .experts = true, .help = "expert capacity factor (0: dropless)", .get_real = get_real<&L::capacity>,
    .set_real = set_real<&L::capacity>},
   {.key = "pad_capacity", .kind = K::flag, .args = a::pad_capacity,
    .bridge = "model.moe_pad_expert_input_to_capacity", .recipe = "pad_to_capacity",
-   .help = "pad expert inputs to capacity", .get = get<&L::pad_capacity>, .set = set<&L::pad_capacity>},
+   .experts = true, .help = "pad expert inputs to capacity", .get = get<&L::pad_capacity>, .set = set<&L::pad_capacity>},
   // Sync-free MoE and paged stashing (Megatron-LM docs/user-guide/features/paged_stash.md at
   // d98e8a64; TransformerConfig.moe_expert_rank_capacity_factor, moe_paged_stash,
   // moe_paged_stash_buffer_size_factor_cuda).
   {.key = "rank_capacity", .kind = K::real, .min_real = 0, .max_real = 1024, .args = a::rank_capacity,
    .bridge = "model.moe_expert_rank_capacity_factor", .recipe = "rank_capacity_factor",
-   .help = "each expert rank's pre-sized token budget over the balanced count (0: none; hybridep or ncclep)",
+   .experts = true, .help = "each expert rank's pre-sized token budget over the balanced count (0: none; hybridep or ncclep)",
    .get_real = get_real<&L::rank_capacity>, .set_real = set_real<&L::rank_capacity>},
   {.key = "paged_stash", .kind = K::flag, .args = a::paged_stash, .bridge = "model.moe_paged_stash",
-   .recipe = "paged_stash", .help = "keep routed-expert activations for backward in paged buffers",
+   .recipe = "paged_stash", .experts = true, .help = "keep routed-expert activations for backward in paged buffers",
    .get = get<&L::paged_stash>, .set = set<&L::paged_stash>},
   {.key = "stash_factor", .kind = K::real, .min_real = -1024, .max_real = 1024, .args = a::stash_factor,
    .bridge = "model.moe_paged_stash_buffer_size_factor_cuda", .recipe = "paged_stash_buffer_factor",
-   .when = {"paged_stash", "on"},
+   .when = {"paged_stash", "on"}, .experts = true,
    .help = "paged stash buffer over the balanced count (negative: over the largest count seen)",
    .get_real = get_real<&L::stash_factor>, .set_real = set_real<&L::stash_factor>},
   {.key = "permute_fusion", .kind = K::flag, .args = a::permute_fusion, .bridge = "model.moe_permute_fusion",
-   .recipe = "permute_fusion", .help = "fused token permutation", .get = get<&L::permute_fusion>,
+   .recipe = "permute_fusion", .experts = true, .help = "fused token permutation", .get = get<&L::permute_fusion>,
    .set = set<&L::permute_fusion>},
   {.key = "router_dtype", .kind = K::choice, .names = kRouterDtypeNames, .args = a::router_dtype,
-   .bridge = "model.moe_router_dtype", .recipe = "router_dtype", .help = "router dtype (none: the model's)",
+   .bridge = "model.moe_router_dtype", .recipe = "router_dtype", .experts = true, .help = "router dtype (none: the model's)",
    .get = get<&L::router_dtype>, .set = set<&L::router_dtype>},
   {.key = "fp8", .kind = K::choice, .names = kFp8FormatNames, .args = a::fp8, .bridge = "mixed_precision.fp8",
    .recipe = "fp8_format", .help = "FP8 GEMM format (none: BF16)", .get = get<&L::fp8>, .set = set<&L::fp8>},
@@ -622,6 +692,46 @@ inline constexpr Knob kKnobs[] = {
 
 /// Every knob, in spec order.
 inline constexpr std::span<const Knob> kKnobs = knob_detail::kKnobs;
+
+namespace knob_detail {
+
+constexpr bool names_a_row(std::string_view key) {
+  for (const Knob& knob : kKnobs) {
+    if (knob.key == key) return true;
+  }
+  return false;
+}
+
+// Every integer row with a recipe field has its recipe range; a row with companion arguments has
+// arguments of its own, and only a companion switch implies a value; an implied recipe value's
+// condition and "@key" name rows.
+constexpr bool rows_are_whole() {
+  for (const Knob& knob : kKnobs) {
+    if (knob.kind == KnobKind::integer && !knob.recipe.empty() && knob.recipe_range == nullptr) return false;
+    if (!knob.companions.empty() && knob.args.empty()) return false;
+    for (const CompanionArg& c : knob.companions) {
+      if (!c.implied.empty() && c.value != CompanionValue::none) return false;
+    }
+    if (!knob.recipe_implied_when.key.empty() && !names_a_row(knob.recipe_implied_when.key)) return false;
+    if (knob.recipe_implied.starts_with('@') && !names_a_row(knob.recipe_implied.substr(1))) return false;
+  }
+  return true;
+}
+static_assert(rows_are_whole(),
+              "an integer knob row with a recipe field needs its .recipe_range; companions need the row's own "
+              "arguments, and an implied value a switch; recipe_implied names rows");
+
+}  // namespace knob_detail
+
+/// The companion argument spelled `flag` (knob rows' `companions`), or nullptr.
+inline const CompanionArg* find_companion(std::string_view flag) {
+  for (const Knob& knob : kKnobs) {
+    for (const CompanionArg& c : knob.companions) {
+      if (c.flag == flag) return &c;
+    }
+  }
+  return nullptr;
+}
 
 /// The knob with this spec key, or nullptr.
 const Knob* find_knob(std::string_view key);

@@ -7,7 +7,6 @@
 #include <map>
 #include <variant>
 
-#include "ladle/layout/knob_lookup.hpp"
 #include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/recipe/recipe_fields.hpp"
@@ -65,6 +64,19 @@ std::string field_text(bool v) { return v ? "on" : "off"; }
 std::string field_text(const std::vector<std::string>& v) { return util::join(v, "+"); }
 std::string field_text(const LayoutFieldValue& v) {
   return std::visit([](const auto& x) { return field_text(x); }, v);
+}
+
+// The value the block's absent field of `knob` reads as where another knob implies it (the row's
+// recipe_implied, under its recipe_implied_when, in `l`), or nullopt (absent is the default).
+std::optional<std::string> recipe_implied_text(const Knob& knob, const Layout& l) {
+  if (knob.recipe_implied.empty()) return std::nullopt;
+  const KnobWhen& when = knob.recipe_implied_when;
+  if (!when.key.empty()) {
+    const bool equal = knob_text(*find_knob(when.key), l) == when.value;
+    if (equal == when.negate) return std::nullopt;
+  }
+  if (knob.recipe_implied.front() == '@') return knob_text(*find_knob(knob.recipe_implied.substr(1)), l);
+  return std::string(knob.recipe_implied);
 }
 
 std::vector<std::string> set_members(const std::string& text) {
@@ -246,21 +258,22 @@ std::string describe(const SetBy& s) { return fmt::format("{} (line {})", s.flag
 // The argument as the script wrote it: a Megatron-Bridge override's key, else the flag.
 const std::string& written(const args::LaunchArg& arg) { return arg.spelled.empty() ? arg.flag : arg.spelled; }
 
-// The rows whose companion switch implies their value (knob_lookup.hpp): without the switch each
-// holds its default whatever its own argument says; with the switch and no argument of its own
+// The rows whose companion switch implies their value (the rows' companions): without the switch
+// each holds its default whatever its own argument says; with the switch and no argument of its own
 // (`was_set` false), the implied value. Returns the rows given the implied value.
 template <class WasSet>
 std::vector<const Knob*> settle_implied(Layout& l, const std::vector<const CompanionArg*>& switches, WasSet was_set) {
   std::vector<const Knob*> implied;
-  for (const CompanionArg& c : kCompanionArgs) {
-    if (c.implied.empty()) continue;
-    const Knob& knob = *find_knob(c.key);
-    if (std::find(switches.begin(), switches.end(), &c) == switches.end()) {
-      static const Layout kDefault;
-      set_knob_text(knob, l, knob_text(knob, kDefault), knob.key);
-    } else if (!was_set(knob)) {
-      set_knob_text(knob, l, c.implied, c.flag);
-      implied.push_back(&knob);
+  for (const Knob& knob : kKnobs) {
+    for (const CompanionArg& c : knob.companions) {
+      if (c.implied.empty()) continue;
+      if (std::find(switches.begin(), switches.end(), &c) == switches.end()) {
+        static const Layout kDefault;
+        set_knob_text(knob, l, knob_text(knob, kDefault), knob.key);
+      } else if (!was_set(knob)) {
+        set_knob_text(knob, l, c.implied, c.flag);
+        implied.push_back(&knob);
+      }
     }
   }
   return implied;
@@ -302,11 +315,14 @@ Layout from_recipe_layout(const RecipeLayout& block) {
   RecipeLayout core = block;  // the visitor walks mutable members; reading never changes them
   CoreFieldReader reader(l);
   recipe::detail::visit_fields(reader, core);
-  // Without a precision_aware field the flag follows the offload, which requires it.
-  if (block.offload) l.precision_aware = l.offload > 0;
-  read_knob_fields(block, l);
-  // exp_avg_dtype alone sets both moments, as the spec's moments= does.
-  if (block.knob("exp_avg_dtype") != nullptr && block.knob("exp_avg_sq_dtype") == nullptr) l.moments_sq = l.moments;
+  const std::vector<const Knob*> stated = read_knob_fields(block, l);
+  // A field the block leaves out where another knob implies it takes the implied value.
+  for (const Knob& knob : kKnobs) {
+    if (knob.recipe_implied.empty() || std::find(stated.begin(), stated.end(), &knob) != stated.end()) continue;
+    if (const std::optional<std::string> implied = recipe_implied_text(knob, l)) {
+      set_knob_text(knob, l, *implied, knob.recipe);
+    }
+  }
   return l;
 }
 
@@ -317,11 +333,9 @@ RecipeLayout to_recipe_layout(const Layout& l, int64_t row_tokens) {
   recipe::detail::visit_fields(writer, block);
   for (const recipe::detail::KnobField& field : recipe::detail::layout_knob_fields()) {
     const Knob& knob = *field.knob;
-    bool write = !knob_is_default(knob, l);
-    // The block reads precision_aware from offload > 0 when it has no field.
-    if (knob.key == "precision_aware" && l.precision_aware && l.offload > 0) write = false;
-    // exp_avg_sq_dtype is written only when it differs from exp_avg_dtype (alone, that sets both).
-    if (knob.key == "moments_sq") write = l.moments_sq != l.moments;
+    // A field is left out at the value its absence reads as: the implied one, else the default.
+    const std::optional<std::string> implied = recipe_implied_text(knob, l);
+    const bool write = implied ? knob_text(knob, l) != *implied : !knob_is_default(knob, l);
     if (write) block.knobs.push_back({std::string(field.name), field_value(knob, l)});
   }
 
@@ -380,9 +394,9 @@ std::vector<EngineArg> layout_engine_args(const Layout& l, Engine engine, int64_
     if (knob.args.empty() || !knob_applies(knob, l)) continue;
     const std::string text = knob_text(knob, l);
     const bool not_default = text != engine_default_text(knob, engine, l);
-    // The row's companion arguments (knob_lookup.hpp): the switches that go before its own argument
-    // and the values that go after it, for the engines that take them.
-    const std::span<const CompanionArg> companions = companions_of(knob);
+    // The row's companion arguments: the switches that go before its own argument and the values
+    // that go after it, for the engines that take them.
+    const std::span<const CompanionArg> companions = knob.companions;
     auto add_companions = [&](bool before) {
       for (const CompanionArg& c : companions) {
         if (c.before != before || (c.engines & bit) == 0) continue;
@@ -494,7 +508,7 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
   for (const args::LaunchArg& arg : args) out.opaque = out.opaque || arg.placeholder;
   Layout& l = out.layout;
   std::map<const Knob*, SetBy> set_by;
-  std::vector<const CompanionArg*> switches;  // the companion switches the arguments hold (knob_lookup.hpp)
+  std::vector<const CompanionArg*> switches;  // the companion switches the arguments hold
   const args::LaunchArg* deprecated_full_iteration = nullptr;
   auto set = [&](const Knob& knob, const args::LaunchArg& arg, const std::string& text) {
     const SetBy here{written(arg), arg.line, text};
@@ -515,8 +529,8 @@ ArgsLayout read_layout_args(std::span<const args::LaunchArg> args, Engine engine
   for (const args::LaunchArg& arg : args) {
     if (arg.placeholder) continue;
     require_bridge_engine(arg, engine, file);
-    if (const CompanionArg* companion = companion_switch(arg.flag)) {
-      switches.push_back(companion);
+    if (const CompanionArg* c = find_companion(arg.flag); c != nullptr && c->value == CompanionValue::none) {
+      switches.push_back(c);
       continue;
     }
     const Knob* knob = find_knob_by_flag(arg.flag);

@@ -10,7 +10,7 @@
 // highlights is the recipe column of a knob row (layout/knobs.hpp, read as constexpr data). Its core
 // fields (tp, ..., dispatcher) are typed members of RecipeLayout, each declared here by its row's
 // recipe column alone: the row, found at compile time, gives the key written, the kind (which must
-// match the member's type), the allowed names and the range (recipe_range below), and a column no
+// match the member's type), the allowed names and the range (its .recipe_range), and a column no
 // row holds does not compile. The other rows with a recipe column are the block's
 // optional fields (layout_knob_fields below), in table order.
 
@@ -148,68 +148,6 @@ constexpr const layout::Knob* knob_by_recipe(std::string_view field) {
 
 namespace knob_field_detail {
 
-struct RecipeRange {
-  std::string_view key;
-  const limits::IntegerRange* range;
-};
-
-// The recipe ranges of the integer rows the block holds as core fields, a column of those rows kept
-// here until knobs.hpp carries it as their `.recipe_range`, as the other rows do. The row's own
-// [min, max] is what a spec or a launch argument may say (kMaxParallel, kMaxTokens: wide, for
-// reading any job); a recipe is held to limits.hpp's bounds, which keep the products ladle computes
-// from it within 64 bits. Megatron-LM puts no upper bound on any of these (megatron/training/
-// arguments.py at d98e8a64 only asks the sizes to divide the world size and the layers), so
-// neither bound is Megatron-LM's; the recipe's is the narrower, and the one every recipe was read
-// under.
-inline constexpr RecipeRange kCoreRecipeRanges[] = {
-    {"tp", &limits::kParallelRange},             {"pp", &limits::kParallelRange},
-    {"cp", &limits::kParallelRange},             {"ep", &limits::kParallelRange},
-    {"etp", &limits::kParallelRange},            {"dp", &limits::kParallelRange},
-    {"vpp", &limits::kParallelRange},            {"first", &limits::kLayerCountRange},
-    {"last", &limits::kLayerCountRange},         {"recompute_layers", &limits::kLayerCountRange},
-    {"max_tokens", &limits::kTokensPerGpuRange}, {"rows_per_mb", &limits::kBatchRowsRange},
-};
-
-}  // namespace knob_field_detail
-
-/// The bounds the recipe reader puts on an integer row's recipe field: the row's `.recipe_range`,
-/// else its core range above; nullptr for a row with none.
-constexpr const limits::IntegerRange* recipe_range(const layout::Knob& knob) {
-  if (knob.recipe_range != nullptr) return knob.recipe_range;
-  for (const knob_field_detail::RecipeRange& r : knob_field_detail::kCoreRecipeRanges) {
-    if (r.key == knob.key) return r.range;
-  }
-  return nullptr;
-}
-
-namespace knob_field_detail {
-
-// Every integer row with a recipe field has one range, from its row or from the core ranges, not
-// both; every core range names such a row.
-constexpr bool recipe_ranges_are_whole() {
-  for (const layout::Knob& knob : layout::kKnobs) {
-    if (knob.kind != layout::KnobKind::integer || knob.recipe.empty()) continue;
-    int found = knob.recipe_range != nullptr ? 1 : 0;
-    for (const RecipeRange& r : kCoreRecipeRanges) found += r.key == knob.key ? 1 : 0;
-    if (found != 1) return false;
-  }
-  for (const RecipeRange& r : kCoreRecipeRanges) {
-    bool row = false;
-    for (const layout::Knob& knob : layout::kKnobs) {
-      row = row || (knob.key == r.key && knob.kind == layout::KnobKind::integer && !knob.recipe.empty());
-    }
-    if (!row) return false;
-  }
-  return true;
-}
-static_assert(recipe_ranges_are_whole(),
-              "every integer knob row with a recipe field needs exactly one recipe range (its .recipe_range or "
-              "kCoreRecipeRanges), and every core range must name such a row");
-
-}  // namespace knob_field_detail
-
-namespace knob_field_detail {
-
 /// A recipe column as a template argument ("tp", "recompute.granularity").
 template <size_t N>
 struct Column {
@@ -264,7 +202,7 @@ constexpr std::span<const std::string_view> allowed_names(const layout::Knob& kn
 /// The options of the row's field: its names and range, with the writer's `style` (omit_if_null).
 constexpr FieldOptions row_options(const layout::Knob& knob, FieldOptions style) {
   style.allowed = allowed_names(knob);
-  style.range = recipe_range(knob);
+  style.range = knob.recipe_range;
   style.knob = &knob;
   return style;
 }
@@ -281,8 +219,6 @@ void knob_member(V& v, T& member, FieldOptions style = {}) {
                 "a typed field of the layout block does not hold its knob row's kind");
   static_assert(knob->kind != layout::KnobKind::choice || knob->allowed == 0,
                 "a typed choice field takes all of its row's names");
-  static_assert(knob->kind != layout::KnobKind::integer || recipe_range(*knob) != nullptr,
-                "an integer field of the layout block needs its row's recipe range");
   static constexpr FieldOptions options = knob_field_detail::row_options(*knob, {});
   style.allowed = options.allowed;
   style.range = options.range;
@@ -346,7 +282,7 @@ struct KnobField {
   std::string_view name;                   ///< the row's recipe column
   std::vector<std::string_view> allowed;  ///< a choice's or set's names the row accepts (all, unless `allowed` bits)
   FieldOptions options() const {
-    return {.allowed = allowed, .omit_if_null = true, .range = recipe_range(*knob), .knob = knob};
+    return {.allowed = allowed, .omit_if_null = true, .range = knob->recipe_range, .knob = knob};
   }
 };
 
