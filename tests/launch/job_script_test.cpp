@@ -142,6 +142,71 @@ TEST(JobLayoutArgs, DenseModelsGetNoMoeArguments) {
   }
 }
 
+// The arguments of a job planned over a user's job, decided by row data: a companion value the
+// engine's layout arguments do not write (slime: --seq-length) is the job's; a switch Megatron-LM
+// sets itself under BF16 (bf16_default) stays out when the job left it out; FP8 adds engines.yaml's
+// precision flags once, unless the job gives their format.
+std::vector<JobArg> over_job(const std::string& script, layout::Engine engine, const std::string& precision,
+                             Layout layout = {}) {
+  static const ModelSpec qwen = model::load_model("qwen3-30b-a3b");
+  static Base base;
+  const args::LaunchArgs launch = args::parse_launch_args(script, "job.sh");
+  Workload w;
+  w.row_tokens = 4096;
+  w.global_batch = 64;
+  base = base_from_job(launch, engine, engine, "job.sh", w);
+  JobRequest job;
+  job.base = &base;
+  job.model = &qwen;
+  job.engine = engine;
+  job.precision = precision;
+  job.layout = layout;
+  job.layout.dp = 8;
+  job.gpus = 8;
+  return job_args(job);
+}
+
+size_t count_flag(const std::vector<JobArg>& args, std::string_view flag) {
+  return static_cast<size_t>(std::count_if(args.begin(), args.end(), [&](const JobArg& a) { return a.flag == flag; }));
+}
+
+const JobArg* find_flag(const std::vector<JobArg>& args, std::string_view flag) {
+  for (const JobArg& a : args) {
+    if (a.flag == flag) return &a;
+  }
+  return nullptr;
+}
+
+TEST(JobArgs, RowDataDecidesTheArgumentsOverAUsersJob) {
+  const std::vector<JobArg> slime =
+      over_job("python3 train.py --tensor-model-parallel-size 2 --seq-length 2048", layout::Engine::slime, "bf16");
+  ASSERT_NE(find_flag(slime, "--seq-length"), nullptr);
+  EXPECT_EQ(find_flag(slime, "--seq-length")->values, std::vector<std::string>{"2048"});
+  EXPECT_EQ(count_flag(slime, "--accumulate-allreduce-grads-in-fp32"), 0u);
+  // Megatron-LM writes --seq-length itself (the workload's row tokens), once.
+  const std::vector<JobArg> megatron = over_job(
+      "torchrun pretrain_gpt.py --tensor-model-parallel-size 2 --seq-length 2048", layout::Engine::megatron, "bf16");
+  EXPECT_EQ(count_flag(megatron, "--seq-length"), 1u);
+  EXPECT_EQ(find_flag(megatron, "--seq-length")->values, std::vector<std::string>{"4096"});
+  // A job that gave the switch keeps it.
+  const std::vector<JobArg> kept = over_job(
+      "torchrun pretrain_gpt.py --tensor-model-parallel-size 2 --accumulate-allreduce-grads-in-fp32",
+      layout::Engine::megatron, "bf16");
+  EXPECT_EQ(count_flag(kept, "--accumulate-allreduce-grads-in-fp32"), 1u);
+  // FP8: the format and recipe once; a layout that sets the format keeps its own.
+  const std::vector<JobArg> fp8 =
+      over_job("torchrun pretrain_gpt.py --tensor-model-parallel-size 2", layout::Engine::megatron, "fp8");
+  EXPECT_EQ(count_flag(fp8, "--fp8-format"), 1u);
+  EXPECT_EQ(count_flag(fp8, "--fp8-recipe"), 1u);
+  Layout e4m3;
+  e4m3.fp8 = Fp8Format::e4m3;
+  const std::vector<JobArg> own = over_job("torchrun pretrain_gpt.py --tensor-model-parallel-size 2 --fp8-format e4m3",
+                                           layout::Engine::megatron, "fp8", e4m3);
+  ASSERT_EQ(count_flag(own, "--fp8-format"), 1u);
+  EXPECT_EQ(find_flag(own, "--fp8-format")->values, std::vector<std::string>{"e4m3"});
+  EXPECT_EQ(count_flag(own, "--fp8-recipe"), 0u);
+}
+
 TEST(JobLayoutArgs, ContextParallelDsaModelsGetAllgatherCpOnSlime) {
   const ModelSpec glm = model::load_model("glm-5.2");
   Layout l;
