@@ -12,6 +12,7 @@
 #include <iterator>
 #include <filesystem>
 #include <optional>
+#include <tuple>
 #include <string>
 #include <utility>
 
@@ -649,6 +650,88 @@ void gated_deltanet_layers(const ConfigReader& in, ModelSpec& spec) {
   }
 }
 
+// ---- kimi_linear, kimi_k3 ----
+// Kimi Linear's and Kimi-K3's layers (sgl-project/sglang python/sglang/srt/models/kimi_k3.py @
+// 0000e9b4, KimiK3DecoderLayer and KimiK3DeltaAttention): linear_attn_config lists the 1-based
+// layers of Kimi Delta Attention (kda_layers) and of full MLA (full_attn_layers), together every
+// layer once; KDA has num_heads heads of head_dim for q, k and v alike and a short causal conv of
+// short_conv_kernel_size over each; use_full_rank_gate makes its output gate one full-rank
+// projection.
+void kda_layers(const ConfigReader& in, ModelSpec& spec) {
+  if (!in.has_object("linear_attn_config")) {
+    in.fail("linear_attn_config", "expected an object listing kda_layers and full_attn_layers");
+  }
+  const ConfigReader la = in.nested("linear_attn_config");
+  const std::vector<int64_t> kda = la.integers("kda_layers");
+  const std::vector<int64_t> full = la.integers("full_attn_layers");
+  std::vector<int> seen(static_cast<size_t>(spec.num_layers), 0);
+  spec.linear_attention.assign(spec.num_layers, false);
+  for (const auto& [list, key, linear] : {std::tuple{&kda, "kda_layers", true}, std::tuple{&full, "full_attn_layers", false}}) {
+    for (const int64_t n : *list) {
+      if (n < 1 || n > spec.num_layers) {
+        la.fail(key, fmt::format("layer {} is outside 1..num_hidden_layers {} (the lists are 1-based)", n, spec.num_layers));
+      }
+      if (++seen[static_cast<size_t>(n - 1)] > 1) {
+        la.fail(key, fmt::format("layer {} is listed twice in kda_layers and full_attn_layers", n));
+      }
+      spec.linear_attention[static_cast<size_t>(n - 1)] = linear;
+    }
+  }
+  if (kda.size() + full.size() != static_cast<size_t>(spec.num_layers)) {
+    la.fail("kda_layers", fmt::format("kda_layers ({}) and full_attn_layers ({}) cover {} layers but "
+                                      "num_hidden_layers is {}: the keys contradict each other",
+                                      kda.size(), full.size(), kda.size() + full.size(), spec.num_layers));
+  }
+  spec.kda = true;
+  spec.linear_num_key_heads = la.positive("num_heads");
+  spec.linear_num_value_heads = spec.linear_num_key_heads;
+  spec.linear_key_head_dim = la.positive("head_dim");
+  spec.linear_value_head_dim = spec.linear_key_head_dim;
+  spec.linear_conv_kernel = la.positive("short_conv_kernel_size");
+  spec.kda_full_rank_gate = la.boolean_or("use_full_rank_gate", false);
+}
+
+// Kimi's experts (KimiK3MoE in the same file): num_experts of moe_intermediate_size, top
+// num_experts_per_token, num_shared_experts fused into one shared MLP of their total width, the
+// first first_k_dense_replace layers dense of intermediate_size, then every moe_layer_freq-th
+// layer MoE; sigmoid routing with a correction bias (noaux_tc). Under routed_expert_hidden_size
+// the routed experts work in that latent width, behind routed_expert_down_proj, an RMSNorm
+// (latent_moe_use_norm) and routed_expert_up_proj. hidden_act silu is SwiGLU; situ (Kimi-K3's
+// SiTU-GLU) is a GLU of another activation, read as not SiLU.
+void mlp_kimi_moe(const ConfigReader& in, ModelSpec& spec) {
+  spec.intermediate_size = in.positive("intermediate_size");
+  spec.moe_intermediate_size = in.positive("moe_intermediate_size");
+  spec.num_experts = in.positive("num_experts");
+  spec.experts_per_token = in.positive("num_experts_per_token");
+  check_experts(in, spec, "num_experts");
+  spec.num_shared_experts = in.non_negative_or("num_shared_experts", 0);
+  spec.shared_expert_intermediate_size = spec.num_shared_experts * spec.moe_intermediate_size;
+  spec.first_k_dense = static_cast<int>(in.non_negative_or("first_k_dense_replace", 0));
+  if (spec.first_k_dense > spec.num_layers) {
+    in.fail("first_k_dense_replace", fmt::format("{} exceeds num_hidden_layers {}", spec.first_k_dense, spec.num_layers));
+  }
+  const int64_t freq = in.integer_or("moe_layer_freq", 1);
+  if (freq <= 0) in.fail("moe_layer_freq", fmt::format("must be positive, got {}", freq));
+  for (int i = 0; i < spec.num_layers; ++i) {
+    spec.mlp[i] = (i >= spec.first_k_dense && i % freq == 0) ? MlpKind::moe : MlpKind::dense;
+  }
+  spec.router_correction_bias = !in.has("topk_method") || in.text("topk_method") == "noaux_tc";
+  const std::string act = in.has("hidden_act") ? in.text("hidden_act") : "silu";
+  if (act != "silu" && act != "situ") in.fail("hidden_act", fmt::format("'{}' is not read (expected silu or situ)", act));
+  spec.silu_glu = act == "silu";
+  if (in.has("routed_expert_hidden_size")) {
+    spec.moe_latent_size = in.positive("routed_expert_hidden_size");
+    spec.moe_latent_norm = in.boolean_or("latent_moe_use_norm", false);
+  }
+}
+
+// Block attention residuals (KimiK3DecoderLayer and KimiK3LinearModel): attn_res_block_size
+// layers make a block.
+void attention_residuals(const ConfigReader& in, ModelSpec& spec) {
+  if (in.has("attn_res_block_size")) spec.attn_res_block_size = in.positive("attn_res_block_size");
+}
+// ---- end kimi_linear, kimi_k3 ----
+
 // Nemotron-H (NVIDIA's configuration_nemotron_h.py / modeling_nemotron_h.py): one block per
 // character of hybrid_override_pattern, each a norm and one mixer: 'M' a Mamba-2 mixer, '*' GQA
 // attention (attention_head_dim per head), '-' a two-matrix MLP (up_proj -> relu2 -> down_proj).
@@ -1160,6 +1243,8 @@ enum Shape : unsigned {
   kMtp = 1u << 10,          // multi-token prediction layers
   kCompressed = 1u << 11,   // compressed attention, hyper-connections (deepseek_v4)
   kBlockSparse = 1u << 12,  // block-sparse attention with its own index (minimax_m3)
+  kLatentExperts = 1u << 13,  // routed experts in a latent width (kimi_k3)
+  kAttnResiduals = 1u << 14,  // block attention residuals (kimi_k3)
 };
 
 // The keys that show each part, the first one the config holds named in errors.
@@ -1177,17 +1262,20 @@ const ShapeKeys kShapeKeys[] = {
     {kTextConfig, "a text_config", {"text_config"}},
     {kVision, "a vision tower", {"vision_config"}},
     {kSliding, "sliding-window layers", {"layer_types", "sliding_window_pattern", "_sliding_window_pattern"}},
-    {kLinear, "linear attention", {"linear_num_value_heads", "linear_num_key_heads"}},
+    {kLinear, "linear attention", {"linear_num_value_heads", "linear_num_key_heads", "linear_attn_config"}},
     {kMamba, "Mamba-2 layers", {"hybrid_override_pattern", "mamba_num_heads", "ssm_state_size"}},
     {kBlockConfigs, "per-layer block configs", {"block_configs"}},
     {kMtp, "MTP layers", {"num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules"}},
     {kCompressed, "compressed attention or hyper-connections", {"compress_ratios", "o_groups", "hc_mult", "num_hash_layers"}},
     {kBlockSparse, "block-sparse attention", {"sparse_attention_config"}},
+    {kLatentExperts, "latent experts", {"routed_expert_hidden_size"}},
+    {kAttnResiduals, "attention residuals", {"attn_res_block_size"}},
 };
 
 // Parts a type that lacks them would silently drop: a config that has one under such a type is
 // refused rather than counted without it.
-constexpr unsigned kStructural = kMla | kDsa | kLinear | kMamba | kBlockConfigs | kCompressed | kBlockSparse;
+constexpr unsigned kStructural =
+    kMla | kDsa | kLinear | kMamba | kBlockConfigs | kCompressed | kBlockSparse | kLatentExperts | kAttnResiduals;
 
 // The parts the config shows, looking into text_config too.
 unsigned config_shape(const ConfigReader& top) {
@@ -1450,6 +1538,7 @@ constexpr NamedPart kMlpParts[] = {
     {"deepseek_v4_moe", mlp_deepseek_v4_moe},
     {"minimax_m3_moe", mlp_minimax_m3_moe},  // minimax_m3
     {"gemma4_moe", mlp_gemma4_moe},          // gemma4
+    {"kimi_moe", mlp_kimi_moe},              // kimi_linear, kimi_k3
 };
 // Per-layer patterns, read in the row's order after attention and MLP.
 constexpr NamedPart kLayerParts[] = {
@@ -1467,6 +1556,8 @@ constexpr NamedPart kLayerParts[] = {
     {"step3p5_layers", step3p5_layers},  // step3p7
     {"gemma4_layers", gemma4_layers},    // gemma4
     {"minimax_sparse_attention", minimax_sparse_attention},  // minimax_m3
+    {"kda_layers", kda_layers},                  // kimi_linear, kimi_k3
+    {"attention_residuals", attention_residuals},  // kimi_k3
 };
 
 struct VisionPart {
@@ -1516,7 +1607,7 @@ constexpr std::pair<const char*, Shape> kShapeNames[] = {
     {"shared_experts", kShared}, {"text_config", kTextConfig}, {"vision", kVision},
     {"sliding", kSliding}, {"linear", kLinear}, {"mamba", kMamba},
     {"block_configs", kBlockConfigs}, {"mtp", kMtp}, {"compressed", kCompressed},
-    {"block_sparse", kBlockSparse},
+    {"block_sparse", kBlockSparse}, {"latent_experts", kLatentExperts}, {"attention_residuals", kAttnResiduals},
 };
 
 // A flag read from a config key, with the value the configuration class defaults it to.

@@ -11,7 +11,10 @@ namespace ladle::model {
 // Gated DeltaNet per token and value head (Yang et al. 2024, "Gated Delta Networks", eq. 10:
 // S_t = a_t S_{t-1} (I - b_t k_t k_t^T) + b_t v_t k_t^T, o_t = S_t q_t): reading S k, the
 // rank-one update and S q are three products with the key x value state, 2 FLOPs per element
-// each; the causal conv1d adds 2 x kernel FLOPs per q/k/v channel.
+// each; the causal conv1d adds 2 x kernel FLOPs per q/k/v channel. Kimi Delta Attention (Kimi
+// Linear, Kimi-K3) runs the same delta rule on the same key x value state per head, its decay a
+// diagonal over the key channels instead of one scalar: priced by the same terms, which leave out
+// the decay's elementwise work (approximate; the same order as the scalar's).
 double linear_attention_forward(const ModelSpec& spec) {
   const double state = static_cast<double>(spec.linear_key_head_dim) *
                        static_cast<double>(spec.linear_value_head_dim);
@@ -179,6 +182,15 @@ double hyper_connection_forward(const ModelSpec& spec) {
 }
 // ---- end deepseek_v4 ----
 
+double attention_residual_forward(const ModelSpec& spec) {
+  const int64_t block = spec.attn_res_block_size;
+  if (block <= 0 || spec.num_layers <= 0) return 0.0;
+  double rows = 0;
+  for (int64_t i = 0; i < spec.num_layers; ++i) rows += static_cast<double>((i + block - 1) / block + 1);
+  rows /= static_cast<double>(spec.num_layers);
+  return 2.0 * rows * 6.0 * static_cast<double>(spec.hidden_size);
+}
+
 double mean_causal_context(int64_t seq_len, int64_t window) {
   if (seq_len <= 0) return 0.0;
   const double s = static_cast<double>(seq_len);
@@ -256,6 +268,7 @@ FlopsPerToken flops_per_token(const ModelSpec& spec, int64_t seq_len) {
       const double mixer = mixer_core_forward(spec, i);
       k.attention_forward = mixer >= 0 ? mixer : attention_core_forward(spec, seq_len, spec.sliding_window[i], chunk, i);
       k.indexer_forward = spec.has_indexer[i] ? indexer_forward(spec, seq_len) : 0.0;
+      k.mixing_forward = attention_residual_forward(spec);  // kimi_k3; 0 without them
       if (spec.attention == AttentionKind::csa) {  // deepseek_v4
         k.attention_forward = csa_attention_forward(spec, i, seq_len);
         k.indexer_forward = csa_indexer_forward(spec, i, seq_len);

@@ -33,7 +33,8 @@ struct LayerKindFlops {
   double matmul_forward = 0;     ///< per layer: 2 * matrix parameters a token multiplies through
   double attention_forward = 0;  ///< per layer: QK^T + PV at the given sequence length
   double indexer_forward = 0;    ///< per layer: indexer scoring (DSA layers owning an indexer)
-  /// per layer: elementwise hyper-connection mixing outside the matrices (deepseek_v4)
+  /// per layer: elementwise hyper-connection mixing outside the matrices (deepseek_v4), or block
+  /// attention residuals' scoring and mixing (kimi_k3)
   double mixing_forward = 0;
 
   /// Forward FLOPs per token of all layers of this kind.
@@ -52,7 +53,7 @@ struct FlopsPerToken {
   double matmul_forward = 0;     ///< 2 * matrices a token multiplies through (no MTP)
   double attention_forward = 0;  ///< attention scores and context, all layers (no MTP)
   double indexer_forward = 0;    ///< DSA indexer scoring, all layers (no MTP)
-  double mixing_forward = 0;     ///< hyper-connection mixing, all layers (no MTP; deepseek_v4)
+  double mixing_forward = 0;     ///< hyper-connection mixing (deepseek_v4) and attention residuals (kimi_k3), all layers (no MTP)
   double mtp_forward = 0;        ///< the MTP layers, matrices and attention
   double training = 0;           ///< 3 * (matmul + attention + indexer + mixing), no MTP
   double training_with_mtp = 0;  ///< training + 3 * mtp_forward
@@ -109,6 +110,15 @@ double csa_indexer_forward(const ModelSpec& spec, int layer, int64_t seq_len);
 /// the weighted sum into the sublayer's input (2 m h), post x output (2 m h), the m x m mixing of
 /// the copies (2 m^2 h) and the Sinkhorn iterations (iters x 4 m^2).
 double hyper_connection_forward(const ModelSpec& spec);
+
+/// Forward FLOPs per token and decoder layer of block attention residuals (Kimi-K3's
+/// attn_res_block_size; 0 without them): before its attention and before its MLP a layer scores
+/// every block summary so far and the running block (an RMS and a dot product with the [1,
+/// hidden] projection, 2 x hidden FLOPs each) and mixes them (2 x hidden per row): 6 x hidden per
+/// row, two aggregations per layer, over the mean rows of the model's layers (layer i reads
+/// ceil(i / block) summaries and its running block), so every layer of a kind has the same figure.
+/// The output side's one aggregation before the final norm is left out (one layer's in 93).
+double attention_residual_forward(const ModelSpec& spec);
 // ---- end deepseek_v4 ----
 
 /// MFU as the recipes compute it: flops_per_token * tokens_per_s_per_gpu / (peak_tflops * 1e12).

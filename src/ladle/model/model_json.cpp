@@ -56,6 +56,7 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
     a["linear_key_head_dim"] = s.linear_key_head_dim;
     a["linear_value_head_dim"] = s.linear_value_head_dim;
     a["linear_conv_kernel"] = s.linear_conv_kernel;
+    if (s.kda) a["linear_kind"] = s.kda_full_rank_gate ? "kda_full_rank_gate" : "kda";  // kimi_linear, kimi_k3
   }
   if (s.attention_output_gate) a["attention_output_gate"] = true;
   // per-layer attention geometry (step3p7, gemma4)
@@ -102,7 +103,12 @@ nlohmann::ordered_json architecture_json(const ModelSpec& s) {
     a["shared_expert_intermediate_size"] = s.shared_expert_intermediate_size;
     a["first_k_dense"] = s.first_k_dense;
     a["router_correction_bias"] = s.router_correction_bias;
+    if (s.moe_latent_size > 0) {  // kimi_k3
+      a["moe_latent_size"] = s.moe_latent_size;
+      a["moe_latent_norm"] = s.moe_latent_norm;
+    }
   }
+  if (s.attn_res_block_size > 0) a["attn_res_block_size"] = s.attn_res_block_size;  // kimi_k3
   if (s.num_mtp_layers > 0) a["mtp_stores_embedding_and_head"] = s.mtp_stores_embedding_and_head;
   return a;
 }
@@ -128,6 +134,8 @@ nlohmann::ordered_json to_json(const ParamCounts& counts) {
   by_role["attention"] = counts.attention;
   by_role["indexer"] = counts.indexer;
   if (counts.hyper_connections > 0) by_role["hyper_connections"] = counts.hyper_connections;  // deepseek_v4
+  if (counts.latent_projections > 0) by_role["latent_projections"] = counts.latent_projections;     // kimi_k3
+  if (counts.attention_residuals > 0) by_role["attention_residuals"] = counts.attention_residuals;  // kimi_k3
   by_role["dense_mlp"] = counts.dense_mlp;
   by_role["routed_experts"] = counts.routed_experts;
   by_role["shared_experts"] = counts.shared_experts;

@@ -27,7 +27,7 @@ enum class MlpKind {
 /// What mixes tokens in a decoder layer.
 enum class MixerKind {
   attention,  ///< softmax attention of ModelSpec::attention (GQA/MHA or MLA)
-  linear,     ///< Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5)
+  linear,     ///< linear attention: Gated DeltaNet (Qwen3-Next, Qwen3.5) or Kimi Delta Attention (ModelSpec::kda)
   mamba,      ///< a Mamba-2 mixer (Nemotron-H's 'M' layers)
   none,       ///< no token mixer (Nemotron-H's MLP layers, Nemotron-NAS's no_op attention)
 };
@@ -117,6 +117,26 @@ struct ModelSpec {
   int64_t linear_key_head_dim = 0;
   int64_t linear_value_head_dim = 0;
   int64_t linear_conv_kernel = 0;  ///< depthwise causal conv1d width over q, k and v
+  /// The linear layers are Kimi Delta Attention (Kimi Linear, Kimi-K3: linear_attn_config's
+  /// kda_layers) rather than Gated DeltaNet: the same recurrent state per head, a per-channel decay
+  /// from a low-rank projection (f_a, f_b) and separate q/k/v projections and convs; heads and head
+  /// sizes in the linear_* fields above (key heads = value heads).
+  bool kda = false;
+  /// KDA's output gate is one full-rank projection g_proj [heads x head dim, hidden] (Kimi-K3's
+  /// use_full_rank_gate) rather than the low-rank g_a, g_b pair (Kimi Linear).
+  bool kda_full_rank_gate = false;
+
+  // ---- latent experts, attention residuals (kimi_k3) ----
+  /// Routed experts work in a narrower latent space (Kimi-K3's routed_expert_hidden_size): the
+  /// hidden state is projected down to it before the experts and back up after them; 0: the
+  /// experts take the hidden state itself.
+  int64_t moe_latent_size = 0;
+  bool moe_latent_norm = false;  ///< an RMSNorm of the latent after the experts (latent_moe_use_norm)
+  /// Block attention residuals (Kimi-K3's attn_res_block_size): each layer's attention and MLP
+  /// read a softmax mix of the block summaries so far, scored by a norm and a [1, hidden]
+  /// projection each; 0: a plain residual stream.
+  int64_t attn_res_block_size = 0;
+  // ---- end kimi_k3 ----
 
   // DeepSeek Sparse Attention indexer (glm_moe_dsa).
   int64_t index_n_heads = 0;

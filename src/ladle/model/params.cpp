@@ -108,6 +108,12 @@ ParamCounts count_params(const ModelSpec& spec) {
       case TensorRole::hyper_connection:
         c.hyper_connections += all;
         break;
+      case TensorRole::latent_projection:
+        c.latent_projections += all;
+        break;
+      case TensorRole::attention_residual:
+        c.attention_residuals += all;
+        break;
       case TensorRole::embedding:
       case TensorRole::mtp_projection:
         break;

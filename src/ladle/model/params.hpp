@@ -57,6 +57,8 @@ struct ParamCounts {
   int64_t norms = 0;          ///< layer norms and the final norm
   int64_t head = 0;           ///< output head (0 when tied to the embedding)
   int64_t hyper_connections = 0;  ///< hyper-connection mixing parameters (deepseek_v4)
+  int64_t latent_projections = 0;   ///< projections into and out of latent experts (kimi_k3)
+  int64_t attention_residuals = 0;  ///< block attention residuals' scoring projections (kimi_k3)
   /// A vision encoder and projector the config describes (ModelSpec::vision_params); in no
   /// convention above, since ladle plans the language model.
   int64_t vision = 0;

@@ -46,6 +46,8 @@ class InventoryBuilder {
       add(p + "input_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     }
     if (mixer == MixerKind::none) {
+    } else if (mixer == MixerKind::linear && spec_.kda) {
+      add_kda(p + "self_attn.", section, layer);
     } else if (mixer == MixerKind::linear) {
       add_gated_deltanet(p + "linear_attn.", section, layer);
     } else if (mixer == MixerKind::mamba) {
@@ -62,6 +64,7 @@ class InventoryBuilder {
     } else if (with_indexer) {
       add_indexer(p + "self_attn.indexer.", section, layer);
     }
+    if (spec_.attn_res_block_size > 0) add_attention_residuals(p, section, layer);
     if (mlp_kind == MlpKind::none) return;  // Nemotron-NAS's no_op MLP: no norm, no MLP
     add(p + "post_attention_layernorm.weight", {h}, section, layer, TensorRole::norm, rep);
     if (norms == NormPlacement::pre_and_post) {
@@ -171,6 +174,91 @@ class InventoryBuilder {
     add(p + "out_proj.weight", {h, value}, s, layer, a, TensorSplit::tp_row);
   }
 
+  // ---- kimi_linear, kimi_k3 ----
+  // Kimi Delta Attention (sgl-project/sglang python/sglang/srt/models/kimi_k3.py @ 0000e9b4,
+  // KimiK3DeltaAttention, and its load_weights' checkpoint names): q_proj, k_proj, v_proj
+  // [heads x head dim, h]; the output gate g_proj [same, h] (use_full_rank_gate) or g_a_proj
+  // [head dim, h] and g_b_proj [heads x head dim, head dim]; beta b_proj [heads, h]; the
+  // per-channel decay f_a_proj [head dim, h] and f_b_proj [heads x head dim, head dim]; one causal
+  // conv per q, k and v ([heads x head dim, 1, kernel], no bias); dt_bias [heads x head dim]; A_log
+  // (Kimi-K3's checkpoint stores it as [head dim], the engine reading the first num_heads; Kimi
+  // Linear's as one per head); the gated output norm o_norm [head dim]; o_proj [h, heads x head
+  // dim]. q, k, v, g, b, f_b and o split by TP like attention heads; f_a and g_a are replicated.
+  void add_kda(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t d = spec_.linear_key_head_dim;
+    const int64_t heads = spec_.linear_num_key_heads;
+    const int64_t proj = heads * d;
+    const TensorRole a = TensorRole::attention;
+    const TensorSplit col = TensorSplit::tp_column;
+    const TensorSplit rep = TensorSplit::replicated;
+    add(p + "q_proj.weight", {proj, h}, s, layer, a, col);
+    add(p + "k_proj.weight", {proj, h}, s, layer, a, col);
+    add(p + "v_proj.weight", {proj, h}, s, layer, a, col);
+    if (spec_.kda_full_rank_gate) {
+      add(p + "g_proj.weight", {proj, h}, s, layer, a, col);
+    } else {
+      add(p + "g_a_proj.weight", {d, h}, s, layer, a, rep);
+      add(p + "g_b_proj.weight", {proj, d}, s, layer, a, col);
+    }
+    add(p + "b_proj.weight", {heads, h}, s, layer, a, col);
+    add(p + "f_a_proj.weight", {d, h}, s, layer, a, rep);
+    add(p + "f_b_proj.weight", {proj, d}, s, layer, a, col);
+    for (const char* conv : {"q_conv1d.weight", "k_conv1d.weight", "v_conv1d.weight"}) {
+      add(p + conv, {proj, 1, spec_.linear_conv_kernel}, s, layer, a, col);
+    }
+    add(p + "dt_bias", {proj}, s, layer, a, col);
+    add(p + "A_log", {spec_.kda_full_rank_gate ? d : heads}, s, layer, a, col);
+    add(p + "o_norm.weight", {d}, s, layer, TensorRole::norm, rep);
+    add(p + "o_proj.weight", {h, proj}, s, layer, a, TensorSplit::tp_row);
+  }
+
+  // Block attention residuals (KimiK3DecoderLayer): before the attention and before the MLP, a
+  // norm and a [1, h] projection score the block summaries; replicated.
+  void add_attention_residuals(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const TensorSplit rep = TensorSplit::replicated;
+    for (const char* side : {"self_attention", "mlp"}) {
+      add(p + side + "_res_norm.weight", {h}, s, layer, TensorRole::norm, rep);
+      add(p + side + "_res_proj.weight", {1, h}, s, layer, TensorRole::attention_residual, rep);
+    }
+  }
+
+  // Kimi's MoE (KimiK3MoE; the checkpoint's block_sparse_moe.* names, experts' w1 gate, w3 up
+  // and w2 down): the router gate [E, h] on the full hidden state with its correction bias, the
+  // routed experts of width w over the latent width (the hidden size without
+  // routed_expert_hidden_size), routed_expert_down_proj [latent, h], routed_expert_norm [latent],
+  // routed_expert_up_proj [h, latent] (replicated), and the shared experts, one SwiGLU of their
+  // total width on the hidden state.
+  void add_kimi_moe(const std::string& p, TensorSection s, int layer) {
+    const int64_t h = spec_.hidden_size;
+    const int64_t latent = spec_.moe_latent_size > 0 ? spec_.moe_latent_size : h;
+    const int64_t e = spec_.num_experts;
+    const int64_t k = spec_.experts_per_token;
+    const int64_t w = spec_.moe_intermediate_size;
+    const TensorSplit ep = TensorSplit::ep;
+    const TensorSplit rep = TensorSplit::replicated;
+    const TensorRole x = TensorRole::expert;
+    const std::string m = p + "block_sparse_moe.";
+    add(m + "gate.weight", {e, h}, s, layer, TensorRole::router, rep);
+    if (spec_.router_correction_bias) {
+      add(m + "gate.e_score_correction_bias", {e}, s, layer, TensorRole::correction_bias, rep);
+    }
+    if (spec_.moe_latent_size > 0) {
+      add(m + "routed_expert_down_proj.weight", {latent, h}, s, layer, TensorRole::latent_projection, rep);
+      if (spec_.moe_latent_norm) add(m + "routed_expert_norm.weight", {latent}, s, layer, TensorRole::norm, rep);
+      add(m + "routed_expert_up_proj.weight", {h, latent}, s, layer, TensorRole::latent_projection, rep);
+    }
+    add(m + "experts.{e}.w1.weight", {w, latent}, s, layer, x, ep, e, k, TensorSplit::tp_column);
+    add(m + "experts.{e}.w2.weight", {latent, w}, s, layer, x, ep, e, k, TensorSplit::tp_row);
+    add(m + "experts.{e}.w3.weight", {w, latent}, s, layer, x, ep, e, k, TensorSplit::tp_column);
+    if (spec_.shared_expert_intermediate_size > 0) {
+      add_swiglu(m + "shared_experts.", spec_.shared_expert_intermediate_size, s, layer, TensorRole::shared_expert,
+                 false);
+    }
+  }
+  // ---- end kimi_linear, kimi_k3 ----
+
   // GQA with the layer's own geometry (ModelSpec's heads_of, kv_heads_of, head_dim_of,
   // value_head_dim_of: Step-3.7-Flash's sliding layers, Gemma 4's global layers, MiMo-V2-Flash's
   // narrower values); an MTP layer takes the model-wide fields. A layer that shares an earlier
@@ -242,6 +330,11 @@ class InventoryBuilder {
     add(p + "kv_b_proj.weight", {heads * (spec_.qk_nope_head_dim + spec_.v_head_dim),
                                  spec_.kv_lora_rank},
         s, layer, a, TensorSplit::tp_column);
+    // Kimi's gated MLA (mla_use_output_gate; KimiK3MLAAttention @ 0000e9b4): a sigmoid gate of
+    // heads x v_head_dim from the hidden state on the attention output, g_proj.
+    if (spec_.attention_output_gate) {
+      add(p + "g_proj.weight", {heads * spec_.v_head_dim, h}, s, layer, a, TensorSplit::tp_column);
+    }
     add(p + "o_proj.weight", {h, heads * spec_.v_head_dim}, s, layer, a, TensorSplit::tp_row);
   }
 
@@ -303,6 +396,10 @@ class InventoryBuilder {
     const TensorRole x = TensorRole::expert;
     const TensorSplit col = TensorSplit::tp_column;
     const TensorSplit row = TensorSplit::tp_row;
+    if (spec_.model_type == "kimi_linear" || spec_.model_type == "kimi_k3") {
+      add_kimi_moe(p, s, layer);
+      return;
+    }
     if (spec_.model_type == "mixtral" || spec_.model_type == "minimax_m2" ||
         spec_.model_type.starts_with("minimax_m3")) {
       const std::string m = p + "block_sparse_moe.";
@@ -635,6 +732,13 @@ std::vector<TensorInfo> tensor_inventory(const ModelSpec& spec) {
   }
   b.add("model.norm.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm,
         TensorSplit::replicated);
+  if (spec.attn_res_block_size > 0) {
+    // The output side's mix of the block summaries (KimiK3LinearModel's output_attn_res_*).
+    b.add("model.output_attn_res_norm.weight", {h}, TensorSection::final_norm, -1, TensorRole::norm,
+          TensorSplit::replicated);
+    b.add("model.output_attn_res_proj.weight", {1, h}, TensorSection::final_norm, -1,
+          TensorRole::attention_residual, TensorSplit::replicated);
+  }
   if (!spec.tie_word_embeddings) {
     b.add("lm_head.weight", {v, h}, TensorSection::head, -1, TensorRole::head, TensorSplit::vocab);
   }
@@ -722,6 +826,10 @@ const char* to_string(TensorRole role) {
       return "mtp_projection";
     case TensorRole::hyper_connection:
       return "hyper_connection";
+    case TensorRole::latent_projection:
+      return "latent_projection";
+    case TensorRole::attention_residual:
+      return "attention_residual";
   }
   return "?";
 }

@@ -34,6 +34,8 @@ enum class TensorRole {
   head,           ///< output head (also MTP copies)
   mtp_projection, ///< MTP's eh_proj joining the embedding and the hidden state
   hyper_connection, ///< hyper-connection mixing weights, biases and scales (DeepSeek-V4's hc_*)
+  latent_projection,  ///< the projections into and out of latent experts (Kimi-K3's routed_expert_{down,up}_proj)
+  attention_residual, ///< block attention residuals' scoring projections (Kimi-K3's *_res_proj)
 };
 
 /// How Megatron-style parallelism splits a tensor across GPUs.

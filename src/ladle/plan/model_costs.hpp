@@ -97,6 +97,9 @@ struct ModelCosts {
   int64_t linear_key = 0;    ///< Gated DeltaNet: key heads x key dim
   int64_t linear_value = 0;  ///< Gated DeltaNet: value heads x value dim
   int64_t linear_heads = 0;  ///< Gated DeltaNet: value heads
+  /// The linear layers are Kimi Delta Attention (kimi_linear, kimi_k3): its in-projections give
+  /// a per-channel decay (key wide) where Gated DeltaNet's give one per head (cost_linear_attention).
+  bool linear_kda = false;
   // ---- deepseek_v4 (cost_compressed_attention) ----
   bool csa = false;           ///< compressed attention: one key/value head of head_dim
   int64_t o_groups = 0;       ///< the grouped low-rank output projection's groups
