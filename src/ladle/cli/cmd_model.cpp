@@ -107,9 +107,9 @@ void render_text(const ModelReport& r, std::ostream& out) {
                        s.attention_output_gate ? ", output gate" : "");
   }
   if (s.count_linear_attention() > 0) {
-    out << fmt::format("linear attention (Gated DeltaNet) on {} of {} layers: {} key heads x {}, {} "
+    out << fmt::format("linear attention ({}) on {} of {} layers: {} key heads x {}, {} "
                        "value heads x {}, conv {}\n",
-                       s.count_linear_attention(), s.num_layers, s.linear_num_key_heads,
+                       s.kda ? "Kimi Delta Attention" : "Gated DeltaNet", s.count_linear_attention(), s.num_layers, s.linear_num_key_heads,
                        s.linear_key_head_dim, s.linear_num_value_heads, s.linear_value_head_dim,
                        s.linear_conv_kernel);
   }

@@ -105,9 +105,8 @@ double indexer_flops(const ModelSpec& spec, int64_t row_tokens) {
 // their projections, the gated MLA's g_proj, the latent experts' down and up projections (whole on
 // every TP rank, as the engine keeps them) and the attention residuals' [1, hidden] scoring
 // projections are GEMMs of their inventory shapes; the routed experts are GEMMs of their latent
-// width. The token dispatch of the routed experts is priced at the hidden width (the time model's
-// all-to-all moves hidden-wide rows), though the latent rows it would send are half as wide: an
-// overestimate of the MoE's dispatch traffic. The block summaries attention residuals keep per
+// width, and their token dispatch moves latent-wide rows (time_ep.cpp: the down-projection runs
+// before the dispatch, once per token; sglang kimi_k3.py @0000e9b4). The block summaries attention residuals keep per
 // token (up to ceil(layers / block) hidden-wide rows) and their elementwise scoring and mixing are
 // not priced in memory or time (under 0.1% of a layer's FLOPs; model::attention_residual_forward
 // counts them in the FLOPs).
@@ -153,6 +152,7 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
   c.linear_value = spec.linear_num_value_heads * spec.linear_value_head_dim;
   c.linear_heads = spec.linear_num_value_heads;
   c.linear_kda = spec.kda;
+  c.moe_latent = spec.moe_latent_size;
   c.csa = spec.attention == AttentionKind::csa;  // deepseek_v4
   c.o_groups = spec.o_groups;
   c.o_lora_rank = spec.o_lora_rank;

@@ -100,6 +100,9 @@ struct ModelCosts {
   /// The linear layers are Kimi Delta Attention (kimi_linear, kimi_k3): its in-projections give
   /// a per-channel decay (key wide) where Gated DeltaNet's give one per head (cost_linear_attention).
   bool linear_kda = false;
+  /// Latent experts (kimi_k3): the width a routed token travels and is computed at, after the
+  /// shared down-projection from the hidden width; 0 when the experts take hidden-wide rows.
+  int64_t moe_latent = 0;
   // ---- deepseek_v4 (cost_compressed_attention) ----
   bool csa = false;           ///< compressed attention: one key/value head of head_dim
   int64_t o_groups = 0;       ///< the grouped low-rank output projection's groups

@@ -34,7 +34,10 @@ double ep_forward(const KindInputs& in) {
   const Layout& l = in.l;
   const Rates& r = in.r;
   if (!in.moe || l.ep * l.etp <= 1) return 0;
-  const double h = in.h;
+  // Latent experts (kimi_k3) take the token after its down-projection to the latent width, which
+  // runs once per token before the dispatch, so the all-to-all moves latent-wide rows (sglang
+  // python/sglang/srt/models/kimi_k3.py @0000e9b4, the latent MoE block).
+  const double h = in.c.moe_latent > 0 ? static_cast<double>(in.c.moe_latent) : in.h;
   const double sent = kBf16 * in.tokens / in.tp * static_cast<double>(in.c.top_k) * h;
   const double group = static_cast<double>(l.ep * l.etp);
   const bool deepep = l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::deepep;
