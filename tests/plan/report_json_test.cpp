@@ -18,6 +18,16 @@ TEST(ReportJson, PartsAreSnakeCaseKeysRounded) {
   EXPECT_TRUE(parts_json({}, 2).is_object());
 }
 
+TEST(ReportJson, FitRowCarriesItsStepParts) {
+  FitRow row;
+  row.name = "run";
+  row.measured = 100;
+  row.step_parts = {{"dense GEMM", 1.5}, {"EP all-to-all", 0.25}};
+  const nlohmann::ordered_json j = to_json(row);
+  EXPECT_DOUBLE_EQ(j["step_parts_s"]["dense_gemm"].get<double>(), 1.5);
+  EXPECT_DOUBLE_EQ(j["step_parts_s"]["ep_all_to_all"].get<double>(), 0.25);
+}
+
 TEST(ReportJson, LayoutGivesSpecLabelAndTypedKnobs) {
   const Layout l = layout::parse_layout_spec("tp=2,pp=1,ep=8,recompute=full,dist_opt=off");
   const nlohmann::ordered_json j = to_json(l);

@@ -330,6 +330,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     const std::optional<PeakMemoryKind> kind = parse_peak_memory_kind(m.peak_memory_kind);
     row.predicted_memory_gib = m.peak_memory_gib > 0 && kind ? predicted_peak_gib(p, *kind) : p.memory_gib;
     row.peak_memory_gib = m.peak_memory_gib;
+    row.step_parts = p.step_parts;
     in_abs.push_back(std::fabs(row.in_sample_error()));
     loo_abs.push_back(std::fabs(row.leave_one_out_error()));
     loso_abs.push_back(std::fabs(row.leave_one_source_out_error()));

@@ -11,6 +11,7 @@
 #include "ladle/plan/calibration.hpp"
 #include "ladle/plan/cluster.hpp"
 #include "ladle/plan/model_costs.hpp"
+#include "ladle/plan/prediction.hpp"
 #include "ladle/plan/scenario.hpp"
 #include "ladle/recipe/recipe_io.hpp"
 
@@ -66,6 +67,7 @@ struct FitRow {
   bool fits = false;                ///< predicted to fit in memory (every run of a set ran)
   double predicted_memory_gib = 0;  ///< worst stage, in-sample (what a measured peak measures)
   double peak_memory_gib = 0;       ///< measured, 0 when not published
+  std::vector<Part> step_parts;     ///< in-sample step time by part, seconds (why a row is off)
   double in_sample_error() const { return in_sample / measured - 1; }
   double leave_one_out_error() const { return leave_one_out / measured - 1; }
   double leave_one_source_out_error() const { return leave_one_source_out / measured - 1; }

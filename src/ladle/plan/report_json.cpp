@@ -211,6 +211,7 @@ Json to_json(const FitRow& r) {
   rj["fits"] = r.fits;
   rj["predicted_memory_gib"] = round_to(r.predicted_memory_gib, 2);
   if (r.peak_memory_gib > 0) rj["measured_memory_gib"] = round_to(r.peak_memory_gib, 2);
+  rj["step_parts_s"] = parts_json(r.step_parts, 4);  // in-sample: where the predicted step goes
   return rj;
 }
 
