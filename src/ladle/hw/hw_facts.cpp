@@ -183,6 +183,15 @@ KernelFacts read_kernels() {
   }
   LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0 && k.attention_fa3_fp8 > 0,
                "kernels.yaml needs fa2, fa3 and fa3_fp8 attention rows");
+  const YAML::Node softmax = root["softmax_exp"];
+  if (!softmax["source"])
+    bad(kKernelsFile, softmax, "softmax_exp.source", "missing; expected where the figures were published");
+  k.softmax_fp8_forward_speedup = number(kKernelsFile, softmax["fp8_forward_speedup"], "softmax_exp.fp8_forward_speedup");
+  k.softmax_sfu_ratio = number(kKernelsFile, softmax["sfu_ratio"], "softmax_exp.sfu_ratio");
+  // The exposed exponential time derived from the two must be positive: speedup < ratio.
+  LADLE_ASSERT(k.softmax_fp8_forward_speedup >= 1 && k.softmax_sfu_ratio > k.softmax_fp8_forward_speedup,
+               "kernels.yaml softmax_exp: expected 1 <= fp8_forward_speedup < sfu_ratio");
+  for (const auto& g : softmax["gpus"]) k.softmax_fast_gpus.push_back(g.Scalar());
   const YAML::Node host = root["host_launches"];
   if (!host["source"])
     bad(kKernelsFile, host, "host_launches.source",

@@ -45,6 +45,11 @@ struct KernelFacts {
   double attention_fa3 = 0;
   double attention_fa2 = 0;
   double attention_fa3_fp8 = 0;  ///< FP8 attention's fraction of the dense FP8 peak
+  /// Blackwell Ultra's faster softmax (kernels.yaml softmax_exp): the published FP8 attention
+  /// forward speedup its SFU brings, the SFU's exponential rate over Blackwell's, and its GPUs.
+  double softmax_fp8_forward_speedup = 1;
+  double softmax_sfu_ratio = 1;
+  std::vector<std::string> softmax_fast_gpus;
   /// Kernels the MoE router (and the flex dispatcher's fused preprocess) launches per layer
   /// forward, as published.
   double router_launches = 0;

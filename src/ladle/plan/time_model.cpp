@@ -143,7 +143,7 @@ KindTime kind_time(const StepContext& x, const LayerKind& kind) {
     t.dense_gemm = lora_gemm_seconds(f.dense, 2 * tokens * a.dense_params, r.gemm_flops);
     t.expert_gemm = lora_gemm_seconds(f.expert.s, 2 * in.routed_tokens * a.expert_params_one, r.gemm_flops);
   }
-  t.attention = 3.5 * f.core_attention.s;
+  t.attention = (1 + r.attention_backward) * f.core_attention.s;
   t.elementwise = 3 * f.elementwise;
   t.tp = f.tp + tp_backward(in);
   const double sync = ep_sync(in);

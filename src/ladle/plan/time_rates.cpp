@@ -29,8 +29,25 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * attention_kernel * cal.attention_efficiency;
   // fp8_dot_product_attention under an FP8 or FP4 recipe: Transformer Engine's FP8 fused
   // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
-  if (l.fp8_dpa && fp8_gemm && w.stack != Stack::torchtitan && !w.flash_attention_2) {
+  const bool fp8_attention = l.fp8_dpa && fp8_gemm && w.stack != Stack::torchtitan && !w.flash_attention_2;
+  if (fp8_attention) {
     r.attention_flops = cluster.gpu.fp8_dense_tflops * 1e12 * kernels.attention_fa3_fp8 * cal.attention_efficiency;
+  }
+  // Blackwell Ultra's SFU runs the softmax's exponentials at sfu_ratio times Blackwell's rate
+  // (kernels.yaml softmax_exp). The forward is MMA time plus the exponential time the tensor cores
+  // wait on; the published FP8 forward speedup gives that wait over the FP8 MMA time. BF16's MMA
+  // takes twice as long, and the backward 2.5 times the forward's MMA with one exponential per
+  // score again, so the saving is smaller there.
+  const auto& fast = kernels.softmax_fast_gpus;
+  if (std::find(fast.begin(), fast.end(), cluster.gpu.name) != fast.end()) {
+    const double ratio = kernels.softmax_sfu_ratio;
+    const double speedup = kernels.softmax_fp8_forward_speedup;
+    const double wait = (speedup - 1) / (1 - speedup / ratio);  // exponential wait / FP8 MMA time
+    const double mma = fp8_attention ? 1.0 : 2.0;
+    const double forward = (mma + wait / ratio) / (mma + wait);
+    const double backward = (r.attention_backward * mma + wait / ratio) / (r.attention_backward * mma + wait);
+    r.attention_flops /= forward;
+    r.attention_backward *= backward / forward;
   }
   r.hbm = cluster.gpu.hbm_tb_per_s * 1e12 * cal.hbm_efficiency;
   r.kernel = cal.kernel_overhead_s;
