@@ -108,5 +108,26 @@ TEST(TimeElementwise, RecomputedMlpRerunsTheUnfusedActivation) {
   EXPECT_NEAR(unfused_cost_redo - unfused_cost_plain, expected, 1e-9);
 }
 
+// torchtitan without torch.compile (eager): Llama-3.1-8B's layer op by op as torchtitan's model
+// code runs it (time_elementwise.cpp). Per token, forward, beyond the fused stream: two RMSNorms
+// at 36 bytes per hidden element where a fused norm moves 4, rotary at 20 bytes per q and k
+// element (32 + 8 heads of 128) where fused moves 4, SwiGLU at 10 per FFN element where fused
+// moves 6.
+TEST(TimeElementwise, EagerTorchtitanBytesByHand) {
+  const ModelCosts c = model_costs(model::load_model("llama-3.1-8b"), 8192);
+  ASSERT_EQ(c.hidden, 4096);
+  ASSERT_EQ(c.heads * c.head_dim + c.kv_heads * c.head_dim, 4096 + 1024);
+  ASSERT_EQ(c.ffn, 14336);
+  Workload compiled{8192, 16};
+  compiled.stack = Stack::torchtitan;
+  compiled.compiled = true;
+  Workload eager = compiled;
+  eager.compiled = false;
+  const double extra = 2 * (36.0 - 4) * 4096 + (20.0 - 4) * (4096 + 1024) + (10.0 - 6) * 14336;
+  EXPECT_DOUBLE_EQ(timing::stream_bytes_per_token(c, eager) - timing::stream_bytes_per_token(c, compiled), extra);
+  // Megatron-LM's fused kernels and torch.compile move the same stream.
+  EXPECT_DOUBLE_EQ(timing::stream_bytes_per_token(c, compiled), timing::stream_bytes_per_token(c, Workload{8192, 16}));
+}
+
 }  // namespace
 }  // namespace ladle::plan

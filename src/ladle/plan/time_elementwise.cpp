@@ -7,13 +7,33 @@
 
 namespace ladle::plan::timing {
 
+// Eager PyTorch (torchtitan without torch.compile) runs torchtitan's model code op by op, each op
+// a kernel that reads its inputs from HBM and writes its output back (pytorch/torchtitan
+// @ 9dec370ad26b5f8e9a7333a0e36165018262644b, the commit of the eager rows' December 2024
+// benchmark: torchtitan/models/norms.py RMSNorm, torchtitan/models/llama/model.py
+// apply_rotary_emb and FeedForward). Bytes per element, forward:
+// - RMSNorm, `self._norm(x.float()).type_as(x) * self.weight` with `_norm` =
+//   `x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)`: the cast to FP32 (read 2, write 4),
+//   pow (read 4, write 4), mean (read 4; its per-row output is negligible), the scale (read 4,
+//   write 4), the cast back (read 4, write 2), the weight (read 2, write 2): 36, where a fused
+//   norm reads 2 and writes 2.
+// - Rotary on each q and k element, `view_as_complex(xq.float()...) * freqs_cis` then
+//   `.type_as(xq)`: the cast (read 2, write 4), the complex product (read 4, write 4; freqs_cis
+//   is broadcast over the batch and the heads), the cast back (read 4, write 2): 20, where a
+//   fused rotary reads 2 and writes 2.
+// - SwiGLU, `F.silu(self.w1(x)) * self.w3(x)`: silu (read 2, write 2) and the product (read 4,
+//   write 2) per element of the FFN width: 10, where a fused kernel reads 4 and writes 2.
+// The backward of each op moves about twice its forward, as the time model's 3x assumes.
+inline constexpr double kEagerRmsNormBytes = (2 + 4) + (4 + 4) + 4 + (4 + 4) + (4 + 2) + (2 + 2);
+inline constexpr double kFusedNormBytes = 2 + 2;
+inline constexpr double kEagerRotaryBytes = (2 + 4) + (4 + 4) + (4 + 2);
+inline constexpr double kFusedRotaryBytes = 2 + 2;
+inline constexpr double kEagerSwigluBytes = (2 + 2) + (4 + 2);
+inline constexpr double kFusedSwigluBytes = 4 + 2;
+
 // Bytes per token the memory-bound work of one layer moves in the forward pass (norms, residual
 // adds, rotary, activation), in BF16. Fused (Megatron-LM's Transformer Engine and apex kernels,
-// or torch.compile): each tensor read and written once, 16 hidden-size tensors. Eager PyTorch
-// (torchtitan without torch.compile) runs torchtitan's model code op by op: RMSNorm in FP32
-// (cast, square, mean, scale, cast back, weight: ~16 bytes per element where fused moves 4),
-// rotary through FP32 complex numbers (~10 bytes per q/k element where fused moves 4), SwiGLU in
-// three kernels (silu, multiply: 10 bytes per FFN element where fused moves 6).
+// or torch.compile): each tensor read and written once, 16 hidden-size tensors.
 double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   const double h = static_cast<double>(c.hidden);
   // deepseek_v4's hyper-connection mixing (cost_compressed_attention), 0 for other models.
@@ -21,7 +41,8 @@ double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   if (w.stack != Stack::torchtitan || w.compiled) return fused;
   const double qk = static_cast<double>(c.heads * c.head_dim + c.kv_heads * c.head_dim);
   const double ffn = static_cast<double>(c.ffn);
-  return fused + 2 * (16 - 4) * h + (10 - 4) * qk + (10 - 6) * ffn;
+  return fused + 2 * (kEagerRmsNormBytes - kFusedNormBytes) * h + (kEagerRotaryBytes - kFusedRotaryBytes) * qk +
+         (kEagerSwigluBytes - kFusedSwigluBytes) * ffn;
 }
 
 // The unfused gated activation (swiglu_fusion=off: Megatron-LM --no-bias-swiglu-fusion,
