@@ -70,5 +70,37 @@ TEST(MemoryActivations, UnfusedRoutedActivationKeepsThreeMoreTensorsPerCopy) {
   EXPECT_DOUBLE_EQ(unfused_extra(act), 0.0);
 }
 
+// DeepSeek's own trainer (schedule=dualpipe) on a DeepSeek-V3 MoE layer at EP 8, one token, the
+// routed copies at their mean (8): what the DeepSeek-V3 report says it stores beyond the layout's
+// Megatron-LM recompute. Under FP8 the routed SwiGLU inputs (8 copies of 2 x 2,048) in FP8 tiles of
+// 1 + 4/128 bytes instead of BF16 (section 3.3.3), the attention output (128 heads x 128) in E5M6
+// tiles of 1.5 + 4/128 bytes instead of 2 (3.3.3), and, with the RMSNorms and up-projections
+// recomputed, no normed latents (1,536 + 512 in BF16; 3.2.3). In BF16 only the last.
+TEST(MemoryActivations, DeepSeekTrainerStoresWhatItsReportStates) {
+  const std::string recompute = "tp=1,pp=2,ep=8,recompute=selective,recompute_modules=moe_act+layernorm+mla_up_proj";
+  const auto layer = [](const Case& s) {
+    for (const LayerKind& kind : s.costs.kinds) {
+      if (kind.moe) return mem::layer_activation_bytes(s.costs, kind, s.layout, mem::storage_of(s.layout), 1.0);
+    }
+    ADD_FAILURE() << "no MoE layer";
+    return 0.0;
+  };
+  const std::string fp8 = ",fp8=e4m3,fp8_recipe=blockwise";
+  const Case megatron = setup("deepseek-v3", recompute + fp8);
+  const Case deepseek = setup("deepseek-v3", recompute + fp8 + ",schedule=dualpipe");
+  ASSERT_EQ(megatron.costs.top_k, 8);
+  ASSERT_EQ(megatron.costs.moe_ffn, 2048);
+  ASSERT_EQ(megatron.costs.heads, 128);
+  ASSERT_EQ(megatron.costs.v_head_dim, 128);
+  ASSERT_EQ(megatron.costs.q_lora_rank + megatron.costs.kv_lora_rank, 2048);
+  const double swiglu = 8 * 2 * 2048 * (2 - (1 + 4.0 / 128));
+  const double attention_output = 128 * 128 * (2 - (1.5 + 4.0 / 128));
+  const double latents = 2 * 2048.0;
+  EXPECT_DOUBLE_EQ(layer(megatron) - layer(deepseek), swiglu + attention_output + latents);
+  const Case megatron_bf16 = setup("deepseek-v3", recompute);
+  const Case deepseek_bf16 = setup("deepseek-v3", recompute + ",schedule=dualpipe");
+  EXPECT_DOUBLE_EQ(layer(megatron_bf16) - layer(deepseek_bf16), latents);
+}
+
 }  // namespace
 }  // namespace ladle::plan

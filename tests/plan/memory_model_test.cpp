@@ -659,14 +659,14 @@ TEST(MemoryModel, EveryTrainingRunThatRanFitsButTheNamedOnes) {
   // are not, each with why (README, fidelity): the list must stay exact, so a run that stops
   // fitting, or one of these that starts to, fails here.
   const std::map<std::string, std::string> known = {
-      // DeepSeek's own trainer, priced with DualPipe at 101.3 GiB: it keeps the SwiGLU inputs in
-      // FP8 while recomputing the output (Megatron-Core's act_fp8_store saves nothing under moe_act
-      // recompute) and the attention output in E5M6 (no Megatron-Core setting), and its routing
-      // imbalance is the 1.25 default; balanced routing and act_fp8_store in place of moe_act still
-      // leave it at 86.3 GiB (README, fidelity). (Llama 3 405B at 8,192 tokens
+      // DeepSeek's own trainer, priced with DualPipe and the storage its report states (FP8
+      // SwiGLU inputs, E5M6 attention outputs: memory_activations.cpp) at 86.2 GiB of 79.6: its
+      // routing imbalance is the 1.25 default and its FP8 weight copies are counted cached as
+      // Transformer Engine caches them, neither published. Inside the calibrated spread it fits
+      // at the default confidence (MemoryVerdict below). (Llama 3 405B at 8,192 tokens
       // without activation checkpointing and the ModelZoo's dropless Mixtral 8x22B fit since the
       // allocator slack is fitted to the runs that ran as well as to the published peaks.)
-      {"dsv3-2048-h800", "stores in FP8 what Megatron-LM's recompute keeps in BF16"},
+      {"dsv3-2048-h800", "routing imbalance and FP8 weight caching not published"},
   };
   const Calibration& cal = default_calibration();
   std::set<std::string> not_fitting;
@@ -681,14 +681,14 @@ TEST(MemoryModel, EveryTrainingRunThatRanFitsButTheNamedOnes) {
 TEST(MemoryVerdict, EveryMeasuredRunThatRanFitsAtTheDefaultConfidence) {
   // The verdict with a confidence (issue 32): a run is refused only when the calibrated spread makes
   // running out of memory at least kDefaultFitConfidence likely. Every run of the training set and
-  // every measured catalog recipe ran, so each fits, but DeepSeek's own trainer (27% over, for the
-  // reason EveryTrainingRunThatRanFitsButTheNamedOnes gives).
+  // every measured catalog recipe ran, so each fits, DeepSeek's own trainer too (8% over its point
+  // verdict, inside the spread; EveryTrainingRunThatRanFitsButTheNamedOnes).
   const Calibration& cal = default_calibration();
   ASSERT_GT(cal.memory_log_spread, 0);
   int64_t runs = 0;
   for (const Measurement& m : embedded_measurements().runs) {
     const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, cal);
-    EXPECT_EQ(fits_at(p, kDefaultFitConfidence), m.name != "dsv3-2048-h800")
+    EXPECT_TRUE(fits_at(p, kDefaultFitConfidence))
         << m.name << ": " << p.memory_gib << " of " << p.capacity_gib << " GiB, P(fit) " << p.fit_probability;
     ++runs;
   }

@@ -44,6 +44,11 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   // Engine's FusedAttention saves its FP8 q, k, v and output; the projection keeps the BF16
   // output it is given, set_save_original_input).
   const double attn_in = st.fp8_attention ? 0.5 : 1.0;
+  // The attention output, the output projection's input: BF16, or in DeepSeek's trainer under FP8
+  // one E5M6 copy that serves the attention's backward and the projection's weight gradient both
+  // ("We adopt a customized E5M6 data format exclusively for these activations", DeepSeek-V3
+  // report, section 3.3.3).
+  const double attn_out = st.deepseek && st.fp8 ? kDeepSeekE5m6Tile / kBf16 : 1.0;
   if (kind.mixer == MixerKind::mamba) {
     elements += mamba_activation_elements(c, tp, norm_out * lin * h / gathered_div, lin);
   } else if (kind.mixer == MixerKind::linear) {
@@ -60,11 +65,15 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     // The latent norms' outputs: the up-projections' (quantized) inputs, or under mla_up_proj
     // the BF16 inputs the checkpoint keeps (CheckpointWithoutOutput over
     // qkv_up_proj_and_rope_apply, which starts after q_layernorm and kv_layernorm).
-    const double latent = up_proj > 0 ? lin : 1.0;
+    // DeepSeek's trainer recomputes "all RMSNorm operations and MLA up-projections during
+    // back-propagation, thereby eliminating the need to persistently store their output
+    // activations" (DeepSeek-V3 report, section 3.2.3): with both recomputed it reruns the latent
+    // norms from their inputs (the down outputs above) and keeps no normed latent.
+    const double latent = up_proj > 0 ? lin : st.deepseek && norm_out == 0 ? 0.0 : 1.0;
     elements += latent * static_cast<double>(c.q_lora_rank + c.kv_lora_rank) / sp_div;  // normed latents
     elements += up_proj * attn_in * heads * static_cast<double>(c.qk_head_dim) / tp;                  // q
     elements += up_proj * attn_in * heads * static_cast<double>(c.qk_head_dim + c.v_head_dim) / tp;   // k, v
-    elements += heads * static_cast<double>(c.v_head_dim) / tp;                             // attention output
+    elements += attn_out * heads * static_cast<double>(c.v_head_dim) / tp;                  // attention output
     if (st.fp8_attention) elements += 0.5 * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
     if (st.fp8_second_copy) elements += lin * heads * static_cast<double>(c.v_head_dim) / tp;  // its FP8 copy
   } else {
@@ -77,7 +86,7 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
     elements += norm_out * lin * h / gathered_div;             // qkv input
     elements += attn_in * (q_heads * d + kv * (d + dv)) / tp;  // q, k, v (flash attention's inputs)
     if (c.qk_norm) elements += (q_heads + kv) * d / tp;        // q/k-norm inputs (Qwen3's per-head RMSNorm)
-    elements += q_heads * dv / tp;                             // attention output (the projection's input)
+    elements += attn_out * q_heads * dv / tp;                  // attention output (the projection's input)
     if (st.fp8_attention) elements += 0.5 * q_heads * dv / tp;  // the FP8 output the attention saves
     if (st.fp8_second_copy) elements += lin * q_heads * dv / tp;  // the projection's FP8 copy of it
   }
@@ -140,7 +149,13 @@ double layer_activation_bytes(const ModelCosts& c, const LayerKind& kind, const 
   const bool moe_act = recomputed(RecomputeModule::moe_act);
   const bool act_offloaded =
       l.act_offload && (has(l.offload_modules, OffloadModule::moe_act) || has(l.offload_modules, OffloadModule::expert_fc1));
-  const double expert_swiglu_input = moe_act || act_offloaded ? kBf16 : swiglu_input;
+  double expert_swiglu_input = moe_act || act_offloaded ? kBf16 : swiglu_input;
+  // DeepSeek's trainer under FP8 keeps moe_act's checkpointed input in FP8 tiles: "we cache the
+  // inputs of the SwiGLU operator and recompute its output in the backward pass. These activations
+  // are also stored in FP8 with our fine-grained quantization method" (DeepSeek-V3 report, section
+  // 3.3.3). moe_act names the routed experts' activation only, so the shared expert keeps
+  // Megatron-LM's count below.
+  if (st.deepseek && st.fp8 && moe_act) expert_swiglu_input = kDeepSeekFp8Tile;
   // Under moe_act the checkpoint keeps none of the activation's intermediates; offloaded
   // (moe_act), the activation's saved tensors go to the host with fc1's output.
   const bool act_intermediates_kept = !moe_act && !(l.act_offload && has(l.offload_modules, OffloadModule::moe_act));

@@ -29,6 +29,7 @@ Storage storage_of(const Layout& l) {
     s.linear_input = kNvfp4Bytes;
   }
   s.fp8_attention = l.fp8_dpa && s.fp8;
+  s.deepseek = l.schedule == PipelineSchedule::dualpipe && !s.torch;
   return s;
 }
 

@@ -49,7 +49,20 @@ struct Storage {
   /// Transformer Engine's FP8 attention (fp8_dot_product_attention under an FP8 or FP4 recipe):
   /// the fused attention saves its q, k, v and output in FP8 (1 byte) for backward.
   bool fp8_attention = false;
+  /// DeepSeek's own trainer: schedule=dualpipe, which only DeepSeek's trainer runs (knobs.hpp's
+  /// schedule row), so the layout's Megatron-LM knobs state what it recomputes and the DeepSeek-V3
+  /// report (arXiv 2412.19437) what it stores beyond them (memory_activations.cpp).
+  bool deepseek = false;
 };
+
+/// Bytes per element of an activation DeepSeek's trainer caches in FP8 with its fine-grained
+/// quantization: one E4M3 byte and an FP32 scale per 1x128 tile (DeepSeek-V3 report, sections
+/// 3.3.2, "per token per 128 channels", and 3.3.3).
+inline constexpr double kDeepSeekFp8Tile = 1.0 + kFp32 / 128.0;
+/// Bytes per element of the attention output DeepSeek's trainer caches in its E5M6 format (1 sign,
+/// 5 exponent and 6 mantissa bits: 12) with a scale per 1x128 tile, counted as FP32 as for its FP8
+/// tiles (the report, section 3.3.3, "Inputs of the Linear after the attention operator").
+inline constexpr double kDeepSeekE5m6Tile = 12.0 / 8.0 + kFp32 / 128.0;
 
 /// How `l` stores a layer's tensors for backward.
 Storage storage_of(const Layout& l);
