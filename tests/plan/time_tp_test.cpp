@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -132,6 +134,33 @@ TEST(TimeTp, TorchtitanGathersFp8OnlyTensorwise) {
   t = tp_seconds(s);
   EXPECT_DOUBLE_EQ(t.fwd, pairs(s.rates, 2));
   EXPECT_DOUBLE_EQ(t.bwd, pairs(s.rates, 2));
+}
+
+// torchtitan's per-op selective checkpointing does not save the sequence-parallel all-gathers
+// (only matmuls, attention, reduce-scatters and max), so the backward reruns each forward gather,
+// at the forward's bytes, before the recomputed ops; Megatron-LM's selective recompute and a
+// torchtitan run without checkpointing gather no more. A full recompute reruns the forward in the
+// time model, not here.
+TEST(TimeTp, TorchtitanSelectiveCheckpointingRegathers) {
+  const std::string spec = std::string(kSp) + ",recompute=selective";
+  LayerCase s = setup(spec, Precision::fp8, Stack::torchtitan);
+  s.layout.fp8_recipe = Fp8Recipe::tensorwise;
+  ASSERT_EQ(s.layout.recompute, RecomputeGranularity::selective);
+  TpSeconds t = tp_seconds(s);
+  const double gather_fp8 = timing::collective_time(s.rates, hw::Collective::all_gather, kTokens * kHidden, kTp, kTp);
+  EXPECT_DOUBLE_EQ(t.fwd, pairs(s.rates, 1));
+  EXPECT_DOUBLE_EQ(t.bwd, pairs(s.rates, 1) + 2 * gather_fp8);
+  LayerCase bf16 = setup(spec, Precision::bf16, Stack::torchtitan);
+  t = tp_seconds(bf16);
+  const double gather_bf16 =
+      timing::collective_time(bf16.rates, hw::Collective::all_gather, 2 * kTokens * kHidden, kTp, kTp);
+  EXPECT_DOUBLE_EQ(t.bwd, pairs(bf16.rates, 2) + 2 * gather_bf16);
+  LayerCase megatron = setup(spec, Precision::bf16, Stack::megatron);
+  t = tp_seconds(megatron);
+  EXPECT_DOUBLE_EQ(t.bwd, pairs(megatron.rates, 2));
+  LayerCase plain = setup(std::string(kSp) + ",recompute=none", Precision::bf16, Stack::torchtitan);
+  t = tp_seconds(plain);
+  EXPECT_DOUBLE_EQ(t.bwd, pairs(plain.rates, 2));
 }
 
 // Without sequence parallelism: all-reduces in BF16 whatever the recipe, two all-gathers' worth

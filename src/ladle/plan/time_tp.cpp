@@ -108,14 +108,37 @@ double tp_forward(const KindInputs& in) {
   return sequence_parallel(in, tp_gather_bytes_per_element(in.l, in.w, in.fp8));
 }
 
+namespace {
+
+// torchtitan's per-op selective checkpointing saves the outputs of the ops in its `_save_list`
+// (matmuls but every second, attention, reduce_scatter_tensor, max) and recomputes every other
+// op of the layer in the backward pass (pytorch/torchtitan @ 820504e20d1149fbf0b98c567af24c4b0433b22d,
+// the commit of the June 2025 async-TP benchmark: torchtitan/models/llama3/parallelize_llama.py,
+// _save_list and _custom_policy: CheckpointPolicy.PREFER_RECOMPUTE for the rest, which
+// torch.compile's partitioner recomputes as it does MUST_RECOMPUTE: pytorch/pytorch
+// torch/_functorch/partitioners.py, must_recompute). The sequence-parallel all-gather before each
+// column-parallel block (_c10d_functional.all_gather_into_tensor, PrepareModuleInput's Shard(1)
+// -> Replicate) is not in the list, and the gathered input feeds the weight gradients of wq, wk,
+// wv, w1 and w3: each forward all-gather runs again in the backward, at the forward's bytes. A
+// full recompute already reruns the whole forward (time_model.cpp).
+double recomputed_gathers(const KindInputs& in) {
+  if (in.w.stack != Stack::torchtitan || in.l.recompute != RecomputeGranularity::selective) return 0;
+  const Rates& r = in.r;
+  const double bytes = tp_gather_bytes_per_element(in.l, in.w, in.fp8) * in.tokens * in.h;
+  return collective_pairs(in) * collective_time(r, hw::Collective::all_gather, bytes, in.tp, std::min(in.tp, r.domain));
+}
+
+}  // namespace
+
 // The backward re-gathers the column-parallel linears' saved input shard for the weight gradient
 // too, asynchronously, overlapped with the dgrad GEMM (transformer_engine/pytorch/module/
 // layernorm_linear.py, backward: gather_along_first_dim(ln_out, ..., async_op=True); "Tensor-
-// parallel communication is overlapped with dgrad GEMM"): not priced as exposed.
+// parallel communication is overlapped with dgrad GEMM"): not priced as exposed. torchtitan's
+// selective checkpointing re-gathers before the recomputed forward instead (recomputed_gathers).
 double tp_backward(const KindInputs& in) {
   if (in.l.tp <= 1) return 0;
   if (!in.l.sp) return all_reduces(in);
-  return sequence_parallel(in, backward_gather_bytes(in));
+  return sequence_parallel(in, backward_gather_bytes(in)) + recomputed_gathers(in);
 }
 
 }  // namespace ladle::plan::timing
