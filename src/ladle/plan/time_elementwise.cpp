@@ -31,13 +31,32 @@ inline constexpr double kFusedRotaryBytes = 2 + 2;
 inline constexpr double kEagerSwigluBytes = (2 + 2) + (4 + 2);
 inline constexpr double kFusedSwigluBytes = 4 + 2;
 
+// torchtitan's grouped-query attention copies the keys and the values out to every query head
+// before SDPA (`repeat_kv`: unsqueeze, expand, reshape, which materializes the expanded tensor;
+// pytorch/torchtitan torchtitan/models/llama/model.py @ 9dec370ad26b5f8e9a7333a0e36165018262644b
+// and torchtitan/models/llama3/model.py @ 820504e20d1149fbf0b98c567af24c4b0433b22d), eager or
+// compiled alike: SDPA's flash kernel takes the expanded tensors as inputs. Forward, the copy
+// reads K and V (kv-head width) and writes them at the query width; backward sums the expanded
+// gradients back, the same bytes. Megatron-LM's attention kernels read the grouped K and V as
+// they are. 0 without grouping.
+namespace {
+double repeat_kv_bytes_per_token(const ModelCosts& c) {
+  if (c.kv_heads <= 0 || c.kv_heads >= c.heads) return 0;
+  const double q_width = static_cast<double>(c.heads * c.head_dim);
+  const double kv_width = static_cast<double>(c.kv_heads * c.head_dim);
+  return kBf16 * 2 * (kv_width + q_width);  // K and V: read the grouped copy, write the expanded one
+}
+}  // namespace
+
 // Bytes per token the memory-bound work of one layer moves in the forward pass (norms, residual
 // adds, rotary, activation), in BF16. Fused (Megatron-LM's Transformer Engine and apex kernels,
-// or torch.compile): each tensor read and written once, 16 hidden-size tensors.
+// or torch.compile): each tensor read and written once, 16 hidden-size tensors; torchtitan adds
+// its grouped-query copies.
 double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   const double h = static_cast<double>(c.hidden);
   // deepseek_v4's hyper-connection mixing (cost_compressed_attention), 0 for other models.
-  const double fused = kBf16 * 16.0 * h + hyper_connection_stream_bytes(c);
+  double fused = kBf16 * 16.0 * h + hyper_connection_stream_bytes(c);
+  if (w.stack == Stack::torchtitan) fused += repeat_kv_bytes_per_token(c);
   if (w.stack != Stack::torchtitan || w.compiled) return fused;
   const double qk = static_cast<double>(c.heads * c.head_dim + c.kv_heads * c.head_dim);
   const double ffn = static_cast<double>(c.ffn);
