@@ -133,5 +133,32 @@ TEST(TimeElementwise, EagerTorchtitanBytesByHand) {
                    repeat_kv);
 }
 
+// The fused activation moves over the MLP's width: for Llama-3.1-8B's dense layer (SwiGLU, one
+// half 14,336 wide) at TP 2, one kernel reads gate and up and writes the product, 3 BF16 passes
+// over 7,168 elements a token, besides the hidden-size stream and the layer's 20 launches.
+TEST(TimeElementwise, FusedActivationMovesTheMlpWidth) {
+  const Case s = setup("llama-3.1-8b", "tp=2,pp=1,ep=1,etp=1,sp=on,recompute=none,dist_opt=on,rows_per_mb=4", 8);
+  const Workload w{4096, 64};
+  const timing::Rates r = timing::time_rates(s.layout, s.cluster, w, Calibration{});
+  const LayerKind& kind = s.costs.kinds.at(0);
+  ASSERT_TRUE(kind.has_mlp);
+  ASSERT_FALSE(kind.moe);
+  const double tokens = 4096.0 * 4;
+  const timing::KindInputs in{.c = s.costs,
+                              .kind = kind,
+                              .l = s.layout,
+                              .r = r,
+                              .w = w,
+                              .tokens = tokens,
+                              .tp = 2,
+                              .sp_div = 2,
+                              .h = 4096};
+  timing::LayerForward f;
+  timing::elementwise(in, f);
+  const double stream = tokens / 2 * timing::stream_bytes_per_token(s.costs, w);
+  const double activation = 3 * 2.0 * tokens * 14336.0 / 2;
+  EXPECT_NEAR(f.elementwise, (stream + activation) / r.hbm + 20 * r.kernel, 1e-12);
+}
+
 }  // namespace
 }  // namespace ladle::plan

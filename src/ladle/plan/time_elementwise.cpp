@@ -49,9 +49,10 @@ double repeat_kv_bytes_per_token(const ModelCosts& c) {
 }  // namespace
 
 // Bytes per token the memory-bound work of one layer moves in the forward pass (norms, residual
-// adds, rotary, activation), in BF16. Fused (Megatron-LM's Transformer Engine and apex kernels,
-// or torch.compile): each tensor read and written once, 16 hidden-size tensors; torchtitan adds
-// its grouped-query copies.
+// adds, rotary), in BF16. Fused (Megatron-LM's Transformer Engine and apex kernels, or
+// torch.compile): each tensor read and written once, 16 hidden-size tensors; torchtitan adds its
+// grouped-query copies. The MLP's activation moves over the MLP's width, not the hidden size, and
+// is priced over it (elementwise below); eager torchtitan's extra passes over it are counted here.
 double stream_bytes_per_token(const ModelCosts& c, const Workload& w) {
   const double h = static_cast<double>(c.hidden);
   // deepseek_v4's hyper-connection mixing (cost_compressed_attention), 0 for other models.
@@ -94,8 +95,12 @@ void elementwise(const KindInputs& in, LayerForward& f) {
   const double glu_width = !in.kind.has_mlp ? 0.0
                            : in.kind.moe    ? static_cast<double>(in.c.shared_ffn) / in.tp
                                             : static_cast<double>(in.kind.ffn) / in.tp;
-  const double stream_bytes =
-      in.tokens / in.sp_div * stream_bytes_per_token(in.c, in.w) + unfused_glu * in.tokens * glu_width;
+  // The fused activation itself, one kernel over fc1's output: SwiGLU reads gate and up and writes
+  // their product (3 BF16 passes over one half's width, as the recompute of the MLP and the routed
+  // experts' bytes below count it), GELU reads and writes the one width (2).
+  const double activation = (in.c.gated_mlp ? 3.0 : 2.0) * kBf16;
+  const double stream_bytes = in.tokens / in.sp_div * stream_bytes_per_token(in.c, in.w) +
+                              (activation + unfused_glu) * in.tokens * glu_width;
   f.routed_bytes = kBf16 * in.routed_tokens * (4 * in.h + 3 * in.moe_ffn) + unfused_glu * in.routed_tokens * in.moe_ffn;
   f.elementwise = (stream_bytes + f.routed_bytes + (in.fp8 ? quantize_scale * f.cast_bytes / 3.0 : 0.0)) / in.r.hbm +
                   20 * in.r.kernel;
