@@ -9,6 +9,7 @@
 
 #include <string>
 
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -163,15 +164,28 @@ TEST(TimeTp, TorchtitanSelectiveCheckpointingRegathers) {
   EXPECT_DOUBLE_EQ(t.bwd, pairs(plain.rates, 2));
 }
 
-// Without sequence parallelism: all-reduces in BF16 whatever the recipe, two all-gathers' worth
-// each, forward and backward alike.
+// Without sequence parallelism: one BF16 all-reduce per pair each way whatever the recipe, at the
+// all-reduce's own rate.
 TEST(TimeTp, AllReducesStayBf16) {
   LayerCase s = setup("tp=8,sp=off,pp=1,dp=1,rows_per_mb=1", Precision::fp8, Stack::megatron);
   s.layout.fp8_recipe = Fp8Recipe::tensorwise;
   const TpSeconds t = tp_seconds(s);
-  const double ag = timing::collective_time(s.rates, hw::Collective::all_gather, 2 * kTokens * kHidden, kTp, kTp);
-  EXPECT_DOUBLE_EQ(t.fwd, 4 * ag);
-  EXPECT_DOUBLE_EQ(t.bwd, 4 * ag);
+  const double ar = timing::collective_time(s.rates, hw::Collective::all_reduce, 2 * kTokens * kHidden, kTp, kTp);
+  EXPECT_DOUBLE_EQ(t.fwd, 2 * ar);
+  EXPECT_DOUBLE_EQ(t.bwd, 2 * ar);
+}
+
+// Inside an NVSwitch domain the all-reduce's measured busbw (to 480 GB/s on H100's 450 GB/s
+// links) is NVLink SHARP's in-switch reduction; a TP all-gather or reduce-scatter moves at most
+// NCCL's ring ceiling, 370 GB/s (data/hw/collectives.yaml). Llama-3.1-8B's gather of a 12-row
+// microbatch at TP 8, 805 MB in BF16, is at the ceiling, below the all-reduce of the same bytes.
+TEST(TimeTp, NvlinkGathersMoveAtTheRingCeilingNotNvlinkSharp) {
+  const hw::FabricFacts& nvl = hw::nvlink_facts();
+  const double bytes = 2.0 * 12 * 8192 * 4096;
+  const double ceiling = 370.0 / 450;
+  EXPECT_NEAR(hw::link_fraction(nvl, hw::Collective::all_gather, bytes, 1), ceiling, 1e-9);
+  EXPECT_NEAR(hw::link_fraction(nvl, hw::Collective::reduce_scatter, bytes, 1), ceiling, 1e-9);
+  EXPECT_GT(hw::link_fraction(nvl, hw::Collective::all_reduce, bytes, 1), 1.05 * ceiling);
 }
 
 }  // namespace

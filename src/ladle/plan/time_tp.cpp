@@ -79,13 +79,15 @@ double indexer_gathers(const KindInputs& in) {
   return s;
 }
 
-// Without SP each pair is two all-reduces, forward and backward, in BF16 (Transformer Engine
-// quantizes no all-reduce): an all-reduce costs a reduce-scatter plus an all-gather, priced as
-// two all-gathers of the BF16 tensor.
+// Without SP each pair is one all-reduce in the forward pass (after the row-parallel linear) and
+// one in the backward (of the column-parallel linear's input gradient), in BF16 (Transformer
+// Engine quantizes no all-reduce), at the all-reduce's own measured rate: inside an NVSwitch
+// domain NCCL reduces in the switch (NVLink SHARP), faster than the reduce-scatter and all-gather
+// it would otherwise take (data/hw/collectives.yaml).
 double all_reduces(const KindInputs& in) {
   const Rates& r = in.r;
-  return 2 * collective_pairs(in) *
-         collective_time(r, hw::Collective::all_gather, kBf16 * in.tokens * in.h, in.tp, std::min(in.tp, r.domain));
+  return collective_pairs(in) *
+         collective_time(r, hw::Collective::all_reduce, kBf16 * in.tokens * in.h, in.tp, std::min(in.tp, r.domain));
 }
 
 // With SP: each pair is an all-gather of `gather_bytes` per element and a reduce-scatter of the
