@@ -89,6 +89,23 @@ TEST(Calibrate, OneUnexplainedRunDoesNotPullTheFit) {
   }
 }
 
+// Megatron-LM's --tp-comm-overlap and torchtitan's async TP are two implementations: each stack's
+// runs answer to their own hidden share and not to the other's.
+TEST(Calibrate, TpOverlapSharesAreFittedPerImplementation) {
+  Measurement m = test::run_of("llama-3.1-70b", "h100", 64, "tp=8,sp=on,tp_overlap=on,recompute=full");
+  Calibration low_async, high_async;
+  low_async.async_tp_hidden_fraction = 0.05;
+  high_async.async_tp_hidden_fraction = 1.0;
+  EXPECT_DOUBLE_EQ(predict_tokens_per_s(m, low_async), predict_tokens_per_s(m, high_async));
+  Calibration low_mcore = low_async, high_mcore = low_async;
+  low_mcore.tp_overlap_hidden_fraction = 0.05;
+  high_mcore.tp_overlap_hidden_fraction = 1.0;
+  EXPECT_LT(predict_tokens_per_s(m, low_mcore), predict_tokens_per_s(m, high_mcore));
+  m.workload.stack = Stack::torchtitan;
+  EXPECT_DOUBLE_EQ(predict_tokens_per_s(m, low_mcore), predict_tokens_per_s(m, high_mcore));
+  EXPECT_LT(predict_tokens_per_s(m, low_async), predict_tokens_per_s(m, high_async));
+}
+
 TEST(Calibrate, LeaveOneSourceOutPredictsWithTheOtherSourcesFit) {
   // Source "d" ran twice as slow as the model says: the fit without it must not see that, so its
   // leave-one-source-out predictions stay near the truth while its in-sample error shrinks.

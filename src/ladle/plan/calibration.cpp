@@ -48,7 +48,9 @@ const ConstantDef kConstants[] = {
     {"dp_overlap_hidden_fraction", &Calibration::dp_overlap_hidden_fraction, true, 0.05, 1, "fraction",
      "share of the compute window an overlapped data-parallel reduce-scatter / all-gather hides"},
     {"tp_overlap_hidden_fraction", &Calibration::tp_overlap_hidden_fraction, true, 0.05, 1, "fraction",
-     "share of the TP collectives --tp-comm-overlap (async TP) hides"},
+     "share of the TP collectives Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers) hides"},
+    {"async_tp_hidden_fraction", &Calibration::async_tp_hidden_fraction, true, 0.05, 1, "fraction",
+     "share of the TP collectives torchtitan's async TP (SymmetricMemory micro-pipelining) hides"},
     {"host_launch_s", &Calibration::host_launch_s, true, 1e-6, 6e-5, "s",
      "host time per operation a layer issues (Python, PyTorch dispatch, launch); a layer runs at the slower of "
      "the host's and the GPU's pace"},

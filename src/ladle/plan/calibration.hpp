@@ -51,8 +51,12 @@ struct Calibration {
   /// Fraction of the compute window an overlapped data-parallel collective really hides
   /// (--overlap-grad-reduce / --overlap-param-gather: one microbatch; FSDP: every microbatch).
   double dp_overlap_hidden_fraction = 0.7;
-  /// Fraction of the TP collectives --tp-comm-overlap (or async TP) hides.
+  /// Fraction of the TP collectives Megatron-LM's --tp-comm-overlap (Transformer Engine's
+  /// userbuffers) hides.
   double tp_overlap_hidden_fraction = 0.5;
+  /// The same for torchtitan's async TP (PyTorch's SymmetricMemory micro-pipelined all-gather and
+  /// reduce-scatter matmuls): another implementation, fitted on its own runs.
+  double async_tp_hidden_fraction = 0.5;
   /// Host seconds per kernel a layer launches (Python, PyTorch dispatch, the CUDA launch): a
   /// layer whose launches take the host longer than the GPU takes to run them runs at the host's
   /// pace. CUDA graphs take the launches of what they capture off the host.

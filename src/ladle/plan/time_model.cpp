@@ -290,8 +290,13 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   out.parts = step.parts;
   out.parts[static_cast<size_t>(TimePart::dp_comm)] =
       dp_exposed(DpInputs{.c = c, .l = l, .r = r, .cal = cal, .step = step, .microbatches = m});
-  // TP communication overlap (--tp-comm-overlap, torchtitan's async TP) hides a fraction of it.
-  if (l.tp_overlap) out.parts[static_cast<size_t>(TimePart::tp_comm)] *= 1.0 - cal.tp_overlap_hidden_fraction;
+  // TP communication overlap hides a fraction of it: Megatron-LM's --tp-comm-overlap and torchtitan's async
+  // TP are two implementations, each with its own fitted share.
+  if (l.tp_overlap) {
+    const double hidden =
+        w.stack == Stack::torchtitan ? cal.async_tp_hidden_fraction : cal.tp_overlap_hidden_fraction;
+    out.parts[static_cast<size_t>(TimePart::tp_comm)] *= 1.0 - hidden;
+  }
 
   // Optimizer step on this GPU's shard (time_offload.cpp).
   out.optimizer_shard_params = dp_shard_params(l, step);
