@@ -72,6 +72,23 @@ TEST(Calibrate, RecoversConstantsFromTheirOwnPredictions) {
   EXPECT_EQ(fit.covariance.size(), fit.constants.size());
 }
 
+// One run that ran at half the model's speed for a cost the model leaves out must not pull the
+// constants towards it: under the soft-L1 loss the other runs stay near their truth and the odd
+// run keeps its error, where least squares spreads it over every run.
+TEST(Calibrate, OneUnexplainedRunDoesNotPullTheFit) {
+  const Calibration truth = synthetic_truth();
+  std::vector<Measurement> data = synthetic_set(truth);
+  data[6].measured_tokens_per_s_per_gpu *= 0.5;
+  const CalibrationFit fit = fit_calibration(data, Calibration{}, false);
+  for (const FitRow& row : fit.rows) {
+    if (row.name == data[6].name) {
+      EXPECT_GT(row.in_sample_error(), 0.8) << row.name;
+    } else {
+      EXPECT_NEAR(row.in_sample_error(), 0.0, 0.06) << row.name;  // least squares: up to 16%
+    }
+  }
+}
+
 // Megatron-LM's --tp-comm-overlap and torchtitan's async TP are two implementations: each stack's
 // runs answer to their own hidden share and not to the other's.
 TEST(Calibrate, TpOverlapSharesAreFittedPerImplementation) {

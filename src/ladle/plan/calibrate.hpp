@@ -116,7 +116,7 @@ struct CalibrationFit {
   bool cross_validated = false;
 };
 
-/// Fits the constants marked `fitted` (calibration_constants) by bounded least squares on
+/// Fits the constants marked `fitted` (calibration_constants) by bounded soft-L1 regression on
 /// log(predicted / measured) with a weak pull towards `prior` (NLopt BOBYQA in log space, within
 /// each constant's physical range), then refits leaving each run out and each source out (when
 /// `cross_validate`), and sets the calibration's interval width from the leave-one-source-out
