@@ -114,7 +114,7 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
   const plan::Calibration prior = o.prior.empty() ? plan::Calibration{} : plan::read_calibration_file(o.prior);
   plan::CalibrationFit fit = plan::fit_calibration(measurements, prior);
   fit.calibration.fitted_note =
-      "fitted by `ladle calibrate` from the built-in priors: bounded soft-L1 regression (10% scale) on log(predicted / "
+      "fitted by `ladle calibrate` from the built-in priors: bounded soft-L1 regression (scale 0.2, the interval half-width) on log(predicted / "
       "measured) tokens/s per GPU over the runs above, with a weak pull to the priors (NLopt BOBYQA in log space); the "
       "interval half-width from the leave-one-source-out residuals";
   io.out << (o.json ? plan::fit_json(fit) : util::terminal_safe(plan::render_fit(fit)));
