@@ -315,7 +315,7 @@ double forward_share(TimePart part) {
     case TimePart::elementwise:
     case TimePart::cp_comm:
     case TimePart::host_launches: return 1.0 / 3.0;
-    case TimePart::attention: return 1.0 / 3.5;
+    case TimePart::attention: return 1.0 / (1.0 + timing::Rates{}.attention_backward);  // flash forward : backward
     case TimePart::tp_comm:
     case TimePart::ep_comm:
     case TimePart::pp_p2p:

@@ -90,16 +90,19 @@ double all_reduces(const KindInputs& in) {
          collective_time(r, hw::Collective::all_reduce, kBf16 * in.tokens * in.h, in.tp, std::min(in.tp, r.domain));
 }
 
+// One sequence-parallel all-gather of the layer's tokens at `gather_bytes` per element.
+double sp_gather(const KindInputs& in, double gather_bytes) {
+  return collective_time(in.r, hw::Collective::all_gather, gather_bytes * (in.tokens * in.h), in.tp,
+                         std::min(in.tp, in.r.domain));
+}
+
 // With SP: each pair is an all-gather of `gather_bytes` per element and a reduce-scatter of the
 // BF16 GEMM output (forward) or input gradient (backward): GEMMs write BF16, and TE's
 // reduce_scatter_along_first_dim takes no quantizer.
 double sequence_parallel(const KindInputs& in, double gather_bytes) {
-  const Rates& r = in.r;
-  const double per_domain = std::min(in.tp, r.domain);
-  const double elements = in.tokens * in.h;
-  const double gather = collective_time(r, hw::Collective::all_gather, gather_bytes * elements, in.tp, per_domain);
-  const double scatter = collective_time(r, hw::Collective::reduce_scatter, kBf16 * elements, in.tp, per_domain);
-  return collective_pairs(in) * (gather + scatter) + indexer_gathers(in);
+  const double scatter = collective_time(in.r, hw::Collective::reduce_scatter, kBf16 * (in.tokens * in.h), in.tp,
+                                         std::min(in.tp, in.r.domain));
+  return collective_pairs(in) * (sp_gather(in, gather_bytes) + scatter) + indexer_gathers(in);
 }
 
 }  // namespace
@@ -125,9 +128,7 @@ namespace {
 // full recompute already reruns the whole forward (time_model.cpp).
 double recomputed_gathers(const KindInputs& in) {
   if (in.w.stack != Stack::torchtitan || in.l.recompute != RecomputeGranularity::selective) return 0;
-  const Rates& r = in.r;
-  const double bytes = tp_gather_bytes_per_element(in.l, in.w, in.fp8) * in.tokens * in.h;
-  return collective_pairs(in) * collective_time(r, hw::Collective::all_gather, bytes, in.tp, std::min(in.tp, r.domain));
+  return collective_pairs(in) * sp_gather(in, tp_gather_bytes_per_element(in.l, in.w, in.fp8));
 }
 
 }  // namespace
