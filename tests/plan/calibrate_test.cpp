@@ -129,6 +129,37 @@ TEST(Calibrate, LeaveOneSourceOutPredictsWithTheOtherSourcesFit) {
   EXPECT_GT(fit.leave_one_source_out_worst_abs_error, 0.9);
 }
 
+// A refit that starts from a previous fit (`ladle calibrate --prior data/calibration.yaml`) must
+// not let that fit tell a held-out fold what the held-out runs measured: the folds whose runs the
+// prior's fitted_on names start from the built-in priors, so the held-out errors are those of a
+// fit from the built-in priors. The same prior with its fitted_on cleared (a prior fitted
+// elsewhere) is taken as it is, and then the folds do see source "d" through it.
+TEST(Calibrate, HeldOutFoldsDoNotStartFromAFitThatSawThem) {
+  const Calibration truth = synthetic_truth();
+  std::vector<Measurement> data = synthetic_set(truth);
+  for (Measurement& m : data) {
+    if (m.source == "d") m.measured_tokens_per_s_per_gpu /= 2;
+  }
+  const CalibrationFit blind = fit_calibration(data, Calibration{});
+  const Calibration seen = blind.calibration;
+  ASSERT_TRUE(prior_fitted_on(seen, data[6].name));
+  EXPECT_FALSE(prior_fitted_on(seen, data[6].name.substr(0, data[6].name.size() - 1)));
+  const CalibrationFit refit = fit_calibration(data, seen);
+  ASSERT_EQ(refit.rows.size(), blind.rows.size());
+  for (size_t i = 0; i < data.size(); ++i) {
+    EXPECT_NEAR(refit.rows[i].leave_one_source_out / blind.rows[i].leave_one_source_out, 1.0, 1e-9) << data[i].name;
+    EXPECT_NEAR(refit.rows[i].leave_one_out / blind.rows[i].leave_one_out, 1.0, 1e-9) << data[i].name;
+  }
+  Calibration elsewhere = seen;
+  elsewhere.fitted_on.clear();
+  const CalibrationFit leaky = fit_calibration(data, elsewhere);
+  double moved = 0;
+  for (size_t i = 0; i < data.size(); ++i) {
+    moved = std::max(moved, std::fabs(leaky.rows[i].leave_one_source_out / blind.rows[i].leave_one_source_out - 1));
+  }
+  EXPECT_GT(moved, 1e-4);
+}
+
 TEST(Calibrate, RefusesFewerRunsThanConstants) {
   std::vector<Measurement> data = synthetic_set(synthetic_truth());
   data.resize(fitted_constant_count() - 1);

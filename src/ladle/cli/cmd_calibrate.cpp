@@ -1,5 +1,6 @@
 // cmd_calibrate.cpp: `ladle calibrate`, fits the time model's free constants to measured recipes.
 #include <CLI/CLI.hpp>
+#include <fmt/format.h>
 #include <ostream>
 #include <string>
 
@@ -113,10 +114,15 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
   // Fit from the built-in priors (not from a previous fit), so that refitting is reproducible.
   const plan::Calibration prior = o.prior.empty() ? plan::Calibration{} : plan::read_calibration_file(o.prior);
   plan::CalibrationFit fit = plan::fit_calibration(measurements, prior);
-  fit.calibration.fitted_note =
-      "fitted by `ladle calibrate` from the built-in priors: bounded soft-L1 regression (scale 0.2, the interval half-width) on log(predicted / "
-      "measured) tokens/s per GPU over the runs above, with a weak pull to the priors (NLopt BOBYQA in log space); the "
-      "interval half-width from the leave-one-source-out residuals";
+  const std::string from = o.prior.empty() ? std::string("the built-in priors")
+                                            : fmt::format("the priors of {} (held-out runs it was fitted on: the built-in "
+                                                          "priors)",
+                                                          o.prior);
+  fit.calibration.fitted_note = fmt::format(
+      "fitted by `ladle calibrate` from {}: bounded soft-L1 regression (scale 0.2, the interval half-width) on "
+      "log(predicted / measured) tokens/s per GPU over the runs above, with a weak pull to the priors (NLopt BOBYQA in "
+      "log space); the interval half-width from the leave-one-source-out residuals",
+      from);
   io.out << (o.json ? plan::fit_json(fit) : util::terminal_safe(plan::render_fit(fit)));
   if (!o.out.empty()) {
     util::write_file_atomic(

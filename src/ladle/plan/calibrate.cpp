@@ -265,6 +265,41 @@ double throughput_log_halfwidth(const Measurement& m, const Calibration& calibra
 
 size_t fitted_constant_count() { return fitted_constants(Calibration{}).names.size(); }
 
+bool prior_fitted_on(const Calibration& prior, const std::string& run) {
+  // `ladle calibrate --out` writes one line per run: "<id> (<source>): measured ...".
+  const std::string head = run + " (";
+  return std::any_of(prior.fitted_on.begin(), prior.fitted_on.end(),
+                     [&](const std::string& line) { return line.starts_with(head); });
+}
+
+namespace {
+
+// The prior of a held-out fold. A prior that is itself a fit on some of the held-out runs (its
+// fitted_on names them) has seen what the fold must predict blind, so that fold starts from, and is
+// pulled towards, the built-in priors of the fitted constants instead; the other constants stay.
+Calibration held_out_prior(const Calibration& prior, const Fitted& f, const std::vector<const Measurement*>& held_out) {
+  const bool saw = std::any_of(held_out.begin(), held_out.end(),
+                               [&](const Measurement* m) { return prior_fitted_on(prior, m->name); });
+  if (!saw) return prior;
+  Calibration blind = prior;
+  const Calibration builtin;
+  for (const CalibrationConstant& k : calibration_constants(builtin)) {
+    if (std::find(f.names.begin(), f.names.end(), k.name) != f.names.end()) set_calibration_constant(blind, k.name, k.value);
+  }
+  blind.fitted_on.clear();
+  return blind;
+}
+
+// The fit on `train` that predicts `held_out` blind (see held_out_prior).
+Calibration fold_fit(const std::vector<const Measurement*>& train, const std::vector<const Measurement*>& held_out,
+                     const Calibration& prior) {
+  const Calibration start = held_out_prior(prior, fitted_constants(prior), held_out);
+  const Fitted f = fitted_constants(start);
+  return train.size() >= f.names.size() ? with(start, f, minimise(train, start, f)) : start;
+}
+
+}  // namespace
+
 CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, const Calibration& prior,
                                bool cross_validate) {
   const Fitted f = fitted_constants(prior);
@@ -307,11 +342,9 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   std::vector<Calibration> without_source(sources.size(), fit.calibration);
   if (cross_validate && sources.size() > 1) {
     for (size_t s = 0; s < sources.size(); ++s) {
-      std::vector<const Measurement*> others;
-      for (const Measurement& m : measurements) {
-        if (m.source != sources[s]) others.push_back(&m);
-      }
-      without_source[s] = others.size() >= f.names.size() ? with(prior, f, minimise(others, prior, f)) : prior;
+      std::vector<const Measurement*> others, held_out;
+      for (const Measurement& m : measurements) (m.source != sources[s] ? others : held_out).push_back(&m);
+      without_source[s] = fold_fit(others, held_out, prior);
     }
   }
   std::vector<double> in_abs, loo_abs, loso_abs, loso_log;
@@ -338,7 +371,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
       for (size_t j = 0; j < measurements.size(); ++j) {
         if (j != i) others.push_back(&measurements[j]);
       }
-      const Calibration loo = others.size() >= f.names.size() ? with(prior, f, minimise(others, prior, f)) : prior;
+      const Calibration loo = fold_fit(others, {&m}, prior);
       row.leave_one_out = predict_tokens_per_s(m, loo);
       const size_t s = static_cast<size_t>(std::find(sources.begin(), sources.end(), m.source) - sources.begin());
       row.leave_one_source_out = predict_tokens_per_s(m, without_source[s]);

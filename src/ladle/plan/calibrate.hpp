@@ -120,9 +120,16 @@ struct CalibrationFit {
 /// log(predicted / measured) with a weak pull towards `prior` (NLopt BOBYQA in log space, within
 /// each constant's physical range), then refits leaving each run out and each source out (when
 /// `cross_validate`), and sets the calibration's interval width from the leave-one-source-out
-/// residuals. Throws Error(usage) with fewer runs than fitted constants.
+/// residuals. A fold whose held-out runs `prior` was fitted on starts from the built-in priors
+/// (prior_fitted_on). Throws Error(usage) with fewer runs than fitted constants.
 CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, const Calibration& prior,
                                bool cross_validate = true);
+
+/// Whether `prior` is a fit that saw the run `run` (its fitted_on, as `ladle calibrate --out`
+/// writes it, names the run). fit_calibration's held-out folds start such runs' predictions from the
+/// built-in priors, so that a refit from a previous fit reports leave-one-out and
+/// leave-one-source-out errors as blind as a fit from the built-in priors.
+bool prior_fitted_on(const Calibration& prior, const std::string& run);
 
 /// The number of constants fit_calibration fits.
 size_t fitted_constant_count();
