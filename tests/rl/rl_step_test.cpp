@@ -67,7 +67,27 @@ TEST(RlStep, ForwardOnlyPassIsTheForwardShareOfEachPart) {
                                    {plan::to_string(plan::TimePart::dp_comm), 5.0},
                                    {plan::to_string(plan::TimePart::optimizer_gpu), 5.0},
                                    {plan::to_string(plan::TimePart::recompute), 5.0}};
-  EXPECT_DOUBLE_EQ(forward_only_seconds(parts), 1.0 + 1.0 + 1.0);
+  EXPECT_DOUBLE_EQ(forward_only_seconds(parts, 2.5), 1.0 + 1.0 + 1.0);
+  // Where the backward is a larger multiple of the forward, attention's forward share is smaller.
+  EXPECT_DOUBLE_EQ(forward_only_seconds(parts, 4.0), 1.0 + 3.5 / 5.0 + 1.0);
+}
+
+// The forward share of attention is the one the step was priced with: Blackwell Ultra runs the
+// softmax's exponentials faster, which shortens the forward more than the backward
+// (time_rates.cpp), so its forward-only pass keeps less of the attention time than Hopper's.
+TEST(RlStep, ForwardOnlyPassTakesTheGpusAttentionRatio) {
+  Fixture f;
+  const RlWork w = work(2, false);
+  RlSetup setup{.mode = Mode::sync, .rollout_gpus = 8, .trainer_gpus = 8, .engine = {.gpus = 8, .tp = 8}};
+  setup.trainer = f.trainer(8, w);
+  const RlStep hopper = predict_rl_step(f.model, setup, plan::make_cluster("h200", 16), w, f.calibration,
+                                        fixed_rollout(50, 10));
+  const RlStep ultra = predict_rl_step(f.model, setup, plan::make_cluster("b300", 16), w, f.calibration,
+                                       fixed_rollout(50, 10));
+  EXPECT_DOUBLE_EQ(hopper.train.attention_backward, 2.5);
+  EXPECT_GT(ultra.train.attention_backward, 2.5);
+  EXPECT_NEAR(ultra.logprob_s, 2 * forward_only_seconds(ultra.train.step_parts, ultra.train.attention_backward), 1e-9);
+  EXPECT_LT(ultra.logprob_s, 2 * forward_only_seconds(ultra.train.step_parts, 2.5));
 }
 
 TEST(RlStep, AsynchronousStepIsTheSlowerPoolNotTheSum) {
@@ -103,7 +123,7 @@ TEST(RlStep, LogProbabilityPassesFollowTheAlgorithm) {
   setup.trainer = f.trainer(8, work(2, false));
   const RlStep old_only = predict_rl_step(f.model, setup, cluster, work(2, false), f.calibration, fixed_rollout(50, 10));
   const RlStep with_ref = predict_rl_step(f.model, setup, cluster, work(2, true), f.calibration, fixed_rollout(50, 10));
-  const double one_pass = 2 * forward_only_seconds(old_only.train.step_parts);
+  const double one_pass = 2 * forward_only_seconds(old_only.train.step_parts, old_only.train.attention_backward);
   EXPECT_GT(one_pass, 0);
   EXPECT_NEAR(old_only.logprob_s, one_pass, 1e-9);
   EXPECT_NEAR(with_ref.logprob_s, 2 * one_pass, 1e-9);

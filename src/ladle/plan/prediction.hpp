@@ -58,6 +58,7 @@ struct Prediction {
   std::vector<Part> step_parts;    ///< seconds per part; sums to step_time_s
   double step_time_s = 0;
   std::string time_dominant;       ///< the largest exposed part
+  double attention_backward = 0;   ///< flash backward time over forward as priced (forward_share)
   double tokens_per_s_per_gpu = 0;
   double tokens_per_s_low = 0;     ///< 80% interval from the calibration's leave-one-source-out residuals
   double tokens_per_s_high = 0;

@@ -127,6 +127,7 @@ Prediction predict(const ModelCosts& costs, const ModelSpec& model, const Layout
     if (time.parts[i] > time.parts[largest]) largest = i;
   }
   p.time_dominant = to_string(static_cast<TimePart>(largest));
+  p.attention_backward = time.attention_backward;
   p.step_time_s = time.step_s;
   const double tokens = static_cast<double>(workload.global_batch * workload.row_tokens);
   p.tokens_per_s_per_gpu = tokens / time.step_s / static_cast<double>(cluster.gpus);

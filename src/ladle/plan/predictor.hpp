@@ -54,8 +54,10 @@ enum class TimePart {
 /// The forward pass's share of a part of a chunk's time, as the time model prices them: a GEMM's
 /// backward is dgrad + wgrad (2x its forward), flash attention's 2.5x, the memory-bound work's 2x;
 /// a collective or transfer runs once each way; recompute, the bubble, DP communication, the
-/// optimizer and host copies have no forward share (0).
-double forward_share(TimePart part);
+/// optimizer and host copies have no forward share (0). `attention_backward` is the flash
+/// backward's time over its forward as the step was priced (Rates::attention_backward: 2.5, less
+/// where a GPU runs the softmax's exponentials faster).
+double forward_share(TimePart part, double attention_backward);
 inline constexpr size_t kMemoryParts = static_cast<size_t>(MemoryPart::count);
 inline constexpr size_t kTimeParts = static_cast<size_t>(TimePart::count);
 
@@ -80,6 +82,7 @@ struct TimeEstimate {
   std::array<double, kTimeParts> parts{};
   double step_s = 0;
   double optimizer_shard_params = 0;  ///< parameters whose optimizer states one GPU updates (worst stage)
+  double attention_backward = 0;      ///< flash backward time over forward as priced (Rates)
 };
 
 /// Re-prices the optimizer parts of `time` for `offload` (fraction on the host), `overlap` and the

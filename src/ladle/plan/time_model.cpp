@@ -264,6 +264,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   TimeEstimate out;
   require_runs_precision(l, cluster.gpu);
   const Rates r = time_rates(l, cluster, w, cal);
+  out.attention_backward = r.attention_backward;
   const double tokens = static_cast<double>(l.rows_per_mb * c.row_tokens) / static_cast<double>(l.cp);
   const double m = static_cast<double>(microbatches);
   const StepContext x{.c = c, .l = l, .r = r, .w = w, .tokens = tokens};
@@ -279,6 +280,7 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
                          .loss = loss_time(r, c, l, tokens),
                          .lora = lora};
   StageTimes times;
+  times.attention_backward = r.attention_backward;
   int64_t begin = 0;
   for (int64_t s = 0; s < l.pp; ++s) {
     const int64_t end = begin + stages[static_cast<size_t>(s)];
@@ -308,14 +310,14 @@ TimeEstimate estimate_time(const ModelCosts& c, const Layout& l, const std::vect
   return out;
 }
 
-double forward_share(TimePart part) {
+double forward_share(TimePart part, double attention_backward) {
   switch (part) {
     case TimePart::dense_gemm:
     case TimePart::expert_gemm:
     case TimePart::elementwise:
     case TimePart::cp_comm:
     case TimePart::host_launches: return 1.0 / 3.0;
-    case TimePart::attention: return 1.0 / (1.0 + timing::Rates{}.attention_backward);  // flash forward : backward
+    case TimePart::attention: return 1.0 / (1.0 + attention_backward);  // flash forward : backward
     case TimePart::tp_comm:
     case TimePart::ep_comm:
     case TimePart::pp_p2p:

@@ -46,10 +46,11 @@ struct DualPipeStep {
   double expert_params = 0;  ///< the most expert parameters one rank holds
 };
 
-DualPipeStep dualpipe_step(const std::vector<Parts>& stage_parts,
-                           const std::vector<double>& stage_dense,
-                           const std::vector<double>& stage_expert, double microbatches) {
+DualPipeStep dualpipe_step(const StageTimes& stages, double microbatches) {
   DualPipeStep out;
+  const std::vector<Parts>& stage_parts = stages.parts;
+  const std::vector<double>& stage_dense = stages.dense;
+  const std::vector<double>& stage_expert = stages.expert;
   const size_t pp = stage_parts.size();
   double slowest = -1;
   Parts pair_parts{};
@@ -81,7 +82,7 @@ DualPipeStep dualpipe_step(const std::vector<Parts>& stage_parts,
   double forward = 0;
   for (size_t i = 0; i < kTimeParts; ++i) {
     chunk += out.per_chunk[i];
-    forward += forward_share(static_cast<TimePart>(i)) * out.per_chunk[i];
+    forward += forward_share(static_cast<TimePart>(i), stages.attention_backward) * out.per_chunk[i];
   }
   const double backward = chunk - forward;
   const double weight = (out.per_chunk[static_cast<size_t>(TimePart::dense_gemm)] +
@@ -99,7 +100,7 @@ PipelineStep pipeline_step(const StageTimes& stages, const Layout& l, double mic
   PipelineStep out;
   if (l.schedule == PipelineSchedule::dualpipe && l.pp > 1 && l.pp % 2 == 0) {
     // DualPipe (dualpipe_step above): each rank holds two stages' parameters.
-    const DualPipeStep dual = dualpipe_step(stages.parts, stages.dense, stages.expert, microbatches);
+    const DualPipeStep dual = dualpipe_step(stages, microbatches);
     out.parts = dual.parts;
     out.per_microbatch = dual.per_chunk;
     out.dense_params = dual.dense_params;

@@ -25,6 +25,7 @@ struct StageTimes {
   double critical_time = -1;   // the slowest stage's time
   double sum = 0;              // the stages' times together
   double worst_dense = 0, worst_expert = 0;
+  double attention_backward = 0;  // flash backward time over forward (Rates), for forward shares
   void add(const Parts& p, double dense_params, double expert_params);
 };
 

@@ -83,14 +83,14 @@ plan::Workload training_workload(const RlWork& work, int64_t trainer_gpus, int64
   return w;
 }
 
-double forward_only_seconds(const std::vector<Part>& step_parts) {
+double forward_only_seconds(const std::vector<Part>& step_parts, double attention_backward) {
   using plan::TimePart;
   double total = 0, forward = 0;
   for (size_t i = 0; i < plan::kTimeParts; ++i) {
     const auto t = static_cast<TimePart>(i);
     if (t == TimePart::pipeline_bubble) continue;
     const double seconds = part(step_parts, plan::to_string(t));
-    const double share = plan::forward_share(t);
+    const double share = plan::forward_share(t, attention_backward);
     if (share > 0) total += seconds;
     forward += share * seconds;
   }
@@ -194,7 +194,7 @@ RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan:
 
   // Log-probability passes: forward-only over the whole rollout (every optimizer step's rows).
   const int passes = (work.ref_logprobs ? 1 : 0) + (work.old_logprobs() ? 1 : 0);
-  s.logprob_s = passes * steps * forward_only_seconds(s.train.step_parts);
+  s.logprob_s = passes * steps * forward_only_seconds(s.train.step_parts, s.train.attention_backward);
   const double link = host_link(cluster, calibration);
   const StageMemory& worst = s.train.stages.at(static_cast<size_t>(s.train.worst_stage));
   const double weights_per_gpu = part(worst.parts, plan::to_string(plan::MemoryPart::weights)) * kGiB;

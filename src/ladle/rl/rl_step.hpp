@@ -138,7 +138,7 @@ RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan:
 /// part's forward share (a GEMM's backward is dgrad + wgrad, 2x its forward; flash attention's
 /// backward 2.5x; a collective runs once each way; recompute, the gradient reduction and the
 /// optimizer not at all), the pipeline bubble as the compute's share.
-double forward_only_seconds(const std::vector<Part>& step_parts);
+double forward_only_seconds(const std::vector<Part>& step_parts, double attention_backward);
 
 /// One phase's memory when colocated, on each GPU and each node's host, from the trainer's
 /// prediction `train` (with --colocate) and the engine's `rollout` memory: the rollout phase holds
