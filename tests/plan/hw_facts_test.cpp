@@ -80,6 +80,16 @@ TEST(HwFacts, GemmCeilingsArePublishedFractions) {
   EXPECT_GT(hw::kernel_facts().attention_fa3, hw::kernel_facts().attention_fa2);
 }
 
+// The exponential wait is derived once, where the facts load: the published 35% FP8 forward
+// speedup at twice the SFU rate gives 0.35 / (1 - 1.35 / 2) FP8 MMA times, and putting it back
+// into forward = MMA + wait gives the speedup again.
+TEST(HwFacts, SoftmaxWaitIsDerivedFromThePublishedSpeedup) {
+  const hw::KernelFacts& k = hw::kernel_facts();
+  EXPECT_NEAR(k.softmax_exp_wait, 0.35 / (1 - 1.35 / 2), 1e-12);
+  EXPECT_NEAR((1 + k.softmax_exp_wait) / (1 + k.softmax_exp_wait / k.softmax_sfu_ratio), k.softmax_fp8_forward_speedup,
+              1e-12);
+}
+
 TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {
   const Calibration& cal = default_calibration();
   ASSERT_FALSE(cal.covariance_names.empty());

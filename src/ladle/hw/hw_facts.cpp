@@ -191,6 +191,8 @@ KernelFacts read_kernels() {
   // The exposed exponential time derived from the two must be positive: speedup < ratio.
   LADLE_ASSERT(k.softmax_fp8_forward_speedup >= 1 && k.softmax_sfu_ratio > k.softmax_fp8_forward_speedup,
                "kernels.yaml softmax_exp: expected 1 <= fp8_forward_speedup < sfu_ratio");
+  // speedup = (1 + wait) / (1 + wait / ratio), solved for the wait.
+  k.softmax_exp_wait = (k.softmax_fp8_forward_speedup - 1) / (1 - k.softmax_fp8_forward_speedup / k.softmax_sfu_ratio);
   for (const auto& g : softmax["gpus"]) k.softmax_fast_gpus.push_back(g.Scalar());
   const YAML::Node host = root["host_launches"];
   if (!host["source"])

@@ -49,6 +49,9 @@ struct KernelFacts {
   /// forward speedup its SFU brings, the SFU's exponential rate over Blackwell's, and its GPUs.
   double softmax_fp8_forward_speedup = 1;
   double softmax_sfu_ratio = 1;
+  /// Derived from the two: the exponential time the tensor cores wait on in the forward, over
+  /// the FP8 MMA time (forward = MMA + wait; the speedup divides the wait by the SFU ratio).
+  double softmax_exp_wait = 0;
   std::vector<std::string> softmax_fast_gpus;
   /// Kernels the MoE router (and the flex dispatcher's fused preprocess) launches per layer
   /// forward, as published.

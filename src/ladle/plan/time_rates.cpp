@@ -41,8 +41,7 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   const auto& fast = kernels.softmax_fast_gpus;
   if (std::find(fast.begin(), fast.end(), cluster.gpu.name) != fast.end()) {
     const double ratio = kernels.softmax_sfu_ratio;
-    const double speedup = kernels.softmax_fp8_forward_speedup;
-    const double wait = (speedup - 1) / (1 - speedup / ratio);  // exponential wait / FP8 MMA time
+    const double wait = kernels.softmax_exp_wait;  // exponential wait / FP8 MMA time
     const double mma = fp8_attention ? 1.0 : 2.0;
     const double forward = (mma + wait / ratio) / (mma + wait);
     const double backward = (r.attention_backward * mma + wait / ratio) / (r.attention_backward * mma + wait);
