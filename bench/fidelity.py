@@ -69,6 +69,12 @@ print("median signed leave-one-source-out error by GPU: " + ", ".join(
     for g, e in sorted(by_gpu.items())))
 fits = sum(1 for r in rows if r["fits"])
 print(f"runs that ran and are predicted to fit: {fits} of {len(rows)} ({pct(fits / len(rows))})")
+# The criterion is the verdict at the default --fit-confidence (refused only where running
+# out is at least that likely); the point estimate above is the stricter reading.
+accepted = sum(1 for r in rows if r["fits_at_default_confidence"])
+least = min(rows, key=lambda r: r["fit_probability"])
+print(f"runs that ran and are accepted at the default --fit-confidence: {accepted} of {len(rows)}; lowest "
+      f"probability of fitting {pct(least['fit_probability'])} ({least['id']})")
 print(f"80% interval covers {pct(summary['interval_coverage_leave_one_source_out'])} of runs under "
       f"leave-one-source-out")
 memory = [(r["id"], r["predicted_memory_gib"], r["measured_memory_gib"]) for r in rows if "measured_memory_gib" in r]

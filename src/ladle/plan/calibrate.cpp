@@ -378,6 +378,8 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     }
     const Prediction p = predict(m.costs, m.model, m.layout, m.cluster, m.workload, fit.calibration);
     row.fits = p.fits;
+    row.fit_probability = p.fit_probability;
+    row.fits_at_default_confidence = fits_at(p, kDefaultFitConfidence);
     // Against a measured peak, the share of the prediction that peak measures (max reserved: the
     // allocator's); else the whole.
     const std::optional<PeakMemoryKind> kind = parse_peak_memory_kind(m.peak_memory_kind);

@@ -65,6 +65,11 @@ struct FitRow {
   double leave_one_out = 0;         ///< predicted with the constants fitted on the other runs
   double leave_one_source_out = 0;  ///< predicted with the constants fitted on the other sources' runs
   bool fits = false;                ///< predicted to fit in memory (every run of a set ran)
+  /// The memory verdict as a distribution (Prediction::fit_probability), and whether the run is
+  /// accepted at the default --fit-confidence (fits_at: refused only where running out is at
+  /// least that likely).
+  double fit_probability = 1;
+  bool fits_at_default_confidence = true;
   double predicted_memory_gib = 0;  ///< worst stage, in-sample (what a measured peak measures)
   double peak_memory_gib = 0;       ///< measured, 0 when not published
   std::vector<Part> step_parts;     ///< in-sample step time by part, seconds (why a row is off)

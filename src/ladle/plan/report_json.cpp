@@ -209,6 +209,8 @@ Json to_json(const FitRow& r) {
   rj["predicted_leave_one_out"] = round_to(r.leave_one_out, 2);
   rj["predicted_leave_one_source_out"] = round_to(r.leave_one_source_out, 2);
   rj["fits"] = r.fits;
+  rj["fit_probability"] = round_to(r.fit_probability, 4);
+  rj["fits_at_default_confidence"] = r.fits_at_default_confidence;
   rj["predicted_memory_gib"] = round_to(r.predicted_memory_gib, 2);
   if (r.peak_memory_gib > 0) rj["measured_memory_gib"] = round_to(r.peak_memory_gib, 2);
   rj["step_parts_s"] = parts_json(r.step_parts, 4);  // in-sample: where the predicted step goes
