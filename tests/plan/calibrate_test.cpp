@@ -54,6 +54,15 @@ std::vector<Measurement> synthetic_set(const Calibration& truth) {
   };
 }
 
+// The synthetic set with source "d" measured at half the model's speed.
+std::vector<Measurement> synthetic_set_with_d_slow(const Calibration& truth) {
+  std::vector<Measurement> data = synthetic_set(truth);
+  for (Measurement& m : data) {
+    if (m.source == "d") m.measured_tokens_per_s_per_gpu /= 2;
+  }
+  return data;
+}
+
 TEST(Calibrate, RecoversConstantsFromTheirOwnPredictions) {
   const Calibration truth = synthetic_truth();
   const std::vector<Measurement> data = synthetic_set(truth);
@@ -109,11 +118,7 @@ TEST(Calibrate, TpOverlapSharesAreFittedPerImplementation) {
 TEST(Calibrate, LeaveOneSourceOutPredictsWithTheOtherSourcesFit) {
   // Source "d" ran twice as slow as the model says: the fit without it must not see that, so its
   // leave-one-source-out predictions stay near the truth while its in-sample error shrinks.
-  const Calibration truth = synthetic_truth();
-  std::vector<Measurement> data = synthetic_set(truth);
-  for (Measurement& m : data) {
-    if (m.source == "d") m.measured_tokens_per_s_per_gpu /= 2;
-  }
+  const std::vector<Measurement> data = synthetic_set_with_d_slow(synthetic_truth());
   const CalibrationFit fit = fit_calibration(data, Calibration{});
   std::vector<Measurement> others;
   for (const Measurement& m : data) {
@@ -135,11 +140,7 @@ TEST(Calibrate, LeaveOneSourceOutPredictsWithTheOtherSourcesFit) {
 // fit from the built-in priors. The same prior with its fitted_on cleared (a prior fitted
 // elsewhere) is taken as it is, and then the folds do see source "d" through it.
 TEST(Calibrate, HeldOutFoldsDoNotStartFromAFitThatSawThem) {
-  const Calibration truth = synthetic_truth();
-  std::vector<Measurement> data = synthetic_set(truth);
-  for (Measurement& m : data) {
-    if (m.source == "d") m.measured_tokens_per_s_per_gpu /= 2;
-  }
+  const std::vector<Measurement> data = synthetic_set_with_d_slow(synthetic_truth());
   const CalibrationFit blind = fit_calibration(data, Calibration{});
   const Calibration seen = blind.calibration;
   ASSERT_TRUE(prior_fitted_on(seen, data[6].name));
