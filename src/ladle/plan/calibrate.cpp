@@ -277,14 +277,13 @@ namespace {
 // The prior of a held-out fold. A prior that is itself a fit on some of the held-out runs (its
 // fitted_on names them) has seen what the fold must predict blind, so that fold starts from, and is
 // pulled towards, the built-in priors of the fitted constants instead; the other constants stay.
-Calibration held_out_prior(const Calibration& prior, const Fitted& f, const std::vector<const Measurement*>& held_out) {
+Calibration held_out_prior(const Calibration& prior, const std::vector<const Measurement*>& held_out) {
   const bool saw = std::any_of(held_out.begin(), held_out.end(),
                                [&](const Measurement* m) { return prior_fitted_on(prior, m->name); });
   if (!saw) return prior;
   Calibration blind = prior;
-  const Calibration builtin;
-  for (const CalibrationConstant& k : calibration_constants(builtin)) {
-    if (std::find(f.names.begin(), f.names.end(), k.name) != f.names.end()) set_calibration_constant(blind, k.name, k.value);
+  for (const CalibrationConstant& k : calibration_constants(Calibration{})) {
+    if (k.fitted) set_calibration_constant(blind, k.name, k.value);
   }
   blind.fitted_on.clear();
   return blind;
@@ -293,7 +292,7 @@ Calibration held_out_prior(const Calibration& prior, const Fitted& f, const std:
 // The fit on `train` that predicts `held_out` blind (see held_out_prior).
 Calibration fold_fit(const std::vector<const Measurement*>& train, const std::vector<const Measurement*>& held_out,
                      const Calibration& prior) {
-  const Calibration start = held_out_prior(prior, fitted_constants(prior), held_out);
+  const Calibration start = held_out_prior(prior, held_out);
   const Fitted f = fitted_constants(start);
   return train.size() >= f.names.size() ? with(start, f, minimise(train, start, f)) : start;
 }

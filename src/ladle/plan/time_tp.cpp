@@ -68,14 +68,16 @@ double collective_pairs(const KindInputs& in) {
 // DSAIndexer: parallel_mode="duplicated", gather_from_sequence_parallel_region of x and qr, in
 // BF16: Megatron-LM's own gather, no quantizer); their gradients are reduce-scattered in the
 // backward pass, the same bytes.
+// One collective of `bytes` over the layer's TP group, inside the NVLink domain where it fits.
+double tp_collective(const KindInputs& in, hw::Collective kind, double bytes) {
+  return collective_time(in.r, kind, bytes, in.tp, std::min(in.tp, in.r.domain));
+}
+
 double indexer_gathers(const KindInputs& in) {
   if (!in.kind.indexer || !in.l.sp) return 0;
-  const Rates& r = in.r;
   const double q_in = in.c.q_lora_rank > 0 ? static_cast<double>(in.c.q_lora_rank) : in.h;
   double s = 0;
-  for (double width : {in.h, q_in}) {
-    s += collective_time(r, hw::Collective::all_gather, kBf16 * in.tokens * width, in.tp, std::min(in.tp, r.domain));
-  }
+  for (double width : {in.h, q_in}) s += tp_collective(in, hw::Collective::all_gather, kBf16 * in.tokens * width);
   return s;
 }
 
@@ -85,23 +87,19 @@ double indexer_gathers(const KindInputs& in) {
 // domain NCCL reduces in the switch (NVLink SHARP), faster than the reduce-scatter and all-gather
 // it would otherwise take (data/hw/collectives.yaml).
 double all_reduces(const KindInputs& in) {
-  const Rates& r = in.r;
-  return collective_pairs(in) *
-         collective_time(r, hw::Collective::all_reduce, kBf16 * in.tokens * in.h, in.tp, std::min(in.tp, r.domain));
+  return collective_pairs(in) * tp_collective(in, hw::Collective::all_reduce, kBf16 * in.tokens * in.h);
 }
 
 // One sequence-parallel all-gather of the layer's tokens at `gather_bytes` per element.
 double sp_gather(const KindInputs& in, double gather_bytes) {
-  return collective_time(in.r, hw::Collective::all_gather, gather_bytes * (in.tokens * in.h), in.tp,
-                         std::min(in.tp, in.r.domain));
+  return tp_collective(in, hw::Collective::all_gather, gather_bytes * (in.tokens * in.h));
 }
 
 // With SP: each pair is an all-gather of `gather_bytes` per element and a reduce-scatter of the
 // BF16 GEMM output (forward) or input gradient (backward): GEMMs write BF16, and TE's
 // reduce_scatter_along_first_dim takes no quantizer.
 double sequence_parallel(const KindInputs& in, double gather_bytes) {
-  const double scatter = collective_time(in.r, hw::Collective::reduce_scatter, kBf16 * (in.tokens * in.h), in.tp,
-                                         std::min(in.tp, in.r.domain));
+  const double scatter = tp_collective(in, hw::Collective::reduce_scatter, kBf16 * (in.tokens * in.h));
   return collective_pairs(in) * (sp_gather(in, gather_bytes) + scatter) + indexer_gathers(in);
 }
 

@@ -136,7 +136,7 @@ RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan:
 
 /// The forward-only share of a training step's time `parts` (a Prediction's step_parts): each
 /// part's forward share (a GEMM's backward is dgrad + wgrad, 2x its forward; flash attention's
-/// backward 2.5x; a collective runs once each way; recompute, the gradient reduction and the
+/// backward `attention_backward` times, as the step was priced; a collective runs once each way; recompute, the gradient reduction and the
 /// optimizer not at all), the pipeline bubble as the compute's share.
 double forward_only_seconds(const std::vector<Part>& step_parts, double attention_backward);
 
