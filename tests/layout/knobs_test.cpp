@@ -433,7 +433,7 @@ TEST(Knobs, EveryPromisedArgumentIsARowThatRoundTrips) {
       "--account-for-loss-in-pipeline-split", "--overlap-moe-expert-parallel-comm", "--delay-wgrad-compute",
       "--moe-shared-expert-overlap", "--moe-flex-dispatcher-backend", "--moe-enable-deepep",
       "--moe-router-force-load-balancing", "--moe-expert-capacity-factor", "--moe-pad-expert-input-to-capacity",
-      "--moe-permute-fusion", "--moe-router-dtype", "--cuda-graph-impl", "--cuda-graph-scope",
+      "--moe-permute-fusion", "--moe-router-fusion", "--moe-router-dtype", "--cuda-graph-impl", "--cuda-graph-scope",
       "--overlap-grad-reduce", "--overlap-param-gather", "--tp-comm-overlap",
       "--num-distributed-optimizer-instances", "--use-megatron-fsdp", "--data-parallel-sharding-strategy",
       "--use-torch-fsdp2", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",

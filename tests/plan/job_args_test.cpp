@@ -151,7 +151,7 @@ TEST(JobArgs, PublishedConfigurationsArePricedInFull) {
        "deepseek-v3",
        "b200",
        256,
-       {"tp=1,pp=8", "sp=off", "fp8_recipe=mxfp8", "fp8_reuse_grad_buf=on",
+       {"tp=1,pp=8", "sp=off", "fp8_recipe=mxfp8", "fp8_reuse_grad_buf=on", "router_fusion=on",
         "pipeline_layout=Et|(tt|)*30mL"},
        {7, 8, 8, 8, 8, 8, 8, 6}},  // rank r holds virtual stages r, r+8, r+16, r+24
       {"tests/data/jobs/qwen3-235b-a22b-h100-256.sh",

@@ -101,24 +101,33 @@ TEST(Stack, ApplyStackSaysWhereTheReleaseCameFrom) {
   EXPECT_THROW(apply_stack(m, "0.11", sources), Error);  // flex is not in 0.11
 }
 
-// The flex dispatcher's published 17 router-and-preprocess kernels come with the fused router
-// (0.14); a 0.12 or 0.13 stack launches the 72 - 31 kernels that fusion removed as well. Where the
-// host binds (short rows, a slow host), the older stack is slower; with the alltoall dispatcher,
-// whose 72 are the unfused count on every release, nothing moves.
-TEST(Stack, AnOlderStackLaunchesTheUnfusedRouterOnTheHost) {
+// The router's kernels follow the job's --moe-router-fusion (off by default in Megatron-LM), not
+// the release: 72 without it, 31 with it; the flex dispatcher's published 17 router-and-preprocess
+// kernels come with the fusion, and without it launch the 72 - 31 it removes as well. Where the host
+// binds (short rows, a slow host), the unfused router is slower on either dispatcher; a release
+// before 0.14 refuses the flag.
+TEST(Stack, TheUnfusedRouterLaunchesOnTheHost) {
   Calibration host_bound = default_calibration();
   host_bound.host_launch_s = 1e-4;
-  Measurement m = test::run_of("qwen3-30b-a3b", "h100", 8, "tp=1,ep=8,dispatcher=flex", 128, 1024);
-  m.workload.stack_generation = &require_stack("0.13");
-  const double old_stack = predict_tokens_per_s(m, host_bound);
-  m.workload.stack_generation = &require_stack("0.14");
-  const double fused = predict_tokens_per_s(m, host_bound);
-  EXPECT_LT(old_stack, fused * 0.99) << old_stack << " vs " << fused;
-  Measurement a2a = test::run_of("qwen3-30b-a3b", "h100", 8, "tp=1,ep=8", 128, 1024);
-  a2a.workload.stack_generation = &require_stack("0.13");
-  const double a2a_old = predict_tokens_per_s(a2a, host_bound);
-  a2a.workload.stack_generation = nullptr;
-  EXPECT_DOUBLE_EQ(a2a_old, predict_tokens_per_s(a2a, host_bound));
+  for (const char* dispatcher : {"flex", "alltoall"}) {
+    const std::string spec = std::string("tp=1,ep=8,dispatcher=") + dispatcher;
+    Measurement m = test::run_of("qwen3-30b-a3b", "h100", 8, spec, 128, 1024);
+    const double unfused = predict_tokens_per_s(m, host_bound);
+    m.layout.router_fusion = true;
+    const double fused = predict_tokens_per_s(m, host_bound);
+    EXPECT_LT(unfused, fused * 0.99) << dispatcher << ": " << unfused << " vs " << fused;
+    // Off the host-bound regime the fusion changes nothing the GPU does.
+    Measurement long_rows = test::run_of("qwen3-30b-a3b", "h100", 8, spec, 128, 8192);
+    const double long_unfused = predict_tokens_per_s(long_rows, default_calibration());
+    long_rows.layout.router_fusion = true;
+    EXPECT_DOUBLE_EQ(long_unfused, predict_tokens_per_s(long_rows, default_calibration())) << dispatcher;
+  }
+  Layout l;
+  l.router_fusion = true;
+  const auto v = stack_violation(l, require_stack("0.13"));
+  ASSERT_TRUE(v.has_value());
+  EXPECT_NE(v->find("--moe-router-fusion"), std::string::npos) << *v;
+  EXPECT_FALSE(stack_violation(l, require_stack("0.14")).has_value());
 }
 
 }  // namespace

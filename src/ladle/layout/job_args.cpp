@@ -103,7 +103,6 @@ constexpr KnownArg kKnownArgs[] = {
     {"--attention-backend", C::priced},
     {"--use-flash-attn", C::priced},
     {"--moe-grouped-gemm", C::priced},
-    {"--moe-router-fusion", C::priced},
     {"--apply-rope-fusion", C::priced},
     {"--manual-gc", C::priced},
     {"--manual-gc-interval", C::priced},

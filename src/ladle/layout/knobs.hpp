@@ -256,6 +256,7 @@ inline constexpr KnobArg rank_capacity[] = {{"--moe-expert-rank-capacity-factor"
 inline constexpr KnobArg paged_stash[] = {{"--moe-paged-stash", on}};
 inline constexpr KnobArg stash_factor[] = {{"--moe-paged-stash-buffer-size-factor-cuda"}};
 inline constexpr KnobArg permute_fusion[] = {{"--moe-permute-fusion", on}};
+inline constexpr KnobArg router_fusion[] = {{"--moe-router-fusion", on}};
 inline constexpr KnobArg router_dtype[] = {{"--moe-router-dtype"}};
 inline constexpr KnobArg fp8[] = {{"--fp8-format"}};
 inline constexpr KnobArg fp8_recipe[] = {{"--fp8-recipe"}};
@@ -498,6 +499,9 @@ inline constexpr Knob kKnobs[] = {
   {.key = "permute_fusion", .kind = K::flag, .args = a::permute_fusion, .bridge = "model.moe_permute_fusion",
    .recipe = "permute_fusion", .experts = true, .help = "fused token permutation", .get = get<&L::permute_fusion>,
    .set = set<&L::permute_fusion>},
+  {.key = "router_fusion", .kind = K::flag, .args = a::router_fusion, .bridge = "model.moe_router_fusion",
+   .recipe = "router_fusion", .experts = true, .help = "fused router kernels (Transformer Engine)",
+   .get = get<&L::router_fusion>, .set = set<&L::router_fusion>},
   {.key = "router_dtype", .kind = K::choice, .names = kRouterDtypeNames, .args = a::router_dtype,
    .bridge = "model.moe_router_dtype", .recipe = "router_dtype", .experts = true, .help = "router dtype (none: the model's)",
    .get = get<&L::router_dtype>, .set = set<&L::router_dtype>},

@@ -156,6 +156,7 @@ struct Layout {
   /// the largest count seen).
   double stash_factor = 1.10;
   bool permute_fusion = false;    ///< --moe-permute-fusion
+  bool router_fusion = false;     ///< --moe-router-fusion: Transformer Engine's fused router kernels
   RouterDtype router_dtype = RouterDtype::none;
   // FP8.
   Fp8Format fp8 = Fp8Format::none;

@@ -171,6 +171,7 @@ std::optional<std::string> stack_violation(const Layout& l, const StackGeneratio
   };
   std::optional<std::string> v;
   if (l.permute_fusion && (v = lacks("permute_fusion"))) return v;
+  if (l.router_fusion && (v = lacks("router_fusion"))) return v;
   if (l.dispatcher == MoeDispatcher::flex && (v = lacks("flex_dispatcher"))) return v;
   if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::hybridep && (v = lacks("hybridep"))) return v;
   if (l.dispatcher == MoeDispatcher::flex && l.flex_backend == FlexBackend::ncclep && (v = lacks("ncclep"))) return v;

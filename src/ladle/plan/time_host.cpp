@@ -39,12 +39,14 @@ Captured captured(const Layout& l) {
 Blocks forward_blocks(const KindInputs& in, const LayerForward& f) {
   const Layout& l = in.l;
   const bool moe = in.moe;
-  // The flex path's published 17 kernels come with the fused router; a stack without it
-  // (data/hw/stacks.yaml, router_fusion) launches the kernels that fusion removed as well.
+  // The router's kernels, as the GB200 write-up counts them (data/hw/kernels.yaml): 72, or 31 with
+  // --moe-router-fusion (Megatron-LM's default is off). The flex path's published 17 kernels for
+  // router and preprocess together come with the fused router; without it the kernels the fusion
+  // removes are launched as well.
   const auto& kf = hw::kernel_facts();
-  const double unfused_router = in.r.router_fusion ? 0.0 : kf.router_launches - kf.router_launches_fused;
+  const double unfused_router = l.router_fusion ? 0.0 : kf.router_launches - kf.router_launches_fused;
   const double router_launches =
-      moe ? (l.dispatcher == MoeDispatcher::flex ? kf.router_launches_flex + unfused_router : kf.router_launches)
+      moe ? (l.dispatcher == MoeDispatcher::flex ? kf.router_launches_flex : kf.router_launches_fused) + unfused_router
           : 0.0;
   // The all-to-all dispatcher permutes, exchanges counts and tokens and unpermutes on each side;
   // the flex dispatcher fuses the permute into its dispatch and combine kernels.

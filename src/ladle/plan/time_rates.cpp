@@ -70,7 +70,6 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   // The stack's host cost per operation (stacks.yaml: the fitted figure unless the release has its own).
   const StackGeneration& stack = workload_stack(w);
   r.host_launch = cal.host_launch_s * stack.host_launch_scale;
-  r.router_fusion = stack.has("router_fusion");
   r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
   // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
   // a capacity factor caps it (padding to capacity fixes it there); else the documented default.

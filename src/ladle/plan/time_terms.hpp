@@ -42,7 +42,6 @@ struct Rates {
   double a2a_hidden = 0;             // share of the EP all-to-all a2a overlap hides
   double imbalance = 1;              // routed tokens on the busiest expert rank over the mean
   double host_link = 0;              // device-host bytes/s per GPU (activation offload)
-  bool router_fusion = true;         // the stack has the fused router (stacks.yaml)
 };
 
 // One module's forward: GPU seconds and kernels launched.
