@@ -103,9 +103,9 @@ TEST(Stack, ApplyStackSaysWhereTheReleaseCameFrom) {
 
 // The router's kernels follow the job's --moe-router-fusion (off by default in Megatron-LM), not
 // the release: 72 without it, 31 with it; the flex dispatcher's published 17 router-and-preprocess
-// kernels come with the fusion, and without it launch the 72 - 31 it removes as well. Where the host
-// binds (short rows, a slow host), the unfused router is slower on either dispatcher; a release
-// before 0.14 refuses the flag.
+// kernels come with the fusion, and without it launch the 72 - 31 it removes as well. Where the
+// host binds (short rows, a slow host), the unfused router is slower on either dispatcher; a
+// release before 0.14 refuses the flag.
 TEST(Stack, TheUnfusedRouterLaunchesOnTheHost) {
   Calibration host_bound = default_calibration();
   host_bound.host_launch_s = 1e-4;
