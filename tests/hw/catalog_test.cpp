@@ -34,6 +34,13 @@ TEST(GpuCatalog, BlackwellSystemsDifferWhereTheirFactsDiffer) {
   }
   for (const char* name : {"b200", "b300", "h100-sxm", "h200", "a100", "mi300x", "mi325x", "mi355x"}) {
     EXPECT_EQ(require_gpu(name).host_cpu.rfind("x86", 0), 0u) << name;
+    EXPECT_EQ(require_gpu(name).host_op_ratio, 1.0) << name;  // the x86 reference
+  }
+  // Grace's host time per operation over the DGX H100's Xeon: 37.08 / 13.48 us per Linear forward
+  // (TransformerEngine issue #2053), to the two decimals gpus.yaml keeps.
+  for (const char* name : {"gb200", "gb300"}) {
+    EXPECT_NEAR(require_gpu(name).host_op_ratio, 37.08 / 13.48, 0.005) << name;
+    EXPECT_NE(require_gpu(name).host_op_source.find("#2053"), std::string::npos) << name;
   }
   EXPECT_GT(require_gpu("gb200").tdp_w, require_gpu("b200").tdp_w);
   EXPECT_GT(require_gpu("gb200").max_clock_mhz, require_gpu("b200").max_clock_mhz);

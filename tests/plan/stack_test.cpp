@@ -130,5 +130,23 @@ TEST(Stack, TheUnfusedRouterLaunchesOnTheHost) {
   EXPECT_FALSE(stack_violation(l, require_stack("0.14")).has_value());
 }
 
+// A host-bound layer runs at its host's pace: on a Grace host (GB200) the same operations take
+// gpus.yaml's host_op_ratio times an x86 host's, so the step is slower than with an x86 host's
+// cost; off the host-bound regime the host does not matter.
+TEST(Stack, AGraceHostIssuesEachOperationMoreSlowly) {
+  Calibration host_bound = default_calibration();
+  host_bound.host_launch_s = 1e-4;
+  Measurement m = test::run_of("qwen3-30b-a3b", "gb200", 8, "tp=1,ep=8,dispatcher=flex", 128, 1024);
+  ASSERT_GT(m.cluster.gpu.host_op_ratio, 2);
+  const double grace = predict_tokens_per_s(m, host_bound);
+  m.cluster.gpu.host_op_ratio = 1;
+  const double x86 = predict_tokens_per_s(m, host_bound);
+  EXPECT_LT(grace, x86 * 0.9) << grace << " vs " << x86;
+  Measurement long_rows = test::run_of("llama-3.1-70b", "gb200", 8, "tp=1", 128, 8192);
+  const double long_grace = predict_tokens_per_s(long_rows, default_calibration());
+  long_rows.cluster.gpu.host_op_ratio = 1;
+  EXPECT_DOUBLE_EQ(long_grace, predict_tokens_per_s(long_rows, default_calibration()));
+}
+
 }  // namespace
 }  // namespace ladle::plan

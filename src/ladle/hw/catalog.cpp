@@ -156,6 +156,13 @@ std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string&
     gpu.tdp_w = entry.number("tdp_w");
     gpu.block_scaled_formats = entry.list("block_scaled_formats", false);
     if (list[i]["host_cpu"]) gpu.host_cpu = entry.text("host_cpu");
+    if (list[i]["host_op_ratio"]) {
+      gpu.host_op_ratio = entry.number("host_op_ratio");
+      gpu.host_op_source = entry.text("host_op_source");
+      if (gpu.host_op_ratio <= 0) {
+        entry.fail(list[i]["host_op_ratio"], fmt::format("gpus[{}].host_op_ratio", i), "must be positive");
+      }
+    }
     if (list[i]["max_clock_mhz"]) gpu.max_clock_mhz = entry.number("max_clock_mhz");
     gpu.sources = entry.list("sources");
     gpu.checked = entry.text("checked");

@@ -32,6 +32,10 @@ struct GpuSpec {
   /// The host CPU that issues this GPU's kernels in its catalog system: "Grace (Arm Neoverse V2)"
   /// on GB200 / GB300, an x86 part on HGX boards; empty when not published.
   std::string host_cpu;
+  /// Host time per operation on that CPU over an x86 DGX H100's (Xeon Platinum 8480C), as
+  /// published (host_op_source); 1 where no figure is published.
+  double host_op_ratio = 1;
+  std::string host_op_source;
   /// Device-reported maximum SM (or peak engine) clock, MHz; 0 when not disclosed. The clock a
   /// GPU sustains under its power cap is inside its measured MAMF (data/hw/kernels.yaml).
   double max_clock_mhz = 0;

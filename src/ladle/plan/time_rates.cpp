@@ -67,9 +67,10 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   } else if (l.cuda_graph != CudaGraphImpl::none) {
     r.moe_sync *= cal.cuda_graph_sync_fraction;
   }
-  // The stack's host cost per operation (stacks.yaml: the fitted figure unless the release has its own).
+  // The stack's host cost per operation (stacks.yaml: the fitted figure unless the release has its
+  // own), on this GPU's host (gpus.yaml host_op_ratio: Grace against the x86 reference).
   const StackGeneration& stack = workload_stack(w);
-  r.host_launch = cal.host_launch_s * stack.host_launch_scale;
+  r.host_launch = cal.host_launch_s * stack.host_launch_scale * cluster.gpu.host_op_ratio;
   r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
   // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
   // a capacity factor caps it (padding to capacity fixes it there); else the documented default.
