@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "ladle/hw/hw_facts.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -154,6 +155,22 @@ TEST(TimeModel, ApplyOffloadMatchesAFreshEstimate) {
   const Timed host = time_of("glm-4.7-flash", 8, base + ",offload=0.5,overlap=on");
   apply_offload(gpu.time, 0.5, true, StateDtype::fp32, make_cluster("h200", 8), Calibration{});
   EXPECT_NEAR(gpu.time.step_s, host.time.step_s, 1e-9);
+}
+
+TEST(TimeModel, OffloadedOptimizerCopiesGoOverTheGpusOwnHostLink) {
+  // Gradients down and parameters up (FP32 each way) for the offloaded shard, not overlapped:
+  // PCIe on a B200, NVLink-C2C on a GB200 (collectives.yaml host_links).
+  const Calibration cal;
+  auto copies = [&](const char* gpu) {
+    TimeEstimate t;
+    t.optimizer_shard_params = 1e9;
+    apply_offload(t, 1.0, false, StateDtype::fp32, make_cluster(gpu, 8), cal);
+    return t.parts[static_cast<size_t>(TimePart::host_copies)];
+  };
+  const double c2c = hw::host_link_bytes_per_s("gb200");
+  ASSERT_GT(c2c, cal.host_link_gb_per_s * 1e9);
+  EXPECT_NEAR(copies("b200"), 8e9 / (cal.host_link_gb_per_s * 1e9), 1e-12);
+  EXPECT_NEAR(copies("gb200"), 8e9 / c2c, 1e-12);
 }
 
 TEST(TimeModel, InterleavingShrinksTheBubble) {

@@ -82,9 +82,7 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   }
   // An expert rank's pre-sized budget drops what routing sends beyond it (paged_stash.md).
   if (l.rank_capacity > 0) r.imbalance = std::min(r.imbalance, l.rank_capacity);
-  // Activation offload: NVLink-C2C where the GPU has it (collectives.yaml host_links), else PCIe.
-  r.host_link = host_link_bytes_per_s(cluster.gpu.name);
-  if (r.host_link <= 0) r.host_link = cal.host_link_gb_per_s * 1e9;
+  r.host_link = device_host_bytes_per_s(cluster.gpu.name, cal);
   return r;
 }
 
