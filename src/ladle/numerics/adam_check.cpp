@@ -5,13 +5,12 @@
 #include <bit>
 #include <charconv>
 #include <cmath>
-#include <exception>
-#include <mutex>
 #include <thread>
 
 #include "ladle/numerics/cuda_adam.hpp"
 #include "ladle/numerics/low_precision.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/parallel.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::numerics {
@@ -87,33 +86,7 @@ void store_state(StateDtype dtype, std::span<float> values, float fp16_scale) {
   }
 }
 
-// Runs fn(worker, index) for index in [0, count) on `threads` threads; the first exception thrown
-// by any worker is rethrown here after all have stopped.
-template <typename Fn>
-void parallel_for(size_t count, int threads, Fn&& fn) {
-  std::atomic<size_t> next{0};
-  std::atomic<bool> failed{false};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&](int id) {
-    while (!failed.load()) {
-      const size_t i = next.fetch_add(1);
-      if (i >= count) return;
-      try {
-        fn(id, i);
-      } catch (...) {
-        const std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        failed.store(true);
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int id = 1; id < threads; ++id) pool.emplace_back(worker, id);
-  worker(0);
-  for (std::thread& t : pool) t.join();
-  if (error) std::rethrow_exception(error);
-}
+using util::parallel_for;
 
 // The state of one path over one slice.
 struct MasterState {

@@ -1,14 +1,11 @@
 #include "ladle/pack/packer.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <optional>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "ladle/pack/conversation.hpp"
@@ -16,6 +13,7 @@
 #include "ladle/util/error.hpp"
 #include "ladle/util/file_io.hpp"
 #include "ladle/util/limits.hpp"
+#include "ladle/util/parallel.hpp"
 
 namespace ladle::pack {
 
@@ -160,38 +158,26 @@ PackStats pack_rows(const Tokenizer& tokenizer, const PackOptions& options, cons
       }
     }
     results.assign(texts.size(), Tokenized{});
-    std::atomic<size_t> next{0};
-    auto work = [&] {
-      for (size_t k = next++; k < texts.size(); k = next++) {
-        const LineRef& ref = lines[order[batch_start + k]];
-        try {
-          const Conversation c = parse_conversation(
-              texts[k], SourceLocation{options.input_path, static_cast<int>(ref.line)});
-          results[k].conversation = encode_conversation(tokenizer, options.family, c,
-                                                        options.chat_template ? &*options.chat_template : nullptr);
-        } catch (const Error& e) {
-          if (e.where().file.empty()) {
-            results[k].error = Error(e.kind(), e.message(),
-                                     SourceLocation{options.input_path, static_cast<int>(ref.line)});
-          } else {
-            results[k].error = e;
-          }
-        } catch (const std::exception& e) {  // nothing may leave a worker thread
-          results[k].error = Error(ErrorKind::internal, e.what(),
-                                   SourceLocation{options.input_path, static_cast<int>(ref.line)});
-        }
-      }
-    };
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t) {
+    // Each line's error stays with its line (the first in file order is thrown below).
+    util::parallel_for(texts.size(), threads, [&](int, size_t k) {
+      const LineRef& ref = lines[order[batch_start + k]];
       try {
-        pool.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // the system gives no more threads: the ones started share the batch
+        const Conversation c = parse_conversation(
+            texts[k], SourceLocation{options.input_path, static_cast<int>(ref.line)});
+        results[k].conversation = encode_conversation(tokenizer, options.family, c,
+                                                      options.chat_template ? &*options.chat_template : nullptr);
+      } catch (const Error& e) {
+        if (e.where().file.empty()) {
+          results[k].error = Error(e.kind(), e.message(),
+                                   SourceLocation{options.input_path, static_cast<int>(ref.line)});
+        } else {
+          results[k].error = e;
+        }
+      } catch (const std::exception& e) {  // nothing may leave a worker thread
+        results[k].error = Error(ErrorKind::internal, e.what(),
+                                 SourceLocation{options.input_path, static_cast<int>(ref.line)});
       }
-    }
-    work();
-    for (std::thread& t : pool) t.join();
+    });
 
     for (size_t k = 0; k < results.size() && !done; ++k) {
       if (results[k].error) throw *results[k].error;

@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <atomic>
 #include <set>
-#include <thread>
 #include <utility>
 
 #include "ladle/layout/layout_spec.hpp"
@@ -14,6 +12,7 @@
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/search.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/parallel.hpp"
 #include "ladle/util/text.hpp"
 
 namespace ladle::site {
@@ -122,18 +121,10 @@ std::vector<ModelSweep> sweep_models(const std::vector<recipe::LoadedRecipe>& lo
             c.end());
     for (size_t k = 0; k < c.size(); ++k) tasks.emplace_back(j, k);
   }
-  std::atomic<size_t> next{0};
-  auto worker = [&] {
-    for (size_t t = next++; t < tasks.size(); t = next++) {
-      auto [j, k] = tasks[t];
-      jobs[j].sweep.counts[k] = search_count(jobs[j].run, jobs[j].sweep.counts[k].gpus);
-    }
-  };
-  const size_t threads = std::clamp<size_t>(std::thread::hardware_concurrency(), 1, std::max<size_t>(tasks.size(), 1));
-  std::vector<std::thread> pool;
-  for (size_t i = 1; i < threads; ++i) pool.emplace_back(worker);
-  worker();
-  for (std::thread& t : pool) t.join();
+  util::parallel_for(tasks.size(), util::default_threads(tasks.size()), [&](int, size_t t) {
+    auto [j, k] = tasks[t];
+    jobs[j].sweep.counts[k] = search_count(jobs[j].run, jobs[j].sweep.counts[k].gpus);
+  });
   std::vector<ModelSweep> out;
   for (Job& job : jobs) {
     mark_frontier(job.sweep.counts);
