@@ -17,6 +17,7 @@
 #include "ladle/plan/predictor.hpp"
 #include "ladle/plan/stack.hpp"
 #include "ladle/util/error.hpp"
+#include "ladle/util/parallel.hpp"
 
 namespace ladle::plan {
 
@@ -338,13 +339,26 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   for (const Measurement& m : measurements) {
     if (std::find(sources.begin(), sources.end(), m.source) == sources.end()) sources.push_back(m.source);
   }
+  // The folds are independent fits: leave one source out (one per source), then leave one run out
+  // (one per run), on a pool of threads.
   std::vector<Calibration> without_source(sources.size(), fit.calibration);
-  if (cross_validate && sources.size() > 1) {
-    for (size_t s = 0; s < sources.size(); ++s) {
+  std::vector<Calibration> without_run(measurements.size(), fit.calibration);
+  if (cross_validate) {
+    const size_t source_folds = sources.size() > 1 ? sources.size() : 0;
+    const size_t folds = source_folds + measurements.size();
+    util::parallel_for(folds, util::default_threads(folds), [&](int, size_t k) {
       std::vector<const Measurement*> others, held_out;
-      for (const Measurement& m : measurements) (m.source != sources[s] ? others : held_out).push_back(&m);
-      without_source[s] = fold_fit(others, held_out, prior);
-    }
+      if (k < source_folds) {
+        for (const Measurement& m : measurements) (m.source != sources[k] ? others : held_out).push_back(&m);
+        without_source[k] = fold_fit(others, held_out, prior);
+        return;
+      }
+      const size_t i = k - source_folds;
+      for (size_t j = 0; j < measurements.size(); ++j) {
+        if (j != i) others.push_back(&measurements[j]);
+      }
+      without_run[i] = fold_fit(others, {&measurements[i]}, prior);
+    });
   }
   std::vector<double> in_abs, loo_abs, loso_abs, loso_log;
   for (size_t i = 0; i < measurements.size(); ++i) {
@@ -366,12 +380,7 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
     row.leave_one_out = row.in_sample;
     row.leave_one_source_out = row.in_sample;
     if (cross_validate) {
-      std::vector<const Measurement*> others;
-      for (size_t j = 0; j < measurements.size(); ++j) {
-        if (j != i) others.push_back(&measurements[j]);
-      }
-      const Calibration loo = fold_fit(others, {&m}, prior);
-      row.leave_one_out = predict_tokens_per_s(m, loo);
+      row.leave_one_out = predict_tokens_per_s(m, without_run[i]);
       const size_t s = static_cast<size_t>(std::find(sources.begin(), sources.end(), m.source) - sources.begin());
       row.leave_one_source_out = predict_tokens_per_s(m, without_source[s]);
     }
