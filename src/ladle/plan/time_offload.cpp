@@ -53,9 +53,13 @@ double activation_offload(const KindInputs& in, double fwd_compute) {
 
 namespace ladle::plan {
 
-using timing::device_host_bytes_per_s;
 using timing::kBf16;
 using timing::kFp32;
+
+double device_host_bytes_per_s(const Cluster& cluster, const Calibration& cal) {
+  const double link = hw::host_link_bytes_per_s(cluster.gpu.name);
+  return link > 0 ? link : cal.host_link_gb_per_s * 1e9;
+}
 
 // Optimizer step on this GPU's shard: HBM-bound Adam on the GPU, Adam on the host for the
 // offloaded fraction (all ranks of a node share its CPUs), with the device-host copies over the
@@ -71,7 +75,7 @@ void apply_offload(TimeEstimate& out, double offload, bool overlap, StateDtype m
   double copies = 0;
   if (offload > 0) {
     cpu = offload * shard * gpn / cal.cpu_adam_params_per_s;
-    copies = offload * shard * (kFp32 + kFp32) / device_host_bytes_per_s(cluster.gpu.name, cal);
+    copies = offload * shard * (kFp32 + kFp32) / device_host_bytes_per_s(cluster, cal);
   }
   out.parts[static_cast<size_t>(TimePart::optimizer_cpu)] = cpu;
   out.parts[static_cast<size_t>(TimePart::host_copies)] = overlap ? std::max(0.0, copies - cpu) : copies;

@@ -7,7 +7,6 @@
 
 #include <array>
 #include <cstdint>
-#include <string>
 
 #include "ladle/hw/hw_facts.hpp"
 #include "ladle/plan/model_costs.hpp"
@@ -18,20 +17,12 @@ namespace ladle::plan::timing {
 // time_rates.cpp reads these hardware facts by their short names.
 using hw::fabric_for;
 using hw::gemm_mamf_fraction;
-using hw::host_link_bytes_per_s;
 using hw::kernel_facts;
 using hw::KernelFacts;
 using hw::nvlink_facts;
 
 inline constexpr double kBf16 = 2;
 inline constexpr double kFp32 = 4;
-
-// Device-host bytes/s one way per GPU, for activation and optimizer offload alike: NVLink-C2C
-// where the GPU has it (collectives.yaml host_links), else the calibration's PCIe figure.
-inline double device_host_bytes_per_s(const std::string& gpu, const Calibration& cal) {
-  const double link = host_link_bytes_per_s(gpu);
-  return link > 0 ? link : cal.host_link_gb_per_s * 1e9;
-}
 
 struct Rates {
   double gemm_flops = 0;       // achieved GEMM FLOP/s

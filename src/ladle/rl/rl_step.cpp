@@ -29,13 +29,6 @@ int64_t data_parallel(const Layout& l, int64_t gpus) {
   return std::max<int64_t>(1, gpus / model);
 }
 
-// One-way device-host bandwidth per GPU: the GPU's own link where it is not PCIe, else the
-// calibration's PCIe figure.
-double host_link(const plan::Cluster& cluster, const plan::Calibration& calibration) {
-  const double own = hw::host_link_bytes_per_s(cluster.gpu.name);
-  return own > 0 ? own : calibration.host_link_gb_per_s * 1e9;
-}
-
 double nvlink_bytes_per_s(const plan::Cluster& cluster) { return cluster.gpu.intra_node_gb_per_s * 1e9; }
 }  // namespace
 
@@ -195,7 +188,7 @@ RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan:
   // Log-probability passes: forward-only over the whole rollout (every optimizer step's rows).
   const int passes = (work.ref_logprobs ? 1 : 0) + (work.old_logprobs() ? 1 : 0);
   s.logprob_s = passes * steps * forward_only_seconds(s.train.step_parts, s.train.attention_backward);
-  const double link = host_link(cluster, calibration);
+  const double link = plan::device_host_bytes_per_s(cluster, calibration);
   const StageMemory& worst = s.train.stages.at(static_cast<size_t>(s.train.worst_stage));
   const double weights_per_gpu = part(worst.parts, plan::to_string(plan::MemoryPart::weights)) * kGiB;
   // The reference weights in from the host, the policy's back in, and the new policy backed up.
