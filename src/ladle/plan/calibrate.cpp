@@ -342,8 +342,9 @@ CalibrationFit fit_calibration(const std::vector<Measurement>& measurements, con
   // The folds are independent fits: leave one source out (one per source), then leave one run out
   // (one per run), on a pool of threads.
   std::vector<Calibration> without_source(sources.size(), fit.calibration);
-  std::vector<Calibration> without_run(measurements.size(), fit.calibration);
+  std::vector<Calibration> without_run;
   if (cross_validate) {
+    without_run.resize(measurements.size());
     const size_t source_folds = sources.size() > 1 ? sources.size() : 0;
     const size_t folds = source_folds + measurements.size();
     util::parallel_for(folds, util::default_threads(folds), [&](int, size_t k) {
