@@ -191,5 +191,24 @@ TEST(Measurements, EmbeddedTrainingSetHasThirtyRunsFromFiveSources) {
   }
 }
 
+// A source may state the Transformer Engine release its runs used: it sets their host cost per
+// Transformer Engine module (stacks.yaml transformer_engine_host); a release the table does not
+// cover is one line naming the field.
+TEST(Measurements, ASourceStatesItsTransformerEngine) {
+  std::string head = kHead;
+  head.insert(head.find("system:"), "  transformer_engine: '2.9'\n");
+  const MeasurementSet set = read_measurements(head + run("{value: 1, unit: tokens/s/gpu}"), "m.yaml");
+  EXPECT_EQ(set.sources[0].transformer_engine, "2.9");
+  EXPECT_DOUBLE_EQ(set.runs[0].workload.te_module_host_ratio, 2.69);
+  EXPECT_DOUBLE_EQ(read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}"), "m.yaml")
+                       .runs[0]
+                       .workload.te_module_host_ratio,
+                   0.0);  // not stated: the stack's
+  std::string bad = kHead;
+  bad.insert(bad.find("system:"), "  transformer_engine: newest\n");
+  EXPECT_LADLE_ERROR(read_measurements(bad + run("{value: 1, unit: tokens/s/gpu}"), "m.yaml"), input,
+                     "m.yaml:7:23: error: source.transformer_engine: expected a Transformer Engine release, e.g. '2.9', got 'newest'");
+}
+
 }  // namespace
 }  // namespace ladle::plan

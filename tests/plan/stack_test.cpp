@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ladle/plan/calibrate.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/plan/report_render.hpp"
 #include "ladle/plan/stack.hpp"
 #include "ladle/util/error.hpp"
@@ -146,6 +147,62 @@ TEST(Stack, AGraceHostIssuesEachOperationMoreSlowly) {
   const double long_grace = predict_tokens_per_s(long_rows, default_calibration());
   long_rows.cluster.gpu.host_op_ratio = 1;
   EXPECT_DOUBLE_EQ(long_grace, predict_tokens_per_s(long_rows, default_calibration()));
+}
+
+
+// Each release runs the Transformer Engine its lock file names, and a Transformer Engine module
+// call costs the host 2.69 times PyTorch's own before 2.11 (TransformerEngine #2053) and the same
+// from 2.11 on (#2126): the table's rows, not a fitted figure.
+TEST(Stack, TransformerEngineHostRatioFollowsTheRelease) {
+  EXPECT_DOUBLE_EQ(*transformer_engine_host_ratio("2.9"), 2.69);
+  EXPECT_DOUBLE_EQ(*transformer_engine_host_ratio("2.10.0"), 2.69);
+  EXPECT_DOUBLE_EQ(*transformer_engine_host_ratio("2.11"), 1.0);
+  EXPECT_DOUBLE_EQ(*transformer_engine_host_ratio("2.12.0+5671fd36"), 1.0);
+  EXPECT_FALSE(transformer_engine_host_ratio("0.9").has_value());  // before the table's first row
+  EXPECT_FALSE(transformer_engine_host_ratio("latest").has_value());
+  EXPECT_EQ(require_stack("0.15").transformer_engine, "2.9.0");
+  EXPECT_DOUBLE_EQ(require_stack("0.15").te_module_host_ratio, 2.69);
+  EXPECT_EQ(require_stack("0.16").transformer_engine, "2.12.0");
+  EXPECT_DOUBLE_EQ(require_stack("0.16").te_module_host_ratio, 1.0);
+  EXPECT_DOUBLE_EQ(newest_stack().te_module_host_ratio, 1.0);
+}
+
+// Where the host binds (a Grace host, short rows, no CUDA graphs), a release on Transformer Engine
+// before 2.11 is slower than one after; a measurement's stated Transformer Engine release
+// overrides its stack's. Off the host-bound regime the release does not matter.
+TEST(Stack, AnOlderTransformerEngineCostsTheHostMore) {
+  Measurement m = test::run_of("qwen3-30b-a3b", "gb200", 8, "tp=1,ep=8,dispatcher=flex", 128, 1024);
+  m.workload.stack_generation = &require_stack("0.16");
+  const double te_2_12 = predict_tokens_per_s(m, default_calibration());
+  m.workload.stack_generation = &require_stack("0.15");
+  const double te_2_9 = predict_tokens_per_s(m, default_calibration());
+  EXPECT_LT(te_2_9, te_2_12 * 0.9) << te_2_9 << " vs " << te_2_12;
+  m.workload.te_module_host_ratio = 1.0;  // the source states a Transformer Engine from 2.11 on
+  EXPECT_DOUBLE_EQ(predict_tokens_per_s(m, default_calibration()), te_2_12);
+  Measurement long_rows = test::run_of("llama-3.1-70b", "h100", 8, "tp=8", 128, 8192);
+  long_rows.workload.stack_generation = &require_stack("0.15");
+  const double old_te = predict_tokens_per_s(long_rows, default_calibration());
+  long_rows.workload.stack_generation = &require_stack("0.16");
+  EXPECT_DOUBLE_EQ(old_te, predict_tokens_per_s(long_rows, default_calibration()));
+}
+
+// Transformer Engine's grouped linear issues one GEMM per local expert: with half the expert
+// parallelism each GPU holds twice the experts and its host issues twice the expert GEMMs, so a
+// host-bound MoE layer slows down although its GPU work per token is the same.
+TEST(Stack, TheGroupedLinearIssuesOneGemmPerLocalExpert) {
+  Calibration host_bound = default_calibration();
+  host_bound.host_launch_s = 1e-4;
+  const auto host_part = [&](const std::string& spec) {
+    const Measurement m = test::run_of("qwen3-30b-a3b", "gb200", 8, spec, 128, 1024);
+    const TimeEstimate t =
+        estimate_time(m.costs, m.layout, layout::stage_layers(m.layout, m.model.num_layers),
+                      layout::microbatches_per_step(m.layout, m.context()), m.cluster, m.workload, host_bound);
+    return t.parts[static_cast<size_t>(TimePart::host_launches)];
+  };
+  const double ep8 = host_part("tp=1,ep=8,dispatcher=flex");  // 16 local experts
+  const double ep4 = host_part("tp=1,ep=4,dispatcher=flex");  // 32
+  EXPECT_GT(ep8, 0);
+  EXPECT_GT(ep4, ep8 * 1.25) << ep4 << " vs " << ep8;
 }
 
 }  // namespace

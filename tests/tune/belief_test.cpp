@@ -81,10 +81,10 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
   ASSERT_EQ(prior.names.size(), plan::fitted_constant_count());
   EXPECT_GT(prior.residual_sigma, 0.05);
   // A stack whose GEMMs and host Adam are slower than the prior says, by two to three of the
-  // prior's standard deviations (the training set pins each to about 10-12%).
+  // prior's standard deviations (the training set pins each to about 6-7%).
   plan::Calibration truth = plan::default_calibration();
-  plan::set_calibration_constant(truth, "gemm_efficiency", 0.8 * truth.gemm_efficiency);
-  plan::set_calibration_constant(truth, "cpu_adam_params_per_s", 0.7 * truth.cpu_adam_params_per_s);
+  plan::set_calibration_constant(truth, "gemm_efficiency", 0.85 * truth.gemm_efficiency);
+  plan::set_calibration_constant(truth, "cpu_adam_params_per_s", 0.8 * truth.cpu_adam_params_per_s);
   const Flash flash;
   std::vector<plan::Measurement> measured;
   for (const char* spec : kMeasured) {
@@ -116,7 +116,7 @@ TEST(Belief, ARefitOnFewerTrialsThanConstantsMovesTheConstantsItSees) {
       std::fabs(std::log(plan::predict_tokens_per_s(next, prior.calibration) / actual));
   const double after_error =
       std::fabs(std::log(plan::predict_tokens_per_s(next, after.calibration) / actual));
-  // Closer, not by a set factor: the flex dispatcher's per-layer sync (fitted at its 5 ms bound)
+  // Closer, not by a set factor: the flex dispatcher's per-layer sync (2.8 ms as fitted)
   // dominates this family's step and the truth leaves it alone, so the GEMM rate the truth does
   // change is a few percent of the unmeasured layout's prediction and three trials pin it loosely.
   EXPECT_LT(after_error, before_error) << "before " << before_error << ", after " << after_error;

@@ -129,9 +129,9 @@ int run_calibrate(const CalibrateOptions& o, Io& io) {
         o.out, plan::write_calibration(
                    fit.calibration,
                    {"Calibration of ladle's time model, written by `ladle calibrate` on the public training set",
-                    "of data/measurements/. Fitted constants are dimensionless fractions of published peaks and",
-                    "one host overhead, each within a physical range; fixed ones come from public measurements",
-                    "named beside them. Refit: ladle calibrate --out data/calibration.yaml"}));
+                    "of data/measurements/. Fitted constants are dimensionless fractions of published peaks, a",
+                    "host Adam rate and per-layer sync costs, each within a physical range; fixed ones come from",
+                    "public measurements named beside them. Refit: ladle calibrate --out data/calibration.yaml"}));
     if (!o.json) io.out << "\nwrote " << o.out << "\n";
   }
   return kExitOk;

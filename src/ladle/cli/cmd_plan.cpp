@@ -200,7 +200,7 @@ int run_plan(const PlanOptions& o, Io& io) {
   header.chosen = chosen;
   // The workload's values the job did not set: an option, the base recipe, or ladle's default.
   add_workload_sources(request, f, base.from_recipe ? "the base recipe " + base.name : std::string("ladle's default"));
-  request.sources.push_back({"stack", plan::stack_label(*stack.generation), stack.origin});
+  request.sources.push_back({"stack", plan::stack_label(*stack.generation), plan::stack_source(*stack.generation, stack.origin)});
   request.sources.push_back({"other knobs", "", "searched"});
   header.sources = request.sources;
   header.wide = o.wide;

@@ -71,6 +71,10 @@ struct Workload {
   int64_t image_tokens = 0;
   /// The Megatron-Core release (plan/stack.hpp, data/hw/stacks.yaml); nullptr: the newest.
   const StackGeneration* stack_generation = nullptr;
+  /// Host time of a Transformer Engine module call over PyTorch's own op, where the job's source
+  /// states its Transformer Engine release (a measurement's source.transformer_engine); 0: the
+  /// stack's (stacks.yaml).
+  double te_module_host_ratio = 0;
 };
 
 /// The cluster for `gpu_name` (hw::require_gpu) and `gpus`, on the first catalog instance that

@@ -19,6 +19,7 @@
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/calibrate_memory.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/stack.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
@@ -122,7 +123,7 @@ constexpr int64_t kMaxBatch = 1 << 24;
 MeasurementSource read_source(const Reader& r, const YAML::Node& root) {
   const YAML::Node node =
       r.required(root, "source", "", "a source map (id, url or repo + path + commit)");
-  r.keys(node, "source", {"id", "title", "publisher", "url", "repo", "path", "commit", "engine"});
+  r.keys(node, "source", {"id", "title", "publisher", "url", "repo", "path", "commit", "engine", "transformer_engine"});
   MeasurementSource s;
   s.file = r.file();
   s.id = r.text(node, "id", "source", "a short id");
@@ -133,6 +134,11 @@ MeasurementSource read_source(const Reader& r, const YAML::Node& root) {
   s.path = r.text_or(node, "path", "source");
   s.commit = r.text_or(node, "commit", "source");
   s.engine = r.text_or(node, "engine", "source");
+  s.transformer_engine = r.text_or(node, "transformer_engine", "source");
+  if (!s.transformer_engine.empty() && !transformer_engine_host_ratio(s.transformer_engine)) {
+    throw_input(r.at(node["transformer_engine"], "source.transformer_engine"),
+                "expected a Transformer Engine release, e.g. '2.9', got '{}'", s.transformer_engine);
+  }
   // The catalog's own recipes live in this repository: repo "ladle" with a path needs no commit.
   const bool own = s.repo == "ladle" && !s.path.empty();
   const bool repo_ok = !s.repo.empty() && !s.path.empty() && (own || s.commit.size() == 40);
@@ -355,6 +361,9 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
   // The stack that ran: torchtitan prices its attention kernel, checkpointing and (without
   // torch.compile) its unfused elementwise work differently (time_model.cpp).
   if (source.engine.rfind("torchtitan", 0) == 0) m.workload.stack = Stack::torchtitan;
+  if (!source.transformer_engine.empty()) {
+    m.workload.te_module_host_ratio = *transformer_engine_host_ratio(source.transformer_engine);
+  }
   if (const YAML::Node knobs = node["knobs"]) {
     if (!knobs.IsSequence())
       throw_input(r.at(knobs, path + ".knobs"), "expected a list of published settings");

@@ -23,6 +23,7 @@ struct MeasurementSource {
   std::string path;
   std::string commit;
   std::string engine;  ///< the training stack that ran
+  std::string transformer_engine;  ///< the Transformer Engine release the runs used, where stated
   std::string file;    ///< the measurement file
   bool operator==(const MeasurementSource&) const = default;
 };

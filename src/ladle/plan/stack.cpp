@@ -44,10 +44,27 @@ std::optional<std::pair<int, int>> version_in(std::string_view s) {
   return std::nullopt;
 }
 
+// One row of the transformer_engine_host table: from Transformer Engine `since` on, a module call
+// costs the host `ratio` times PyTorch's own op.
+struct TeHostRow {
+  std::pair<int, int> since;
+  double ratio = 1;
+};
+
 struct Tables {
   std::vector<StackFeature> features;
   std::vector<StackGeneration> stacks;
+  std::vector<TeHostRow> te_host;  // by `since`, ascending
 };
+
+// The ratio of the newest row at or before `version`; nullopt before the first row.
+std::optional<double> te_ratio(const std::vector<TeHostRow>& rows, std::pair<int, int> version) {
+  std::optional<double> ratio;
+  for (const TeHostRow& row : rows) {
+    if (version >= row.since) ratio = row.ratio;
+  }
+  return ratio;
+}
 
 Tables read_tables() {
   const std::optional<std::string_view> file = util::find_embedded(kStacksFile);
@@ -59,6 +76,22 @@ Tables read_tables() {
     throw_input(SourceLocation{kStacksFile, e.mark.line + 1, e.mark.column + 1, ""}, "{}", e.msg);
   }
   Tables t;
+  for (size_t i = 0; i < root["transformer_engine_host"].size(); ++i) {
+    const YAML::Node row = root["transformer_engine_host"][i];
+    const std::string path = "transformer_engine_host[" + std::to_string(i) + "]";
+    const auto since = version_in(text(row["since"], path + ".since"));
+    if (!since) bad(row["since"], path + ".since", "expected a Transformer Engine release, e.g. '2.11'");
+    double ratio = 0;
+    if (!row["module_host_ratio"] || !YAML::convert<double>::decode(row["module_host_ratio"], ratio) ||
+        !(ratio > 0) || !std::isfinite(ratio)) {
+      bad(row["module_host_ratio"], path + ".module_host_ratio", "expected a positive number");
+    }
+    text(row["source"], path + ".source");
+    if (!t.te_host.empty() && !(*since > t.te_host.back().since)) {
+      bad(row["since"], path + ".since", "expected releases in ascending order");
+    }
+    t.te_host.push_back({*since, ratio});
+  }
   for (size_t i = 0; i < root["features"].size(); ++i) {
     const YAML::Node f = root["features"][i];
     const std::string path = "features[" + std::to_string(i) + "]";
@@ -92,6 +125,12 @@ Tables read_tables() {
       g.host_launch_scale = value;
       g.host_launch_shared = false;
     }
+    g.transformer_engine = text(s["transformer_engine"], path + ".transformer_engine");
+    g.transformer_engine_source = text(s["transformer_engine_source"], path + ".transformer_engine_source");
+    const auto te = version_in(g.transformer_engine);
+    const std::optional<double> ratio = te ? te_ratio(t.te_host, *te) : std::nullopt;
+    if (!ratio) bad(s["transformer_engine"], path + ".transformer_engine", "expected a Transformer Engine release the transformer_engine_host table covers");
+    g.te_module_host_ratio = *ratio;
     t.stacks.push_back(std::move(g));
   }
   LADLE_ASSERT(!t.stacks.empty(), "stacks.yaml lists no release");
@@ -157,6 +196,12 @@ StackChoice choose_stack(std::string_view flag, std::string_view recipe_megatron
 
 std::string stack_label(const StackGeneration& s) { return "Megatron-Core " + s.name + " (" + s.tag + ")"; }
 
+std::string stack_source(const StackGeneration& s, std::string_view origin) {
+  return fmt::format("{}; Transformer Engine {}: a module call costs the host {:.2f} times PyTorch's own op{}", origin,
+                     s.transformer_engine, s.te_module_host_ratio,
+                     s.host_launch_shared ? std::string() : fmt::format("; host cost per operation x{:.2f}", s.host_launch_scale));
+}
+
 std::optional<std::string> stack_violation(const Layout& l, const StackGeneration& stack) {
   if (&stack == &newest_stack()) return std::nullopt;  // every feature's release is at most the newest
   const auto lacks = [&](std::string_view key) -> std::optional<std::string> {
@@ -184,6 +229,11 @@ std::optional<std::string> stack_violation(const Layout& l, const StackGeneratio
   return std::nullopt;
 }
 
+std::optional<double> transformer_engine_host_ratio(std::string_view version) {
+  const auto v = version_in(version);
+  return v ? te_ratio(tables().te_host, *v) : std::nullopt;
+}
+
 const StackGeneration& workload_stack(const Workload& workload) {
   return workload.stack_generation ? *workload.stack_generation : newest_stack();
 }
@@ -192,11 +242,7 @@ void apply_stack(Measurement& m, std::string_view flag, std::vector<ValueSource>
   const StackChoice choice = choose_stack(flag, m.recipe_stack);
   m.workload.stack_generation = choice.generation;
   const StackGeneration& s = *choice.generation;
-  sources.push_back({"stack", stack_label(s),
-                     choice.origin + (s.host_launch_shared ? "; host cost per operation: the fitted one (no "
-                                                             "measurements of this release)"
-                                                           : fmt::format("; host cost per operation x{:.2f}",
-                                                                         s.host_launch_scale))});
+  sources.push_back({"stack", stack_label(s), stack_source(s, choice.origin)});
   if (std::optional<std::string> v = stack_violation(m.layout, s)) {
     throw Error(ErrorKind::input, *v, SourceLocation{"", 0, 0, "stack"});
   }

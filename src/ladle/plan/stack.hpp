@@ -31,7 +31,12 @@ struct StackGeneration {
   std::string released;
   /// Host time per operation over the calibration's host_launch_s (1 where `shared`).
   double host_launch_scale = 1;
-  bool host_launch_shared = true;  ///< no measurements of this release: the one fitted figure
+  bool host_launch_shared = true;  ///< no measurements of this release: the one published figure
+  /// The Transformer Engine release it runs ("2.7.0": the lock file at its tag), and the host time
+  /// of one Transformer Engine module call over PyTorch's own (transformer_engine_host_ratio).
+  std::string transformer_engine;
+  std::string transformer_engine_source;
+  double te_module_host_ratio = 1;
   int major = 0, minor = 0;
   /// Whether this release has `feature` (a key of the features table).
   bool has(std::string_view feature) const;
@@ -64,9 +69,18 @@ StackChoice choose_stack(std::string_view flag, std::string_view recipe_megatron
 /// "Megatron-Core 0.16 (core_v0.16.0)".
 std::string stack_label(const StackGeneration& s);
 
+/// Where a stack came from (`origin`) and how it prices the host: its Transformer Engine release
+/// and module host ratio, and its own host cost per operation where it has one.
+std::string stack_source(const StackGeneration& s, std::string_view origin);
+
 /// The first feature `layout` asks for that `stack` lacks, as one line naming the argument, the
 /// release that brought it and the stack; nullopt when the stack has all of them.
 std::optional<std::string> stack_violation(const Layout& layout, const StackGeneration& stack);
+
+/// Host time of one Transformer Engine module call over PyTorch's own op in Transformer Engine
+/// release `version` ("2.9", "2.12.0+5671fd36"): the transformer_engine_host rows of
+/// data/hw/stacks.yaml; nullopt when `version` names no release.
+std::optional<double> transformer_engine_host_ratio(std::string_view version);
 
 /// The stack of `workload`: its stack_generation, or the newest.
 const StackGeneration& workload_stack(const struct Workload& workload);

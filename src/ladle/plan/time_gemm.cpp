@@ -103,7 +103,7 @@ void dense_gemms(const KindInputs& in, LayerForward& f) {
     if (g.split == GemmSplit::tp_in) k /= in.tp;
     Work& m = f.dense_by_module[static_cast<size_t>(g.module)];
     m.s += gemm_time(r, in.tokens, k, out) + tile_loss(r, in.tokens, k, out);
-    m.launches += in.per_gemm;
+    m.launches += in.per_gemm * in.r.te_host;
     const auto seen = cast_inputs.begin() + static_cast<std::ptrdiff_t>(n_inputs);
     const bool input_cast = !share_inputs || std::none_of(cast_inputs.begin(), seen, [&](const Input& i) {
       return i.module == g.module && i.split == g.split && i.k == k;
@@ -133,9 +133,13 @@ void expert_gemms(const KindInputs& in, LayerForward& f) {
     // One grouped GEMM over the local experts: the weights are read once per expert.
     f.expert.s += local_experts * (gemm_time(r, per_expert, k, out) + tile_loss(r, per_expert, k, out) - r.kernel) +
                   r.kernel;
-    // Transformer Engine's grouped linear issues its per-expert cuBLAS GEMMs (and an FP8
-    // recipe's quantisation of the split inputs) from one host call: one operation per matrix.
-    f.expert.launches += in.per_gemm;
+    // Transformer Engine's grouped linear runs one cuBLAS GEMM per local expert on several
+    // streams, each with its FP8 recipe's quantisation of that expert's split input: the host
+    // issues them one by one (the GB200 write-up's section 1, "MXFP8 Grouped GEMM, implemented using
+    // multi-stream + cuBLAS", NVIDIA/Megatron-LM docs/discussions/deepseek-v3-gb200-optimization;
+    // still the default path in 2026, NVIDIA/TransformerEngine pull request #3134: "a per-expert
+    // loop of cuBLASLt GEMMs across multiple CUDA streams"). Each is taken at a Linear's host cost.
+    f.expert.launches += in.per_gemm * in.r.te_host * local_experts;
     f.cast_bytes += local_experts * fp8_cast_bytes(per_expert, k, out);
   }
 }

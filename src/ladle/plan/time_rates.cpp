@@ -71,6 +71,11 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   // own), on this GPU's host (gpus.yaml host_op_ratio: Grace against the x86 reference).
   const StackGeneration& stack = workload_stack(w);
   r.host_launch = cal.host_launch_s * stack.host_launch_scale * cluster.gpu.host_op_ratio;
+  // A GEMM issued through a Transformer Engine module costs the host its release's module ratio
+  // (stacks.yaml transformer_engine_host); torchtitan calls PyTorch's own.
+  if (w.stack != Stack::torchtitan) {
+    r.te_host = w.te_module_host_ratio > 0 ? w.te_module_host_ratio : stack.te_module_host_ratio;
+  }
   r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
   // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
   // a capacity factor caps it (padding to capacity fixes it there); else the documented default.

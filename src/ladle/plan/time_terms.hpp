@@ -38,6 +38,7 @@ struct Rates {
   const hw::FabricFacts* net = nullptr;  // collectives across domains
   double moe_sync = 0;               // seconds per MoE layer pass with experts over several GPUs
   double host_launch = 0;            // host seconds per launched kernel
+  double te_host = 1;                // host cost of a Transformer Engine GEMM call over a plain launch
   double a2a_hidden = 0;             // share of the EP all-to-all a2a overlap hides
   double imbalance = 1;              // routed tokens on the busiest expert rank over the mean
   double host_link = 0;              // device-host bytes/s per GPU (activation offload)
