@@ -126,7 +126,7 @@ Tables read_tables() {
       g.host_launch_shared = false;
     }
     g.transformer_engine = text(s["transformer_engine"], path + ".transformer_engine");
-    g.transformer_engine_source = text(s["transformer_engine_source"], path + ".transformer_engine_source");
+    text(s["transformer_engine_source"], path + ".transformer_engine_source");  // required, not used
     const auto te = version_in(g.transformer_engine);
     const std::optional<double> ratio = te ? te_ratio(t.te_host, *te) : std::nullopt;
     if (!ratio) bad(s["transformer_engine"], path + ".transformer_engine", "expected a Transformer Engine release the transformer_engine_host table covers");

@@ -32,10 +32,10 @@ struct StackGeneration {
   /// Host time per operation over the calibration's host_launch_s (1 where `shared`).
   double host_launch_scale = 1;
   bool host_launch_shared = true;  ///< no measurements of this release: the one published figure
-  /// The Transformer Engine release it runs ("2.7.0": the lock file at its tag), and the host time
-  /// of one Transformer Engine module call over PyTorch's own (transformer_engine_host_ratio).
+  /// The Transformer Engine release it runs ("2.7.0": the lock file at its tag, whose source the
+  /// table states), and the host time of one Transformer Engine module call over PyTorch's own
+  /// (transformer_engine_host_ratio).
   std::string transformer_engine;
-  std::string transformer_engine_source;
   double te_module_host_ratio = 1;
   int major = 0, minor = 0;
   /// Whether this release has `feature` (a key of the features table).
