@@ -38,7 +38,8 @@ const ConstantDef kConstants[] = {
     {"attention_efficiency", &Calibration::attention_efficiency, true, 0.4, 1.0, "fraction",
      "achieved fraction of the published efficiency of the stack's flash-attention kernel (FA3 75%, FA2 35% of BF16 peak)"},
     {"cpu_adam_params_per_s", &Calibration::cpu_adam_params_per_s, true, 1e8, 1e11, "params/s",
-     "host Adam updates per second per node, all ranks together"},
+     "host Adam updates per second per node, all ranks together (prior: 1.13e9, a published Megatron-LM "
+     "distributed-optimizer CPU-offload step, ISEEKYAN/Megatron-LM issue #188)"},
     {"moe_layer_sync_s", &Calibration::moe_layer_sync_s, true, 1e-5, 5e-3, "s",
      "GPU time lost per MoE layer pass to the all-to-all dispatcher's host sync on token counts and relaunch"},
     {"moe_layer_sync_flex_s", &Calibration::moe_layer_sync_flex_s, true, 1e-5, 5e-3, "s",

@@ -37,7 +37,12 @@ struct Calibration {
   /// Achieved fraction of the published efficiency of the stack's flash-attention kernel
   /// (FlashAttention-3 / cuDNN: 75% of the BF16 peak on H100; FlashAttention-2: 35%).
   double attention_efficiency = 0.8;
-  double cpu_adam_params_per_s = 2e9;  ///< host Adam updates per second per node (all ranks together)
+  /// Host Adam updates per second per node, all ranks together. The prior is a published step of
+  /// Megatron-LM's distributed optimizer with full CPU offload (torch.optim.AdamW, fused=True):
+  /// 15.5 s on rank 0 for Qwen3.5-35B-A3B on 2 nodes of 8 GPUs at TP4 CP4 EP8
+  /// (ISEEKYAN/Megatron-LM issue #188). Every parameter sits in exactly one rank's shard at that
+  /// layout (TP x DP x CP = EP x ETP x EDP = 16), so a node updates 35e9 / 2 parameters in 15.5 s.
+  double cpu_adam_params_per_s = 35e9 / 2 / 15.5;
   /// GPU time lost per MoE layer pass (forward, backward, recompute) when experts are spread over
   /// GPUs: the all-to-all dispatcher waits on the host for the token counts per expert, draining
   /// the GPU queue until the following kernels are launched again.
