@@ -20,6 +20,7 @@ TEST(GpuCatalog, HasEveryRequiredGpuWithItsFigures) {
     EXPECT_GT(gpu->hbm_tb_per_s, 0) << name;
     EXPECT_GT(gpu->intra_node_gb_per_s, 0) << name;
     EXPECT_GT(gpu->gpus_per_node, 0) << name;
+    EXPECT_GT(gpu->sm_count, 0) << name;
     EXPECT_FALSE(gpu->sources.empty()) << name;
     EXPECT_EQ(gpu->checked.size(), 10u) << name;  // YYYY-MM-DD
   }
@@ -127,6 +128,10 @@ TEST(GpuCatalogParse, ReportsTheFieldAndLineOfABadEntry) {
   EXPECT_LADLE_ERROR(parse_gpu_catalog("gpus:\n  - name: x\n", "gpus.yaml"), input,
                      "gpus[0].display_name: missing required field");
   EXPECT_LADLE_ERROR(parse_gpu_catalog("gpus: [", "gpus.yaml"), input, "invalid YAML");
+  // The SMs a GPU exposes: Blackwell Ultra's full die has 160, the shipping parts 148 and 152.
+  EXPECT_EQ(find_gpu("h100-sxm")->sm_count, 132);
+  EXPECT_EQ(find_gpu("b300")->sm_count, 148);
+  EXPECT_EQ(find_gpu("gb300")->sm_count, 152);
   EXPECT_LADLE_ERROR(parse_instance_catalog("other: 1\n", "i.yaml"), input,
                      "expected a top-level list 'instances'");
 }

@@ -5,6 +5,8 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/time_ep.hpp"
+#include "ladle/plan/time_rates.hpp"
 #include "support/test_support.hpp"
 
 namespace ladle::plan {
@@ -217,6 +219,35 @@ TEST(TimeModel, DualPipeBubbleByHand) {
   // Far smaller than 1F1B's three stages of fill and drain.
   EXPECT_LT(part(dual.time, TimePart::pipeline_bubble),
             part(plain.time, TimePart::pipeline_bubble) / 2);
+}
+
+TEST(TimeModel, DualPipeHidesTheAllToAllButNotTheSmsItHolds) {
+  // DeepSeek-V3 report: DualPipe's F&B overlap hides the all-to-all fully (section 3.2.1) on 20 of
+  // the H800's 132 SMs (section 3.2.2; DeepEP's Buffer.num_sms, memory_facts.yaml), so the compute
+  // it hides behind runs on the other 112: the hidden time costs 20 / 132 of itself, and on a B200
+  // (148 SMs, gpus.yaml sm_count) 20 / 148. Megatron-LM's --overlap-moe-expert-parallel-comm keeps
+  // the fitted share.
+  const ModelSpec model = model::load_model("deepseek-v3");
+  const ModelCosts costs = model_costs(model, 4096);
+  const layout::LayoutContext context{2048, 8, 4096, 15360};
+  const std::string spec = "tp=1,pp=16,ep=64,dispatcher=flex";
+  auto exposed = [&](const std::string& gpu, const std::string& extra, double comm, double compute) {
+    const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec + extra), context);
+    const Workload w{4096, 15360, Precision::bf16};
+    const timing::Rates r = timing::time_rates(l, make_cluster(gpu, 2048), w, Calibration{});
+    const timing::KindInputs in{.c = costs, .kind = costs.kinds.back(), .l = l, .r = r, .w = w};
+    return timing::ep_exposed(in, comm, compute);
+  };
+  const double comm = 1e-3;    // one forward's dispatch and combine
+  const double ample = 1e-2;   // forward compute: three times it hides the forward and backward
+  EXPECT_NEAR(exposed("h100-sxm", ",schedule=dualpipe", comm, ample), 2 * comm * 20 / 132, 1e-12);
+  EXPECT_NEAR(exposed("b200", ",schedule=dualpipe", comm, ample), 2 * comm * 20 / 148, 1e-12);
+  EXPECT_NEAR(exposed("h100-sxm", "", comm, ample), 2 * comm, 1e-12);
+  // Too little compute to hide behind: the rest stays exposed.
+  EXPECT_NEAR(exposed("h100-sxm", ",schedule=dualpipe", comm, 2e-4), 2 * comm - 6e-4 * 112 / 132, 1e-12);
+  Calibration cal;
+  EXPECT_NEAR(exposed("h100-sxm", ",a2a_overlap=on", comm, ample), 2 * comm * (1 - cal.a2a_overlap_hidden_fraction),
+              1e-12);
 }
 
 }  // namespace

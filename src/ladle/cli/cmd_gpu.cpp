@@ -46,6 +46,7 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   out << fmt::format("gpus per node: {}, NVLink/fabric domain: {}\n", g.gpus_per_node,
                      g.nvlink_domain_gpus);
   if (g.tdp_w > 0) out << fmt::format("power: {} W\n", number(g.tdp_w));
+  out << fmt::format("{}: {}\n", g.vendor == "AMD" ? "compute units" : "SMs", g.sm_count);
   for (const InstanceSpec& i : hw::instances()) {
     if (i.gpu != g.name) continue;
     out << fmt::format(

@@ -164,6 +164,10 @@ std::vector<GpuSpec> parse_gpu_catalog(std::string_view yaml, const std::string&
       }
     }
     if (list[i]["max_clock_mhz"]) gpu.max_clock_mhz = entry.number("max_clock_mhz");
+    gpu.sm_count = entry.integer("sm_count");
+    if (gpu.sm_count <= 0) {
+      entry.fail(list[i]["sm_count"], fmt::format("gpus[{}].sm_count", i), "must be positive");
+    }
     gpu.sources = entry.list("sources");
     gpu.checked = entry.text("checked");
     if (gpu.bf16_dense_tflops <= 0) {

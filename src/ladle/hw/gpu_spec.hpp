@@ -39,6 +39,9 @@ struct GpuSpec {
   /// Device-reported maximum SM (or peak engine) clock, MHz; 0 when not disclosed. The clock a
   /// GPU sustains under its power cap is inside its measured MAMF (data/hw/kernels.yaml).
   double max_clock_mhz = 0;
+  /// Streaming multiprocessors (AMD: compute units) the GPU exposes, as published. Kernels that
+  /// take SMs for themselves (DeepEP's communication channels) leave the compute the rest.
+  int sm_count = 0;
   /// Block-scaled (microscaling) tensor-core formats, e.g. "mxfp8" (Blackwell); empty on GPUs
   /// without them (Hopper, Ampere), where Megatron-LM's --fp8-recipe mxfp8 does not run.
   std::vector<std::string> block_scaled_formats;

@@ -63,10 +63,15 @@ double ep_exposed(const KindInputs& in, double ep_fwd, double fwd_compute) {
   // Forward + backward all-to-alls; --overlap-moe-expert-parallel-comm runs one microbatch's
   // all-to-alls beside another's compute, hiding a share of them (never more than that compute).
   double ep_comm = 2 * ep_fwd;
-  // DualPipe overlaps each chunk's all-to-all with the other direction's chunk the same way (its
-  // F&B, DeepSeek-V3 report, section 3.2.1).
-  if (in.l.a2a_overlap || in.l.schedule == PipelineSchedule::dualpipe)
+  // DualPipe overlaps each chunk's all-to-all with the other direction's chunk (its F&B): "both
+  // all-to-all and PP communication can be fully hidden" (DeepSeek-V3 report, section 3.2.1). The
+  // all-to-all kernels hold their SMs meanwhile, so the compute they hide behind runs on the rest:
+  // the hidden time costs that share of itself.
+  if (in.l.schedule == PipelineSchedule::dualpipe) {
+    ep_comm -= std::min(ep_comm, 3 * fwd_compute) * (1 - in.r.dualpipe_comm_sms);
+  } else if (in.l.a2a_overlap) {
     ep_comm -= std::min(in.r.a2a_hidden * ep_comm, 3 * fwd_compute);
+  }
   return ep_comm;
 }
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/stack.hpp"
 
 namespace ladle::plan::timing {
@@ -77,6 +78,11 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
     r.te_host = w.te_module_host_ratio > 0 ? w.te_module_host_ratio : stack.te_module_host_ratio;
   }
   r.a2a_hidden = cal.a2a_overlap_hidden_fraction;
+  // DualPipe's all-to-all runs on DeepEP's communication SMs (memory_facts.yaml deepep.num_sms: 20,
+  // the 20 of the H800's 132 the DeepSeek-V3 report's section 3.2.2 dedicates to it); the compute it
+  // overlaps runs on the rest.
+  r.dualpipe_comm_sms = std::min(1.0, static_cast<double>(hw::memory_facts().deepep.num_sms) /
+                                          static_cast<double>(std::max(1, cluster.gpu.sm_count)));
   // Routing imbalance, as the memory model takes it: 1 with --moe-router-force-load-balancing;
   // a capacity factor caps it (padding to capacity fixes it there); else the documented default.
   r.imbalance = cal.moe_memory_imbalance;

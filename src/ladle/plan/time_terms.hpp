@@ -40,6 +40,7 @@ struct Rates {
   double host_launch = 0;            // host seconds per launched kernel
   double te_host = 1;                // host cost of a Transformer Engine GEMM call over a plain launch
   double a2a_hidden = 0;             // share of the EP all-to-all a2a overlap hides
+  double dualpipe_comm_sms = 0;      // share of the GPU's SMs DualPipe's all-to-all kernels hold
   double imbalance = 1;              // routed tokens on the busiest expert rank over the mean
   double host_link = 0;              // device-host bytes/s per GPU (activation offload)
 };
