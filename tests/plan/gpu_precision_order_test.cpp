@@ -13,8 +13,9 @@
 
 #include <string>
 
-#include "ladle/plan/calibrate.hpp"
+#include "ladle/hw/catalog.hpp"
 #include "ladle/hw/hw_facts.hpp"
+#include "ladle/plan/calibrate.hpp"
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/time_rates.hpp"
 #include "support/measurement_support.hpp"
@@ -129,17 +130,33 @@ TEST(CostGemmShape, TilesBoundTheEfficiency) {
 namespace ladle::plan {
 namespace {
 
-// GB300 has no published MAMF (stas00/ml-engineering's table @ 744d01e1 measures GB200, B200 and
-// B300): kernels.yaml names the GB200 row as its stand-in, and the fallback is reported, never
-// silent; a GPU with its own measured row reports none.
+// Every GPU in the catalog that runs NVFP4 has its own measured GEMM row (GB300's from its ratio to
+// GB200 in one harness, kernels.yaml); a GPU with none takes the lowest published fraction and
+// says so, never silently.
 TEST(GpuPrecisionOrder, AnUnpublishedMatmulFractionIsNamedAsAFallback) {
-  EXPECT_EQ(hw::gemm_mamf_fallback("b300"), "");
-  EXPECT_EQ(hw::gemm_mamf_fallback("gb200"), "");
-  const std::string gb300 = hw::gemm_mamf_fallback("gb300");
-  EXPECT_NE(gb300.find("gb200"), std::string::npos) << gb300;
-  EXPECT_NE(gb300.find("no published MAMF"), std::string::npos) << gb300;
-  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb300", false), hw::gemm_mamf_fraction("gb200", false));
+  for (const char* gpu : {"b200", "b300", "gb200", "gb300"}) EXPECT_EQ(hw::gemm_mamf_fallback(gpu), "") << gpu;
   EXPECT_NE(hw::gemm_mamf_fallback("no-such-gpu").find("lowest published"), std::string::npos);
+  // GB300's 1,400 W against GB200's 1,200 W at the same BF16 and FP8 peaks: measured faster.
+  EXPECT_GT(hw::gemm_mamf_fraction("gb300", false), hw::gemm_mamf_fraction("gb200", false));
+  EXPECT_GT(hw::gemm_mamf_fraction("gb300", true), hw::gemm_mamf_fraction("gb200", true));
+}
+
+// NVFP4 GEMMs as measured: faster than FP8 but by less than the peaks' 2x (Blackwell) and 3x
+// (Blackwell Ultra), and Blackwell Ultra's NVFP4 ahead of Blackwell's.
+TEST(GpuPrecisionOrder, Nvfp4GemmsRunAtTheirMeasuredRate) {
+  auto rate = [](const char* name, bool fp4) {
+    const GpuSpec g = hw::require_gpu(name);
+    return fp4 ? g.fp4_dense_tflops * hw::gemm_nvfp4_fraction(name) : g.fp8_dense_tflops * hw::gemm_mamf_fraction(name, true);
+  };
+  for (const char* name : {"b200", "b300", "gb200", "gb300"}) {
+    const double ratio = rate(name, true) / rate(name, false);
+    EXPECT_GT(ratio, 1.3) << name;
+    EXPECT_LT(ratio, 1.9) << name;
+  }
+  EXPECT_GT(rate("b300", true), rate("b200", true));
+  EXPECT_GT(rate("gb300", true), rate("gb200", true));
+  // A GPU whose row has no NVFP4 figure prices it at its FP8 fraction.
+  EXPECT_DOUBLE_EQ(hw::gemm_nvfp4_fraction("h100-sxm"), hw::gemm_mamf_fraction("h100-sxm", true));
 }
 
 }  // namespace

@@ -32,9 +32,10 @@ Timed time_of(const std::string& model_name, int64_t gpus, const std::string& sp
 
 double part(const TimeEstimate& t, TimePart p) { return t.parts[static_cast<size_t>(p)]; }
 
-TEST(TimeModel, Nvfp4GemmsRunAtTheFp4PeakAndTheRecipesQuantizeApart) {
-  // On B200 (FP4 9,000 and FP8 4,500 dense TFLOP/s, gpus.yaml) NVFP4's decoder GEMMs take half the
-  // FP8 time at the same MAMF fraction; the output layer stays BF16. The recipes' quantisation
+TEST(TimeModel, Nvfp4GemmsRunAtTheirMeasuredRateAndTheRecipesQuantizeApart) {
+  // On B200 (FP4 9,000 and FP8 4,500 dense TFLOP/s, gpus.yaml) NVFP4's decoder GEMMs run at their
+  // measured rate, 1.43 times FP8's (kernels.yaml), not the peaks' 2 times; the output layer stays
+  // BF16, so the dense GEMMs take between half and 0.9 of the FP8 time. The recipes' quantisation
   // bytes per element differ (delayed 5, MXFP8 5.0625 with its E8M0 scales, NVFP4 5.6875 with its
   // amax pass, current scaling 7 with its), so the elementwise parts order the same way.
   const std::string spec = "tp=1";
@@ -44,7 +45,8 @@ TEST(TimeModel, Nvfp4GemmsRunAtTheFp4PeakAndTheRecipesQuantizeApart) {
       time_of("llama-3.1-8b", 8, spec + ",fp8=e4m3,fp8_recipe=tensorwise", cal, "b200", Precision::fp8).time;
   const TimeEstimate mx = time_of("llama-3.1-8b", 8, spec + ",fp8=e4m3,fp8_recipe=mxfp8", cal, "b200", Precision::fp8).time;
   const TimeEstimate fp4 = time_of("llama-3.1-8b", 8, spec + ",fp4=e2m1", cal, "b200").time;
-  EXPECT_LT(part(fp4, TimePart::dense_gemm), 0.75 * part(fp8, TimePart::dense_gemm));
+  EXPECT_LT(part(fp4, TimePart::dense_gemm), 0.9 * part(fp8, TimePart::dense_gemm));
+  EXPECT_GT(part(fp4, TimePart::dense_gemm), 0.5 * part(fp8, TimePart::dense_gemm));
   EXPECT_LT(fp4.step_s, fp8.step_s);
   EXPECT_GT(part(current, TimePart::elementwise), part(fp8, TimePart::elementwise));
   EXPECT_GT(part(mx, TimePart::elementwise), part(fp8, TimePart::elementwise));

@@ -149,28 +149,15 @@ std::vector<FabricFacts> read_fabrics() {
 KernelFacts read_kernels() {
   const YAML::Node root = load(kKernelsFile);
   KernelFacts k;
-  std::map<std::string, std::string> like;
   for (size_t i = 0; i < root["gemm"].size(); ++i) {
     const YAML::Node g = root["gemm"][i];
     const std::string path = "gemm[" + std::to_string(i) + "]";
-    if (g["like"]) {
-      like[g["gpu"].Scalar()] = g["like"].Scalar();
-      continue;
-    }
     if (!g["source"]) bad(kKernelsFile, g, path + ".source", "missing; expected where the figure was published");
     KernelFacts::Gemm row;
     row.gpu = g["gpu"].Scalar();
     row.bf16 = number(kKernelsFile, g["bf16"], path + ".bf16");
     if (g["fp8"]) row.fp8 = number(kKernelsFile, g["fp8"], path + ".fp8");
-    k.gemm.push_back(row);
-  }
-  for (const auto& [gpu, like_gpu] : like) {
-    const std::string& other = like_gpu;  // a lambda may not capture a structured binding (clang 14)
-    const auto it = std::find_if(k.gemm.begin(), k.gemm.end(), [&](const KernelFacts::Gemm& g) { return g.gpu == other; });
-    LADLE_ASSERT(it != k.gemm.end(), "kernels.yaml: a `like` names a GPU with no row");
-    KernelFacts::Gemm row = *it;
-    row.gpu = gpu;
-    row.stand_in = other;
+    if (g["nvfp4"]) row.nvfp4 = number(kKernelsFile, g["nvfp4"], path + ".nvfp4");
     k.gemm.push_back(row);
   }
   k.fp8_default = number(kKernelsFile, root["fp8_default"], "fp8_default");
@@ -319,21 +306,23 @@ double link_fraction(const FabricFacts& f, Collective collective, double bytes, 
   return interpolate(log_nodes, fractions, std::log(std::max(nodes, 1.0)));
 }
 
-std::string gemm_mamf_fallback(std::string_view gpu) {
+namespace {
+const KernelFacts::Gemm* gemm_row(std::string_view gpu) {
   for (const KernelFacts::Gemm& g : kernel_facts().gemm) {
-    if (g.gpu != gpu) continue;
-    if (g.stand_in.empty()) return {};
-    return fmt::format("the {} row (no published MAMF of a {}; data/hw/kernels.yaml)", g.stand_in, gpu);
+    if (g.gpu == gpu) return &g;
   }
+  return nullptr;
+}
+}  // namespace
+
+std::string gemm_mamf_fallback(std::string_view gpu) {
+  if (gemm_row(gpu) != nullptr) return {};
   return fmt::format("the lowest published fraction (no MAMF row for {}; data/hw/kernels.yaml)", gpu);
 }
 
 double gemm_mamf_fraction(std::string_view gpu, bool fp8) {
   const KernelFacts& k = kernel_facts();
-  const KernelFacts::Gemm* row = nullptr;
-  for (const KernelFacts::Gemm& g : k.gemm) {
-    if (g.gpu == gpu) row = &g;
-  }
+  const KernelFacts::Gemm* row = gemm_row(gpu);
   if (row == nullptr) {
     // A GPU with no published MAMF: the lowest published fraction (the cautious figure).
     double low = 1;
@@ -342,6 +331,11 @@ double gemm_mamf_fraction(std::string_view gpu, bool fp8) {
   }
   if (!fp8) return row->bf16;
   return row->fp8 > 0 ? row->fp8 : k.fp8_default;
+}
+
+double gemm_nvfp4_fraction(std::string_view gpu) {
+  const KernelFacts::Gemm* row = gemm_row(gpu);
+  return row != nullptr && row->nvfp4 > 0 ? row->nvfp4 : gemm_mamf_fraction(gpu, true);
 }
 
 double host_link_bytes_per_s(std::string_view gpu) {

@@ -35,10 +35,8 @@ struct KernelFacts {
   struct Gemm {
     std::string gpu;
     double bf16 = 0;
-    double fp8 = 0;  ///< 0: fp8_default
-    /// The GPU whose published row stands in (kernels.yaml `like`: none is published for this
-    /// GPU); empty for a GPU with its own measurement.
-    std::string stand_in;
+    double fp8 = 0;    ///< 0: fp8_default
+    double nvfp4 = 0;  ///< of the dense FP4 peak; 0: the fp8 fraction
   };
   std::vector<Gemm> gemm;
   double fp8_default = 0;
@@ -81,12 +79,15 @@ double link_fraction(const FabricFacts& f, Collective collective, double bytes, 
 /// (collectives.yaml host_links: NVLink-C2C on GB200 / GB300); 0 for a GPU not listed.
 double host_link_bytes_per_s(std::string_view gpu);
 
-/// MAMF over dense peak for a GPU ("h200") and precision; GPUs without a row take their `like`.
+/// MAMF over dense peak for a GPU ("h200") and precision; a GPU without a row takes the lowest.
 double gemm_mamf_fraction(std::string_view gpu, bool fp8);
 
-/// Where a GPU's MAMF fraction comes from when none is published for it: "the gb200 row (no
-/// published MAMF of a gb300)", or, for a GPU with no row, the lowest published fraction; empty
-/// when the GPU has its own measured row. Predictions report it.
+/// The NVFP4 GEMM's measured fraction of the GPU's dense FP4 peak; its FP8 fraction where the
+/// GPU's row has none.
+double gemm_nvfp4_fraction(std::string_view gpu);
+
+/// Where a GPU's MAMF fraction comes from when none is published for it (the lowest published
+/// fraction); empty when the GPU has its own row. Predictions report it.
 std::string gemm_mamf_fallback(std::string_view gpu);
 
 }  // namespace ladle::hw
