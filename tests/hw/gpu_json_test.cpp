@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
 #include <vector>
 
 #include "ladle/hw/catalog.hpp"
@@ -24,6 +25,22 @@ TEST(GpuJson, GpuListsTheInstancesItIsGiven) {
   ASSERT_EQ(j["instances"].size(), on_it.size());
   for (const auto& i : j["instances"]) EXPECT_EQ(i["gpu"], gpu.name);
   EXPECT_TRUE(to_json(gpu, {})["instances"].empty());
+}
+
+// The GEMM rates the time model prices, with where they come from: every catalog GPU has a
+// published row; NVFP4 only where the GPU has FP4 tensor cores, at its measured rate.
+TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
+  for (const GpuSpec& g : gpus()) {
+    const nlohmann::ordered_json gemm = to_json(g, {})["gemm_priced"];
+    EXPECT_GT(gemm["bf16_tflops"].get<double>(), 0.5 * g.bf16_dense_tflops) << g.name;
+    EXPECT_LT(gemm["bf16_tflops"].get<double>(), g.bf16_dense_tflops) << g.name;
+    EXPECT_EQ(gemm.contains("nvfp4_tflops"), g.fp4_dense_tflops > 0) << g.name;
+    EXPECT_TRUE(gemm.contains("source")) << g.name;
+    EXPECT_FALSE(gemm.contains("fallback")) << g.name;
+  }
+  const nlohmann::ordered_json gb300 = to_json(require_gpu("gb300"), {})["gemm_priced"];
+  EXPECT_NEAR(gb300["nvfp4_tflops"].get<double>(), 15000 * 0.438, 1e-6);
+  EXPECT_NE(gb300["source"].get<std::string>().find("aiconfigurator"), std::string::npos);
 }
 
 TEST(GpuJson, InstanceGivesItsPricePerGpuHour) {

@@ -1,6 +1,8 @@
 // gpu_json.cpp: the JSON form of GpuSpec and InstanceSpec.
 #include "ladle/hw/gpu_json.hpp"
 
+#include "ladle/hw/hw_facts.hpp"
+
 namespace ladle::hw {
 
 nlohmann::ordered_json to_json(const InstanceSpec& i) {
@@ -34,6 +36,18 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
   j["aliases"] = g.aliases;
   j["bf16_dense_tflops"] = g.bf16_dense_tflops;
   j["fp8_dense_tflops"] = g.fp8_dense_tflops;
+  j["fp4_dense_tflops"] = g.fp4_dense_tflops;
+  // The GEMM rates the time model prices (kernels.yaml): measured, or the fallback it names.
+  nlohmann::ordered_json gemm;
+  gemm["bf16_tflops"] = g.bf16_dense_tflops * gemm_mamf_fraction(g.name, false);
+  if (g.fp8_dense_tflops > 0) gemm["fp8_tflops"] = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
+  if (g.fp4_dense_tflops > 0) gemm["nvfp4_tflops"] = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
+  if (const KernelFacts::Gemm* row = gemm_row(g.name)) {
+    gemm["source"] = row->source;
+  } else {
+    gemm["fallback"] = gemm_mamf_fallback(g.name);
+  }
+  j["gemm_priced"] = gemm;
   j["hbm_gb"] = g.hbm_gb;
   j["hbm_gib"] = g.hbm_gib();
   j["hbm_tb_per_s"] = g.hbm_tb_per_s;

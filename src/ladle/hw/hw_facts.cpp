@@ -158,6 +158,7 @@ KernelFacts read_kernels() {
     row.bf16 = number(kKernelsFile, g["bf16"], path + ".bf16");
     if (g["fp8"]) row.fp8 = number(kKernelsFile, g["fp8"], path + ".fp8");
     if (g["nvfp4"]) row.nvfp4 = number(kKernelsFile, g["nvfp4"], path + ".nvfp4");
+    row.source = g["source"].Scalar();
     k.gemm.push_back(row);
   }
   k.fp8_default = number(kKernelsFile, root["fp8_default"], "fp8_default");
@@ -306,14 +307,12 @@ double link_fraction(const FabricFacts& f, Collective collective, double bytes, 
   return interpolate(log_nodes, fractions, std::log(std::max(nodes, 1.0)));
 }
 
-namespace {
 const KernelFacts::Gemm* gemm_row(std::string_view gpu) {
   for (const KernelFacts::Gemm& g : kernel_facts().gemm) {
     if (g.gpu == gpu) return &g;
   }
   return nullptr;
 }
-}  // namespace
 
 std::string gemm_mamf_fallback(std::string_view gpu) {
   if (gemm_row(gpu) != nullptr) return {};

@@ -37,6 +37,7 @@ struct KernelFacts {
     double bf16 = 0;
     double fp8 = 0;    ///< 0: fp8_default
     double nvfp4 = 0;  ///< of the dense FP4 peak; 0: the fp8 fraction
+    std::string source;
   };
   std::vector<Gemm> gemm;
   double fp8_default = 0;
@@ -81,6 +82,9 @@ double host_link_bytes_per_s(std::string_view gpu);
 
 /// MAMF over dense peak for a GPU ("h200") and precision; a GPU without a row takes the lowest.
 double gemm_mamf_fraction(std::string_view gpu, bool fp8);
+
+/// The GPU's measured GEMM row (kernels.yaml), or nullptr where none is published.
+const KernelFacts::Gemm* gemm_row(std::string_view gpu);
 
 /// The NVFP4 GEMM's measured fraction of the GPU's dense FP4 peak; its FP8 fraction where the
 /// GPU's row has none.
