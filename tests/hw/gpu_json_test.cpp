@@ -40,6 +40,9 @@ TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
   }
   const nlohmann::ordered_json gb300 = to_json(require_gpu("gb300"), {})["gemm_priced"];
   EXPECT_NEAR(gb300["nvfp4_tflops"].get<double>(), 15000 * 0.438, 1e-6);
+  EXPECT_LT(gb300["fp8_block_scaled_tflops"].get<double>(), gb300["fp8_tflops"].get<double>());
+  const nlohmann::ordered_json h100 = to_json(require_gpu("h100"), {})["gemm_priced"];
+  EXPECT_DOUBLE_EQ(h100["fp8_block_scaled_tflops"].get<double>(), h100["fp8_tflops"].get<double>());
   EXPECT_NE(gb300["source"].get<std::string>().find("aiconfigurator"), std::string::npos);
 }
 

@@ -43,7 +43,12 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   if (g.fp4_dense_tflops > 0) out << fmt::format("fp4 dense: {} TFLOP/s\n", number(g.fp4_dense_tflops));
   // The GEMM rates the time model prices: the GPU's measured row, or the fallback it names.
   std::string gemm = fmt::format("BF16 {:.0f}", g.bf16_dense_tflops * hw::gemm_mamf_fraction(g.name, false));
-  if (g.fp8_dense_tflops > 0) gemm += fmt::format(", FP8 {:.0f}", g.fp8_dense_tflops * hw::gemm_mamf_fraction(g.name, true));
+  if (g.fp8_dense_tflops > 0) {
+    const double fp8 = g.fp8_dense_tflops * hw::gemm_mamf_fraction(g.name, true);
+    const double block = g.fp8_dense_tflops * hw::gemm_fp8_block_fraction(g.name);
+    gemm += fmt::format(", FP8 {:.0f}", fp8);
+    if (block != fp8) gemm += fmt::format(" (block-scaled, MXFP8 and blockwise: {:.0f})", block);
+  }
   if (g.fp4_dense_tflops > 0) gemm += fmt::format(", NVFP4 {:.0f}", g.fp4_dense_tflops * hw::gemm_nvfp4_fraction(g.name));
   const std::string fallback = hw::gemm_mamf_fallback(g.name);
   out << fmt::format("GEMM as priced: {} TFLOP/s ({})\n", gemm,

@@ -40,7 +40,10 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
   // The GEMM rates the time model prices (kernels.yaml): measured, or the fallback it names.
   nlohmann::ordered_json gemm;
   gemm["bf16_tflops"] = g.bf16_dense_tflops * gemm_mamf_fraction(g.name, false);
-  if (g.fp8_dense_tflops > 0) gemm["fp8_tflops"] = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
+  if (g.fp8_dense_tflops > 0) {
+    gemm["fp8_tflops"] = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
+    gemm["fp8_block_scaled_tflops"] = g.fp8_dense_tflops * gemm_fp8_block_fraction(g.name);
+  }
   if (g.fp4_dense_tflops > 0) gemm["nvfp4_tflops"] = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
   if (const KernelFacts::Gemm* row = gemm_row(g.name)) {
     gemm["source"] = row->source;

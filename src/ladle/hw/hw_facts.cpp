@@ -157,6 +157,7 @@ KernelFacts read_kernels() {
     row.gpu = g["gpu"].Scalar();
     row.bf16 = number(kKernelsFile, g["bf16"], path + ".bf16");
     if (g["fp8"]) row.fp8 = number(kKernelsFile, g["fp8"], path + ".fp8");
+    if (g["fp8_block"]) row.fp8_block = number(kKernelsFile, g["fp8_block"], path + ".fp8_block");
     if (g["nvfp4"]) row.nvfp4 = number(kKernelsFile, g["nvfp4"], path + ".nvfp4");
     row.source = g["source"].Scalar();
     k.gemm.push_back(row);
@@ -330,6 +331,11 @@ double gemm_mamf_fraction(std::string_view gpu, bool fp8) {
   }
   if (!fp8) return row->bf16;
   return row->fp8 > 0 ? row->fp8 : k.fp8_default;
+}
+
+double gemm_fp8_block_fraction(std::string_view gpu) {
+  const KernelFacts::Gemm* row = gemm_row(gpu);
+  return row != nullptr && row->fp8_block > 0 ? row->fp8_block : gemm_mamf_fraction(gpu, true);
 }
 
 double gemm_nvfp4_fraction(std::string_view gpu) {

@@ -36,7 +36,8 @@ struct KernelFacts {
     std::string gpu;
     double bf16 = 0;
     double fp8 = 0;    ///< 0: fp8_default
-    double nvfp4 = 0;  ///< of the dense FP4 peak; 0: the fp8 fraction
+    double fp8_block = 0;  ///< block-scaled FP8 (MXFP8, blockwise) of the FP8 peak; 0: the fp8 fraction
+    double nvfp4 = 0;      ///< of the dense FP4 peak; 0: the fp8 fraction
     std::string source;
   };
   std::vector<Gemm> gemm;
@@ -85,6 +86,10 @@ double gemm_mamf_fraction(std::string_view gpu, bool fp8);
 
 /// The GPU's measured GEMM row (kernels.yaml), or nullptr where none is published.
 const KernelFacts::Gemm* gemm_row(std::string_view gpu);
+
+/// The block-scaled FP8 GEMM's (MXFP8 and blockwise recipes) measured fraction of the GPU's FP8
+/// peak; its FP8 fraction where the GPU's row has none.
+double gemm_fp8_block_fraction(std::string_view gpu);
 
 /// The NVFP4 GEMM's measured fraction of the GPU's dense FP4 peak; its FP8 fraction where the
 /// GPU's row has none.

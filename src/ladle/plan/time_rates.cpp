@@ -13,7 +13,12 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   const bool fp4_gemm = l.fp4 != Fp4Format::none;
   const bool fp8_gemm = (fp4_gemm || w.precision == Precision::fp8) && cluster.gpu.fp8_dense_tflops > 0;
   const double peak = (fp8_gemm ? cluster.gpu.fp8_dense_tflops : cluster.gpu.bf16_dense_tflops) * 1e12;
-  r.gemm_flops = peak * gemm_mamf_fraction(cluster.gpu.name, fp8_gemm) * cal.gemm_efficiency;
+  // MXFP8 and blockwise FP8 run on the block-scaled tensor cores at their measured rate
+  // (kernels.yaml fp8_block), delayed and current scaling at the per-tensor FP8 MAMF.
+  const bool block_scaled = fp8_gemm && !fp4_gemm && (l.fp8_recipe == Fp8Recipe::mxfp8 || l.fp8_recipe == Fp8Recipe::blockwise);
+  const double fraction = block_scaled ? hw::gemm_fp8_block_fraction(cluster.gpu.name)
+                                       : gemm_mamf_fraction(cluster.gpu.name, fp8_gemm);
+  r.gemm_flops = peak * fraction * cal.gemm_efficiency;
   // The output layer stays BF16 under NVFP4 (Megatron-LM quantizes the decoder's TE linears);
   // the decoder's GEMMs run at the FP4 peak times the GPU's measured NVFP4 fraction
   // (kernels.yaml: about 1.4-1.8 times its FP8 rate, not the peaks' 2-3 times).
