@@ -77,7 +77,7 @@ TEST(GpuPrecisionOrder, RecipesArePricedApart) {
   const double nvfp4 = tokens_per_s("b200", Precision::fp8, ",fp4=e2m1");
   EXPECT_GT(nvfp4, delayed);
   EXPECT_GT(delayed, current);  // current scaling reads each input once more for its amax
-  EXPECT_GT(current, mxfp8);    // block-scaled GEMMs at 0.94 of per-tensor FP8's, E8M0 scales beside
+  EXPECT_GT(current, mxfp8);  // block-scaled GEMMs at 0.94 of per-tensor FP8's, E8M0 scales beside
   EXPECT_GT(mxfp8, bf16);
 }
 
@@ -136,7 +136,8 @@ namespace {
 // GB200 in one harness, kernels.yaml); a GPU with none takes the lowest published fraction and
 // says so, never silently.
 TEST(GpuPrecisionOrder, AnUnpublishedMatmulFractionIsNamedAsAFallback) {
-  for (const char* gpu : {"b200", "b300", "gb200", "gb300"}) EXPECT_EQ(hw::gemm_mamf_fallback(gpu), "") << gpu;
+  for (const char* gpu : {"b200", "b300", "gb200", "gb300"})
+    EXPECT_EQ(hw::gemm_mamf_fallback(gpu), "") << gpu;
   EXPECT_NE(hw::gemm_mamf_fallback("no-such-gpu").find("lowest published"), std::string::npos);
   // GB300's 1,400 W against GB200's 1,200 W at the same BF16 and FP8 peaks: measured faster.
   EXPECT_GT(hw::gemm_mamf_fraction("gb300", false), hw::gemm_mamf_fraction("gb200", false));
@@ -148,7 +149,8 @@ TEST(GpuPrecisionOrder, AnUnpublishedMatmulFractionIsNamedAsAFallback) {
 TEST(GpuPrecisionOrder, Nvfp4GemmsRunAtTheirMeasuredRate) {
   auto rate = [](const char* name, bool fp4) {
     const GpuSpec g = hw::require_gpu(name);
-    return fp4 ? g.fp4_dense_tflops * hw::gemm_nvfp4_fraction(name) : g.fp8_dense_tflops * hw::gemm_mamf_fraction(name, true);
+    return fp4 ? g.fp4_dense_tflops * hw::gemm_nvfp4_fraction(name)
+               : g.fp8_dense_tflops * hw::gemm_mamf_fraction(name, true);
   };
   for (const char* name : {"b200", "b300", "gb200", "gb300"}) {
     const double ratio = rate(name, true) / rate(name, false);

@@ -74,7 +74,8 @@ TEST(HwFacts, GemmCeilingsArePublishedFractions) {
   // Each Blackwell GPU has its own measured row: GB200 (1,200 W) reaches less of its peak than B200.
   EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb200", false), 0.729);
   EXPECT_LT(hw::gemm_mamf_fraction("gb200", false), hw::gemm_mamf_fraction("b200", false));
-  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb300", false), 0.795);  // GB200's rate times the measured GB300 ratio
+  // GB300: GB200's rate times the GB300 / GB200 ratio measured in one harness.
+  EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("gb300", false), 0.795);
   EXPECT_DOUBLE_EQ(hw::gemm_nvfp4_fraction("gb200"), 0.535);
   EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("h100-sxm", true), 0.709);
   EXPECT_DOUBLE_EQ(hw::gemm_mamf_fraction("a100", true), hw::kernel_facts().fp8_default);  // no FP8 row

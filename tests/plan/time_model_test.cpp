@@ -55,16 +55,19 @@ TEST(TimeModel, Nvfp4GemmsRunAtTheirMeasuredRateAndTheRecipesQuantizeApart) {
   EXPECT_LT(part(fp4, TimePart::elementwise), part(current, TimePart::elementwise));
   // MXFP8 runs on the block-scaled tensor cores at their measured rate, 0.94 of per-tensor FP8's on
   // a B200 (kernels.yaml fp8_block); delayed and current scaling share the per-tensor rate.
-  EXPECT_NEAR(part(mx, TimePart::dense_gemm) / part(fp8, TimePart::dense_gemm), 0.763 / 0.714, 0.02);
+  EXPECT_NEAR(part(mx, TimePart::dense_gemm) / part(fp8, TimePart::dense_gemm), 0.763 / 0.714,
+              0.02);
   EXPECT_EQ(part(current, TimePart::dense_gemm), part(fp8, TimePart::dense_gemm));
 }
 
 TEST(TimeModel, BlockwiseFp8OnHopperTakesThePerTensorRate) {
   // No block-scaled MMA on Hopper and no single measured rate for its blockwise kernels
   // (kernels.yaml): the blockwise recipe's GEMMs run at the FP8 MAMF there.
-  const TimeEstimate fp8 = time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3", Calibration{}, "h200", Precision::fp8).time;
-  const TimeEstimate block =
-      time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3,fp8_recipe=blockwise", Calibration{}, "h200", Precision::fp8).time;
+  const TimeEstimate fp8 =
+      time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3", Calibration{}, "h200", Precision::fp8).time;
+  const TimeEstimate block = time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3,fp8_recipe=blockwise",
+                                     Calibration{}, "h200", Precision::fp8)
+                                 .time;
   EXPECT_EQ(part(block, TimePart::dense_gemm), part(fp8, TimePart::dense_gemm));
 }
 

@@ -44,7 +44,8 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
     gemm["fp8_tflops"] = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
     gemm["fp8_block_scaled_tflops"] = g.fp8_dense_tflops * gemm_fp8_block_fraction(g.name);
   }
-  if (g.fp4_dense_tflops > 0) gemm["nvfp4_tflops"] = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
+  if (g.fp4_dense_tflops > 0)
+    gemm["nvfp4_tflops"] = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
   if (const KernelFacts::Gemm* row = gemm_row(g.name)) {
     gemm["source"] = row->source;
   } else {

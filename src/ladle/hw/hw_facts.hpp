@@ -35,9 +35,10 @@ struct KernelFacts {
   struct Gemm {
     std::string gpu;
     double bf16 = 0;
-    double fp8 = 0;    ///< 0: fp8_default
-    double fp8_block = 0;  ///< block-scaled FP8 (MXFP8, blockwise) of the FP8 peak; 0: the fp8 fraction
-    double nvfp4 = 0;      ///< of the dense FP4 peak; 0: the fp8 fraction
+    double fp8 = 0;  ///< 0: fp8_default
+    /// Block-scaled FP8 (the MXFP8 and blockwise recipes) of the FP8 peak; 0: the fp8 fraction.
+    double fp8_block = 0;
+    double nvfp4 = 0;  ///< of the dense FP4 peak; 0: the fp8 fraction
     std::string source;
   };
   std::vector<Gemm> gemm;

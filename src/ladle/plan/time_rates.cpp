@@ -15,7 +15,9 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   const double peak = (fp8_gemm ? cluster.gpu.fp8_dense_tflops : cluster.gpu.bf16_dense_tflops) * 1e12;
   // MXFP8 and blockwise FP8 run on the block-scaled tensor cores at their measured rate
   // (kernels.yaml fp8_block), delayed and current scaling at the per-tensor FP8 MAMF.
-  const bool block_scaled = fp8_gemm && !fp4_gemm && (l.fp8_recipe == Fp8Recipe::mxfp8 || l.fp8_recipe == Fp8Recipe::blockwise);
+  const bool block_scaled =
+      fp8_gemm && !fp4_gemm &&
+      (l.fp8_recipe == Fp8Recipe::mxfp8 || l.fp8_recipe == Fp8Recipe::blockwise);
   const double fraction = block_scaled ? hw::gemm_fp8_block_fraction(cluster.gpu.name)
                                        : gemm_mamf_fraction(cluster.gpu.name, fp8_gemm);
   r.gemm_flops = peak * fraction * cal.gemm_efficiency;
@@ -26,7 +28,8 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   if (fp4_gemm) {
     r.head_gemm_flops =
         cluster.gpu.bf16_dense_tflops * 1e12 * gemm_mamf_fraction(cluster.gpu.name, false) * cal.gemm_efficiency;
-    r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * hw::gemm_nvfp4_fraction(cluster.gpu.name) * cal.gemm_efficiency;
+    r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * hw::gemm_nvfp4_fraction(cluster.gpu.name) *
+                   cal.gemm_efficiency;
   }
   const KernelFacts& kernels = kernel_facts();
   const double attention_kernel =
