@@ -43,21 +43,18 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   if (g.fp4_dense_tflops > 0)
     out << fmt::format("fp4 dense: {} TFLOP/s\n", number(g.fp4_dense_tflops));
   // The GEMM rates the time model prices: the GPU's measured row, or the fallback it names.
-  std::string gemm =
-      fmt::format("BF16 {:.0f}", g.bf16_dense_tflops * hw::gemm_mamf_fraction(g.name, false));
+  const hw::PricedGemmRates rates = hw::priced_gemm_rates(g);
+  std::string gemm = fmt::format("BF16 {:.0f}", rates.bf16);
   if (g.fp8_dense_tflops > 0) {
-    const double fp8 = g.fp8_dense_tflops * hw::gemm_mamf_fraction(g.name, true);
-    const double block = g.fp8_dense_tflops * hw::gemm_fp8_block_fraction(g.name);
-    gemm += fmt::format(", FP8 {:.0f}", fp8);
-    if (block != fp8) gemm += fmt::format(" (block-scaled, MXFP8 and blockwise: {:.0f})", block);
+    gemm += fmt::format(", FP8 {:.0f}", rates.fp8);
+    if (rates.fp8_block != rates.fp8)
+      gemm += fmt::format(" (block-scaled, MXFP8 and blockwise: {:.0f})", rates.fp8_block);
   }
-  if (g.fp4_dense_tflops > 0)
-    gemm += fmt::format(", NVFP4 {:.0f}", g.fp4_dense_tflops * hw::gemm_nvfp4_fraction(g.name));
-  const std::string fallback = hw::gemm_mamf_fallback(g.name);
+  if (g.fp4_dense_tflops > 0) gemm += fmt::format(", NVFP4 {:.0f}", rates.nvfp4);
   out << fmt::format("GEMM as priced: {} TFLOP/s ({})\n", gemm,
-                     fallback.empty()
+                     rates.fallback.empty()
                          ? fmt::format("data/hw/kernels.yaml; sources: ladle gpu {} --json", g.name)
-                         : fallback);
+                         : rates.fallback);
   out << fmt::format("hbm: {} GB ({:.2f} GiB), {} TB/s\n", number(g.hbm_gb), g.hbm_gib(),
                      number(g.hbm_tb_per_s));
   out << fmt::format("intra-node link: {}, {} GB/s per GPU per direction\n", g.intra_node_link,

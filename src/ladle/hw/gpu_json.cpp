@@ -38,18 +38,18 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
   j["fp8_dense_tflops"] = g.fp8_dense_tflops;
   j["fp4_dense_tflops"] = g.fp4_dense_tflops;
   // The GEMM rates the time model prices (kernels.yaml): measured, or the fallback it names.
+  const PricedGemmRates rates = priced_gemm_rates(g);
   nlohmann::ordered_json gemm;
-  gemm["bf16_tflops"] = g.bf16_dense_tflops * gemm_mamf_fraction(g.name, false);
+  gemm["bf16_tflops"] = rates.bf16;
   if (g.fp8_dense_tflops > 0) {
-    gemm["fp8_tflops"] = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
-    gemm["fp8_block_scaled_tflops"] = g.fp8_dense_tflops * gemm_fp8_block_fraction(g.name);
+    gemm["fp8_tflops"] = rates.fp8;
+    gemm["fp8_block_scaled_tflops"] = rates.fp8_block;
   }
-  if (g.fp4_dense_tflops > 0)
-    gemm["nvfp4_tflops"] = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
-  if (const KernelFacts::Gemm* row = gemm_row(g.name)) {
-    gemm["source"] = row->source;
+  if (g.fp4_dense_tflops > 0) gemm["nvfp4_tflops"] = rates.nvfp4;
+  if (rates.fallback.empty()) {
+    gemm["source"] = rates.source;
   } else {
-    gemm["fallback"] = gemm_mamf_fallback(g.name);
+    gemm["fallback"] = rates.fallback;
   }
   j["gemm_priced"] = gemm;
   j["hbm_gb"] = g.hbm_gb;

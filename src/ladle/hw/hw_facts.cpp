@@ -343,6 +343,22 @@ double gemm_nvfp4_fraction(std::string_view gpu) {
   return row != nullptr && row->nvfp4 > 0 ? row->nvfp4 : gemm_mamf_fraction(gpu, true);
 }
 
+PricedGemmRates priced_gemm_rates(const GpuSpec& g) {
+  PricedGemmRates r;
+  r.bf16 = g.bf16_dense_tflops * gemm_mamf_fraction(g.name, false);
+  if (g.fp8_dense_tflops > 0) {
+    r.fp8 = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
+    r.fp8_block = g.fp8_dense_tflops * gemm_fp8_block_fraction(g.name);
+  }
+  if (g.fp4_dense_tflops > 0) r.nvfp4 = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
+  if (const KernelFacts::Gemm* row = gemm_row(g.name)) {
+    r.source = row->source;
+  } else {
+    r.fallback = gemm_mamf_fallback(g.name);
+  }
+  return r;
+}
+
 double host_link_bytes_per_s(std::string_view gpu) {
   static const std::map<std::string, double> links = read_host_links();
   const auto it = links.find(std::string(gpu));

@@ -8,6 +8,8 @@
 #include <string_view>
 #include <vector>
 
+#include "ladle/hw/gpu_spec.hpp"
+
 namespace ladle::hw {
 
 enum class Collective { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
@@ -95,6 +97,18 @@ double gemm_fp8_block_fraction(std::string_view gpu);
 /// The NVFP4 GEMM's measured fraction of the GPU's dense FP4 peak; its FP8 fraction where the
 /// GPU's row has none.
 double gemm_nvfp4_fraction(std::string_view gpu);
+
+/// The GEMM rates the time model prices on a GPU, TFLOP/s (0 where the GPU lacks the precision),
+/// with the kernels.yaml source of its row or, for a GPU with none, the fallback taken.
+struct PricedGemmRates {
+  double bf16 = 0;
+  double fp8 = 0;
+  double fp8_block = 0;  ///< MXFP8 and blockwise
+  double nvfp4 = 0;
+  std::string source;
+  std::string fallback;
+};
+PricedGemmRates priced_gemm_rates(const GpuSpec& g);
 
 /// Where a GPU's MAMF fraction comes from when none is published for it (the lowest published
 /// fraction); empty when the GPU has its own row. Predictions report it.
