@@ -242,8 +242,8 @@ TEST(TimeModel, DualPipeHidesTheAllToAllButNotTheSmsItHolds) {
   // DeepSeek-V3 report: DualPipe's F&B overlap hides the all-to-all fully (section 3.2.1) on 20 of
   // the H800's 132 SMs (section 3.2.2; DeepEP's Buffer.num_sms, memory_facts.yaml), so the compute
   // it hides behind runs on the other 112: the hidden time costs 20 / 132 of itself, and on a B200
-  // (148 SMs, gpus.yaml sm_count) 20 / 148. Megatron-LM's --overlap-moe-expert-parallel-comm keeps
-  // the fitted share.
+  // (148 SMs, gpus.yaml sm_count) 20 / 148. Megatron-LM's --overlap-moe-expert-parallel-comm hides
+  // the fitted share of the comm, or of the compute where that is the shorter.
   const ModelSpec model = model::load_model("deepseek-v3");
   const ModelCosts costs = model_costs(model, 4096);
   const layout::LayoutContext context{2048, 8, 4096, 15360};
@@ -264,6 +264,10 @@ TEST(TimeModel, DualPipeHidesTheAllToAllButNotTheSmsItHolds) {
   EXPECT_NEAR(exposed("h100-sxm", ",schedule=dualpipe", comm, 2e-4), 2 * comm - 6e-4 * 112 / 132, 1e-12);
   Calibration cal;
   EXPECT_NEAR(exposed("h100-sxm", ",a2a_overlap=on", comm, ample), 2 * comm * (1 - cal.a2a_overlap_hidden_fraction),
+              1e-12);
+  // Comm longer than the compute beside it (EP16 across two H100 nodes): the share applies to
+  // the compute, not to the comm.
+  EXPECT_NEAR(exposed("h100-sxm", ",a2a_overlap=on", comm, 2e-4), 2 * comm - 6e-4 * cal.a2a_overlap_hidden_fraction,
               1e-12);
 }
 

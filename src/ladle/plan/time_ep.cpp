@@ -60,19 +60,23 @@ double ep_forward(const KindInputs& in) {
 double ep_sync(const KindInputs& in) { return in.moe && in.l.ep * in.l.etp > 1 ? in.r.moe_sync : 0.0; }
 
 double ep_exposed(const KindInputs& in, double ep_fwd, double fwd_compute) {
-  // Forward + backward all-to-alls; --overlap-moe-expert-parallel-comm runs one microbatch's
-  // all-to-alls beside another's compute, hiding a share of them (never more than that compute).
-  double ep_comm = 2 * ep_fwd;
-  // DualPipe overlaps each chunk's all-to-all with the other direction's chunk (its F&B): "both
-  // all-to-all and PP communication can be fully hidden" (DeepSeek-V3 report, section 3.2.1). The
-  // all-to-all kernels hold their SMs meanwhile, so the compute they hide behind runs on the rest:
-  // the hidden time costs that share of itself.
+  // Forward + backward all-to-alls. An overlapped schedule runs one microbatch's all-to-alls beside
+  // another's compute, so what it can hide is bounded by the smaller of the two (all of the comm
+  // when it is the shorter, as much as the compute lasts when it is the longer), and it reaches a
+  // share of that bound:
+  // - DualPipe overlaps each chunk's all-to-all with the other direction's chunk (its F&B): "both
+  //   all-to-all and PP communication can be fully hidden" (DeepSeek-V3 report, section 3.2.1). The
+  //   all-to-all kernels hold their SMs meanwhile, so the compute they hide behind runs on the
+  //   rest: the hidden time costs that share of itself.
+  // - --overlap-moe-expert-parallel-comm (Megatron-LM's combined 1F1B) reaches the fitted share.
+  const double ep_comm = 2 * ep_fwd;
+  double share = 0;
   if (in.l.schedule == PipelineSchedule::dualpipe) {
-    ep_comm -= std::min(ep_comm, 3 * fwd_compute) * (1 - in.r.dualpipe_comm_sms);
+    share = 1 - in.r.dualpipe_comm_sms;
   } else if (in.l.a2a_overlap) {
-    ep_comm -= std::min(in.r.a2a_hidden * ep_comm, 3 * fwd_compute);
+    share = in.r.a2a_hidden;
   }
-  return ep_comm;
+  return ep_comm - share * std::min(ep_comm, 3 * fwd_compute);
 }
 
 }  // namespace ladle::plan::timing
