@@ -88,6 +88,25 @@ TEST(TimeModel, AnExpertRankBudgetRunsMoeWithoutTheHostSync) {
   EXPECT_LT(free.step_s, sync.step_s - 1e-3);
 }
 
+TEST(TimeModel, TheEpOverlapHidesTheTokenCountSyncAsItHidesTheComm) {
+  // While the host waits for one microbatch's token counts, the other microbatch's compute is
+  // already queued: --overlap-moe-expert-parallel-comm hides the same share of the sync as of the
+  // all-to-all, where the compute beside them is the longer.
+  const std::string base = "tp=1,ep=8,dispatcher=flex,flex_backend=hybridep,force_balance=on";
+  auto sync_cost = [&](const std::string& spec) {
+    Calibration with;
+    with.moe_layer_sync_flex_s = 1e-4;
+    Calibration without = with;
+    without.moe_layer_sync_flex_s = 0;
+    return part(time_of("qwen3-30b-a3b", 8, spec, with).time, TimePart::ep_comm) -
+           part(time_of("qwen3-30b-a3b", 8, spec, without).time, TimePart::ep_comm);
+  };
+  const double exposed = sync_cost(base);
+  ASSERT_GT(exposed, 0);
+  EXPECT_NEAR(sync_cost(base + ",a2a_overlap=on"), exposed * (1 - Calibration{}.a2a_overlap_hidden_fraction),
+              1e-9 * exposed);
+}
+
 TEST(TimeModel, PartsSumToTheStep) {
   const TimeEstimate t = time_of("glm-5.2", 128, "tp=4,pp=4,ep=32,sp=on,first=18,last=20,recompute=selective,"
                                                  "offload=1,overlap=on,precision_aware=on").time;
@@ -253,7 +272,7 @@ TEST(TimeModel, DualPipeHidesTheAllToAllButNotTheSmsItHolds) {
     const Workload w{4096, 15360, Precision::bf16};
     const timing::Rates r = timing::time_rates(l, make_cluster(gpu, 2048), w, Calibration{});
     const timing::KindInputs in{.c = costs, .kind = costs.kinds.back(), .l = l, .r = r, .w = w};
-    return timing::ep_exposed(in, comm, compute);
+    return timing::ep_exposed(in, 2 * comm, compute);
   };
   const double comm = 1e-3;    // one forward's dispatch and combine
   const double ample = 1e-2;   // forward compute: three times it hides the forward and backward

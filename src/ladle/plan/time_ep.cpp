@@ -59,17 +59,17 @@ double ep_forward(const KindInputs& in) {
 
 double ep_sync(const KindInputs& in) { return in.moe && in.l.ep * in.l.etp > 1 ? in.r.moe_sync : 0.0; }
 
-double ep_exposed(const KindInputs& in, double ep_fwd, double fwd_compute) {
-  // Forward + backward all-to-alls. An overlapped schedule runs one microbatch's all-to-alls beside
-  // another's compute, so what it can hide is bounded by the smaller of the two (all of the comm
-  // when it is the shorter, as much as the compute lasts when it is the longer), and it reaches a
-  // share of that bound:
+double ep_exposed(const KindInputs& in, double ep_comm, double fwd_compute) {
+  // The forward and backward all-to-alls and the host's waits on token counts. An overlapped
+  // schedule runs one microbatch's all-to-alls beside another's compute, and that compute is
+  // already queued while the host waits, so what it can hide is bounded by the smaller of the two
+  // (all of the comm when it is the shorter, as much as the compute lasts when it is the longer),
+  // and it reaches a share of that bound:
   // - DualPipe overlaps each chunk's all-to-all with the other direction's chunk (its F&B): "both
   //   all-to-all and PP communication can be fully hidden" (DeepSeek-V3 report, section 3.2.1). The
   //   all-to-all kernels hold their SMs meanwhile, so the compute they hide behind runs on the
   //   rest: the hidden time costs that share of itself.
   // - --overlap-moe-expert-parallel-comm (Megatron-LM's combined 1F1B) reaches the fitted share.
-  const double ep_comm = 2 * ep_fwd;
   double share = 0;
   if (in.l.schedule == PipelineSchedule::dualpipe) {
     share = 1 - in.r.dualpipe_comm_sms;

@@ -15,8 +15,8 @@ double ep_forward(const KindInputs& in);
 /// The host sync on token counts of one forward pass (0 without experts over several GPUs).
 double ep_sync(const KindInputs& in);
 
-/// Forward and backward all-to-alls less what a2a overlap or DualPipe hides behind
-/// `fwd_compute` x 3 of compute.
-double ep_exposed(const KindInputs& in, double ep_fwd, double fwd_compute);
+/// `ep_comm` (a layer's forward and backward all-to-alls and its host syncs) less what a2a overlap
+/// or DualPipe hides behind `fwd_compute` x 3 of compute.
+double ep_exposed(const KindInputs& in, double ep_comm, double fwd_compute);
 
 }  // namespace ladle::plan::timing

@@ -147,7 +147,7 @@ KindTime kind_time(const StepContext& x, const LayerKind& kind) {
   t.elementwise = 3 * f.elementwise;
   t.tp = f.tp + tp_backward(in);
   const double sync = ep_sync(in);
-  t.ep = ep_exposed(in, f.ep, fwd_compute) + sync;
+  t.ep = ep_exposed(in, 2 * f.ep + sync, fwd_compute);
   t.cp = 3 * f.cp;
 
   const Blocks blocks = forward_blocks(in, f);
