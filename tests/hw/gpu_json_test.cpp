@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ladle/hw/catalog.hpp"
+#include "ladle/hw/hw_facts.hpp"
 
 namespace ladle::hw {
 namespace {
@@ -44,6 +45,19 @@ TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
   const nlohmann::ordered_json h100 = to_json(require_gpu("h100"), {})["gemm_priced"];
   EXPECT_DOUBLE_EQ(h100["fp8_block_scaled_tflops"].get<double>(), h100["fp8_tflops"].get<double>());
   EXPECT_NE(gb300["source"].get<std::string>().find("aiconfigurator"), std::string::npos);
+}
+
+// The device-host link offload copies take: NVLink-C2C where collectives.yaml lists one, with its
+// source; PCIe (the calibration's figure) elsewhere.
+TEST(GpuJson, Gb200AndGb300CopyToTheirHostOverC2c) {
+  for (const char* name : {"gb200", "gb300"}) {
+    const HostLink* link = host_link(name);
+    ASSERT_NE(link, nullptr) << name;
+    EXPECT_DOUBLE_EQ(link->bytes_per_s, 330e9) << name;
+    EXPECT_NE(link->source.find("NVLink-C2C"), std::string::npos) << name;
+  }
+  for (const char* name : {"h100-sxm", "b200", "b300", "mi355x"}) EXPECT_EQ(host_link(name), nullptr) << name;
+  EXPECT_EQ(host_link_bytes_per_s("b200"), 0.0);
 }
 
 TEST(GpuJson, InstanceGivesItsPricePerGpuHour) {

@@ -12,6 +12,7 @@
 #include "ladle/hw/catalog.hpp"
 #include "ladle/hw/gpu_json.hpp"
 #include "ladle/hw/hw_facts.hpp"
+#include "ladle/plan/calibration.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -25,13 +26,49 @@ struct GpuOptions {
 
 std::string number(double value) { return fmt::format("{:g}", value); }
 
-// The GPU with the catalog's nodes built on it.
+// The host that issues the GPU's kernels and the link offload copies over, as the time model takes
+// them: a listed link (collectives.yaml host_links), else PCIe at the calibration's figure.
+struct HostFacts {
+  std::string cpu;
+  double op_ratio = 1;
+  std::string op_source;
+  std::string link;
+  double link_gb_per_s = 0;
+  std::string link_source;
+};
+
+HostFacts host_facts(const GpuSpec& g) {
+  HostFacts h{.cpu = g.host_cpu, .op_ratio = g.host_op_ratio, .op_source = g.host_op_source};
+  if (h.op_source.empty()) {
+    h.op_source = "no per-operation figure is published for this host: taken as a DGX H100's x86 host";
+  }
+  if (const hw::HostLink* link = hw::host_link(g.name)) {
+    h.link = "NVLink-C2C";
+    h.link_gb_per_s = link->bytes_per_s / 1e9;
+    h.link_source = "data/hw/collectives.yaml host_links: " + link->source;
+  } else {
+    h.link = "PCIe";
+    h.link_gb_per_s = plan::default_calibration().host_link_gb_per_s;
+    h.link_source = "data/calibration.yaml host_link_gb_per_s (PCIe Gen5 x16, a default)";
+  }
+  return h;
+}
+
+// The GPU with its host and the catalog's nodes built on it.
 nlohmann::ordered_json gpu_json(const GpuSpec& g) {
   std::vector<InstanceSpec> on_it;
   for (const InstanceSpec& i : hw::instances()) {
     if (i.gpu == g.name) on_it.push_back(i);
   }
-  return hw::to_json(g, on_it);
+  nlohmann::ordered_json j = hw::to_json(g, on_it);
+  const HostFacts h = host_facts(g);
+  j["host"] = {{"cpu", h.cpu},
+               {"op_ratio", h.op_ratio},
+               {"op_source", h.op_source},
+               {"link", h.link},
+               {"link_gb_per_s", h.link_gb_per_s},
+               {"link_source", h.link_source}};
+  return j;
 }
 
 void render_one(const GpuSpec& g, std::ostream& out) {
@@ -62,7 +99,18 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   out << fmt::format("gpus per node: {}, NVLink/fabric domain: {}\n", g.gpus_per_node,
                      g.nvlink_domain_gpus);
   if (g.tdp_w > 0) out << fmt::format("power: {} W\n", number(g.tdp_w));
+  if (g.max_clock_mhz > 0) out << fmt::format("max clock: {} MHz (as the device reports it)\n", number(g.max_clock_mhz));
   out << fmt::format("{}: {}\n", g.vendor == "AMD" ? "compute units" : "SMs", g.sm_count);
+  const HostFacts h = host_facts(g);
+  if (!h.cpu.empty()) {
+    out << fmt::format("host: {}; {}\n", h.cpu,
+                       g.host_op_source.empty()
+                           ? "a host operation is taken to cost what it does on a DGX H100 (none published for this host)"
+                           : fmt::format("a host operation costs {} x a DGX H100's (sources: ladle gpu {} --json)",
+                                         number(h.op_ratio), g.name));
+  }
+  out << fmt::format("host link (offload copies): {}, {} GB/s per GPU per direction{}\n", h.link,
+                     number(h.link_gb_per_s), h.link == "PCIe" ? " (a default: data/calibration.yaml)" : "");
   for (const InstanceSpec& i : hw::instances()) {
     if (i.gpu != g.name) continue;
     out << fmt::format(

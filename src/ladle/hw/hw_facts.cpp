@@ -210,17 +210,17 @@ double interpolate(const std::vector<double>& x, const std::vector<double>& y, d
   return y[i - 1] + t * (y[i] - y[i - 1]);
 }
 
-std::map<std::string, double> read_host_links() {
+std::map<std::string, HostLink> read_host_links() {
   const YAML::Node root = load(kCollectivesFile);
-  std::map<std::string, double> out;
+  std::map<std::string, HostLink> out;
   const YAML::Node links = root["host_links"];
   for (size_t i = 0; links && i < links.size(); ++i) {
     const YAML::Node n = links[i];
     const std::string path = "host_links[" + std::to_string(i) + "]";
     if (!n["source"]) bad(kCollectivesFile, n, path + ".source", "missing; expected where the figure was published");
-    const double bw = number(kCollectivesFile, n["gb_per_s"], path + ".gb_per_s") * 1e9;
+    const HostLink link{number(kCollectivesFile, n["gb_per_s"], path + ".gb_per_s") * 1e9, n["source"].Scalar()};
     if (!n["gpus"].IsSequence()) bad(kCollectivesFile, n, path + ".gpus", "expected a list of GPU names");
-    for (const auto& g : n["gpus"]) out[g.Scalar()] = bw;
+    for (const auto& g : n["gpus"]) out[g.Scalar()] = link;
   }
   return out;
 }
@@ -359,10 +359,15 @@ PricedGemmRates priced_gemm_rates(const GpuSpec& g) {
   return r;
 }
 
-double host_link_bytes_per_s(std::string_view gpu) {
-  static const std::map<std::string, double> links = read_host_links();
+const HostLink* host_link(std::string_view gpu) {
+  static const std::map<std::string, HostLink> links = read_host_links();
   const auto it = links.find(std::string(gpu));
-  return it == links.end() ? 0.0 : it->second;
+  return it == links.end() ? nullptr : &it->second;
+}
+
+double host_link_bytes_per_s(std::string_view gpu) {
+  const HostLink* link = host_link(gpu);
+  return link ? link->bytes_per_s : 0.0;
 }
 
 }  // namespace ladle::hw

@@ -80,8 +80,16 @@ const FabricFacts& nvlink_facts();
 /// on fabric `f`: interpolated in log(size) and log(nodes), held at the ends.
 double link_fraction(const FabricFacts& f, Collective collective, double bytes, double nodes);
 
-/// One-way device-host bandwidth per GPU, bytes/s, for a GPU whose host link is not PCIe
-/// (collectives.yaml host_links: NVLink-C2C on GB200 / GB300); 0 for a GPU not listed.
+/// A device-host link other than PCIe (collectives.yaml host_links: NVLink-C2C on GB200 / GB300).
+struct HostLink {
+  double bytes_per_s = 0;  ///< one way, per GPU
+  std::string source;
+};
+
+/// The GPU's listed host link, or nullptr (PCIe: the calibration's host_link_gb_per_s).
+const HostLink* host_link(std::string_view gpu);
+
+/// One-way device-host bandwidth per GPU, bytes/s, of host_link(gpu); 0 for a GPU not listed.
 double host_link_bytes_per_s(std::string_view gpu);
 
 /// MAMF over dense peak for a GPU ("h200") and precision; a GPU without a row takes the lowest.
