@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ladle/hw/catalog.hpp"
@@ -45,6 +46,13 @@ TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
   const nlohmann::ordered_json h100 = to_json(require_gpu("h100"), {})["gemm_priced"];
   EXPECT_DOUBLE_EQ(h100["fp8_block_scaled_tflops"].get<double>(), h100["fp8_tflops"].get<double>());
   EXPECT_NE(gb300["source"].get<std::string>().find("aiconfigurator"), std::string::npos);
+  // CDNA3's FP8 at AMD's measured FP8/BF16 MAF ratio (1.798 on MI300X, 1.802 on MI325X), not at
+  // twice the BF16 rate that its peaks and the BF16 fraction would give.
+  for (const auto& [name, ratio] : {std::pair{"mi300x", 1.798}, std::pair{"mi325x", 1.802}}) {
+    const nlohmann::ordered_json amd = to_json(require_gpu(name), {})["gemm_priced"];
+    EXPECT_NEAR(amd["fp8_tflops"].get<double>() / amd["bf16_tflops"].get<double>(), ratio, 0.005) << name;
+    EXPECT_NE(amd["source"].get<std::string>().find("rocm-blogs"), std::string::npos) << name;
+  }
 }
 
 // The device-host link offload copies take: NVLink-C2C where collectives.yaml lists one, with its
