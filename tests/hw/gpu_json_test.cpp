@@ -50,7 +50,8 @@ TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
   // twice the BF16 rate that its peaks and the BF16 fraction would give.
   for (const auto& [name, ratio] : {std::pair{"mi300x", 1.798}, std::pair{"mi325x", 1.802}}) {
     const nlohmann::ordered_json amd = to_json(require_gpu(name), {})["gemm_priced"];
-    EXPECT_NEAR(amd["fp8_tflops"].get<double>() / amd["bf16_tflops"].get<double>(), ratio, 0.005) << name;
+    EXPECT_NEAR(amd["fp8_tflops"].get<double>() / amd["bf16_tflops"].get<double>(), ratio, 0.005)
+        << name;
     EXPECT_NE(amd["source"].get<std::string>().find("rocm-blogs"), std::string::npos) << name;
   }
 }
@@ -64,7 +65,8 @@ TEST(GpuJson, Gb200AndGb300CopyToTheirHostOverC2c) {
     EXPECT_DOUBLE_EQ(link->bytes_per_s, 330e9) << name;
     EXPECT_NE(link->source.find("NVLink-C2C"), std::string::npos) << name;
   }
-  for (const char* name : {"h100-sxm", "b200", "b300", "mi355x"}) EXPECT_EQ(host_link(name), nullptr) << name;
+  for (const char* name : {"h100-sxm", "b200", "b300", "mi355x"})
+    EXPECT_EQ(host_link(name), nullptr) << name;
   EXPECT_EQ(host_link_bytes_per_s("b200"), 0.0);
 }
 

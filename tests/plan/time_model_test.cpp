@@ -103,8 +103,8 @@ TEST(TimeModel, TheEpOverlapHidesTheTokenCountSyncAsItHidesTheComm) {
   };
   const double exposed = sync_cost(base);
   ASSERT_GT(exposed, 0);
-  EXPECT_NEAR(sync_cost(base + ",a2a_overlap=on"), exposed * (1 - Calibration{}.a2a_overlap_hidden_fraction),
-              1e-9 * exposed);
+  EXPECT_NEAR(sync_cost(base + ",a2a_overlap=on"),
+              exposed * (1 - Calibration{}.a2a_overlap_hidden_fraction), 1e-9 * exposed);
 }
 
 TEST(TimeModel, PartsSumToTheStep) {
@@ -286,8 +286,8 @@ TEST(TimeModel, DualPipeHidesTheAllToAllButNotTheSmsItHolds) {
               1e-12);
   // Comm longer than the compute beside it (EP16 across two H100 nodes): the share applies to
   // the compute, not to the comm.
-  EXPECT_NEAR(exposed("h100-sxm", ",a2a_overlap=on", comm, 2e-4), 2 * comm - 6e-4 * cal.a2a_overlap_hidden_fraction,
-              1e-12);
+  EXPECT_NEAR(exposed("h100-sxm", ",a2a_overlap=on", comm, 2e-4),
+              2 * comm - 6e-4 * cal.a2a_overlap_hidden_fraction, 1e-12);
 }
 
 }  // namespace

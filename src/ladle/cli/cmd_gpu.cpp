@@ -40,7 +40,8 @@ struct HostFacts {
 HostFacts host_facts(const GpuSpec& g) {
   HostFacts h{.cpu = g.host_cpu, .op_ratio = g.host_op_ratio, .op_source = g.host_op_source};
   if (h.op_source.empty()) {
-    h.op_source = "no per-operation figure is published for this host: taken as a DGX H100's x86 host";
+    h.op_source =
+        "no per-operation figure is published for this host: taken as a DGX H100's x86 host";
   }
   if (const hw::HostLink* link = hw::host_link(g.name)) {
     h.link = "NVLink-C2C";
@@ -62,12 +63,9 @@ nlohmann::ordered_json gpu_json(const GpuSpec& g) {
   }
   nlohmann::ordered_json j = hw::to_json(g, on_it);
   const HostFacts h = host_facts(g);
-  j["host"] = {{"cpu", h.cpu},
-               {"op_ratio", h.op_ratio},
-               {"op_source", h.op_source},
-               {"link", h.link},
-               {"link_gb_per_s", h.link_gb_per_s},
-               {"link_source", h.link_source}};
+  j["host"] = {
+      {"cpu", h.cpu},   {"op_ratio", h.op_ratio},           {"op_source", h.op_source},
+      {"link", h.link}, {"link_gb_per_s", h.link_gb_per_s}, {"link_source", h.link_source}};
   return j;
 }
 
@@ -99,18 +97,22 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   out << fmt::format("gpus per node: {}, NVLink/fabric domain: {}\n", g.gpus_per_node,
                      g.nvlink_domain_gpus);
   if (g.tdp_w > 0) out << fmt::format("power: {} W\n", number(g.tdp_w));
-  if (g.max_clock_mhz > 0) out << fmt::format("max clock: {} MHz (as the device reports it)\n", number(g.max_clock_mhz));
+  if (g.max_clock_mhz > 0)
+    out << fmt::format("max clock: {} MHz (as the device reports it)\n", number(g.max_clock_mhz));
   out << fmt::format("{}: {}\n", g.vendor == "AMD" ? "compute units" : "SMs", g.sm_count);
   const HostFacts h = host_facts(g);
   if (!h.cpu.empty()) {
-    out << fmt::format("host: {}; {}\n", h.cpu,
-                       g.host_op_source.empty()
-                           ? "a host operation is taken to cost what it does on a DGX H100 (none published for this host)"
-                           : fmt::format("a host operation costs {} x a DGX H100's (sources: ladle gpu {} --json)",
-                                         number(h.op_ratio), g.name));
+    out << fmt::format(
+        "host: {}; {}\n", h.cpu,
+        g.host_op_source.empty()
+            ? "a host operation is taken to cost what it does on a DGX H100 (none published for "
+              "this host)"
+            : fmt::format("a host operation costs {} x a DGX H100's (sources: ladle gpu {} --json)",
+                          number(h.op_ratio), g.name));
   }
   out << fmt::format("host link (offload copies): {}, {} GB/s per GPU per direction{}\n", h.link,
-                     number(h.link_gb_per_s), h.link == "PCIe" ? " (a default: data/calibration.yaml)" : "");
+                     number(h.link_gb_per_s),
+                     h.link == "PCIe" ? " (a default: data/calibration.yaml)" : "");
   for (const InstanceSpec& i : hw::instances()) {
     if (i.gpu != g.name) continue;
     out << fmt::format(

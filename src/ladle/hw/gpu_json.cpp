@@ -61,7 +61,8 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
   j["nvlink_domain_gpus"] = g.nvlink_domain_gpus;
   j["tdp_w"] = g.tdp_w;
   // The device-reported maximum clock where one is published; null where none is.
-  j["max_clock_mhz"] = g.max_clock_mhz > 0 ? nlohmann::ordered_json(g.max_clock_mhz) : nlohmann::ordered_json();
+  j["max_clock_mhz"] =
+      g.max_clock_mhz > 0 ? nlohmann::ordered_json(g.max_clock_mhz) : nlohmann::ordered_json();
   j["sm_count"] = g.sm_count;
   nlohmann::ordered_json on_it = nlohmann::ordered_json::array();
   for (const InstanceSpec& i : instances) on_it.push_back(to_json(i));

@@ -218,7 +218,8 @@ std::map<std::string, HostLink> read_host_links() {
     const YAML::Node n = links[i];
     const std::string path = "host_links[" + std::to_string(i) + "]";
     if (!n["source"]) bad(kCollectivesFile, n, path + ".source", "missing; expected where the figure was published");
-    const HostLink link{number(kCollectivesFile, n["gb_per_s"], path + ".gb_per_s") * 1e9, n["source"].Scalar()};
+    const HostLink link{number(kCollectivesFile, n["gb_per_s"], path + ".gb_per_s") * 1e9,
+                        n["source"].Scalar()};
     if (!n["gpus"].IsSequence()) bad(kCollectivesFile, n, path + ".gpus", "expected a list of GPU names");
     for (const auto& g : n["gpus"]) out[g.Scalar()] = link;
   }

@@ -57,8 +57,8 @@ const ConstantDef kConstants[] = {
      "the slower of the host's and the GPU's pace: one torch.nn.Linear forward, 13.48 us on a DGX H100's Xeon "
      "Platinum 8480C (NVIDIA/TransformerEngine issue #2053)"},
     {"a2a_overlap_hidden_fraction", &Calibration::a2a_overlap_hidden_fraction, true, 0.05, 1, "fraction",
-     "share --overlap-moe-expert-parallel-comm hides of the EP all-to-all or of the paired microbatch's compute, "
-     "whichever is shorter"},
+     "share --overlap-moe-expert-parallel-comm hides of the EP all-to-all and token-count syncs or of the paired "
+     "microbatch's compute, whichever is shorter"},
     {"hbm_efficiency", &Calibration::hbm_efficiency, false, 0.3, 0.95, "fraction",
      "achieved fraction of HBM bandwidth in memory-bound kernels (STREAM-like copies reach ~0.8-0.9)"},
     {"kernel_overhead_s", &Calibration::kernel_overhead_s, false, 0, 1e-3, "s",
