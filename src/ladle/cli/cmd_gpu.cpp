@@ -13,6 +13,7 @@
 #include "ladle/hw/gpu_json.hpp"
 #include "ladle/hw/hw_facts.hpp"
 #include "ladle/plan/calibration.hpp"
+#include "ladle/plan/predictor.hpp"
 #include "ladle/util/table.hpp"
 #include "ladle/util/text.hpp"
 
@@ -26,33 +27,24 @@ struct GpuOptions {
 
 std::string number(double value) { return fmt::format("{:g}", value); }
 
-// The host that issues the GPU's kernels and the link offload copies over, as the time model takes
-// them: a listed link (collectives.yaml host_links), else PCIe at the calibration's figure.
-struct HostFacts {
-  std::string cpu;
-  double op_ratio = 1;
-  std::string op_source;
-  std::string link;
-  double link_gb_per_s = 0;
-  std::string link_source;
+constexpr const char* kHostOpUnpublished =
+    "no per-operation figure is published for this host: taken as a DGX H100's x86 host";
+
+// The device-host link offload copies take, at the rate the time model prices them
+// (plan::device_host_bytes_per_s): the GPU's listed link, else PCIe at the calibration's default.
+struct OffloadLink {
+  const hw::HostLink* listed = nullptr;  // nullptr: PCIe
+  double gb_per_s = 0;
+  std::string name() const { return listed ? "NVLink-C2C" : "PCIe"; }
+  std::string source() const {
+    return listed ? "data/hw/collectives.yaml host_links: " + listed->source
+                  : "data/calibration.yaml host_link_gb_per_s (PCIe Gen5 x16, a default)";
+  }
 };
 
-HostFacts host_facts(const GpuSpec& g) {
-  HostFacts h{.cpu = g.host_cpu, .op_ratio = g.host_op_ratio, .op_source = g.host_op_source};
-  if (h.op_source.empty()) {
-    h.op_source =
-        "no per-operation figure is published for this host: taken as a DGX H100's x86 host";
-  }
-  if (const hw::HostLink* link = hw::host_link(g.name)) {
-    h.link = "NVLink-C2C";
-    h.link_gb_per_s = link->bytes_per_s / 1e9;
-    h.link_source = "data/hw/collectives.yaml host_links: " + link->source;
-  } else {
-    h.link = "PCIe";
-    h.link_gb_per_s = plan::default_calibration().host_link_gb_per_s;
-    h.link_source = "data/calibration.yaml host_link_gb_per_s (PCIe Gen5 x16, a default)";
-  }
-  return h;
+OffloadLink offload_link(const GpuSpec& g) {
+  return {hw::host_link(g.name),
+          plan::device_host_bytes_per_s(g, plan::default_calibration()) / 1e9};
 }
 
 // The GPU with its host and the catalog's nodes built on it.
@@ -62,10 +54,13 @@ nlohmann::ordered_json gpu_json(const GpuSpec& g) {
     if (i.gpu == g.name) on_it.push_back(i);
   }
   nlohmann::ordered_json j = hw::to_json(g, on_it);
-  const HostFacts h = host_facts(g);
-  j["host"] = {
-      {"cpu", h.cpu},   {"op_ratio", h.op_ratio},           {"op_source", h.op_source},
-      {"link", h.link}, {"link_gb_per_s", h.link_gb_per_s}, {"link_source", h.link_source}};
+  const OffloadLink link = offload_link(g);
+  j["host"] = {{"cpu", g.host_cpu},
+               {"op_ratio", g.host_op_ratio},
+               {"op_source", g.host_op_source.empty() ? kHostOpUnpublished : g.host_op_source},
+               {"link", link.name()},
+               {"link_gb_per_s", link.gb_per_s},
+               {"link_source", link.source()}};
   return j;
 }
 
@@ -100,19 +95,19 @@ void render_one(const GpuSpec& g, std::ostream& out) {
   if (g.max_clock_mhz > 0)
     out << fmt::format("max clock: {} MHz (as the device reports it)\n", number(g.max_clock_mhz));
   out << fmt::format("{}: {}\n", g.vendor == "AMD" ? "compute units" : "SMs", g.sm_count);
-  const HostFacts h = host_facts(g);
-  if (!h.cpu.empty()) {
+  if (!g.host_cpu.empty()) {
     out << fmt::format(
-        "host: {}; {}\n", h.cpu,
+        "host: {}; {}\n", g.host_cpu,
         g.host_op_source.empty()
             ? "a host operation is taken to cost what it does on a DGX H100 (none published for "
               "this host)"
             : fmt::format("a host operation costs {} x a DGX H100's (sources: ladle gpu {} --json)",
-                          number(h.op_ratio), g.name));
+                          number(g.host_op_ratio), g.name));
   }
-  out << fmt::format("host link (offload copies): {}, {} GB/s per GPU per direction{}\n", h.link,
-                     number(h.link_gb_per_s),
-                     h.link == "PCIe" ? " (a default: data/calibration.yaml)" : "");
+  const OffloadLink link = offload_link(g);
+  out << fmt::format("host link (offload copies): {}, {} GB/s per GPU per direction{}\n",
+                     link.name(), number(link.gb_per_s),
+                     link.listed ? "" : " (a default: data/calibration.yaml)");
   for (const InstanceSpec& i : hw::instances()) {
     if (i.gpu != g.name) continue;
     out << fmt::format(

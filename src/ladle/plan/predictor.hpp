@@ -88,7 +88,7 @@ struct TimeEstimate {
 /// Device-host bytes/s one way per GPU, for activation offload, the offloaded optimizer and RL's
 /// weight copies alike: the GPU's own link where it is not PCIe (NVLink-C2C on a Grace system,
 /// collectives.yaml host_links), else the calibration's PCIe figure.
-double device_host_bytes_per_s(const Cluster& cluster, const Calibration& cal);
+double device_host_bytes_per_s(const GpuSpec& gpu, const Calibration& cal);
 
 /// Re-prices the optimizer parts of `time` for `offload` (fraction on the host), `overlap` and the
 /// moment dtype: what estimate_time would give for the same layout with those optimizer knobs.

@@ -56,8 +56,8 @@ namespace ladle::plan {
 using timing::kBf16;
 using timing::kFp32;
 
-double device_host_bytes_per_s(const Cluster& cluster, const Calibration& cal) {
-  const double link = hw::host_link_bytes_per_s(cluster.gpu.name);
+double device_host_bytes_per_s(const GpuSpec& gpu, const Calibration& cal) {
+  const double link = hw::host_link_bytes_per_s(gpu.name);
   return link > 0 ? link : cal.host_link_gb_per_s * 1e9;
 }
 
@@ -75,7 +75,7 @@ void apply_offload(TimeEstimate& out, double offload, bool overlap, StateDtype m
   double copies = 0;
   if (offload > 0) {
     cpu = offload * shard * gpn / cal.cpu_adam_params_per_s;
-    copies = offload * shard * (kFp32 + kFp32) / device_host_bytes_per_s(cluster, cal);
+    copies = offload * shard * (kFp32 + kFp32) / device_host_bytes_per_s(cluster.gpu, cal);
   }
   out.parts[static_cast<size_t>(TimePart::optimizer_cpu)] = cpu;
   out.parts[static_cast<size_t>(TimePart::host_copies)] = overlap ? std::max(0.0, copies - cpu) : copies;

@@ -100,7 +100,7 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   }
   // An expert rank's pre-sized budget drops what routing sends beyond it (paged_stash.md).
   if (l.rank_capacity > 0) r.imbalance = std::min(r.imbalance, l.rank_capacity);
-  r.host_link = device_host_bytes_per_s(cluster, cal);
+  r.host_link = device_host_bytes_per_s(cluster.gpu, cal);
   return r;
 }
 

@@ -188,7 +188,7 @@ RlStep predict_rl_step(const ModelSpec& model, const RlSetup& setup, const plan:
   // Log-probability passes: forward-only over the whole rollout (every optimizer step's rows).
   const int passes = (work.ref_logprobs ? 1 : 0) + (work.old_logprobs() ? 1 : 0);
   s.logprob_s = passes * steps * forward_only_seconds(s.train.step_parts, s.train.attention_backward);
-  const double link = plan::device_host_bytes_per_s(cluster, calibration);
+  const double link = plan::device_host_bytes_per_s(cluster.gpu, calibration);
   const StageMemory& worst = s.train.stages.at(static_cast<size_t>(s.train.worst_stage));
   const double weights_per_gpu = part(worst.parts, plan::to_string(plan::MemoryPart::weights)) * kGiB;
   // The reference weights in from the host, the policy's back in, and the new policy backed up.
