@@ -26,11 +26,23 @@ TEST(ModelCatalog, FindsByNameAliasAndHuggingFaceIdIgnoringCase) {
 
 TEST(ModelCatalog, EveryEmbeddedModelIsListedAndLoads) {
   const std::vector<std::string> names = model_names();
-  EXPECT_EQ(names.size(), 28u);  // 16 published checkpoints and 12 GPT-3-style shapes of Megatron-LM's papers
+  // 17 published checkpoints, MLPerf's gpt-oss-20b and 12 GPT-3-style shapes of Megatron-LM's papers
+  EXPECT_EQ(names.size(), 30u);
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
     EXPECT_GT(active_params(load_model(name)), 0) << name;
   }
+}
+
+// OpenAI's gpt-oss model card (arXiv 2508.10925, Table 1): gpt-oss-20b has 20.91B parameters, 3.61B
+// active per token. MLPerf's variant differs only in its vocabulary (128,256 rows, not 201,088), so
+// its active count drops by the output layer's missing rows, 2,880 wide each (the card's active
+// figure counts the unembedding and not the input embedding, a lookup; so does ladle).
+TEST(ModelCatalog, GptOss20bAndItsMlperfVariantDifferOnlyInTheVocabulary) {
+  const double full = active_params(load_model("gpt-oss-20b"));
+  const double mlperf = active_params(load_model("gpt-oss-20b-mlperf"));
+  EXPECT_NEAR(full / 1e9, 3.61, 0.02);
+  EXPECT_NEAR(full - mlperf, 2880.0 * (201088.0 - 128256.0), 1.0);
 }
 
 TEST(ModelCatalog, UnknownNameSuggestsTheNearest) {
