@@ -126,6 +126,8 @@ if not extra:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     held = sorted(glob.glob(os.path.join(root, "bench", "heldout", "*.yaml")))
     errors = []
+    held_rows = []
+    with_peaks = []
     held_by_gpu = {}
     # The training set's runs, by id: a held-out file may share its publisher with a training source
     # (MLPerf's NVIDIA submissions), so its runs are told apart by their own ids.
@@ -141,6 +143,9 @@ if not extra:
             continue
         signed = [r["predicted_leave_one_source_out"] / r["measured"] - 1 for r in mine]
         errors += signed
+        held_rows += mine
+        if any("measured_memory_gib" in r for r in mine):
+            with_peaks.append(os.path.basename(path))
         for r, e in zip(mine, signed):
             held_by_gpu.setdefault(r.get("gpu", "?"), []).append(e)
         print(f"  {os.path.basename(path)}: {len(mine)} runs, median |error| "
@@ -152,6 +157,13 @@ if not extra:
         print("held out, median signed error by GPU: " + ", ".join(
             f"{g} {'+' if statistics.median(e) >= 0 else ''}{pct(statistics.median(e))} ({len(e)})"
             for g, e in sorted(held_by_gpu.items())))
+        # The memory verdict comes from the fit with the file added; only a file's published peaks
+        # move the memory constants, so for the others it is the shipped constants' verdict.
+        accepted = sum(1 for r in held_rows if r["fits_at_default_confidence"])
+        least = min(held_rows, key=lambda r: r["fit_probability"])
+        print(f"held out, runs that ran and are accepted at the default --fit-confidence: {accepted} of "
+              f"{len(held_rows)}; lowest probability of fitting {pct(least['fit_probability'])} ({least['id']})"
+              + (f"; memory refitted with the published peaks of {', '.join(with_peaks)}" if with_peaks else ""))
 
 
 if report:
