@@ -51,6 +51,27 @@ def pct(x):
     return f"{100 * x:.1f}%"
 
 
+def signed_error(r):
+    """A run's leave-one-source-out error, predicted / measured - 1."""
+    return r["predicted_leave_one_source_out"] / r["measured"] - 1
+
+
+def by_gpu(runs):
+    """The median signed error of each GPU type's runs, with their count."""
+    errors = {}
+    for r in runs:
+        errors.setdefault(r.get("gpu", "?"), []).append(signed_error(r))
+    return ", ".join(f"{g} {'+' if statistics.median(e) >= 0 else ''}{pct(statistics.median(e))} ({len(e)})"
+                     for g, e in sorted(errors.items()))
+
+
+def accepted(runs):
+    """How many runs that ran the default --fit-confidence accepts, and the least likely to fit."""
+    least = min(runs, key=lambda r: r["fit_probability"])
+    return (f"{sum(1 for r in runs if r['fits_at_default_confidence'])} of {len(runs)}; lowest probability of "
+            f"fitting {pct(least['fit_probability'])} ({least['id']})")
+
+
 print(f"runs: {len(rows)} from {len(fit['sources'])} sources")
 print(f"tokens/s per GPU, median |error|: in-sample {pct(summary['median_abs_error_in_sample'])}, "
       f"leave-one-out {pct(summary['median_abs_error_leave_one_out'])}, "
@@ -61,20 +82,12 @@ for s in fit["sources"]:
           f"worst {pct(s['worst_abs_error_leave_one_source_out'])}")
 # Bias by GPU type: the median signed leave-one-source-out error of each GPU's runs (issue target:
 # none beyond 10%).
-by_gpu = {}
-for r in rows:
-    by_gpu.setdefault(r.get("gpu", "?"), []).append(r["predicted_leave_one_source_out"] / r["measured"] - 1)
-print("median signed leave-one-source-out error by GPU: " + ", ".join(
-    f"{g} {'+' if statistics.median(e) >= 0 else ''}{pct(statistics.median(e))} ({len(e)})"
-    for g, e in sorted(by_gpu.items())))
+print("median signed leave-one-source-out error by GPU: " + by_gpu(rows))
 fits = sum(1 for r in rows if r["fits"])
 print(f"runs that ran and are predicted to fit: {fits} of {len(rows)} ({pct(fits / len(rows))})")
 # The issue's criterion is the verdict at the default --fit-confidence (refused only where running
 # out is at least that likely); the point estimate above is the stricter reading.
-accepted = sum(1 for r in rows if r["fits_at_default_confidence"])
-least = min(rows, key=lambda r: r["fit_probability"])
-print(f"runs that ran and are accepted at the default --fit-confidence: {accepted} of {len(rows)}; lowest "
-      f"probability of fitting {pct(least['fit_probability'])} ({least['id']})")
+print(f"runs that ran and are accepted at the default --fit-confidence: {accepted(rows)}")
 print(f"80% interval covers {pct(summary['interval_coverage_leave_one_source_out'])} of runs under "
       f"leave-one-source-out")
 memory = [(r["id"], r["predicted_memory_gib"], r["measured_memory_gib"]) for r in rows if "measured_memory_gib" in r]
@@ -125,10 +138,8 @@ print(f"one-knob pairs: {len(pairs)}, {modelled} on modelled knobs, {right} of {
 if not extra:
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     held = sorted(glob.glob(os.path.join(root, "bench", "heldout", "*.yaml")))
-    errors = []
     held_rows = []
     with_peaks = []
-    held_by_gpu = {}
     # The training set's runs, by id: a held-out file may share its publisher with a training source
     # (MLPerf's NVIDIA submissions), so its runs are told apart by their own ids.
     trained = {r["id"] for r in fit["rows"]}
@@ -141,28 +152,21 @@ if not extra:
         if not mine:
             print(f"  {os.path.basename(path)}: its source is in the binary's training set (rebuild ladle)")
             continue
-        signed = [r["predicted_leave_one_source_out"] / r["measured"] - 1 for r in mine]
-        errors += signed
+        signed = [signed_error(r) for r in mine]
         held_rows += mine
         if any("measured_memory_gib" in r for r in mine):
             with_peaks.append(os.path.basename(path))
-        for r, e in zip(mine, signed):
-            held_by_gpu.setdefault(r.get("gpu", "?"), []).append(e)
         print(f"  {os.path.basename(path)}: {len(mine)} runs, median |error| "
               f"{pct(statistics.median(abs(e) for e in signed))}, median signed {pct(statistics.median(signed))}, "
               f"worst {pct(max(abs(e) for e in signed))}")
-    if errors:
+    if held_rows:
+        errors = [signed_error(r) for r in held_rows]
         print(f"held out, all {len(errors)} runs: median |error| {pct(statistics.median(abs(e) for e in errors))}, "
               f"median signed {pct(statistics.median(errors))}")
-        print("held out, median signed error by GPU: " + ", ".join(
-            f"{g} {'+' if statistics.median(e) >= 0 else ''}{pct(statistics.median(e))} ({len(e)})"
-            for g, e in sorted(held_by_gpu.items())))
+        print("held out, median signed error by GPU: " + by_gpu(held_rows))
         # The memory verdict comes from the fit with the file added; only a file's published peaks
         # move the memory constants, so for the others it is the shipped constants' verdict.
-        accepted = sum(1 for r in held_rows if r["fits_at_default_confidence"])
-        least = min(held_rows, key=lambda r: r["fit_probability"])
-        print(f"held out, runs that ran and are accepted at the default --fit-confidence: {accepted} of "
-              f"{len(held_rows)}; lowest probability of fitting {pct(least['fit_probability'])} ({least['id']})"
+        print(f"held out, runs that ran and are accepted at the default --fit-confidence: {accepted(held_rows)}"
               + (f"; memory refitted with the published peaks of {', '.join(with_peaks)}" if with_peaks else ""))
 
 
