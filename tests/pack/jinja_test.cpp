@@ -242,6 +242,12 @@ TEST(JinjaLimits, SearchesAreLinearInTheText) {
   EXPECT_EQ(render("{{ 'xabyab'.replace('ab', '-') }} {{ 'ab' in 'xab' }} {{ 'a,b'.split(',')|join('+') }}"), "x-y- True a+b");
 }
 
+// The fuzzer's find ({{ 'x' * 0 * 1000000001 }}): an empty string repeated 10**9 times appended
+// nothing 10**9 times, past the fuzz timeout.
+TEST(JinjaLimits, RepeatingAnEmptyStringIsImmediate) {
+  EXPECT_EQ(render("{{ 'x' * 0 * 1000000001 }}{{ '' * 9000000000000000000 }}|"), "|");
+}
+
 TEST(JinjaLimits, SlicesWithHugeStepsStayInBounds) {
   // i += step wrapped to a negative index before.
   EXPECT_EQ(render("{{ [1, 2, 3][1::9223372036854775807] }}"), "[2]");

@@ -1481,6 +1481,7 @@ class Renderer {
         check_size(static_cast<std::size_t>(limits_.max_output_bytes) + 1, e.line);
       }
       std::string out;
+      if (unit.empty()) return Value::of(out);  // '' * 10**9 is '' at once, not 10**9 appends
       out.reserve(unit.size() * static_cast<std::size_t>(times));
       for (int64_t k = 0; k < times; ++k) out += unit;
       return Value::of(out);
