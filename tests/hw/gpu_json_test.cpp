@@ -29,17 +29,28 @@ TEST(GpuJson, GpuListsTheInstancesItIsGiven) {
   EXPECT_TRUE(to_json(gpu, {})["instances"].empty());
 }
 
-// The GEMM rates the time model prices, with where they come from: every catalog GPU has a
-// published row; NVFP4 only where the GPU has FP4 tensor cores, at its measured rate.
+// The GEMM rates the time model prices, with where they come from: every catalog GPU but the
+// MI350X (no GEMM measurement of it is published) has a published row, and the MI350X names the
+// fallback it takes; NVFP4 and MXFP4 only where the GPU's tensor cores run the format, at its
+// measured rate.
 TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
   for (const GpuSpec& g : gpus()) {
     const nlohmann::ordered_json gemm = to_json(g, {})["gemm_priced"];
     EXPECT_GT(gemm["bf16_tflops"].get<double>(), 0.5 * g.bf16_dense_tflops) << g.name;
     EXPECT_LT(gemm["bf16_tflops"].get<double>(), g.bf16_dense_tflops) << g.name;
-    EXPECT_EQ(gemm.contains("nvfp4_tflops"), g.fp4_dense_tflops > 0) << g.name;
-    EXPECT_TRUE(gemm.contains("source")) << g.name;
-    EXPECT_FALSE(gemm.contains("fallback")) << g.name;
+    EXPECT_EQ(gemm.contains("nvfp4_tflops"), g.runs_block_scaled("nvfp4")) << g.name;
+    EXPECT_EQ(gemm.contains("mxfp4_tflops"), g.runs_block_scaled("mxfp4")) << g.name;
+    const bool measured = g.name != "mi350x";
+    EXPECT_EQ(gemm.contains("source"), measured) << g.name;
+    EXPECT_EQ(gemm.contains("fallback"), !measured) << g.name;
   }
+  // CDNA 4: MXFP4 at its measured rate, no NVFP4 (its block-scaled MFMA takes E8M0 scales only).
+  const nlohmann::ordered_json mi355x = to_json(require_gpu("mi355x"), {})["gemm_priced"];
+  EXPECT_NEAR(mi355x["mxfp4_tflops"].get<double>(), 10066.3 * 0.502, 1e-6);
+  EXPECT_FALSE(mi355x.contains("nvfp4_tflops"));
+  // Blackwell runs MXFP4 on the FP4 MMA that runs NVFP4: the same rate where no MXFP4 row is published.
+  const nlohmann::ordered_json b200 = to_json(require_gpu("b200"), {})["gemm_priced"];
+  EXPECT_DOUBLE_EQ(b200["mxfp4_tflops"].get<double>(), b200["nvfp4_tflops"].get<double>());
   const nlohmann::ordered_json gb300 = to_json(require_gpu("gb300"), {})["gemm_priced"];
   EXPECT_NEAR(gb300["nvfp4_tflops"].get<double>(), 15000 * 0.438, 1e-6);
   EXPECT_LT(gb300["fp8_block_scaled_tflops"].get<double>(), gb300["fp8_tflops"].get<double>());

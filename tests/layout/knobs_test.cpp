@@ -133,6 +133,28 @@ TEST(Knobs, ABridgeOnlyKnobIsWrittenForBridgeAndRefusedByTheOthers) {
     EXPECT_EQ(engine_refusal(l, engine_mask(engine)), std::nullopt);
 }
 
+TEST(Knobs, AnotherFrameworksChoiceIsReadButNeverWritten) {
+  // fp4_recipe=mxfp4 is AMD Primus's: ladle reads and prices it (MLPerf's AMD runs), but no engine
+  // ladle writes takes it (Megatron-LM's --fp4-recipe choices are nvfp4 and custom), so writing
+  // the layout's arguments is refused with the row's line, for every engine.
+  Layout l;
+  l.fp4 = Fp4Format::e2m1;
+  l.fp4_recipe = Fp4Recipe::mxfp4;
+  for (Engine engine : {Engine::slime, Engine::miles, Engine::megatron, Engine::bridge}) {
+    SCOPED_TRACE(to_string(engine));
+    const std::optional<std::string_view> line = engine_refusal(l, engine_mask(engine));
+    ASSERT_NE(line, std::nullopt);
+    EXPECT_NE(line->find("AMD Primus"), std::string_view::npos) << *line;
+    EXPECT_LADLE_ERROR(layout_engine_args(l, engine, 8192), usage, "AMD Primus");
+  }
+  // The recipe applies under FP4 only: without --fp4-format nothing is refused.
+  l.fp4 = Fp4Format::none;
+  EXPECT_EQ(engine_refusal(l, engine_mask(Engine::megatron)), std::nullopt);
+  l.fp4 = Fp4Format::e2m1;
+  l.fp4_recipe = Fp4Recipe::nvfp4;
+  EXPECT_EQ(engine_refusal(l, engine_mask(Engine::megatron)), std::nullopt);
+}
+
 TEST(Knobs, ABridgeOverrideIsRefusedByTheOtherEnginesAndMakesTheGuessBridge) {
   // run_recipe.py's overrides and options are Megatron-Bridge's syntax alone: Megatron-LM's,
   // slime's and miles' argparse parsers refuse them, so a job of theirs holding one is an error at

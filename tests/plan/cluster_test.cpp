@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "ladle/hw/catalog.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -156,6 +157,15 @@ TEST(CheckingContext, CarriesThePrecisionsTheGpuRuns) {
   const layout::LayoutContext b200 = checking_context(model, make_cluster("b200", 16), workload);
   EXPECT_TRUE(b200.gpu_mxfp8);
   EXPECT_TRUE(b200.gpu_nvfp4);
+  EXPECT_TRUE(b200.gpu_mxfp4);
+  EXPECT_FALSE(h100.gpu_mxfp4);
+  // CDNA 4 scales by E8M0 blocks only: MXFP8 and MXFP4, no NVFP4.
+  Cluster mi355x = make_cluster("h100", 16);
+  mi355x.gpu = hw::require_gpu("mi355x");
+  const layout::LayoutContext amd = checking_context(model, mi355x, workload);
+  EXPECT_TRUE(amd.gpu_mxfp8);
+  EXPECT_TRUE(amd.gpu_mxfp4);
+  EXPECT_FALSE(amd.gpu_nvfp4);
 }
 
 TEST(CheckingContext, PredictRefusesMxfp8OnHopperWhereverTheLayoutComesFrom) {

@@ -90,6 +90,29 @@ TEST(GpuPrecisionOrder, PricedPrecisionNamesTheRecipe) {
   EXPECT_EQ(priced_precision(l, w), "fp8 (mxfp8)");
   l.fp4 = Fp4Format::e2m1;
   EXPECT_EQ(priced_precision(l, w), "nvfp4");
+  l.fp4_recipe = Fp4Recipe::mxfp4;
+  EXPECT_EQ(priced_precision(l, w), "mxfp4");
+}
+
+// Primus's MXFP4 on CDNA 4 at AMD's measured rates (kernels.yaml mi355x): its GEMMs 1.61 times the
+// FP8 ones (one harness's MXFP4 over BF8), not the peaks' 2 times; NVFP4's fraction where a GPU
+// has no MXFP4 row (Blackwell: one FP4 MMA for both).
+TEST(GpuPrecisionOrder, Mxfp4GemmsRunAtTheirMeasuredRate) {
+  Workload w;
+  w.precision = Precision::bf16;
+  Cluster mi355x = make_cluster("h100", 8);
+  mi355x.gpu = hw::require_gpu("mi355x");
+  auto gemm = [&](const Cluster& cluster, const char* spec) {
+    return timing::time_rates(layout::parse_layout_spec(spec), cluster, w, default_calibration()).gemm_flops;
+  };
+  const double bf16 = gemm(mi355x, "tp=1,dp=8");
+  w.precision = Precision::fp8;
+  const double fp8 = gemm(mi355x, "tp=1,dp=8,fp8=e4m3");
+  const double mxfp4 = gemm(mi355x, "tp=1,dp=8,fp4=e2m1,fp4_recipe=mxfp4");
+  EXPECT_NEAR(mxfp4 / fp8, 5255.0 / 3257.0, 0.01);
+  EXPECT_GT(fp8, bf16);
+  const Cluster b200 = make_cluster("b200", 8);
+  EXPECT_DOUBLE_EQ(gemm(b200, "tp=1,dp=8,fp4=e2m1,fp4_recipe=mxfp4"), gemm(b200, "tp=1,dp=8,fp4=e2m1"));
 }
 
 // Blackwell Ultra doubles the SFU's exponential rate and NVIDIA measured FP8 attention forward 35%

@@ -531,6 +531,18 @@ TEST(MemoryModel, CapacityFactorCapsTheRoutedCopies) {
   EXPECT_NEAR(part(estimate(capped, capped.layout), MemoryPart::activations) - a_balanced, 0.1 * routed, 1e-6 * routed);
 }
 
+// A dense TP1 case's elements a quantized recipe stores in place of BF16: the linear inputs each
+// layer saves for its weight gradients (qkv's and fc1's, h each; fc2's, ffn) at 8,192 tokens, and
+// the decoder's parameters, of which Transformer Engine caches a row-wise and a column-wise copy.
+double saved_linear_inputs(const Case& c) {
+  const ModelSpec& m = c.model;
+  return static_cast<double>(2 * m.hidden_size + m.intermediate_size) * 8192.0 * static_cast<double>(m.num_layers);
+}
+double decoder_params(const Case& c) {
+  return c.costs.kinds[0].tp_params * c.costs.num_layers + c.costs.kinds[0].replicated_params * c.costs.num_layers +
+         c.costs.final_norm_params;
+}
+
 TEST(MemoryModel, Nvfp4KeepsHalfAByteAnElementAndItsScales) {
   // NVFP4 (Transformer Engine nvfp4.rst): E2M1 values and an E4M3 scale per 16 elements, 0.5625
   // bytes, where FP8 current scaling keeps 1 byte: qkv's, fc1's (h each) and fc2's (ffn) saved
@@ -540,13 +552,10 @@ TEST(MemoryModel, Nvfp4KeepsHalfAByteAnElementAndItsScales) {
   Case fp4 = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp4=e2m1");
   Case gather = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp4=e2m1,fp4_param_gather=on");
   for (Case* c : {&fp8, &fp4, &gather}) c->cluster = make_cluster("b200", 8);
-  const ModelSpec& m = fp8.model;
-  const double linear_inputs = static_cast<double>(2 * m.hidden_size + m.intermediate_size);
   EXPECT_NEAR(part(estimate(fp8, fp8.layout), MemoryPart::activations) -
                   part(estimate(fp4, fp4.layout), MemoryPart::activations),
-              (1.0 - 0.5625) * linear_inputs * 8192.0 * static_cast<double>(m.num_layers), 1.0);
-  const double decoder = fp8.costs.kinds[0].tp_params * fp8.costs.num_layers +
-                         fp8.costs.kinds[0].replicated_params * fp8.costs.num_layers + fp8.costs.final_norm_params;
+              (1.0 - 0.5625) * saved_linear_inputs(fp8), 1.0);
+  const double decoder = decoder_params(fp8);
   const double w8 = part(estimate(fp8, fp8.layout), MemoryPart::weights);
   const double w4 = part(estimate(fp4, fp4.layout), MemoryPart::weights);
   EXPECT_NEAR(w8 - w4, 2 * (1.0 - 0.50390625) * decoder, 1.0);
@@ -560,13 +569,43 @@ TEST(MemoryModel, Nvfp4IsRefusedOnAGpuWithoutIt) {
   // Nor do Ampere or AMD's MI355X (MXFP4, not NVFP4).
   Case s = setup("llama-3.1-8b", 8, "tp=1,fp4=e2m1");
   EXPECT_LADLE_ERROR(estimate(s, s.layout), input,
-                     "--fp4-format e2m1 --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell); h200 has none");
+                     "--fp4-format with --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell); h200 has none");
   for (const std::string gpu : {"a100", "mi355x"}) {
     s.cluster.gpu = hw::require_gpu(gpu);  // no catalog instance carries MI355X; the GPU is what counts
     EXPECT_LADLE_ERROR(estimate(s, s.layout), input, gpu + " has none");
   }
   for (const std::string gpu : {"b200", "gb200", "b300", "gb300"}) {
     s.cluster = make_cluster(gpu, 8);
+    EXPECT_GT(estimate(s, s.layout).worst_bytes, 0) << gpu;
+  }
+}
+
+TEST(MemoryModel, Mxfp4KeepsHalfAByteAnElementAndAScalePer32) {
+  // Primus's MXFP4 (OCP MX: E2M1 values, an E8M0 scale per 32): 0.53125 bytes an element for the
+  // saved linear inputs and for each of the weight's two cached copies, where NVFP4 keeps 0.5625
+  // and its 16 x 16-scaled weights 0.50390625.
+  Case nv = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp4=e2m1");
+  Case mx = setup("llama-3.1-8b", 8, "tp=1,recompute=selective,fp4=e2m1,fp4_recipe=mxfp4");
+  for (Case* c : {&nv, &mx}) c->cluster = make_cluster("b200", 8);
+  EXPECT_NEAR(part(estimate(nv, nv.layout), MemoryPart::activations) -
+                  part(estimate(mx, mx.layout), MemoryPart::activations),
+              (0.5625 - 0.53125) * saved_linear_inputs(nv), 1.0);
+  EXPECT_NEAR(part(estimate(mx, mx.layout), MemoryPart::weights) - part(estimate(nv, nv.layout), MemoryPart::weights),
+              2 * (0.53125 - 0.50390625) * decoder_params(nv), 1.0);
+}
+
+TEST(MemoryModel, Mxfp4RunsOnCdna4AndBlackwellOnly) {
+  // MXFP4 is the E8M0-scaled FP4 of CDNA 4's block-scaled MFMA and of Blackwell's FP4 MMA; Hopper
+  // and CDNA 3 have no FP4 tensor cores. NVFP4 stays refused on CDNA 4 (no E4M3 block scales).
+  Case s = setup("llama-3.1-8b", 8, "tp=1,fp4=e2m1,fp4_recipe=mxfp4");
+  for (const std::string gpu : {"h200", "mi325x"}) {
+    s.cluster.gpu = hw::require_gpu(gpu);
+    EXPECT_LADLE_ERROR(estimate(s, s.layout), input,
+                       "--fp4-format with --fp4-recipe mxfp4 needs a GPU with MXFP4 tensor cores (Blackwell, CDNA 4); " +
+                           gpu + " has none");
+  }
+  for (const std::string gpu : {"mi355x", "mi350x", "b200", "gb300"}) {
+    s.cluster.gpu = hw::require_gpu(gpu);
     EXPECT_GT(estimate(s, s.layout).worst_bytes, 0) << gpu;
   }
 }

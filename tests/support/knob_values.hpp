@@ -12,8 +12,9 @@
 
 namespace ladle::test {
 
-// A value of `knob` other than its default; `text` is the one a free-text knob (the pipeline
-// layout) takes.
+// A value of `knob` other than its default that ladle's engines take (not another framework's
+// choice, which no job is written with); `text` is the one a free-text knob (the pipeline layout)
+// takes.
 inline std::string other_value(const layout::Knob& knob, std::string_view text = "Et|tL") {
   const Layout base;
   const std::string def = layout::knob_text(knob, base);
@@ -27,7 +28,7 @@ inline std::string other_value(const layout::Knob& knob, std::string_view text =
     case layout::KnobKind::choice:
       for (size_t i = knob.names.size(); i-- > 0;) {
         const bool allowed = knob.allowed == 0 || ((knob.allowed >> i) & 1) != 0;
-        if (allowed && knob.names[i] != def) return std::string(knob.names[i]);
+        if (allowed && knob.names[i] != def && knob.names[i] != knob.foreign_choice) return std::string(knob.names[i]);
       }
       return def;
     case layout::KnobKind::set:

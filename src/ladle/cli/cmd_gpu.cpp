@@ -80,7 +80,8 @@ void render_one(const GpuSpec& g, std::ostream& out) {
     if (rates.fp8_block != rates.fp8)
       gemm += fmt::format(" (block-scaled, MXFP8 and blockwise: {:.0f})", rates.fp8_block);
   }
-  if (g.fp4_dense_tflops > 0) gemm += fmt::format(", NVFP4 {:.0f}", rates.nvfp4);
+  if (rates.nvfp4 > 0) gemm += fmt::format(", NVFP4 {:.0f}", rates.nvfp4);
+  if (rates.mxfp4 > 0) gemm += fmt::format(", MXFP4 {:.0f}", rates.mxfp4);
   out << fmt::format("GEMM as priced: {} TFLOP/s ({})\n", gemm,
                      rates.fallback.empty()
                          ? fmt::format("data/hw/kernels.yaml; sources: ladle gpu {} --json", g.name)

@@ -45,7 +45,8 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
     gemm["fp8_tflops"] = rates.fp8;
     gemm["fp8_block_scaled_tflops"] = rates.fp8_block;
   }
-  if (g.fp4_dense_tflops > 0) gemm["nvfp4_tflops"] = rates.nvfp4;
+  if (rates.nvfp4 > 0) gemm["nvfp4_tflops"] = rates.nvfp4;
+  if (rates.mxfp4 > 0) gemm["mxfp4_tflops"] = rates.mxfp4;
   if (rates.fallback.empty()) {
     gemm["source"] = rates.source;
   } else {

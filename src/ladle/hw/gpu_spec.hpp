@@ -1,7 +1,9 @@
 #pragma once
 // gpu_spec.hpp: GpuSpec, the facts about one accelerator that MFU, memory and time models use.
 
+#include <algorithm>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ladle {
@@ -50,6 +52,14 @@ struct GpuSpec {
 
   /// HBM capacity in GiB (2^30 bytes), the unit memory models compare against.
   double hbm_gib() const { return hbm_gb * 1e9 / (1024.0 * 1024.0 * 1024.0); }
+
+  /// Whether the tensor cores run `format` ("mxfp8", "nvfp4", "mxfp4"): listed among the
+  /// block-scaled formats, and for an FP4 one with an FP4 peak to run it at.
+  bool runs_block_scaled(std::string_view format) const {
+    const bool listed = std::find(block_scaled_formats.begin(), block_scaled_formats.end(), format) !=
+                        block_scaled_formats.end();
+    return listed && (!format.ends_with("fp4") || fp4_dense_tflops > 0);
+  }
 
   bool operator==(const GpuSpec&) const = default;
 };

@@ -159,6 +159,7 @@ KernelFacts read_kernels() {
     if (g["fp8"]) row.fp8 = number(kKernelsFile, g["fp8"], path + ".fp8");
     if (g["fp8_block"]) row.fp8_block = number(kKernelsFile, g["fp8_block"], path + ".fp8_block");
     if (g["nvfp4"]) row.nvfp4 = number(kKernelsFile, g["nvfp4"], path + ".nvfp4");
+    if (g["mxfp4"]) row.mxfp4 = number(kKernelsFile, g["mxfp4"], path + ".mxfp4");
     row.source = g["source"].Scalar();
     k.gemm.push_back(row);
   }
@@ -344,6 +345,11 @@ double gemm_nvfp4_fraction(std::string_view gpu) {
   return row != nullptr && row->nvfp4 > 0 ? row->nvfp4 : gemm_mamf_fraction(gpu, true);
 }
 
+double gemm_mxfp4_fraction(std::string_view gpu) {
+  const KernelFacts::Gemm* row = gemm_row(gpu);
+  return row != nullptr && row->mxfp4 > 0 ? row->mxfp4 : gemm_nvfp4_fraction(gpu);
+}
+
 PricedGemmRates priced_gemm_rates(const GpuSpec& g) {
   PricedGemmRates r;
   r.bf16 = g.bf16_dense_tflops * gemm_mamf_fraction(g.name, false);
@@ -351,7 +357,8 @@ PricedGemmRates priced_gemm_rates(const GpuSpec& g) {
     r.fp8 = g.fp8_dense_tflops * gemm_mamf_fraction(g.name, true);
     r.fp8_block = g.fp8_dense_tflops * gemm_fp8_block_fraction(g.name);
   }
-  if (g.fp4_dense_tflops > 0) r.nvfp4 = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
+  if (g.runs_block_scaled("nvfp4")) r.nvfp4 = g.fp4_dense_tflops * gemm_nvfp4_fraction(g.name);
+  if (g.runs_block_scaled("mxfp4")) r.mxfp4 = g.fp4_dense_tflops * gemm_mxfp4_fraction(g.name);
   if (const KernelFacts::Gemm* row = gemm_row(g.name)) {
     r.source = row->source;
   } else {

@@ -41,6 +41,7 @@ struct KernelFacts {
     /// Block-scaled FP8 (the MXFP8 and blockwise recipes) of the FP8 peak; 0: the fp8 fraction.
     double fp8_block = 0;
     double nvfp4 = 0;  ///< of the dense FP4 peak; 0: the fp8 fraction
+    double mxfp4 = 0;  ///< of the dense FP4 peak; 0: the nvfp4 fraction (one FP4 MMA on Blackwell)
     std::string source;
   };
   std::vector<Gemm> gemm;
@@ -106,6 +107,11 @@ double gemm_fp8_block_fraction(std::string_view gpu);
 /// GPU's row has none.
 double gemm_nvfp4_fraction(std::string_view gpu);
 
+/// The MXFP4 GEMM's measured fraction of the GPU's dense FP4 peak; its NVFP4 fraction where the
+/// row has none (Blackwell runs both on one FP4 MMA, their scales aside), which is its FP8 one
+/// where that is missing too.
+double gemm_mxfp4_fraction(std::string_view gpu);
+
 /// The GEMM rates the time model prices on a GPU, TFLOP/s (0 where the GPU lacks the precision),
 /// with the kernels.yaml source of its row or, for a GPU with none, the fallback taken.
 struct PricedGemmRates {
@@ -113,6 +119,7 @@ struct PricedGemmRates {
   double fp8 = 0;
   double fp8_block = 0;  ///< MXFP8 and blockwise
   double nvfp4 = 0;
+  double mxfp4 = 0;
   std::string source;
   std::string fallback;
 };

@@ -18,7 +18,7 @@ inline constexpr std::string_view kFp8RecipeNames[] = {"delayed", "tensorwise", 
                                                        "mxfp8"};
 inline constexpr std::string_view kFp8AmaxAlgoNames[] = {"most_recent", "max"};
 inline constexpr std::string_view kFp4FormatNames[] = {"none", "e2m1"};
-inline constexpr std::string_view kFp4RecipeNames[] = {"nvfp4", "custom"};
+inline constexpr std::string_view kFp4RecipeNames[] = {"nvfp4", "custom", "mxfp4"};
 inline constexpr std::string_view kFlexBackendNames[] = {"deepep", "hybridep", "ncclep"};
 inline constexpr std::string_view kRouterDtypeNames[] = {"none", "fp32", "fp64"};
 inline constexpr std::string_view kCudaGraphNames[] = {"none", "local", "transformer_engine",

@@ -186,6 +186,9 @@ bool knob_is_default(const Knob& knob, const Layout& layout) {
 
 std::optional<std::string_view> engine_refusal(const Layout& layout, uint8_t engines) {
   for (const Knob& knob : kKnobs) {
+    if (!knob.foreign_choice.empty() && knob_applies(knob, layout) && knob_text(knob, layout) == knob.foreign_choice) {
+      return knob.foreign_line;
+    }
     if (knob.no_engine.empty() || knob_is_default(knob, layout)) continue;
     const bool taken = std::any_of(knob.args.begin(), knob.args.end(),
                                    [engines](const KnobArg& arg) { return (arg.engines & engines) != 0; });

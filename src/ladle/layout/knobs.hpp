@@ -174,6 +174,11 @@ struct Knob {
   /// Why no engine runs a value other than the default ("" when every value has its argument):
   /// writing such a layout's launch arguments is refused with this line.
   std::string_view no_engine;
+  /// A choice another framework's launcher takes but no engine ladle writes (AMD Primus's
+  /// --fp4-recipe mxfp4): read and priced, and writing a layout holding it is refused with
+  /// `foreign_line` ("" none).
+  std::string_view foreign_choice;
+  std::string_view foreign_line;
   // Accessors: integers, flags, choices and sets go through get/set, reals through get_real/set_real,
   // text through get_text/set_text.
   int64_t (*get)(const Layout&) = nullptr;
@@ -553,9 +558,15 @@ inline constexpr Knob kKnobs[] = {
   // (--fp4-param-gather) at d98e8a64.
   {.key = "fp4", .kind = K::choice, .names = kFp4FormatNames, .args = a::fp4, .bridge = "mixed_precision.fp4",
    .recipe = "fp4_format", .help = "FP4 GEMM format (none: BF16 or FP8)", .get = get<&L::fp4>, .set = set<&L::fp4>},
+  // mxfp4 is AMD Primus's recipe (its conf `fp4_recipe: mxfp4`, MLPerf Training v6.0's AMD
+  // submissions); Megatron-LM's --fp4-recipe choices are nvfp4 and custom.
   {.key = "fp4_recipe", .kind = K::choice, .names = kFp4RecipeNames, .args = a::fp4_recipe,
    .bridge = "mixed_precision.fp4_recipe", .recipe = "fp4_recipe", .when = {"fp4", "none", true},
-   .help = "FP4 recipe", .get = get<&L::fp4_recipe>, .set = set<&L::fp4_recipe>},
+   .help = "FP4 recipe (mxfp4: AMD Primus's MXFP4)",
+   .foreign_choice = "mxfp4",
+   .foreign_line = "fp4_recipe=mxfp4 is AMD Primus's recipe: Megatron-LM's and Megatron-Bridge's --fp4-recipe take "
+                   "nvfp4 and custom only, and ladle writes no Primus job",
+   .get = get<&L::fp4_recipe>, .set = set<&L::fp4_recipe>},
   {.key = "fp4_param_gather", .kind = K::flag, .args = a::fp4_param_gather,
    .bridge = "mixed_precision.fp4_param_gather", .recipe = "fp4_param_gather", .when = {"fp4", "none", true},
    .help = "keep NVFP4 weight copies and gather them in NVFP4", .get = get<&L::fp4_param_gather>,

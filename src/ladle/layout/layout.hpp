@@ -44,9 +44,10 @@ enum class Fp8Recipe { delayed, tensorwise, blockwise, mxfp8 };
 enum class Fp8AmaxAlgo { most_recent, max };
 /// FP4 GEMMs (Megatron-LM --fp4-format, TransformerConfig.fp4): none keeps BF16 (or FP8).
 enum class Fp4Format { none, e2m1 };
-/// FP4 recipe (--fp4-recipe): Transformer Engine's NVFP4BlockScaling, or a quantizer factory of
-/// the user's (--fp4-quantizer-factory), which ladle does not price.
-enum class Fp4Recipe { nvfp4, custom };
+/// FP4 recipe (--fp4-recipe): Transformer Engine's NVFP4BlockScaling, a quantizer factory of the
+/// user's (--fp4-quantizer-factory), which ladle does not price, or AMD Primus's MXFP4 (E2M1 values
+/// with an E8M0 scale per 32, the OCP microscaling format), which Megatron-LM's own argument lacks.
+enum class Fp4Recipe { nvfp4, custom, mxfp4 };
 /// The backend of the flex dispatcher (--moe-flex-dispatcher-backend).
 enum class FlexBackend { deepep, hybridep, ncclep };
 /// Router logits and probabilities dtype (--moe-router-dtype); none keeps the model dtype.

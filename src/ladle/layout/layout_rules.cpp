@@ -498,11 +498,21 @@ std::optional<LayoutViolation> megatron_violation(const Layout& l, const ModelSp
 
 LayoutContext checking_context(const ModelSpec& model, const GpuSpec& gpu, int64_t gpus, int64_t gpus_per_node,
                                int64_t row_tokens, int64_t global_batch) {
-  LayoutContext context{gpus, gpus_per_node, row_tokens, global_batch};
+  LayoutContext context = precision_context(gpu);
+  context.gpus = gpus;
+  context.gpus_per_node = gpus_per_node;
+  context.row_tokens = row_tokens;
+  context.global_batch = global_batch;
   context.num_layers = model.num_layers;  // resolves --num-layers-per-virtual-pipeline-stage
+  return context;
+}
+
+LayoutContext precision_context(const GpuSpec& gpu) {
+  LayoutContext context;
   context.gpu_fp8 = gpu.fp8_dense_tflops > 0;
-  context.gpu_mxfp8 = std::ranges::count(gpu.block_scaled_formats, std::string("mxfp8")) > 0;
-  context.gpu_nvfp4 = gpu.fp4_dense_tflops > 0;
+  context.gpu_mxfp8 = gpu.runs_block_scaled("mxfp8");
+  context.gpu_nvfp4 = gpu.runs_block_scaled("nvfp4");
+  context.gpu_mxfp4 = gpu.runs_block_scaled("mxfp4");
   context.gpu = gpu.name;
   return context;
 }
@@ -517,7 +527,11 @@ std::optional<LayoutViolation> precision_violation(const Layout& l, const Layout
     if (l.fp8_recipe == Fp8Recipe::mxfp8 && !context.gpu_mxfp8) {
       return violation("fp8_recipe", "--fp8-recipe mxfp8 needs a GPU with MXFP8 tensor cores (Blackwell){}", none);
     }
-  } else if (l.fp4 != Fp4Format::none && !context.gpu_nvfp4) {
+  } else if (l.fp4 != Fp4Format::none && l.fp4_recipe == Fp4Recipe::mxfp4 && !context.gpu_mxfp4) {
+    // MXFP4 GEMMs are the block-scaled MMA of Blackwell and CDNA 4 (gpus.yaml block_scaled_formats).
+    return violation("fp4", "--fp4-format with --fp4-recipe mxfp4 needs a GPU with MXFP4 tensor cores (Blackwell, "
+                     "CDNA 4){}", none);
+  } else if (l.fp4 != Fp4Format::none && l.fp4_recipe != Fp4Recipe::mxfp4 && !context.gpu_nvfp4) {
     if (context.gpu.empty()) return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
     return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell){}",
                      none);

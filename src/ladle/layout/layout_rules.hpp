@@ -24,13 +24,14 @@ struct LayoutContext {
   bool gpu_fp8 = true;         ///< the GPU has FP8 tensor cores
   bool gpu_mxfp8 = true;       ///< the GPU runs MXFP8 (Blackwell)
   bool gpu_nvfp4 = true;       ///< the GPU runs NVFP4 (Blackwell)
+  bool gpu_mxfp4 = true;       ///< the GPU runs MXFP4 (Blackwell, CDNA 4)
   std::string gpu;             ///< the GPU's name, for the precision rules' messages (empty: not known)
 };
 
 /// The context a layout of `model` is checked against on `gpus` GPUs of type `gpu`
 /// (`gpus_per_node` to an NVLink domain), rows of `row_tokens` tokens and `global_batch` rows a
-/// step: the model's layers and the precisions the GPU's tensor cores run (FP8, MXFP8 from
-/// block_scaled_formats, NVFP4 from an FP4 peak). Every command builds its context here (plan's
+/// step: the model's layers and the precisions the GPU's tensor cores run (precision_context).
+/// Every command builds its context here (plan's
 /// checking_context for a Cluster and Workload), so that predict, plan, check, calibrate and tune
 /// apply the same rules.
 LayoutContext checking_context(const ModelSpec& model, const GpuSpec& gpu, int64_t gpus, int64_t gpus_per_node,
@@ -97,6 +98,11 @@ std::optional<LayoutViolation> layout_violation(const Layout& layout, const Mode
 /// layout_violation that depend on the GPU alone, for `check`, which applies its own rules to the
 /// rest of a recipe.
 std::optional<LayoutViolation> precision_violation(const Layout& layout, const LayoutContext& context);
+
+/// The precisions `gpu` runs (FP8 from an FP8 peak; MXFP8, NVFP4 and MXFP4 from its block-scaled
+/// formats), in a context that checks nothing else: checking_context's start, and the time and
+/// memory models' own guard.
+LayoutContext precision_context(const GpuSpec& gpu);
 
 /// The first rule `layout` breaks, as one line naming the constraint and the numbers
 /// ("tp 3 does not divide the 20 attention heads"), or nullopt when it is valid. Expects a

@@ -92,7 +92,7 @@ double gemm_row_efficiency(double rows, const GemmRowFit& fit) {
 }
 
 std::string priced_precision(const Layout& l, const Workload& w) {
-  if (l.fp4 != Fp4Format::none) return "nvfp4";
+  if (l.fp4 != Fp4Format::none) return l.fp4_recipe == Fp4Recipe::mxfp4 ? "mxfp4" : "nvfp4";
   // FP16 (--fp16) runs at BF16's rate but is its own precision, with loss scaling (cost_fp16.hpp).
   if (w.precision != Precision::fp8) return l.fp16 || w.precision == Precision::fp16 ? "fp16" : "bf16";
   switch (l.fp8_recipe) {

@@ -20,13 +20,13 @@ Storage storage_of(const Layout& l) {
     }
   }
   // NVFP4 (Transformer Engine docs/features/low_precision_training/nvfp4/nvfp4.rst): E2M1 values
-  // (half a byte) with one E4M3 scale per 16 elements; the input a linear saves for its weight
-  // gradient is that quantized copy. Megatron-LM calls set_save_original_input on linear_proj
-  // under FP4 as under the non-delayed FP8 recipes (transformer/attention.py at d98e8a64), so no
-  // second copy.
+  // (half a byte) with one E4M3 scale per 16 elements; MXFP4 with one E8M0 scale per 32. The input
+  // a linear saves for its weight gradient is that quantized copy. Megatron-LM calls
+  // set_save_original_input on linear_proj under FP4 as under the non-delayed FP8 recipes
+  // (transformer/attention.py at d98e8a64), so no second copy.
   if (l.fp4 != Fp4Format::none && !s.torch) {
     s.fp8 = true;
-    s.linear_input = kNvfp4Bytes;
+    s.linear_input = fp4_bytes_per_element(l.fp4_recipe);
   }
   s.fp8_attention = l.fp8_dpa && s.fp8;
   s.deepseek = l.schedule == PipelineSchedule::dualpipe && !s.torch;
@@ -76,12 +76,13 @@ MemoryInputs memory_inputs(const ModelCosts& c, const Layout& l) {
     in.fp8_copy_bytes = (l.fp8_param_gather ? 1.0 : 2.0) * (1.0 + scale);
   }
   // NVFP4 weights: 2D scaling, one E4M3 scale per 16 x 16 block (nvfp4.rst, "2D weight
-  // scaling"), cached row-wise and column-wise as the MXFP8 copies are; with --fp4-param-gather
-  // the weight is the NVFP4 tensor and only the column-wise copy is extra.
-  const double nvfp4_weight = 0.5 + 1.0 / 256.0;
+  // scaling"); MXFP4 weights one E8M0 scale per 32 along each copy's rows. Both are cached
+  // row-wise and column-wise as the MXFP8 copies are; with --fp4-param-gather the weight is the
+  // FP4 tensor and only the column-wise copy is extra.
+  const double fp4_weight = l.fp4_recipe == Fp4Recipe::mxfp4 ? fp4_bytes_per_element(l.fp4_recipe) : 0.5 + 1.0 / 256.0;
   if (l.fp4 != Fp4Format::none && !st.torch) {
-    in.fp8_copy_bytes = (l.fp4_param_gather ? 1.0 : 2.0) * nvfp4_weight;
-    if (l.fp4_param_gather) in.weight_bytes = nvfp4_weight;
+    in.fp8_copy_bytes = (l.fp4_param_gather ? 1.0 : 2.0) * fp4_weight;
+    if (l.fp4_param_gather) in.weight_bytes = fp4_weight;
   }
   // The largest decoder layer's parameters on one GPU (what FSDP2 gathers at once).
   const double expert_div = static_cast<double>(l.ep * l.etp);

@@ -14,8 +14,6 @@ namespace ladle::plan::mem {
 inline constexpr double kBf16 = 2;
 inline constexpr double kFp32 = 4;
 inline constexpr double kMiB = 1024.0 * 1024.0;
-/// Bytes per element of an NVFP4 tensor: a 4-bit E2M1 value and an 8-bit E4M3 scale per 16.
-inline constexpr double kNvfp4Bytes = 0.5 + 1.0 / 16.0;
 
 /// Bytes per element of a state kept in `dtype`.
 inline double dtype_bytes(StateDtype dtype) {

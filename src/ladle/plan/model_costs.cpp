@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "ladle/layout/layout_rules.hpp"
 #include "ladle/model/flops.hpp"
 #include "ladle/model/params.hpp"
 #include "ladle/model/tensor_inventory.hpp"
@@ -248,17 +249,12 @@ ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_
 }
 
 void require_runs_precision(const Layout& layout, const GpuSpec& gpu) {
-  if (layout.fp4 == Fp4Format::none) return;
-  // Transformer Engine's NVFP4BlockScaling runs on Blackwell and later only (nvfp4.rst,
-  // "Supported devices: Blackwell and later (SM 10.0+)"); gpus.yaml lists the formats each GPU's
-  // tensor cores scale by block and its FP4 peak.
-  const bool nvfp4 = std::ranges::count(gpu.block_scaled_formats, std::string("nvfp4")) > 0;
-  if (!nvfp4 || gpu.fp4_dense_tflops <= 0) {
-    throw Error(ErrorKind::input,
-                fmt::format("--fp4-format e2m1 --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell); "
-                            "{} has none",
-                            gpu.name),
-                SourceLocation{"", 0, 0, "layout"});
+  // The precision rules every command checks (layout_rules.cpp precision_violation): Transformer
+  // Engine's NVFP4BlockScaling and MXFP8 run on Blackwell and later only, Primus's MXFP4 on the
+  // block-scaled MMA of Blackwell and CDNA 4; gpus.yaml lists the formats each GPU's tensor cores
+  // scale by block and its FP4 peak.
+  if (const auto v = layout::precision_violation(layout, layout::precision_context(gpu))) {
+    throw Error(ErrorKind::input, v->message, SourceLocation{"", 0, 0, "layout"});
   }
 }
 

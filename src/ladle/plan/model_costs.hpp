@@ -140,9 +140,17 @@ struct ModelCosts {
 /// model without a vision tower ladle prices.
 ModelCosts model_costs(const ModelSpec& spec, int64_t row_tokens, int64_t image_tokens = 0);
 
-/// Throws Error(input) when `gpu` cannot run the layout's GEMM precision: NVFP4 (--fp4-format)
-/// needs FP4 tensor cores with NVFP4 (Blackwell). The memory and time models both call it, so
-/// every command that prices a layout refuses it, as the layout rules refuse MXFP8 on Hopper.
+/// Bytes per element of a tensor an FP4 recipe quantizes: a 4-bit E2M1 value and its block's
+/// scale, an E4M3 per 16 for NVFP4 (Transformer Engine docs/features/low_precision_training/nvfp4),
+/// an E8M0 per 32 for MXFP4 (OCP Microscaling Formats (MX) v1.0, MXFP4: k = 32, E8M0 scale).
+inline double fp4_bytes_per_element(Fp4Recipe recipe) {
+  return recipe == Fp4Recipe::mxfp4 ? 0.5 + 1.0 / 32.0 : 0.5 + 1.0 / 16.0;
+}
+
+/// Throws Error(input) when `gpu` cannot run the layout's GEMM precision (the layout rules'
+/// precision_violation: FP8 needs FP8 tensor cores, MXFP8, NVFP4 and MXFP4 the GPU's block-scaled
+/// format). The memory and time models both call it, so every command that prices a layout
+/// refuses it.
 void require_runs_precision(const Layout& layout, const GpuSpec& gpu);
 
 }  // namespace ladle::plan

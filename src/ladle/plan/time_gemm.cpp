@@ -32,14 +32,17 @@ double fp8_cast_bytes(double m, double k, double n) { return 5 * m * k + 5 * m *
 // (docs/features/low_precision_training/*): current scaling (tensorwise) reads the tensor once
 // more for its amax ("the tensor needs to be read twice"), and so does NVFP4 for its global
 // amax; blockwise and MXFP8 write their block scales beside both copies (FP32 per 128 elements,
-// E8M0 per 32); NVFP4 writes E2M1 values with an E4M3 scale per 16. No published measurement
-// times the kernels apart, so beyond these bytes the recipes are priced alike.
+// E8M0 per 32); NVFP4 writes E2M1 values with an E4M3 scale per 16. Primus's MXFP4 writes E2M1
+// values with an E8M0 scale per 32 and, its scales being local to a block, makes no amax pass; its
+// Hadamard transform of the GEMM inputs runs inside the cast and is not priced (the run lists it).
+// No published measurement times the kernels apart, so beyond these bytes the recipes are priced
+// alike.
 double quantize_bytes_per_element(const Layout& l) {
   constexpr double kCastAndCopy = 5;  // read 2, write 1; read 1, write 1
   constexpr double kAmaxPass = kBf16;
   if (l.fp4 != Fp4Format::none) {
-    constexpr double kNvfp4 = 0.5 + 1.0 / 16.0;
-    return kAmaxPass + kBf16 + kNvfp4 + 2 * kNvfp4;
+    const double fp4 = fp4_bytes_per_element(l.fp4_recipe);
+    return (l.fp4_recipe == Fp4Recipe::mxfp4 ? 0.0 : kAmaxPass) + kBf16 + fp4 + 2 * fp4;
   }
   switch (l.fp8_recipe) {
     case Fp8Recipe::delayed: return kCastAndCopy;

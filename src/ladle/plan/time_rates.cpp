@@ -21,15 +21,17 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   const double fraction = block_scaled ? hw::gemm_fp8_block_fraction(cluster.gpu.name)
                                        : gemm_mamf_fraction(cluster.gpu.name, fp8_gemm);
   r.gemm_flops = peak * fraction * cal.gemm_efficiency;
-  // The output layer stays BF16 under NVFP4 (Megatron-LM quantizes the decoder's TE linears);
-  // the decoder's GEMMs run at the FP4 peak times the GPU's measured NVFP4 fraction
-  // (kernels.yaml: about 1.4-1.8 times its FP8 rate, not the peaks' 2-3 times).
+  // The output layer stays BF16 under FP4 (Megatron-LM quantizes the decoder's TE linears);
+  // the decoder's GEMMs run at the FP4 peak times the GPU's measured fraction for the recipe
+  // (kernels.yaml: NVFP4 about 1.4-1.8 times the FP8 rate, not the peaks' 2-3 times; MXFP4 on
+  // CDNA 4 about 1.6 times).
   r.head_gemm_flops = r.gemm_flops;
   if (fp4_gemm) {
     r.head_gemm_flops =
         cluster.gpu.bf16_dense_tflops * 1e12 * gemm_mamf_fraction(cluster.gpu.name, false) * cal.gemm_efficiency;
-    r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * hw::gemm_nvfp4_fraction(cluster.gpu.name) *
-                   cal.gemm_efficiency;
+    const double fp4_fraction = l.fp4_recipe == Fp4Recipe::mxfp4 ? hw::gemm_mxfp4_fraction(cluster.gpu.name)
+                                                                 : hw::gemm_nvfp4_fraction(cluster.gpu.name);
+    r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * fp4_fraction * cal.gemm_efficiency;
   }
   const KernelFacts& kernels = kernel_facts();
   const double attention_kernel =

@@ -15,7 +15,7 @@ namespace ladle::plan::timing {
 // and current scaling, the FP8 data with the one per-tensor scale assumed equal on every rank;
 // _start_all_gather_fp8_blockwise for 1x128 blocks, data plus an FP32 scale per block;
 // _all_gather_mxfp8, data plus an E8M0 scale per 32; _all_gather_nvfp4, E2M1 data plus an E4M3
-// scale per 16). Blockwise falls back to a BF16 gather for 2-D (128x128) blocks, which TE's
+// scale per 16; MXFP4, gathered as MXFP8 is, E2M1 data plus an E8M0 scale per 32). Blockwise falls back to a BF16 gather for 2-D (128x128) blocks, which TE's
 // Float8BlockScaling uses only for weights. torchtitan gathers FP8 only for torchao's tensorwise
 // recipe ("float8 all-gather with TP is only supported for tensorwise float8 scaling recipes",
 // pytorch/torchtitan torchtitan/models/llama3/parallelize_llama.py
@@ -27,7 +27,7 @@ double tp_gather_bytes_per_element(const Layout& l, const Workload& w, bool fp8)
   if (w.stack == Stack::torchtitan) {
     return l.fp4 == Fp4Format::none && l.fp8_recipe == Fp8Recipe::tensorwise ? 1.0 : kBf16;
   }
-  if (l.fp4 != Fp4Format::none) return 0.5 + 1.0 / 16.0;
+  if (l.fp4 != Fp4Format::none) return fp4_bytes_per_element(l.fp4_recipe);
   switch (l.fp8_recipe) {
     case Fp8Recipe::delayed:
     case Fp8Recipe::tensorwise: return 1.0;
