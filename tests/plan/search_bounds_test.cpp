@@ -119,9 +119,7 @@ TEST(SearchBounds, EachLevelsDeclaredOptionsBoundMemoryAndSpeedOnRandomLayouts) 
     const Workload w;
     const ModelCosts costs = model_costs(m, w.row_tokens);
     const Calibration calibration = default_calibration();
-    layout::LayoutContext context{s.gpus, cluster.gpus_per_node(), w.row_tokens, w.global_batch};
-    context.gpu_fp8 = cluster.gpu.fp8_dense_tflops > 0;
-    context.gpu_mxfp8 = std::ranges::count(cluster.gpu.block_scaled_formats, std::string("mxfp8")) > 0;
+    const layout::LayoutContext context = checking_context(m, cluster, w);
     const std::vector<SearchLevel> levels = search_levels(m, Layout{}, {});
     ASSERT_FALSE(levels.empty()) << s.model;
     int found = 0;
