@@ -119,6 +119,17 @@ TEST(LaunchArgsLimits, QuotedWordDoublingStopsAtTheWordLimit) {
                      "run.sh:23:1: error: a word expands to more than 16777216 bytes");
 }
 
+TEST(LaunchArgsLimits, AnAssignmentJoiningSplitWordsStopsAtTheWordLimit) {
+  // An unquoted X=$X$X expands to several words that the assignment joins into one value; each
+  // stays under the word limit, so the joined value was unbounded but for the script's budget
+  // (256 MB, copied several times over: the fuzzer's out-of-memory finding). It is one word.
+  const std::string half(4096, 'a');
+  std::string script = "X=\"" + half + " " + half + "\"\n";
+  for (int i = 0; i < 30; ++i) script += "X=$X$X\n";
+  script += "python train.py --x \"$X\"\n";
+  EXPECT_LADLE_ERROR(parse_launch_args(script, "run.sh"), input, "error: a word expands to more than 16777216 bytes");
+}
+
 TEST(LaunchArgsLimits, ArrayDoublingStopsAtTheWordBudget) {
   std::string script = "A=(a)\n";
   for (int i = 0; i < 40; ++i) script += "A=(\"${A[@]}\" \"${A[@]}\")\n";

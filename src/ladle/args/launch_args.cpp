@@ -592,13 +592,18 @@ class Expander {
     return out_;
   }
 
-  /// `raw` expanded as one word, as in an assignment (no splitting; arrays joined by spaces).
+  /// `raw` expanded as one word, as in an assignment (no splitting; arrays joined by spaces). The
+  /// joined word is held to the word limit too, before it is built: words each under the limit
+  /// would otherwise join into one of any size the script's budget allows.
   XWord expand_joined(const std::string& raw, int line, int col = 0) {
     std::vector<XWord> words = expand(raw, line, col);
     if (words.size() == 1) {  // one word: nothing to join (no copy)
       words[0].line = line;
       return std::move(words[0]);
     }
+    size_t size = words.empty() ? 0 : words.size() - 1;
+    for (const XWord& w : words) size += w.text.size();
+    if (static_cast<int64_t>(size) > limits::kMaxLaunchScriptBytes) word_too_big();
     XWord joined;
     joined.line = line;
     for (size_t i = 0; i < words.size(); ++i) {
