@@ -527,14 +527,19 @@ std::optional<LayoutViolation> precision_violation(const Layout& l, const Layout
     if (l.fp8_recipe == Fp8Recipe::mxfp8 && !context.gpu_mxfp8) {
       return violation("fp8_recipe", "--fp8-recipe mxfp8 needs a GPU with MXFP8 tensor cores (Blackwell){}", none);
     }
-  } else if (l.fp4 != Fp4Format::none && l.fp4_recipe == Fp4Recipe::mxfp4 && !context.gpu_mxfp4) {
-    // MXFP4 GEMMs are the block-scaled MMA of Blackwell and CDNA 4 (gpus.yaml block_scaled_formats).
-    return violation("fp4", "--fp4-format with --fp4-recipe mxfp4 needs a GPU with MXFP4 tensor cores (Blackwell, "
-                     "CDNA 4){}", none);
-  } else if (l.fp4 != Fp4Format::none && l.fp4_recipe != Fp4Recipe::mxfp4 && !context.gpu_nvfp4) {
-    if (context.gpu.empty()) return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
-    return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell){}",
-                     none);
+  } else if (l.fp4 != Fp4Format::none) {
+    // MXFP4 GEMMs are the block-scaled MMA of Blackwell and CDNA 4, NVFP4's of Blackwell only
+    // (gpus.yaml block_scaled_formats).
+    if (l.fp4_recipe == Fp4Recipe::mxfp4) {
+      if (!context.gpu_mxfp4) {
+        return violation("fp4", "--fp4-format with --fp4-recipe mxfp4 needs a GPU with MXFP4 tensor cores "
+                         "(Blackwell, CDNA 4){}", none);
+      }
+    } else if (!context.gpu_nvfp4) {
+      if (context.gpu.empty()) return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a Blackwell GPU");
+      return violation("fp4", "--fp4-format with --fp4-recipe nvfp4 needs a GPU with NVFP4 tensor cores (Blackwell){}",
+                       none);
+    }
   }
   return std::nullopt;
 }
