@@ -92,6 +92,20 @@ TEST(HwFacts, SoftmaxWaitIsDerivedFromThePublishedSpeedup) {
               1e-12);
 }
 
+// The FlashAttention-3 paper's forward figure (H100, causal, 8k): cuDNN 379 / 529 / 497 and
+// FlashAttention-2 295 / 333 / 297 TFLOP/s at heads of 64 / 128 / 256. Narrower heads take their
+// measured share, linear between sizes and held below the narrowest; from 128 up, 1.
+TEST(HwFacts, AttentionHeadsNarrowerThan128RunAtTheirMeasuredRate) {
+  const hw::KernelFacts& k = hw::kernel_facts();
+  EXPECT_NEAR(hw::attention_head_dim_efficiency(k.head_dim_fa3, 64), 379.0 / 529, 1e-12);
+  EXPECT_NEAR(hw::attention_head_dim_efficiency(k.head_dim_fa3, 96), (379.0 + 529) / 2 / 529, 1e-12);
+  EXPECT_NEAR(hw::attention_head_dim_efficiency(k.head_dim_fa3, 32), 379.0 / 529, 1e-12);
+  EXPECT_DOUBLE_EQ(hw::attention_head_dim_efficiency(k.head_dim_fa3, 128), 1.0);
+  EXPECT_DOUBLE_EQ(hw::attention_head_dim_efficiency(k.head_dim_fa3, 192), 1.0);
+  EXPECT_DOUBLE_EQ(hw::attention_head_dim_efficiency(k.head_dim_fa3, 256), 1.0);
+  EXPECT_NEAR(hw::attention_head_dim_efficiency(k.head_dim_fa2, 64), 295.0 / 333, 1e-12);
+}
+
 TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {
   const Calibration& cal = default_calibration();
   ASSERT_FALSE(cal.covariance_names.empty());

@@ -5,6 +5,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
 #include "ladle/plan/predictor.hpp"
+#include "ladle/plan/time_attention.hpp"
 #include "ladle/plan/time_ep.hpp"
 #include "ladle/plan/time_rates.hpp"
 #include "support/test_support.hpp"
@@ -76,6 +77,34 @@ TEST(TimeModel, Fp8AttentionRunsAtFlashAttention3sFp8Rate) {
   const TimeEstimate off = time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3", Calibration{}, "h200", Precision::fp8).time;
   const TimeEstimate on = time_of("llama-3.1-8b", 8, "tp=1,fp8=e4m3,fp8_dpa=on", Calibration{}, "h200", Precision::fp8).time;
   EXPECT_LT(part(on, TimePart::attention), 0.7 * part(off, TimePart::attention));
+}
+
+// gpt-oss's heads of 64 do the same FLOPs as heads of 128 at cuDNN's measured 379 of 529 TFLOP/s
+// (kernels.yaml head_dim_tflops), forward and backward; torchtitan's FlashAttention-2 at 295 of 333.
+TEST(TimeModel, NarrowHeadsRunAtTheirKernelsMeasuredRate) {
+  const ModelSpec model = model::load_model("gpt-oss-20b");
+  const ModelCosts narrow = model_costs(model, 8192);
+  ModelCosts wide = narrow;  // the same FLOPs priced as heads of 128
+  for (LayerKind& kind : wide.kinds) {
+    ASSERT_EQ(kind.head_dim, 64);
+    kind.head_dim = kind.v_head_dim = 128;
+  }
+  const Cluster cluster = make_cluster("h200", 8);
+  const layout::LayoutContext context{8, 8, 8192, 128};
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=1,ep=8"), context);
+  const auto attention = [&](const ModelCosts& c, Stack stack) {
+    Workload w{8192, 128, Precision::bf16};
+    w.stack = stack;
+    const TimeEstimate t = estimate_time(c, l, layout::stage_layers(l, model.num_layers),
+                                         layout::microbatches_per_step(l, context), cluster, w, Calibration{});
+    return part(t, TimePart::attention);
+  };
+  EXPECT_NEAR(attention(narrow, Stack::megatron) / attention(wide, Stack::megatron), 529.0 / 379, 0.01);
+  EXPECT_NEAR(attention(narrow, Stack::torchtitan) / attention(wide, Stack::torchtitan), 333.0 / 295, 0.01);
+  const timing::HeadDimPricing heads = timing::narrowest_head_dim(narrow, Workload{8192, 128, Precision::bf16});
+  EXPECT_EQ(heads.head_dim, 64);
+  EXPECT_NEAR(heads.efficiency, 379.0 / 529, 1e-12);
+  EXPECT_EQ(timing::narrowest_head_dim(wide, Workload{8192, 128, Precision::bf16}).head_dim, 0);
 }
 
 TEST(TimeModel, AnExpertRankBudgetRunsMoeWithoutTheHostSync) {

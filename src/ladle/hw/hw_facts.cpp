@@ -146,6 +146,33 @@ std::vector<FabricFacts> read_fabrics() {
   return out;
 }
 
+// An attention row's head_dim_tflops ({head size: TFLOP/s}) in ascending head size, 128 among
+// them, with the head_dim_source it was read from.
+KernelFacts::HeadDimCurve head_dim_curve(const YAML::Node& row, const std::string& path) {
+  const YAML::Node table = row["head_dim_tflops"];
+  if (!table.IsMap() || table.size() == 0)
+    bad(kKernelsFile, table, path + ".head_dim_tflops", "expected {head size: TFLOP/s, ...}");
+  if (!row["head_dim_source"])
+    bad(kKernelsFile, row, path + ".head_dim_source", "missing; expected where the figures were published");
+  std::vector<std::pair<double, double>> points;
+  for (const auto& kv : table) {
+    points.emplace_back(number(kKernelsFile, kv.first, path + ".head_dim_tflops"),
+                        number(kKernelsFile, kv.second, path + ".head_dim_tflops"));
+  }
+  std::sort(points.begin(), points.end());
+  KernelFacts::HeadDimCurve curve;
+  for (const auto& [d, t] : points) {
+    if (!curve.head_dim.empty() && curve.head_dim.back() == d)
+      bad(kKernelsFile, table, path + ".head_dim_tflops", "expected each head size once");
+    curve.head_dim.push_back(d);
+    curve.tflops.push_back(t);
+  }
+  if (std::find(curve.head_dim.begin(), curve.head_dim.end(), kAttentionReferenceHeadDim) == curve.head_dim.end())
+    bad(kKernelsFile, table, path + ".head_dim_tflops", "expected head size 128 (the fractions' reference) among them");
+  curve.source = row["head_dim_source"].Scalar();
+  return curve;
+}
+
 KernelFacts read_kernels() {
   const YAML::Node root = load(kKernelsFile);
   KernelFacts k;
@@ -164,15 +191,25 @@ KernelFacts read_kernels() {
     k.gemm.push_back(row);
   }
   k.fp8_default = number(kKernelsFile, root["fp8_default"], "fp8_default");
-  for (const auto& a : root["attention"]) {
+  for (size_t i = 0; i < root["attention"].size(); ++i) {
+    const YAML::Node a = root["attention"][i];
+    const std::string path = "attention[" + std::to_string(i) + "]";
     const std::string kernel = a["kernel"].Scalar();
-    const double v = number(kKernelsFile, a["fraction"], "attention.fraction");
-    if (kernel == "fa3") k.attention_fa3 = v;
-    if (kernel == "fa2") k.attention_fa2 = v;
-    if (kernel == "fa3_fp8") k.attention_fa3_fp8 = v;
+    const double v = number(kKernelsFile, a["fraction"], path + ".fraction");
+    KernelFacts::HeadDimCurve curve;
+    if (a["head_dim_tflops"]) curve = head_dim_curve(a, path);
+    if (kernel == "fa3") k.attention_fa3 = v, k.head_dim_fa3 = curve;
+    if (kernel == "fa2") k.attention_fa2 = v, k.head_dim_fa2 = curve;
+    if (kernel == "fa3_fp8") {
+      k.attention_fa3_fp8 = v;
+      if (!a["head_dim_from"] || a["head_dim_from"].Scalar() != "fa3")
+        bad(kKernelsFile, a, path + ".head_dim_from", "expected fa3 (FP8 attention takes its BF16 kernel's ratios)");
+    }
   }
   LADLE_ASSERT(k.attention_fa3 > 0 && k.attention_fa2 > 0 && k.attention_fa3_fp8 > 0,
                "kernels.yaml needs fa2, fa3 and fa3_fp8 attention rows");
+  LADLE_ASSERT(!k.head_dim_fa3.head_dim.empty() && !k.head_dim_fa2.head_dim.empty(),
+               "kernels.yaml: the fa2 and fa3 attention rows need head_dim_tflops");
   const YAML::Node softmax = root["softmax_exp"];
   if (!softmax["source"])
     bad(kKernelsFile, softmax, "softmax_exp.source", "missing; expected where the figures were published");
@@ -320,6 +357,18 @@ const KernelFacts::Gemm* gemm_row(std::string_view gpu) {
 std::string gemm_mamf_fallback(std::string_view gpu) {
   if (gemm_row(gpu) != nullptr) return {};
   return fmt::format("the lowest published fraction (no MAMF row for {}; data/hw/kernels.yaml)", gpu);
+}
+
+double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, double head_dim) {
+  if (!(head_dim > 0) || head_dim >= kAttentionReferenceHeadDim || curve.head_dim.empty()) return 1.0;
+  const auto ref = std::find(curve.head_dim.begin(), curve.head_dim.end(), kAttentionReferenceHeadDim);
+  const double at_ref = curve.tflops[static_cast<size_t>(ref - curve.head_dim.begin())];
+  // Held at the narrowest measured size below it; linear between measured sizes above it.
+  if (head_dim <= curve.head_dim.front()) return curve.tflops.front() / at_ref;
+  size_t i = 1;
+  while (curve.head_dim[i] < head_dim) ++i;
+  const double t = (head_dim - curve.head_dim[i - 1]) / (curve.head_dim[i] - curve.head_dim[i - 1]);
+  return (curve.tflops[i - 1] + t * (curve.tflops[i] - curve.tflops[i - 1])) / at_ref;
 }
 
 double gemm_mamf_fraction(std::string_view gpu, bool fp8) {

@@ -49,6 +49,15 @@ struct KernelFacts {
   double attention_fa3 = 0;
   double attention_fa2 = 0;
   double attention_fa3_fp8 = 0;  ///< FP8 attention's fraction of the dense FP8 peak
+  /// A flash kernel's measured forward rate by head size (kernels.yaml head_dim_tflops), in
+  /// ascending head size; 128 is among them. FP8 attention takes fa3's (head_dim_from).
+  struct HeadDimCurve {
+    std::vector<double> head_dim;
+    std::vector<double> tflops;
+    std::string source;
+  };
+  HeadDimCurve head_dim_fa3;
+  HeadDimCurve head_dim_fa2;
   /// Blackwell Ultra's faster softmax (kernels.yaml softmax_exp): the published FP8 attention
   /// forward speedup its SFU brings, the SFU's exponential rate over Blackwell's, and its GPUs.
   double softmax_fp8_forward_speedup = 1;
@@ -128,5 +137,14 @@ PricedGemmRates priced_gemm_rates(const GpuSpec& g);
 /// Where a GPU's MAMF fraction comes from when none is published for it (the lowest published
 /// fraction); empty when the GPU has its own row. Predictions report it.
 std::string gemm_mamf_fallback(std::string_view gpu);
+
+/// The head-size reference of the attention fractions: the kernels' fractions are measured at
+/// (and the training set mostly runs) heads of this size.
+inline constexpr double kAttentionReferenceHeadDim = 128;
+
+/// The rate of attention with heads of `head_dim` over the same kernel's rate at 128 (kernels.yaml
+/// head_dim_tflops): linear in the head size between measured sizes, the narrowest measured one's
+/// below it; 1 from 128 up (the measured kernels disagree in sign there).
+double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, double head_dim);
 
 }  // namespace ladle::hw

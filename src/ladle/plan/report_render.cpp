@@ -16,6 +16,7 @@
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
+#include "ladle/plan/time_attention.hpp"
 #include "ladle/recipe/catalog.hpp"
 #include "ladle/util/rounding.hpp"
 #include "ladle/util/table.hpp"
@@ -41,7 +42,15 @@ std::string header_line(const ReportHeader& h) {
 // The GEMM rate's stand-in where no MAMF of the GPU is published (issue 32): said, not silent.
 std::string gemm_fallback_line(const ReportHeader& h) {
   const std::string fallback = hw::gemm_mamf_fallback(h.cluster.gpu.name);
-  return fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
+  std::string out =
+      fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
+  // So is a head narrower than the attention kernels' measured reference.
+  if (h.attention_head_dim > 0) {
+    out += fmt::format("attention: heads of {:g} run at {:.2f} of the kernel's rate at 128 (measured on H100, "
+                       "data/hw/kernels.yaml head_dim_tflops)\n",
+                       h.attention_head_dim, h.attention_head_dim_efficiency);
+  }
+  return out;
 }
 
 // "not priced: --lr, --seed" for a job given as its own arguments.
@@ -302,6 +311,9 @@ ReportHeader report_header(const Scenario& scenario) {
   ReportHeader h{scenario.model.name, scenario.costs.n_params, scenario.cluster, scenario.workload,
                  scenario.calibration.source};
   h.moe = scenario.model.num_experts > 0;
+  const timing::HeadDimPricing heads = timing::narrowest_head_dim(scenario.costs, scenario.workload);
+  h.attention_head_dim = heads.head_dim;
+  h.attention_head_dim_efficiency = heads.efficiency;
   return h;
 }
 

@@ -22,6 +22,10 @@ struct ReportHeader {
   Cluster cluster;
   Workload workload;
   std::string calibration;  ///< Calibration::source
+  /// The narrowest attention head below 128 and its priced share of the kernel's rate at 128
+  /// (timing::narrowest_head_dim); head 0: none narrower, no line.
+  double attention_head_dim = 0;
+  double attention_head_dim_efficiency = 1;
   /// The precision the GEMMs were priced at when the layout says more than the workload's
   /// ("nvfp4", "fp8 (mxfp8)"; plan::priced_precision); empty: the workload's precision.
   std::string precision;

@@ -9,4 +9,18 @@ namespace ladle::plan::timing {
 /// The layer's core attention, forward: seconds and launches.
 Work core_attention(const KindInputs& in);
 
+/// The flash kernel's rate by head size that a workload's attention runs at: FlashAttention-2
+/// under torchtitan or --use-flash-attn, else Transformer Engine's fused attention (cuDNN), FP8
+/// attention included (kernels.yaml head_dim_from).
+const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w);
+
+/// The head size the narrowest softmax-attention layer of `c` is priced at (the mean of its q/k
+/// and v head sizes) and that size's rate over the kernel's rate at 128; {0, 1} when every
+/// layer's heads are 128 or wider.
+struct HeadDimPricing {
+  double head_dim = 0;
+  double efficiency = 1;
+};
+HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w);
+
 }  // namespace ladle::plan::timing

@@ -5,6 +5,7 @@
 
 #include "ladle/hw/memory_facts.hpp"
 #include "ladle/plan/stack.hpp"
+#include "ladle/plan/time_attention.hpp"
 
 namespace ladle::plan::timing {
 
@@ -34,12 +35,13 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
     r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * fp4_fraction * cal.gemm_efficiency;
   }
   const KernelFacts& kernels = kernel_facts();
-  const double attention_kernel =
-      w.stack == Stack::torchtitan || w.flash_attention_2 ? kernels.attention_fa2 : kernels.attention_fa3;
-  r.attention_flops = cluster.gpu.bf16_dense_tflops * 1e12 * attention_kernel * cal.attention_efficiency;
+  const bool fa2 = w.stack == Stack::torchtitan || w.flash_attention_2;
+  r.attention_flops =
+      cluster.gpu.bf16_dense_tflops * 1e12 * (fa2 ? kernels.attention_fa2 : kernels.attention_fa3) * cal.attention_efficiency;
+  r.attention_head_dims = &attention_head_dim_curve(w);
   // fp8_dot_product_attention under an FP8 or FP4 recipe: Transformer Engine's FP8 fused
   // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
-  const bool fp8_attention = l.fp8_dpa && fp8_gemm && w.stack != Stack::torchtitan && !w.flash_attention_2;
+  const bool fp8_attention = l.fp8_dpa && fp8_gemm && !fa2;
   if (fp8_attention) {
     r.attention_flops = cluster.gpu.fp8_dense_tflops * 1e12 * kernels.attention_fa3_fp8 * cal.attention_efficiency;
   }

@@ -29,6 +29,7 @@ struct Rates {
   double head_gemm_flops = 0;  // achieved FLOP/s of the output layer's GEMM (BF16 under NVFP4)
   double attention_flops = 0;  // achieved flash-attention FLOP/s
   double attention_backward = 2.5;  // flash backward seconds over forward (five matmuls to two)
+  const hw::KernelFacts::HeadDimCurve* attention_head_dims = nullptr;  // the kernel's rate by head size
   double hbm = 0;              // achieved HBM bytes/s
   double kernel = 0;           // fixed seconds per kernel
   double nvlink = 0;           // NVLink bytes/s per GPU, one way (the link; collectives.yaml gives the fraction)
