@@ -119,6 +119,23 @@ TEST(Measurements, ResolvesLayersPerVirtualStageFromTheModel) {
   EXPECT_EQ(set.runs[0].layout.vpp, 2);
 }
 
+// A Megatron-Bridge run written as Megatron-LM arguments names beside them, as `layout`, what
+// Megatron-LM has no argument for (fp8_dot_product_attention); a knob the arguments can say is
+// theirs to say.
+TEST(Measurements, ALayoutBesideArgsNamesOnlyKnobsMegatronLmHasNoArgumentFor) {
+  const std::string args = "args: '--tensor-model-parallel-size 2 --expert-tensor-parallel-size 1 --sequence-parallel'";
+  const MeasurementSet set =
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", args + "\n    layout: fp8_dpa=on"), "m.yaml");
+  EXPECT_EQ(set.runs[0].layout.tp, 2);
+  EXPECT_TRUE(set.runs[0].layout.fp8_dpa);
+  EXPECT_FALSE(read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", args), "m.yaml").runs[0].layout.fp8_dpa);
+  EXPECT_LADLE_ERROR(
+      read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", args + "\n    layout: fp8_dpa=on,tp=4"), "m.yaml"),
+      input,
+      "m.yaml:16:13: error: runs[0].layout: tp: the args say it; beside args, layout names only knobs Megatron-LM has "
+      "no argument for (fp8_dpa, act_fp8_store)");
+}
+
 TEST(Measurements, RejectsWhatItCannotTrust) {
   const std::string ok = run("{value: 1, unit: tokens/s/gpu}");
   std::string no_source = kHead;

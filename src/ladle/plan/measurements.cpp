@@ -14,6 +14,7 @@
 #include "ladle/args/run_script.hpp"
 #include "ladle/hw/catalog.hpp"
 #include "ladle/layout/layout_rules.hpp"
+#include "ladle/layout/knobs.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/layout/recipe_layout.hpp"
 #include "ladle/model/catalog.hpp"
@@ -275,6 +276,33 @@ double read_measured(const Reader& r, const YAML::Node& node, const std::string&
               util::did_you_mean(unit, units));
 }
 
+// Beside `args`, a run's `layout` names what its launcher set that Megatron-LM has no argument for
+// (Megatron-Bridge's mixed_precision.fp8_dot_product_attention: fp8_dpa=on); every other knob is
+// the arguments' to say, and naming it there is refused.
+void overlay_argless_knobs(const Reader& r, const YAML::Node& node, const std::string& path, Layout& layout) {
+  const YAML::Node where = node["layout"];
+  const std::string text = r.text(node, "layout", path, "the knobs Megatron-LM has no argument for (fp8_dpa=on)");
+  layout::PartialLayout extra;
+  try {
+    extra = layout::parse_partial_layout_spec(text);
+  } catch (const Error& e) {
+    throw_input(r.at(where, path + ".layout"), "{}", e.message());
+  }
+  for (const std::string& key : extra.given) {
+    const layout::Knob* knob = layout::find_knob(key);
+    const bool megatron_arg =
+        knob == nullptr || knob->args.empty() ||
+        std::any_of(knob->args.begin(), knob->args.end(),
+                    [](const layout::KnobArg& a) { return (a.engines & layout::kMegatron) != 0; });
+    if (megatron_arg)
+      throw_input(r.at(where, path + ".layout"),
+                  "{}: the args say it; beside args, layout names only knobs Megatron-LM has no argument for "
+                  "(fp8_dpa, act_fp8_store)",
+                  key);
+    layout::set_knob_text(*knob, layout, layout::knob_text(*knob, extra.layout), key);
+  }
+}
+
 Measurement read_run(const Reader& r, const YAML::Node& node, const std::string& path,
                      const MeasurementSource& source, const System& system) {
   r.keys(node, path,
@@ -322,9 +350,7 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     throw_input(r.at(node["precision"], path + ".precision"), "{}", e.message());
   }
   Layout layout;
-  if (node["layout"] && node["args"])
-    throw_input(r.at(node["args"], path + ".args"), "give layout or args, not both");
-  if (node["layout"]) {
+  if (node["layout"] && !node["args"]) {
     const std::string text = r.text(node, "layout", path, "a layout spec (tp=..,pp=..)");
     try {
       layout = layout::parse_layout_spec(text);
@@ -342,13 +368,14 @@ Measurement read_run(const Reader& r, const YAML::Node& node, const std::string&
     } catch (const Error& e) {
       throw_input(r.at(node["args"], path + ".args"), "{}", e.message());
     }
+    if (node["layout"]) overlay_argless_knobs(r, node, path, layout);
   } else {
     throw_input(r.at(node, path + ".layout"),
                 "missing; expected a layout spec or the launch arguments (args)");
   }
   const layout::LayoutContext context = m.context();
-  const YAML::Node where = node["layout"] ? node["layout"] : node["args"];
-  const std::string where_path = path + (node["layout"] ? ".layout" : ".args");
+  const YAML::Node where = node["args"] ? node["args"] : node["layout"];
+  const std::string where_path = path + (node["args"] ? ".args" : ".layout");
   try {
     m.layout = layout::resolve_layout(layout, context);
   } catch (const Error& e) {
