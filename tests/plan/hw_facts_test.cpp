@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "ladle/hw/catalog.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
 #include "ladle/model/catalog.hpp"
@@ -104,6 +105,20 @@ TEST(HwFacts, AttentionHeadsNarrowerThan128RunAtTheirMeasuredRate) {
   EXPECT_DOUBLE_EQ(hw::attention_head_dim_efficiency(k.head_dim_fa3, 192), 1.0);
   EXPECT_DOUBLE_EQ(hw::attention_head_dim_efficiency(k.head_dim_fa3, 256), 1.0);
   EXPECT_NEAR(hw::attention_head_dim_efficiency(k.head_dim_fa2, 64), 295.0 / 333, 1e-12);
+}
+
+// A GPU's own measured attention (kernels.yaml attention_gpus) scales the calibrated fraction by
+// its share of its peak over cuDNN's on the H100 (529 of the H100's peak): AITER's 1,173.2 of
+// the MI355X's 2,516.6 and 956.59 of the MI350X's 2,306.9; a GPU without a row is priced as the H100.
+TEST(HwFacts, AGpusOwnAttentionMeasurementScalesItsFraction) {
+  const double h100 = hw::require_gpu("h100-sxm").bf16_dense_tflops;
+  EXPECT_NEAR(hw::attention_gpu_ratio(hw::require_gpu("mi355x")), (1173.2 / 2516.6) / (529 / h100), 1e-9);
+  EXPECT_NEAR(hw::attention_gpu_ratio(hw::require_gpu("mi350x")), (956.59 / 2306.9) / (529 / h100), 1e-9);
+  EXPECT_DOUBLE_EQ(hw::attention_gpu_ratio(hw::require_gpu("h200")), 1.0);
+  EXPECT_DOUBLE_EQ(hw::attention_gpu_ratio(hw::require_gpu("mi325x")), 1.0);
+  // The MI350X measures no narrower head: the H100's ratio prices its narrow heads.
+  EXPECT_FALSE(hw::gpu_attention("mi350x")->curve.has_narrow_head());
+  EXPECT_TRUE(hw::gpu_attention("mi355x")->curve.has_narrow_head());
 }
 
 TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {

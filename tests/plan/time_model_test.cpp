@@ -101,10 +101,15 @@ TEST(TimeModel, NarrowHeadsRunAtTheirKernelsMeasuredRate) {
   };
   EXPECT_NEAR(attention(narrow, Stack::megatron) / attention(wide, Stack::megatron), 529.0 / 379, 0.01);
   EXPECT_NEAR(attention(narrow, Stack::torchtitan) / attention(wide, Stack::torchtitan), 333.0 / 295, 0.01);
-  const timing::HeadDimPricing heads = timing::narrowest_head_dim(narrow, Workload{8192, 128, Precision::bf16});
+  const timing::HeadDimPricing heads = timing::narrowest_head_dim(narrow, Workload{8192, 128, Precision::bf16}, "h200");
   EXPECT_EQ(heads.head_dim, 64);
   EXPECT_NEAR(heads.efficiency, 379.0 / 529, 1e-12);
-  EXPECT_EQ(timing::narrowest_head_dim(wide, Workload{8192, 128, Precision::bf16}).head_dim, 0);
+  EXPECT_EQ(heads.measured_on, "h100-sxm");
+  EXPECT_EQ(timing::narrowest_head_dim(wide, Workload{8192, 128, Precision::bf16}, "h200").head_dim, 0);
+  // AITER's kernel on an MI355X: its own 492.6 of 1173.2 at heads of 64.
+  const timing::HeadDimPricing amd = timing::narrowest_head_dim(narrow, Workload{8192, 128, Precision::bf16}, "mi355x");
+  EXPECT_NEAR(amd.efficiency, 492.6 / 1173.2, 1e-12);
+  EXPECT_EQ(amd.measured_on, "mi355x");
 }
 
 TEST(TimeModel, AnExpertRankBudgetRunsMoeWithoutTheHostSync) {

@@ -86,6 +86,18 @@ void render_one(const GpuSpec& g, std::ostream& out) {
                      rates.fallback.empty()
                          ? fmt::format("data/hw/kernels.yaml; sources: ladle gpu {} --json", g.name)
                          : rates.fallback);
+  // The attention kernel's rate: the GPU's own measurement, or the H100's fraction taken.
+  if (const hw::KernelFacts::GpuAttention* own = hw::gpu_attention(g.name)) {
+    out << fmt::format("attention as measured: {} {:.0f} TFLOP/s forward (causal, 8k, heads of 128), {:.2f} times "
+                       "cuDNN's share of the H100's peak (data/hw/kernels.yaml attention_gpus)\n",
+                       own->kernel, own->curve.at_reference(), hw::attention_gpu_ratio(g));
+  } else if (const hw::KernelFacts::HeadDimCurve& ref = hw::kernel_facts().head_dim_fa3; ref.measured_on == g.name) {
+    out << fmt::format("attention as measured: cuDNN {:.0f} TFLOP/s forward (causal, 8k, heads of 128), the reference "
+                       "the other GPUs are priced against (data/hw/kernels.yaml)\n",
+                       ref.at_reference());
+  } else {
+    out << "attention as measured: none on this GPU; cuDNN's share of the H100's peak is taken (data/hw/kernels.yaml)\n";
+  }
   out << fmt::format("hbm: {} GB ({:.2f} GiB), {} TB/s\n", number(g.hbm_gb), g.hbm_gib(),
                      number(g.hbm_tb_per_s));
   out << fmt::format("intra-node link: {}, {} GB/s per GPU per direction\n", g.intra_node_link,

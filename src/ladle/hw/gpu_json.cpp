@@ -53,6 +53,12 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
     gemm["fallback"] = rates.fallback;
   }
   j["gemm_priced"] = gemm;
+  if (const KernelFacts::GpuAttention* own = gpu_attention(g.name)) {
+    j["attention_measured"] = {{"kernel", own->kernel},
+                               {"forward_tflops_causal_8k_head_128", own->curve.at_reference()},
+                               {"over_h100_cudnn_share", attention_gpu_ratio(g)},
+                               {"source", own->curve.source}};
+  }
   j["hbm_gb"] = g.hbm_gb;
   j["hbm_gib"] = g.hbm_gib();
   j["hbm_tb_per_s"] = g.hbm_tb_per_s;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "ladle/hw/catalog.hpp"
 #include "ladle/util/embedded.hpp"
 #include "ladle/util/error.hpp"
 
@@ -173,6 +174,14 @@ KernelFacts::HeadDimCurve head_dim_curve(const YAML::Node& row, const std::strin
   return curve;
 }
 
+// The GPU a kernel row's curve was measured on (measured_on), a catalog GPU.
+std::string measured_on(const YAML::Node& row, const std::string& path) {
+  const YAML::Node gpu = row["measured_on"];
+  if (!gpu || !gpu.IsScalar() || !find_gpu(gpu.Scalar()))
+    bad(kKernelsFile, gpu ? gpu : row, path + ".measured_on", "expected the catalog GPU the rates were measured on");
+  return gpu.Scalar();
+}
+
 KernelFacts read_kernels() {
   const YAML::Node root = load(kKernelsFile);
   KernelFacts k;
@@ -197,7 +206,10 @@ KernelFacts read_kernels() {
     const std::string kernel = a["kernel"].Scalar();
     const double v = number(kKernelsFile, a["fraction"], path + ".fraction");
     KernelFacts::HeadDimCurve curve;
-    if (a["head_dim_tflops"]) curve = head_dim_curve(a, path);
+    if (a["head_dim_tflops"]) {
+      curve = head_dim_curve(a, path);
+      curve.measured_on = measured_on(a, path);
+    }
     if (kernel == "fa3") k.attention_fa3 = v, k.head_dim_fa3 = curve;
     if (kernel == "fa2") k.attention_fa2 = v, k.head_dim_fa2 = curve;
     if (kernel == "fa3_fp8") {
@@ -210,6 +222,18 @@ KernelFacts read_kernels() {
                "kernels.yaml needs fa2, fa3 and fa3_fp8 attention rows");
   LADLE_ASSERT(!k.head_dim_fa3.head_dim.empty() && !k.head_dim_fa2.head_dim.empty(),
                "kernels.yaml: the fa2 and fa3 attention rows need head_dim_tflops");
+  for (size_t i = 0; i < root["attention_gpus"].size(); ++i) {
+    const YAML::Node a = root["attention_gpus"][i];
+    const std::string path = "attention_gpus[" + std::to_string(i) + "]";
+    KernelFacts::GpuAttention row;
+    row.gpu = a["gpu"] ? a["gpu"].Scalar() : "";
+    if (!find_gpu(row.gpu)) bad(kKernelsFile, a, path + ".gpu", "expected a catalog GPU");
+    if (!a["kernel"]) bad(kKernelsFile, a, path + ".kernel", "missing; expected the kernel measured");
+    row.kernel = a["kernel"].Scalar();
+    row.curve = head_dim_curve(a, path);
+    row.curve.measured_on = row.gpu;
+    k.attention_gpus.push_back(std::move(row));
+  }
   const YAML::Node softmax = root["softmax_exp"];
   if (!softmax["source"])
     bad(kKernelsFile, softmax, "softmax_exp.source", "missing; expected where the figures were published");
@@ -359,10 +383,29 @@ std::string gemm_mamf_fallback(std::string_view gpu) {
   return fmt::format("the lowest published fraction (no MAMF row for {}; data/hw/kernels.yaml)", gpu);
 }
 
+double KernelFacts::HeadDimCurve::at_reference() const {
+  const auto ref = std::find(head_dim.begin(), head_dim.end(), kAttentionReferenceHeadDim);
+  return ref == head_dim.end() ? 0.0 : tflops[static_cast<size_t>(ref - head_dim.begin())];
+}
+
+const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu) {
+  for (const KernelFacts::GpuAttention& a : kernel_facts().attention_gpus) {
+    if (a.gpu == gpu) return &a;
+  }
+  return nullptr;
+}
+
+double attention_gpu_ratio(const GpuSpec& g) {
+  const KernelFacts::GpuAttention* own = gpu_attention(g.name);
+  if (own == nullptr) return 1.0;
+  const KernelFacts::HeadDimCurve& ref = kernel_facts().head_dim_fa3;
+  const double ref_fraction = ref.at_reference() / require_gpu(ref.measured_on).bf16_dense_tflops;
+  return own->curve.at_reference() / g.bf16_dense_tflops / ref_fraction;
+}
+
 double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, double head_dim) {
   if (!(head_dim > 0) || head_dim >= kAttentionReferenceHeadDim || curve.head_dim.empty()) return 1.0;
-  const auto ref = std::find(curve.head_dim.begin(), curve.head_dim.end(), kAttentionReferenceHeadDim);
-  const double at_ref = curve.tflops[static_cast<size_t>(ref - curve.head_dim.begin())];
+  const double at_ref = curve.at_reference();
   // Held at the narrowest measured size below it; linear between measured sizes above it.
   if (head_dim <= curve.head_dim.front()) return curve.tflops.front() / at_ref;
   size_t i = 1;

@@ -55,9 +55,22 @@ struct KernelFacts {
     std::vector<double> head_dim;
     std::vector<double> tflops;
     std::string source;
+    std::string measured_on;  ///< the GPU it was measured on
+    /// The measured forward TFLOP/s at heads of 128 (kAttentionReferenceHeadDim).
+    double at_reference() const;
+    /// Whether it measures a head narrower than 128.
+    bool has_narrow_head() const { return !head_dim.empty() && head_dim.front() < 128; }
   };
   HeadDimCurve head_dim_fa3;
   HeadDimCurve head_dim_fa2;
+  /// A GPU's own measured rate of the fused attention its stack runs there (kernels.yaml
+  /// attention_gpus), in the fa3 curve's shape.
+  struct GpuAttention {
+    std::string gpu;
+    std::string kernel;
+    HeadDimCurve curve;
+  };
+  std::vector<GpuAttention> attention_gpus;
   /// Blackwell Ultra's faster softmax (kernels.yaml softmax_exp): the published FP8 attention
   /// forward speedup its SFU brings, the SFU's exponential rate over Blackwell's, and its GPUs.
   double softmax_fp8_forward_speedup = 1;
@@ -146,5 +159,12 @@ inline constexpr double kAttentionReferenceHeadDim = 128;
 /// head_dim_tflops): linear in the head size between measured sizes, the narrowest measured one's
 /// below it; 1 from 128 up (the measured kernels disagree in sign there).
 double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, double head_dim);
+
+/// The GPU's own attention row (kernels.yaml attention_gpus), or nullptr.
+const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu);
+
+/// What the fa3 attention fraction is multiplied by on `g`: its own measured attention's fraction
+/// of its peak over cuDNN's on the GPU the fa3 curve was measured on; 1 without a row.
+double attention_gpu_ratio(const GpuSpec& g);
 
 }  // namespace ladle::hw

@@ -50,7 +50,8 @@ Json to_json(const ReportHeader& h) {
   if (const std::string f = hw::gemm_mamf_fallback(h.cluster.gpu.name); !f.empty()) j["gemm_fraction_fallback"] = f;
   if (h.attention_head_dim > 0) {
     j["attention_head_dim"] = {{"head_dim", h.attention_head_dim},
-                               {"rate_over_head_dim_128", util::round_to(h.attention_head_dim_efficiency, 3)}};
+                               {"rate_over_head_dim_128", util::round_to(h.attention_head_dim_efficiency, 3)},
+                               {"measured_on", h.attention_head_dim_measured_on}};
   }
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;

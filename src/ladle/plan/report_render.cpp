@@ -46,9 +46,9 @@ std::string gemm_fallback_line(const ReportHeader& h) {
       fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
   // So is a head narrower than the attention kernels' measured reference.
   if (h.attention_head_dim > 0) {
-    out += fmt::format("attention: heads of {:g} run at {:.2f} of the kernel's rate at 128 (measured on H100, "
+    out += fmt::format("attention: heads of {:g} run at {:.2f} of the kernel's rate at 128 (measured on {}, "
                        "data/hw/kernels.yaml head_dim_tflops)\n",
-                       h.attention_head_dim, h.attention_head_dim_efficiency);
+                       h.attention_head_dim, h.attention_head_dim_efficiency, h.attention_head_dim_measured_on);
   }
   return out;
 }
@@ -311,9 +311,11 @@ ReportHeader report_header(const Scenario& scenario) {
   ReportHeader h{scenario.model.name, scenario.costs.n_params, scenario.cluster, scenario.workload,
                  scenario.calibration.source};
   h.moe = scenario.model.num_experts > 0;
-  const timing::HeadDimPricing heads = timing::narrowest_head_dim(scenario.costs, scenario.workload);
+  const timing::HeadDimPricing heads =
+      timing::narrowest_head_dim(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
   h.attention_head_dim = heads.head_dim;
   h.attention_head_dim_efficiency = heads.efficiency;
+  h.attention_head_dim_measured_on = heads.measured_on;
   return h;
 }
 

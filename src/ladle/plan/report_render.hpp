@@ -26,6 +26,7 @@ struct ReportHeader {
   /// (timing::narrowest_head_dim); head 0: none narrower, no line.
   double attention_head_dim = 0;
   double attention_head_dim_efficiency = 1;
+  std::string attention_head_dim_measured_on;
   /// The precision the GEMMs were priced at when the layout says more than the workload's
   /// ("nvfp4", "fp8 (mxfp8)"; plan::priced_precision); empty: the workload's precision.
   std::string precision;

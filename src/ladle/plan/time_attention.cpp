@@ -15,19 +15,23 @@ double priced_head_dim(int64_t head_dim, int64_t v_head_dim) {
 
 }  // namespace
 
-const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w) {
+const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w, std::string_view gpu) {
   const KernelFacts& k = kernel_facts();
-  return w.stack == Stack::torchtitan || w.flash_attention_2 ? k.head_dim_fa2 : k.head_dim_fa3;
+  if (w.stack == Stack::torchtitan || w.flash_attention_2) return k.head_dim_fa2;
+  const KernelFacts::GpuAttention* own = hw::gpu_attention(gpu);
+  return own != nullptr && own->curve.has_narrow_head() ? own->curve : k.head_dim_fa3;
 }
 
-HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w) {
+HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w, std::string_view gpu) {
+  const hw::KernelFacts::HeadDimCurve& curve = attention_head_dim_curve(w, gpu);
   HeadDimPricing out;
+  out.measured_on = curve.measured_on;
   for (const LayerKind& kind : c.kinds) {
     if (kind.mixer != MixerKind::attention) continue;
     const double d = priced_head_dim(kind.head_dim > 0 ? kind.head_dim : c.qk_head_dim,
                                      kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
-    const double e = hw::attention_head_dim_efficiency(attention_head_dim_curve(w), d);
-    if (e < out.efficiency) out = {d, e};
+    const double e = hw::attention_head_dim_efficiency(curve, d);
+    if (e < out.efficiency) out.head_dim = d, out.efficiency = e;
   }
   return out;
 }

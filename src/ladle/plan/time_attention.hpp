@@ -9,10 +9,11 @@ namespace ladle::plan::timing {
 /// The layer's core attention, forward: seconds and launches.
 Work core_attention(const KindInputs& in);
 
-/// The flash kernel's rate by head size that a workload's attention runs at: FlashAttention-2
-/// under torchtitan or --use-flash-attn, else Transformer Engine's fused attention (cuDNN), FP8
-/// attention included (kernels.yaml head_dim_from).
-const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w);
+/// The flash kernel's rate by head size that a workload's attention runs at on `gpu`:
+/// FlashAttention-2 under torchtitan or --use-flash-attn, else Transformer Engine's fused
+/// attention, the GPU's own (kernels.yaml attention_gpus) where it is measured at a narrower head,
+/// else cuDNN's on the H100, FP8 attention included (kernels.yaml head_dim_from).
+const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w, std::string_view gpu);
 
 /// The head size the narrowest softmax-attention layer of `c` is priced at (the mean of its q/k
 /// and v head sizes) and that size's rate over the kernel's rate at 128; {0, 1} when every
@@ -20,7 +21,8 @@ const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w)
 struct HeadDimPricing {
   double head_dim = 0;
   double efficiency = 1;
+  std::string measured_on;  ///< the GPU the ratio was measured on
 };
-HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w);
+HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w, std::string_view gpu);
 
 }  // namespace ladle::plan::timing
