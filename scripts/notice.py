@@ -14,7 +14,7 @@ import sys
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SOURCE_KEYS = ("source", "sources", "price_source", "latency_source", "url")
+SOURCE_KEYS = ("source", "sources", "price_source", "latency_source", "head_dim_source", "url")
 
 HEADER = """ladle
 Copyright 2026 the ladle authors
