@@ -133,7 +133,7 @@ TEST(Measurements, ALayoutBesideArgsNamesOnlyKnobsMegatronLmHasNoArgumentFor) {
       read_measurements(kHead + run("{value: 1, unit: tokens/s/gpu}", args + "\n    layout: fp8_dpa=on,tp=4"), "m.yaml"),
       input,
       "m.yaml:16:13: error: runs[0].layout: tp: the args say it; beside args, layout names only knobs Megatron-LM has "
-      "no argument for (fp8_dpa, act_fp8_store)");
+      "no argument for (max_tokens, act_fp8_store, fp8_dpa, lora_rank");
 }
 
 TEST(Measurements, RejectsWhatItCannotTrust) {

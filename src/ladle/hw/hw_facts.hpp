@@ -33,6 +33,10 @@ struct FabricFacts {
   std::vector<CollectiveSweep> sweeps;
 };
 
+/// The head-size reference of the attention fractions: the kernels' fractions are measured at
+/// (and the training set mostly runs) heads of this size.
+inline constexpr double kAttentionReferenceHeadDim = 128;
+
 struct KernelFacts {
   struct Gemm {
     std::string gpu;
@@ -59,7 +63,7 @@ struct KernelFacts {
     /// The measured forward TFLOP/s at heads of 128 (kAttentionReferenceHeadDim).
     double at_reference() const;
     /// Whether it measures a head narrower than 128.
-    bool has_narrow_head() const { return !head_dim.empty() && head_dim.front() < 128; }
+    bool has_narrow_head() const { return !head_dim.empty() && head_dim.front() < kAttentionReferenceHeadDim; }
   };
   HeadDimCurve head_dim_fa3;
   HeadDimCurve head_dim_fa2;
@@ -150,10 +154,6 @@ PricedGemmRates priced_gemm_rates(const GpuSpec& g);
 /// Where a GPU's MAMF fraction comes from when none is published for it (the lowest published
 /// fraction); empty when the GPU has its own row. Predictions report it.
 std::string gemm_mamf_fallback(std::string_view gpu);
-
-/// The head-size reference of the attention fractions: the kernels' fractions are measured at
-/// (and the training set mostly runs) heads of this size.
-inline constexpr double kAttentionReferenceHeadDim = 128;
 
 /// The rate of attention with heads of `head_dim` over the same kernel's rate at 128 (kernels.yaml
 /// head_dim_tflops): linear in the head size between measured sizes, the narrowest measured one's

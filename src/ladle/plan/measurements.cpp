@@ -279,6 +279,12 @@ double read_measured(const Reader& r, const YAML::Node& node, const std::string&
 // Beside `args`, a run's `layout` names what its launcher set that Megatron-LM has no argument for
 // (Megatron-Bridge's mixed_precision.fp8_dot_product_attention: fp8_dpa=on); every other knob is
 // the arguments' to say, and naming it there is refused.
+bool has_megatron_argument(const layout::Knob& knob) {
+  return knob.args.empty() || std::any_of(knob.args.begin(), knob.args.end(), [](const layout::KnobArg& a) {
+           return (a.engines & layout::kMegatron) != 0;
+         });
+}
+
 void overlay_argless_knobs(const Reader& r, const YAML::Node& node, const std::string& path, Layout& layout) {
   const YAML::Node where = node["layout"];
   const std::string text = r.text(node, "layout", path, "the knobs Megatron-LM has no argument for (fp8_dpa=on)");
@@ -290,15 +296,15 @@ void overlay_argless_knobs(const Reader& r, const YAML::Node& node, const std::s
   }
   for (const std::string& key : extra.given) {
     const layout::Knob* knob = layout::find_knob(key);
-    const bool megatron_arg =
-        knob == nullptr || knob->args.empty() ||
-        std::any_of(knob->args.begin(), knob->args.end(),
-                    [](const layout::KnobArg& a) { return (a.engines & layout::kMegatron) != 0; });
-    if (megatron_arg)
+    if (knob == nullptr || has_megatron_argument(*knob)) {
+      std::vector<std::string> argless;
+      for (const layout::Knob& k : layout::kKnobs) {
+        if (!has_megatron_argument(k)) argless.emplace_back(k.key);
+      }
       throw_input(r.at(where, path + ".layout"),
-                  "{}: the args say it; beside args, layout names only knobs Megatron-LM has no argument for "
-                  "(fp8_dpa, act_fp8_store)",
-                  key);
+                  "{}: the args say it; beside args, layout names only knobs Megatron-LM has no argument for ({})",
+                  key, util::join(argless, ", "));
+    }
     layout::set_knob_text(*knob, layout, layout::knob_text(*knob, extra.layout), key);
   }
 }
