@@ -112,6 +112,23 @@ TEST(TimeModel, NarrowHeadsRunAtTheirKernelsMeasuredRate) {
   EXPECT_EQ(amd.measured_on, "mi355x");
 }
 
+// The softmax model (kernels.yaml softmax_exp, from NVIDIA's FP8 forward speedup) against cuDNN's
+// own training benchmark, GB300 over GB200 in one run (NVIDIA/cudnn-frontend
+// benchmark/sdpa_benchmark_training/results/llama3.1/{gb200,gb300}/llama3.1_20260724_*.csv @ e99b0d0b,
+// cuDNN 9.26, BF16, causal, 8k, 64 heads of 128): forward 1,991 over 1,646 TFLOP/s (1.210),
+// backward 1,448 over 1,344 (1.077), at the same BF16 peak.
+TEST(TimeModel, BlackwellUltrasSoftmaxSpeedupMatchesCudnnsMeasurement) {
+  const layout::LayoutContext context{8, 8, 8192, 128};
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=1"), context);
+  const Workload w{8192, 128, Precision::bf16};
+  const timing::Rates gb200 = timing::time_rates(l, make_cluster("gb200", 8), w, Calibration{});
+  const timing::Rates gb300 = timing::time_rates(l, make_cluster("gb300", 8), w, Calibration{});
+  EXPECT_NEAR(gb300.attention_flops / gb200.attention_flops, 1991.0 / 1646, 0.02);
+  const double backward = (gb200.attention_backward / gb200.attention_flops) /
+                          (gb300.attention_backward / gb300.attention_flops);
+  EXPECT_NEAR(backward, 1448.0 / 1344, 0.03);
+}
+
 TEST(TimeModel, AnExpertRankBudgetRunsMoeWithoutTheHostSync) {
   // paged_stash.md: a pre-sized expert-rank budget is sync-free (no per-step device query).
   Calibration cal;
