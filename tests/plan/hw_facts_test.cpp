@@ -121,6 +121,20 @@ TEST(HwFacts, AGpusOwnAttentionMeasurementScalesItsFraction) {
   EXPECT_TRUE(hw::gpu_attention("mi355x")->curve.has_narrow_head());
 }
 
+// cuDNN's gpt-oss windows (128 tokens, heads of 64) against its causal heads of 128, in one run
+// per GPU; a sibling GPU takes the row, any other window, head size or GPU none.
+TEST(HwFacts, MeasuredSlidingWindowsAreRatesOverTheSameRunsCausalOnes) {
+  const hw::KernelFacts::WindowAttention* gb300 = hw::window_attention("gb300", 128, 64);
+  ASSERT_NE(gb300, nullptr);
+  EXPECT_NEAR(gb300->forward, 179.0 / 1991, 1e-12);
+  EXPECT_NEAR(gb300->backward, 198.0 / 1448, 1e-12);
+  EXPECT_EQ(hw::window_attention("b300", 128, 64), gb300);
+  EXPECT_NEAR(hw::window_attention("b200", 128, 64)->forward, 166.0 / 1646, 1e-12);
+  EXPECT_EQ(hw::window_attention("h100-sxm", 128, 64), nullptr);
+  EXPECT_EQ(hw::window_attention("gb300", 256, 64), nullptr);
+  EXPECT_EQ(hw::window_attention("gb300", 128, 128), nullptr);
+}
+
 TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {
   const Calibration& cal = default_calibration();
   ASSERT_FALSE(cal.covariance_names.empty());

@@ -112,6 +112,39 @@ TEST(TimeModel, NarrowHeadsRunAtTheirKernelsMeasuredRate) {
   EXPECT_EQ(amd.measured_on, "mi355x");
 }
 
+// A measured window (kernels.yaml window_attention) prices forward and backward at their own
+// ratios to the causal rate: on a GB200, 166 / 1,646 forward and 189 / 1,344 backward, so a
+// windowed layer takes (1 / rf + 2.5 / rb) / 3.5 times what its FLOPs cost at heads of 128
+// causal; the H100, with no row, keeps the tile count and the head-size ratio.
+TEST(TimeModel, AMeasuredWindowPricesEachPassAtItsRatio) {
+  const ModelSpec model = model::load_model("gpt-oss-20b");
+  ModelCosts windowed = model_costs(model, 8192);
+  ModelCosts causal = windowed;  // the same FLOPs at the reference shape
+  for (LayerKind& kind : windowed.kinds) kind.window = 128;
+  for (LayerKind& kind : causal.kinds) {
+    kind.window = 0;
+    kind.head_dim = kind.v_head_dim = 128;
+  }
+  const layout::LayoutContext context{8, 8, 8192, 128};
+  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=1,ep=8"), context);
+  const auto attention = [&](const ModelCosts& c, const std::string& gpu) {
+    const TimeEstimate t = estimate_time(c, l, layout::stage_layers(l, model.num_layers),
+                                         layout::microbatches_per_step(l, context), make_cluster(gpu, 8),
+                                         Workload{8192, 128, Precision::bf16}, Calibration{});
+    return part(t, TimePart::attention);
+  };
+  // Each layer's two kernels cost their launch whatever the FLOPs: taken off both.
+  ModelCosts launches = windowed;
+  for (LayerKind& kind : launches.kinds) kind.attention_flops = 0;
+  const auto ratio = [&](const std::string& gpu) {
+    return (attention(windowed, gpu) - attention(launches, gpu)) / (attention(causal, gpu) - attention(launches, gpu));
+  };
+  const double rf = 166.0 / 1646, rb = 189.0 / 1344;
+  EXPECT_NEAR(ratio("gb200"), (1 / rf + 2.5 / rb) / 3.5, 1e-6);
+  // No row on the H100: two key tiles visited for one of band, at heads of 64.
+  EXPECT_NEAR(ratio("h100"), 2 * 529.0 / 379, 1e-6);
+}
+
 // The softmax model (kernels.yaml softmax_exp, from NVIDIA's FP8 forward speedup) against cuDNN's
 // own training benchmark, GB300 over GB200 in one run (NVIDIA/cudnn-frontend
 // benchmark/sdpa_benchmark_training/results/llama3.1/{gb200,gb300}/llama3.1_20260724_*.csv @ e99b0d0b,

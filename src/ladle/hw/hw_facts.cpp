@@ -222,6 +222,26 @@ KernelFacts read_kernels() {
                "kernels.yaml needs fa2, fa3 and fa3_fp8 attention rows");
   LADLE_ASSERT(!k.head_dim_fa3.head_dim.empty() && !k.head_dim_fa2.head_dim.empty(),
                "kernels.yaml: the fa2 and fa3 attention rows need head_dim_tflops");
+  for (size_t i = 0; i < root["window_attention"].size(); ++i) {
+    const YAML::Node a = root["window_attention"][i];
+    const std::string path = "window_attention[" + std::to_string(i) + "]";
+    KernelFacts::WindowAttention row;
+    if (!a["gpus"] || !a["gpus"].IsSequence() || a["gpus"].size() == 0)
+      bad(kKernelsFile, a, path + ".gpus", "expected the catalog GPUs it was measured on, then their siblings");
+    for (const auto& g : a["gpus"]) {
+      if (!find_gpu(g.Scalar())) bad(kKernelsFile, g, path + ".gpus", "expected a catalog GPU");
+      row.gpus.push_back(g.Scalar());
+    }
+    row.window = static_cast<int64_t>(number(kKernelsFile, a["window"], path + ".window"));
+    row.head_dim = static_cast<int64_t>(number(kKernelsFile, a["head_dim"], path + ".head_dim"));
+    row.forward = number(kKernelsFile, a["forward_tflops"], path + ".forward_tflops") /
+                  number(kKernelsFile, a["causal_forward_tflops"], path + ".causal_forward_tflops");
+    row.backward = number(kKernelsFile, a["backward_tflops"], path + ".backward_tflops") /
+                   number(kKernelsFile, a["causal_backward_tflops"], path + ".causal_backward_tflops");
+    if (!a["source"]) bad(kKernelsFile, a, path + ".source", "missing; expected where the figures were published");
+    row.source = a["source"].Scalar();
+    k.window_attention.push_back(std::move(row));
+  }
   for (size_t i = 0; i < root["attention_gpus"].size(); ++i) {
     const YAML::Node a = root["attention_gpus"][i];
     const std::string path = "attention_gpus[" + std::to_string(i) + "]";
@@ -386,6 +406,14 @@ std::string gemm_mamf_fallback(std::string_view gpu) {
 double KernelFacts::HeadDimCurve::at_reference() const {
   const auto ref = std::find(head_dim.begin(), head_dim.end(), kAttentionReferenceHeadDim);
   return ref == head_dim.end() ? 0.0 : tflops[static_cast<size_t>(ref - head_dim.begin())];
+}
+
+const KernelFacts::WindowAttention* window_attention(std::string_view gpu, int64_t window, int64_t head_dim) {
+  for (const KernelFacts::WindowAttention& w : kernel_facts().window_attention) {
+    if (w.window == window && w.head_dim == head_dim && std::find(w.gpus.begin(), w.gpus.end(), gpu) != w.gpus.end())
+      return &w;
+  }
+  return nullptr;
 }
 
 const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu) {

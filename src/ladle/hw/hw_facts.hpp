@@ -75,6 +75,17 @@ struct KernelFacts {
     HeadDimCurve curve;
   };
   std::vector<GpuAttention> attention_gpus;
+  /// A sliding-window layer's measured rates over the same GPU's causal rates at heads of 128
+  /// (kernels.yaml window_attention).
+  struct WindowAttention {
+    std::vector<std::string> gpus;
+    int64_t window = 0;
+    int64_t head_dim = 0;
+    double forward = 0;   ///< windowed forward TFLOP/s over causal forward TFLOP/s
+    double backward = 0;  ///< the same for the backward
+    std::string source;
+  };
+  std::vector<WindowAttention> window_attention;
   /// Blackwell Ultra's faster softmax (kernels.yaml softmax_exp): the published FP8 attention
   /// forward speedup its SFU brings, the SFU's exponential rate over Blackwell's, and its GPUs.
   double softmax_fp8_forward_speedup = 1;
@@ -159,6 +170,10 @@ std::string gemm_mamf_fallback(std::string_view gpu);
 /// head_dim_tflops): linear in the head size between measured sizes, the narrowest measured one's
 /// below it; 1 from 128 up (the measured kernels disagree in sign there).
 double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, double head_dim);
+
+/// The measured row of a sliding window of `window` tokens at heads of `head_dim` on `gpu`
+/// (kernels.yaml window_attention), or nullptr.
+const KernelFacts::WindowAttention* window_attention(std::string_view gpu, int64_t window, int64_t head_dim);
 
 /// The GPU's own attention row (kernels.yaml attention_gpus), or nullptr.
 const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu);

@@ -53,6 +53,13 @@ Json to_json(const ReportHeader& h) {
                                {"rate_over_head_dim_128", util::round_to(h.attention_head_dim_efficiency, 3)},
                                {"measured_on", h.attention_head_dim_measured_on}};
   }
+  if (const auto& w = h.attention_window) {
+    j["attention_window"] = {{"window", w->window},
+                             {"head_dim", w->head_dim},
+                             {"forward_over_causal", util::round_to(w->forward, 3)},
+                             {"backward_over_causal", util::round_to(w->backward, 3)},
+                             {"measured_on", w->measured_on}};
+  }
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;
   if (!h.sources.empty()) {

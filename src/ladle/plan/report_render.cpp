@@ -50,6 +50,11 @@ std::string gemm_fallback_line(const ReportHeader& h) {
                        "data/hw/kernels.yaml head_dim_tflops)\n",
                        h.attention_head_dim, h.attention_head_dim_efficiency, h.attention_head_dim_measured_on);
   }
+  if (const auto& w = h.attention_window) {
+    out += fmt::format("attention: sliding windows of {} at heads of {} run at {:.2f} forward and {:.2f} backward of the "
+                       "causal rate at 128 (measured on {}, data/hw/kernels.yaml window_attention)\n",
+                       w->window, w->head_dim, w->forward, w->backward, w->measured_on);
+  }
   return out;
 }
 
@@ -316,6 +321,7 @@ ReportHeader report_header(const Scenario& scenario) {
   h.attention_head_dim = heads.head_dim;
   h.attention_head_dim_efficiency = heads.efficiency;
   h.attention_head_dim_measured_on = heads.measured_on;
+  h.attention_window = timing::measured_window_pricing(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
   return h;
 }
 

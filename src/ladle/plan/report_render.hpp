@@ -12,6 +12,7 @@
 #include "ladle/plan/prediction.hpp"
 #include "ladle/plan/scenario.hpp"
 #include "ladle/plan/search.hpp"
+#include "ladle/plan/time_attention.hpp"
 
 namespace ladle::plan {
 
@@ -27,6 +28,8 @@ struct ReportHeader {
   double attention_head_dim = 0;
   double attention_head_dim_efficiency = 1;
   std::string attention_head_dim_measured_on;
+  /// The measured row the model's sliding windows are priced by (timing::measured_window_pricing).
+  std::optional<timing::WindowPricing> attention_window;
   /// The precision the GEMMs were priced at when the layout says more than the workload's
   /// ("nvfp4", "fp8 (mxfp8)"; plan::priced_precision); empty: the workload's precision.
   std::string precision;

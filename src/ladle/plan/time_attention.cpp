@@ -13,11 +13,31 @@ double priced_head_dim(int64_t head_dim, int64_t v_head_dim) {
   return 0.5 * static_cast<double>(head_dim + (v_head_dim > 0 ? v_head_dim : head_dim));
 }
 
+// The measured row of a windowed softmax-attention layer under the fused attention, or nullptr.
+const hw::KernelFacts::WindowAttention* measured_window(const LayerKind& kind, double head_dim, bool fused,
+                                                         std::string_view gpu, int64_t row_tokens) {
+  if (kind.mixer != MixerKind::attention || !fused || kind.window <= 0 || kind.window >= row_tokens) return nullptr;
+  return hw::window_attention(gpu, kind.window, static_cast<int64_t>(head_dim));
+}
+
 }  // namespace
+
+bool runs_fused_attention(const Workload& w) { return w.stack != Stack::torchtitan && !w.flash_attention_2; }
+
+std::optional<WindowPricing> measured_window_pricing(const ModelCosts& c, const Workload& w, std::string_view gpu) {
+  for (const LayerKind& kind : c.kinds) {
+    const double d = priced_head_dim(kind.head_dim > 0 ? kind.head_dim : c.qk_head_dim,
+                                     kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
+    if (const auto* row = measured_window(kind, d, runs_fused_attention(w), gpu, c.row_tokens)) {
+      return WindowPricing{row->window, row->head_dim, row->forward, row->backward, row->gpus.front()};
+    }
+  }
+  return std::nullopt;
+}
 
 const hw::KernelFacts::HeadDimCurve& attention_head_dim_curve(const Workload& w, std::string_view gpu) {
   const KernelFacts& k = kernel_facts();
-  if (w.stack == Stack::torchtitan || w.flash_attention_2) return k.head_dim_fa2;
+  if (!runs_fused_attention(w)) return k.head_dim_fa2;
   const KernelFacts::GpuAttention* own = hw::gpu_attention(gpu);
   return own != nullptr && own->curve.has_narrow_head() ? own->curve : k.head_dim_fa3;
 }
@@ -39,18 +59,24 @@ HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w, std::s
 Work core_attention(const KindInputs& in) {
   const LayerKind& kind = in.kind;
   Work w;
-  // A short sliding window wastes part of the key tiles its queries visit (cost_gemm_shape).
-  const double window_eff = kind.window > 0 && kind.window < in.c.row_tokens
-                                ? windowed_attention_efficiency(static_cast<double>(kind.window))
-                                : 1.0;
-  // Heads narrower than 128 run at their measured share of the kernel's rate (kernels.yaml
-  // head_dim_tflops); the score and output products split the FLOPs, so the mean of the q/k and
-  // v head sizes stands for the pair.
-  const double head_eff =
-      kind.mixer == MixerKind::attention && in.r.attention_head_dims != nullptr
-          ? hw::attention_head_dim_efficiency(*in.r.attention_head_dims, priced_head_dim(in.head_dim, in.v_head_dim))
-          : 1.0;
-  w.s = in.tokens * (kind.attention_flops / in.tp / window_eff / head_eff + kind.indexer_flops) / in.r.attention_flops +
+  const double head_dim = priced_head_dim(in.head_dim, in.v_head_dim);
+  double efficiency = 1.0;
+  if (const auto* measured = measured_window(kind, head_dim, in.r.cudnn_attention, in.r.gpu, in.c.row_tokens)) {
+    // The window's measured rates over the causal ones, forward and backward, priced through the
+    // forward (the step multiplies it by 1 + attention_backward).
+    const double back = in.r.attention_backward;
+    efficiency = (1 + back) / (1 / measured->forward + back / measured->backward);
+  } else {
+    // A short sliding window wastes part of the key tiles its queries visit (cost_gemm_shape).
+    if (kind.window > 0 && kind.window < in.c.row_tokens)
+      efficiency = windowed_attention_efficiency(static_cast<double>(kind.window));
+    // Heads narrower than 128 run at their measured share of the kernel's rate (kernels.yaml
+    // head_dim_tflops); the score and output products split the FLOPs, so the mean of the q/k
+    // and v head sizes stands for the pair.
+    if (kind.mixer == MixerKind::attention && in.r.attention_head_dims != nullptr)
+      efficiency *= hw::attention_head_dim_efficiency(*in.r.attention_head_dims, head_dim);
+  }
+  w.s = in.tokens * (kind.attention_flops / in.tp / efficiency + kind.indexer_flops) / in.r.attention_flops +
         2 * in.r.kernel;
   w.launches = 2;
   return w;

@@ -2,12 +2,31 @@
 // time_attention.hpp: the core attention term (flash attention's FLOPs at the achieved attention
 // rate, a sliding window's wasted key tiles, a DSA indexer's FLOPs).
 
+#include <optional>
+#include <string>
+
 #include "ladle/plan/time_terms.hpp"
 
 namespace ladle::plan::timing {
 
 /// The layer's core attention, forward: seconds and launches.
 Work core_attention(const KindInputs& in);
+
+/// Whether a workload's attention runs Transformer Engine's fused attention (cuDNN on NVIDIA GPUs)
+/// rather than FlashAttention-2 (torchtitan, --attention-backend flash).
+bool runs_fused_attention(const Workload& w);
+
+/// A model's sliding windows priced by a measured row (kernels.yaml window_attention) on a GPU.
+struct WindowPricing {
+  int64_t window = 0;
+  int64_t head_dim = 0;
+  double forward = 1;   ///< the window's forward rate over the causal rate at heads of 128
+  double backward = 1;
+  std::string measured_on;  ///< the GPU the row was measured on (a sibling's row serves its GPU)
+};
+/// The measured row the windowed layers of `c` are priced by on `gpu`, or nullopt (none windowed,
+/// none measured, or FlashAttention-2).
+std::optional<WindowPricing> measured_window_pricing(const ModelCosts& c, const Workload& w, std::string_view gpu);
 
 /// The flash kernel's rate by head size that a workload's attention runs at on `gpu`:
 /// FlashAttention-2 under torchtitan or --use-flash-attn, else Transformer Engine's fused

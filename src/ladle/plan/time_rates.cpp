@@ -35,7 +35,7 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
     r.gemm_flops = cluster.gpu.fp4_dense_tflops * 1e12 * fp4_fraction * cal.gemm_efficiency;
   }
   const KernelFacts& kernels = kernel_facts();
-  const bool fa2 = w.stack == Stack::torchtitan || w.flash_attention_2;
+  const bool fa2 = !runs_fused_attention(w);
   r.attention_flops =
       cluster.gpu.bf16_dense_tflops * 1e12 * (fa2 ? kernels.attention_fa2 : kernels.attention_fa3) * cal.attention_efficiency;
   // Transformer Engine's fused attention on a GPU with its own measured rate (kernels.yaml
@@ -43,6 +43,8 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   // the H100, of which the fraction above is the calibrated share.
   if (!fa2) r.attention_flops *= hw::attention_gpu_ratio(cluster.gpu);
   r.attention_head_dims = &attention_head_dim_curve(w, cluster.gpu.name);
+  r.cudnn_attention = !fa2;
+  r.gpu = cluster.gpu.name;
   // fp8_dot_product_attention under an FP8 or FP4 recipe: Transformer Engine's FP8 fused
   // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
   const bool fp8_attention = l.fp8_dpa && fp8_gemm && !fa2;
