@@ -126,23 +126,27 @@ TEST(TimeModel, AMeasuredWindowPricesEachPassAtItsRatio) {
     kind.head_dim = kind.v_head_dim = 128;
   }
   const layout::LayoutContext context{8, 8, 8192, 128};
-  const Layout l = layout::resolve_layout(layout::parse_layout_spec("tp=1,ep=8"), context);
-  const auto attention = [&](const ModelCosts& c, const std::string& gpu) {
+  const auto attention = [&](const ModelCosts& c, const std::string& gpu, const std::string& spec) {
+    const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), context);
+    const Precision precision = l.fp8_dpa ? Precision::fp8 : Precision::bf16;
     const TimeEstimate t = estimate_time(c, l, layout::stage_layers(l, model.num_layers),
                                          layout::microbatches_per_step(l, context), make_cluster(gpu, 8),
-                                         Workload{8192, 128, Precision::bf16}, Calibration{});
+                                         Workload{8192, 128, precision}, Calibration{});
     return part(t, TimePart::attention);
   };
   // Each layer's two kernels cost their launch whatever the FLOPs: taken off both.
   ModelCosts launches = windowed;
   for (LayerKind& kind : launches.kinds) kind.attention_flops = 0;
-  const auto ratio = [&](const std::string& gpu) {
-    return (attention(windowed, gpu) - attention(launches, gpu)) / (attention(causal, gpu) - attention(launches, gpu));
+  const auto ratio = [&](const std::string& gpu, const std::string& spec = "tp=1,ep=8") {
+    const double o = attention(launches, gpu, spec);
+    return (attention(windowed, gpu, spec) - o) / (attention(causal, gpu, spec) - o);
   };
   const double rf = 166.0 / 1646, rb = 189.0 / 1344;
   EXPECT_NEAR(ratio("gb200"), (1 / rf + 2.5 / rb) / 3.5, 1e-6);
-  // No row on the H100: two key tiles visited for one of band, at heads of 64.
+  // No row on the H100, nor for FP8 attention (the rows are BF16): two key tiles visited for one
+  // of band, at heads of 64.
   EXPECT_NEAR(ratio("h100"), 2 * 529.0 / 379, 1e-6);
+  EXPECT_NEAR(ratio("gb200", "tp=1,ep=8,fp8=e4m3,fp8_dpa=on"), 2 * 529.0 / 379, 1e-6);
 }
 
 // The softmax model (kernels.yaml softmax_exp, from NVIDIA's FP8 forward speedup) against cuDNN's

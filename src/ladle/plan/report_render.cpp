@@ -51,8 +51,8 @@ std::string gemm_fallback_line(const ReportHeader& h) {
                        h.attention_head_dim, h.attention_head_dim_efficiency, h.attention_head_dim_measured_on);
   }
   if (const auto& w = h.attention_window) {
-    out += fmt::format("attention: sliding windows of {} at heads of {} run at {:.2f} forward and {:.2f} backward of the "
-                       "causal rate at 128 (measured on {}, data/hw/kernels.yaml window_attention)\n",
+    out += fmt::format("attention: sliding windows of {} at heads of {} run in BF16 at {:.2f} forward and {:.2f} backward "
+                       "of the causal rate at 128 (measured on {}, data/hw/kernels.yaml window_attention)\n",
                        w->window, w->head_dim, w->forward, w->backward, w->measured_on);
   }
   return out;

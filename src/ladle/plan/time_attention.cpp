@@ -13,10 +13,18 @@ double priced_head_dim(int64_t head_dim, int64_t v_head_dim) {
   return 0.5 * static_cast<double>(head_dim + (v_head_dim > 0 ? v_head_dim : head_dim));
 }
 
-// The measured row of a windowed softmax-attention layer under the fused attention, or nullptr.
-const hw::KernelFacts::WindowAttention* measured_window(const LayerKind& kind, double head_dim, bool fused,
+// A kind's priced head size, the model's where the kind does not say.
+double kind_head_dim(const LayerKind& kind, const ModelCosts& c) {
+  return priced_head_dim(kind.head_dim > 0 ? kind.head_dim : c.qk_head_dim,
+                         kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
+}
+
+// The measured row of a windowed softmax-attention layer under the BF16 fused attention (the rows'
+// kernel), or nullptr.
+const hw::KernelFacts::WindowAttention* measured_window(const LayerKind& kind, double head_dim, bool bf16_fused,
                                                          std::string_view gpu, int64_t row_tokens) {
-  if (kind.mixer != MixerKind::attention || !fused || kind.window <= 0 || kind.window >= row_tokens) return nullptr;
+  if (kind.mixer != MixerKind::attention || !bf16_fused || kind.window <= 0 || kind.window >= row_tokens)
+    return nullptr;
   return hw::window_attention(gpu, kind.window, static_cast<int64_t>(head_dim));
 }
 
@@ -26,9 +34,7 @@ bool runs_fused_attention(const Workload& w) { return w.stack != Stack::torchtit
 
 std::optional<WindowPricing> measured_window_pricing(const ModelCosts& c, const Workload& w, std::string_view gpu) {
   for (const LayerKind& kind : c.kinds) {
-    const double d = priced_head_dim(kind.head_dim > 0 ? kind.head_dim : c.qk_head_dim,
-                                     kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
-    if (const auto* row = measured_window(kind, d, runs_fused_attention(w), gpu, c.row_tokens)) {
+    if (const auto* row = measured_window(kind, kind_head_dim(kind, c), runs_fused_attention(w), gpu, c.row_tokens)) {
       return WindowPricing{row->window, row->head_dim, row->forward, row->backward, row->gpus.front()};
     }
   }
@@ -48,8 +54,7 @@ HeadDimPricing narrowest_head_dim(const ModelCosts& c, const Workload& w, std::s
   out.measured_on = curve.measured_on;
   for (const LayerKind& kind : c.kinds) {
     if (kind.mixer != MixerKind::attention) continue;
-    const double d = priced_head_dim(kind.head_dim > 0 ? kind.head_dim : c.qk_head_dim,
-                                     kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
+    const double d = kind_head_dim(kind, c);
     const double e = hw::attention_head_dim_efficiency(curve, d);
     if (e < out.efficiency) out.head_dim = d, out.efficiency = e;
   }
@@ -61,7 +66,7 @@ Work core_attention(const KindInputs& in) {
   Work w;
   const double head_dim = priced_head_dim(in.head_dim, in.v_head_dim);
   double efficiency = 1.0;
-  if (const auto* measured = measured_window(kind, head_dim, in.r.cudnn_attention, in.r.gpu, in.c.row_tokens)) {
+  if (const auto* measured = measured_window(kind, head_dim, in.r.bf16_fused_attention, in.r.gpu, in.c.row_tokens)) {
     // The window's measured rates over the causal ones, forward and backward, priced through the
     // forward (the step multiplies it by 1 + attention_backward).
     const double back = in.r.attention_backward;

@@ -43,11 +43,11 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   // the H100, of which the fraction above is the calibrated share.
   if (!fa2) r.attention_flops *= hw::attention_gpu_ratio(cluster.gpu);
   r.attention_head_dims = &attention_head_dim_curve(w, cluster.gpu.name);
-  r.cudnn_attention = !fa2;
   r.gpu = cluster.gpu.name;
   // fp8_dot_product_attention under an FP8 or FP4 recipe: Transformer Engine's FP8 fused
   // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
   const bool fp8_attention = l.fp8_dpa && fp8_gemm && !fa2;
+  r.bf16_fused_attention = !fa2 && !fp8_attention;
   if (fp8_attention) {
     r.attention_flops = cluster.gpu.fp8_dense_tflops * 1e12 * kernels.attention_fa3_fp8 * cal.attention_efficiency;
   }
