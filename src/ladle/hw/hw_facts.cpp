@@ -252,6 +252,8 @@ KernelFacts read_kernels() {
     row.kernel = a["kernel"].Scalar();
     row.curve = head_dim_curve(a, path);
     row.curve.measured_on = row.gpu;
+    const double reference_share = k.head_dim_fa3.at_reference() / find_gpu(k.head_dim_fa3.measured_on)->bf16_dense_tflops;
+    row.over_reference = row.curve.at_reference() / find_gpu(row.gpu)->bf16_dense_tflops / reference_share;
     k.attention_gpus.push_back(std::move(row));
   }
   const YAML::Node softmax = root["softmax_exp"];
@@ -425,10 +427,7 @@ const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu) {
 
 double attention_gpu_ratio(const GpuSpec& g) {
   const KernelFacts::GpuAttention* own = gpu_attention(g.name);
-  if (own == nullptr) return 1.0;
-  const KernelFacts::HeadDimCurve& ref = kernel_facts().head_dim_fa3;
-  const double ref_fraction = ref.at_reference() / require_gpu(ref.measured_on).bf16_dense_tflops;
-  return own->curve.at_reference() / g.bf16_dense_tflops / ref_fraction;
+  return own == nullptr ? 1.0 : own->over_reference;
 }
 
 double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, double head_dim) {

@@ -73,6 +73,9 @@ struct KernelFacts {
     std::string gpu;
     std::string kernel;
     HeadDimCurve curve;
+    /// Its share of the GPU's peak at heads of 128 over the fa3 curve's share of its GPU's peak,
+    /// computed once where the facts load (attention_gpu_ratio).
+    double over_reference = 1;
   };
   std::vector<GpuAttention> attention_gpus;
   /// A sliding-window layer's measured rates over the same GPU's causal rates at heads of 128

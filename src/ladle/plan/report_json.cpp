@@ -48,10 +48,10 @@ Json to_json(const ReportHeader& h) {
   if (!h.workload.rl.empty()) j["workload"] = h.workload.rl;
   j["calibration"] = h.calibration;
   if (const std::string f = hw::gemm_mamf_fallback(h.cluster.gpu.name); !f.empty()) j["gemm_fraction_fallback"] = f;
-  if (h.attention_head_dim > 0) {
-    j["attention_head_dim"] = {{"head_dim", h.attention_head_dim},
-                               {"rate_over_head_dim_128", util::round_to(h.attention_head_dim_efficiency, 3)},
-                               {"measured_on", h.attention_head_dim_measured_on}};
+  if (const timing::HeadDimPricing& heads = h.attention_heads; heads.head_dim > 0) {
+    j["attention_head_dim"] = {{"head_dim", heads.head_dim},
+                               {"rate_over_head_dim_128", util::round_to(heads.efficiency, 3)},
+                               {"measured_on", heads.measured_on}};
   }
   if (const auto& w = h.attention_window) {
     j["attention_window"] = {{"window", w->window},

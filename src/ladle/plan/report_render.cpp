@@ -42,13 +42,17 @@ std::string header_line(const ReportHeader& h) {
 // The GEMM rate's stand-in where no MAMF of the GPU is published (issue 32): said, not silent.
 std::string gemm_fallback_line(const ReportHeader& h) {
   const std::string fallback = hw::gemm_mamf_fallback(h.cluster.gpu.name);
-  std::string out =
-      fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
-  // So is a head narrower than the attention kernels' measured reference.
-  if (h.attention_head_dim > 0) {
+  return fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
+}
+
+// So are the attention rates taken from measurements in another shape: a head narrower than the
+// kernels' reference, a sliding window measured on this GPU.
+std::string attention_lines(const ReportHeader& h) {
+  std::string out;
+  if (const timing::HeadDimPricing& heads = h.attention_heads; heads.head_dim > 0) {
     out += fmt::format("attention: heads of {:g} run at {:.2f} of the kernel's rate at 128 (measured on {}, "
                        "data/hw/kernels.yaml head_dim_tflops)\n",
-                       h.attention_head_dim, h.attention_head_dim_efficiency, h.attention_head_dim_measured_on);
+                       heads.head_dim, heads.efficiency, heads.measured_on);
   }
   if (const auto& w = h.attention_window) {
     out += fmt::format("attention: sliding windows of {} at heads of {} run in BF16 at {:.2f} forward and {:.2f} backward "
@@ -316,11 +320,7 @@ ReportHeader report_header(const Scenario& scenario) {
   ReportHeader h{scenario.model.name, scenario.costs.n_params, scenario.cluster, scenario.workload,
                  scenario.calibration.source};
   h.moe = scenario.model.num_experts > 0;
-  const timing::HeadDimPricing heads =
-      timing::narrowest_head_dim(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
-  h.attention_head_dim = heads.head_dim;
-  h.attention_head_dim_efficiency = heads.efficiency;
-  h.attention_head_dim_measured_on = heads.measured_on;
+  h.attention_heads = timing::narrowest_head_dim(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
   h.attention_window = timing::measured_window_pricing(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
   return h;
 }
@@ -332,6 +332,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   out += chosen_lines(h);
   out += fmt::format("calibration: {}\n", h.calibration);
   out += gemm_fallback_line(h);
+  out += attention_lines(h);
   out += not_priced_line(h);
   out += "\n";
   util::Table summary;
@@ -534,6 +535,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
   out += gemm_fallback_line(h);
+  out += attention_lines(h);
   out += chosen_lines(h);
   out += not_priced_line(h);
   out += wrapped_words(

@@ -25,9 +25,7 @@ struct ReportHeader {
   std::string calibration;  ///< Calibration::source
   /// The narrowest attention head below 128 and its priced share of the kernel's rate at 128
   /// (timing::narrowest_head_dim); head 0: none narrower, no line.
-  double attention_head_dim = 0;
-  double attention_head_dim_efficiency = 1;
-  std::string attention_head_dim_measured_on;
+  timing::HeadDimPricing attention_heads;
   /// The measured row the model's sliding windows are priced by (timing::measured_window_pricing).
   std::optional<timing::WindowPricing> attention_window;
   /// The precision the GEMMs were priced at when the layout says more than the workload's
