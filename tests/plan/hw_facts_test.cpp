@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "ladle/hw/catalog.hpp"
@@ -133,6 +134,51 @@ TEST(HwFacts, MeasuredSlidingWindowsAreRatesOverTheSameRunsCausalOnes) {
   EXPECT_EQ(hw::window_attention("h100-sxm", 128, 64), nullptr);
   EXPECT_EQ(hw::window_attention("gb300", 256, 64), nullptr);
   EXPECT_EQ(hw::window_attention("gb300", 128, 128), nullptr);
+}
+
+// cuDNN 9.19's causal attention by sequence length, one harness on three GPUs (kernels.yaml
+// attention_length): each pass at L tokens over its rate at 8,192; log-linear between measured
+// lengths, held above the longest, a fixed cost per query tile below the shortest; a sibling takes
+// its GPU's row and a GPU without one the first (the H200's).
+TEST(HwFacts, AttentionRunsAtItsMeasuredRateForTheLengthItAttendsOver) {
+  const hw::AttentionLengthRatio at8k = hw::attention_length_ratio("gb200", 8192);
+  EXPECT_DOUBLE_EQ(at8k.forward, 1.0);
+  EXPECT_DOUBLE_EQ(at8k.backward, 1.0);
+  EXPECT_EQ(at8k.measured_on, "gb200");
+  EXPECT_NEAR(hw::attention_length_ratio("gb200", 4096).forward, 1335.0 / 1598, 1e-12);
+  EXPECT_NEAR(hw::attention_length_ratio("b200", 2048).backward, 836.0 / 1311, 1e-12);
+  EXPECT_NEAR(hw::attention_length_ratio("h200", 2048).forward, 484.0 / 644, 1e-12);
+  // Halfway in log length between 4k and 8k: halfway in rate.
+  EXPECT_NEAR(hw::attention_length_ratio("gb300", 4096 * std::sqrt(2.0)).forward, (1672.0 + 1887) / 2 / 1887, 1e-12);
+  EXPECT_NEAR(hw::attention_length_ratio("gb300", 1 << 20).forward, 2014.0 / 1887, 1e-12);
+  // Below 2k: the rate proportional to L / (L + c), c from 2k and 4k ((2048 + c) / (4096 + c) = q).
+  const double q = 591.0 / 484 * 2048 / 4096;
+  const double c = (q * 4096 - 2048) / (1 - q);
+  EXPECT_NEAR(hw::attention_length_ratio("h100-sxm", 1024).forward,
+              484.0 / 644 * (1024 / (1024 + c)) * ((2048 + c) / 2048), 1e-12);
+  EXPECT_LT(hw::attention_length_ratio("h100-sxm", 1024).forward, 484.0 / 644);
+  EXPECT_GT(hw::attention_length_ratio("h100-sxm", 1024).forward, 0.25);
+  const hw::AttentionLengthRatio a100 = hw::attention_length_ratio("a100", 2048);
+  EXPECT_EQ(a100.measured_on, "h200");
+  EXPECT_NEAR(a100.backward, 370.0 / 541, 1e-12);
+}
+
+// The time model gives Blackwell the attention fraction of peak calibrated on Hopper. The one
+// release measured on both in one harness agrees: a GB200's 8k causal rate is 0.98 (forward) and
+// 0.96 (backward) of the H200's share of its peak.
+TEST(HwFacts, BlackwellRunsAttentionAtHoppersShareOfItsPeakInOneRelease) {
+  const auto at8k = [](std::string_view gpu, bool forward) {
+    for (const hw::KernelFacts::AttentionLength& row : hw::kernel_facts().attention_length) {
+      if (row.gpus.front() != gpu) continue;
+      const auto i = static_cast<size_t>(std::find(row.tokens.begin(), row.tokens.end(), 8192.0) - row.tokens.begin());
+      return (forward ? row.forward : row.backward)[i] / hw::find_gpu(gpu)->bf16_dense_tflops;
+    }
+    return 0.0;
+  };
+  for (bool forward : {true, false}) {
+    ASSERT_GT(at8k("h200", forward), 0);
+    EXPECT_NEAR(at8k("gb200", forward) / at8k("h200", forward), 1.0, 0.05) << forward;
+  }
 }
 
 TEST(HwFacts, CovarianceWidensTheIntervalOfALayoutThatDependsOnAnUncertainConstant) {

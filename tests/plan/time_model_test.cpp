@@ -149,6 +149,36 @@ TEST(TimeModel, AMeasuredWindowPricesEachPassAtItsRatio) {
   EXPECT_NEAR(ratio("gb200", "tp=1,ep=8,fp8=e4m3,fp8_dpa=on"), 2 * 529.0 / 379, 1e-6);
 }
 
+// A context-parallel rank's attention calls attend over its share of the row: CP 2 over rows of
+// 8,192 prices the same tokens' attention at cuDNN's measured rates at 4,096 (kernels.yaml
+// attention_length), each pass at its own ratio; FlashAttention-2 (torchtitan) is not measured by
+// length and keeps its rate.
+TEST(TimeModel, AttentionRunsAtTheRateOfTheLengthEachCallAttendsOver) {
+  const ModelSpec model = model::load_model("llama-3.1-8b");
+  const ModelCosts costs = model_costs(model, 8192);
+  ModelCosts launches = costs;  // each layer's two kernels cost their launch whatever the FLOPs
+  for (LayerKind& kind : launches.kinds) kind.attention_flops = 0;
+  const layout::LayoutContext context{8, 8, 8192, 128};
+  const auto attention = [&](const ModelCosts& c, const std::string& gpu, const std::string& spec, bool fa2) {
+    const Layout l = layout::resolve_layout(layout::parse_layout_spec(spec), context);
+    Workload w{8192, 128, Precision::bf16};
+    w.flash_attention_2 = fa2;
+    const TimeEstimate t = estimate_time(c, l, layout::stage_layers(l, model.num_layers),
+                                         layout::microbatches_per_step(l, context), make_cluster(gpu, 8), w,
+                                         Calibration{});
+    return part(t, TimePart::attention);
+  };
+  // The same tokens per GPU either way: the FLOPs' seconds change by the rates alone.
+  const auto ratio = [&](const std::string& gpu, bool fa2 = false) {
+    return (attention(costs, gpu, "tp=1,cp=2", fa2) - attention(launches, gpu, "tp=1,cp=2", fa2)) /
+           (attention(costs, gpu, "tp=1", fa2) - attention(launches, gpu, "tp=1", fa2));
+  };
+  const double back = 2.5;
+  EXPECT_NEAR(ratio("gb200"), (1598.0 / 1335 + back * 1311.0 / 1132) / (1 + back), 1e-9);
+  EXPECT_NEAR(ratio("h200"), (644.0 / 591 + back * 541.0 / 474) / (1 + back), 1e-9);
+  EXPECT_NEAR(ratio("h200", true), 1.0, 1e-9);
+}
+
 // The softmax model (kernels.yaml softmax_exp, from NVIDIA's FP8 forward speedup) against cuDNN's
 // own training benchmark, GB300 over GB200 in one run (NVIDIA/cudnn-frontend
 // benchmark/sdpa_benchmark_training/results/llama3.1/{gb200,gb300}/llama3.1_20260724_*.csv @ e99b0d0b,

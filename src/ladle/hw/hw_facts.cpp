@@ -242,6 +242,40 @@ KernelFacts read_kernels() {
     row.source = a["source"].Scalar();
     k.window_attention.push_back(std::move(row));
   }
+  for (size_t i = 0; i < root["attention_length"].size(); ++i) {
+    const YAML::Node a = root["attention_length"][i];
+    const std::string path = "attention_length[" + std::to_string(i) + "]";
+    KernelFacts::AttentionLength row;
+    if (!a["gpus"] || !a["gpus"].IsSequence() || a["gpus"].size() == 0)
+      bad(kKernelsFile, a, path + ".gpus", "expected the catalog GPUs it was measured on, then their siblings");
+    for (const auto& g : a["gpus"]) {
+      if (!find_gpu(g.Scalar())) bad(kKernelsFile, g, path + ".gpus", "expected a catalog GPU");
+      row.gpus.push_back(g.Scalar());
+    }
+    auto list = [&](const char* key, std::vector<double>& out) {
+      const YAML::Node v = a[key];
+      if (!v || !v.IsSequence() || v.size() < 2)
+        bad(kKernelsFile, v ? v : a, path + "." + key, "expected a list of two or more numbers");
+      for (const auto& x : v) {
+        const double d = number(kKernelsFile, x, path + "." + key);
+        if (d <= 0) bad(kKernelsFile, x, path + "." + key, "expected a positive number");
+        out.push_back(d);
+      }
+    };
+    list("tokens", row.tokens);
+    list("forward_tflops", row.forward);
+    list("backward_tflops", row.backward);
+    if (row.forward.size() != row.tokens.size() || row.backward.size() != row.tokens.size())
+      bad(kKernelsFile, a, path, "expected one forward and one backward figure per length in tokens");
+    if (!std::is_sorted(row.tokens.begin(), row.tokens.end()) ||
+        std::adjacent_find(row.tokens.begin(), row.tokens.end()) != row.tokens.end())
+      bad(kKernelsFile, a["tokens"], path + ".tokens", "expected lengths in ascending order, each once");
+    if (std::find(row.tokens.begin(), row.tokens.end(), kAttentionReferenceTokens) == row.tokens.end())
+      bad(kKernelsFile, a["tokens"], path + ".tokens", "expected 8192 (the fractions' reference length) among them");
+    if (!a["source"]) bad(kKernelsFile, a, path + ".source", "missing; expected where the figures were published");
+    row.source = a["source"].Scalar();
+    k.attention_length.push_back(std::move(row));
+  }
   for (size_t i = 0; i < root["attention_gpus"].size(); ++i) {
     const YAML::Node a = root["attention_gpus"][i];
     const std::string path = "attention_gpus[" + std::to_string(i) + "]";
@@ -416,6 +450,40 @@ const KernelFacts::WindowAttention* window_attention(std::string_view gpu, int64
       return &w;
   }
   return nullptr;
+}
+
+namespace {
+
+// One pass's rate at `at` tokens over its rate at the reference length: linear in log length
+// between measured lengths, held at the longest above them; below the shortest, the time per query
+// tile taken as a fixed cost plus one per key tile (the rate proportional to L / (L + c)), c fitted
+// to the two shortest lengths (none where the second is not faster per token).
+double length_ratio(const std::vector<double>& tokens, const std::vector<double>& tflops, double at) {
+  const auto ref = std::find(tokens.begin(), tokens.end(), kAttentionReferenceTokens);
+  const double reference = tflops[static_cast<size_t>(ref - tokens.begin())];
+  if (at >= tokens.back()) return tflops.back() / reference;
+  if (at >= tokens.front()) {
+    const size_t i = static_cast<size_t>(std::upper_bound(tokens.begin(), tokens.end(), at) - tokens.begin());
+    const double t = std::log(at / tokens[i - 1]) / std::log(tokens[i] / tokens[i - 1]);
+    return (tflops[i - 1] + t * (tflops[i] - tflops[i - 1])) / reference;
+  }
+  const double s0 = tokens[0], s1 = tokens[1];
+  const double q = tflops[1] / tflops[0] * s0 / s1;  // (s0 + c) / (s1 + c)
+  const double c = q < 1 ? (q * s1 - s0) / (1 - q) : 0.0;
+  return tflops[0] / reference * (at / (at + c)) * ((s0 + c) / s0);
+}
+
+}  // namespace
+
+AttentionLengthRatio attention_length_ratio(std::string_view gpu, double tokens) {
+  const std::vector<KernelFacts::AttentionLength>& rows = kernel_facts().attention_length;
+  if (rows.empty() || tokens <= 0) return {};
+  const KernelFacts::AttentionLength* row = &rows.front();
+  for (const KernelFacts::AttentionLength& r : rows) {
+    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) != r.gpus.end()) row = &r;
+  }
+  return {length_ratio(row->tokens, row->forward, tokens), length_ratio(row->tokens, row->backward, tokens),
+          row->gpus.front()};
 }
 
 const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu) {

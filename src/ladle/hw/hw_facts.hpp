@@ -36,6 +36,8 @@ struct FabricFacts {
 /// The head-size reference of the attention fractions: the kernels' fractions are measured at
 /// (and the training set mostly runs) heads of this size.
 inline constexpr double kAttentionReferenceHeadDim = 128;
+/// The sequence length the attention fractions stand for (kernels.yaml attention_length).
+inline constexpr double kAttentionReferenceTokens = 8192;
 
 struct KernelFacts {
   struct Gemm {
@@ -89,6 +91,17 @@ struct KernelFacts {
     std::string source;
   };
   std::vector<WindowAttention> window_attention;
+  /// Causal attention's measured rate by sequence length on a GPU (kernels.yaml
+  /// attention_length), forward and backward TFLOP/s at each length, in ascending length;
+  /// kAttentionReferenceTokens is among them.
+  struct AttentionLength {
+    std::vector<std::string> gpus;
+    std::vector<double> tokens;
+    std::vector<double> forward;
+    std::vector<double> backward;
+    std::string source;
+  };
+  std::vector<AttentionLength> attention_length;
   /// Blackwell Ultra's faster softmax (kernels.yaml softmax_exp): the published FP8 attention
   /// forward speedup its SFU brings, the SFU's exponential rate over Blackwell's, and its GPUs.
   double softmax_fp8_forward_speedup = 1;
@@ -177,6 +190,16 @@ double attention_head_dim_efficiency(const KernelFacts::HeadDimCurve& curve, dou
 /// The measured row of a sliding window of `window` tokens at heads of `head_dim` on `gpu`
 /// (kernels.yaml window_attention), or nullptr.
 const KernelFacts::WindowAttention* window_attention(std::string_view gpu, int64_t window, int64_t head_dim);
+
+/// Causal attention over `tokens` on `gpu`, each pass's rate over its rate at
+/// kAttentionReferenceTokens (kernels.yaml attention_length: the GPU's row, else the first),
+/// and the GPU that row was measured on.
+struct AttentionLengthRatio {
+  double forward = 1;
+  double backward = 1;
+  std::string_view measured_on;
+};
+AttentionLengthRatio attention_length_ratio(std::string_view gpu, double tokens);
 
 /// The GPU's own attention row (kernels.yaml attention_gpus), or nullptr.
 const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu);

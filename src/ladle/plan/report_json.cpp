@@ -60,6 +60,14 @@ Json to_json(const ReportHeader& h) {
                              {"backward_over_causal", util::round_to(w->backward, 3)},
                              {"measured_on", w->measured_on}};
   }
+  if (const double row = static_cast<double>(h.workload.row_tokens);
+      h.attention_by_length && row != hw::kAttentionReferenceTokens) {
+    const hw::AttentionLengthRatio r = hw::attention_length_ratio(h.cluster.gpu.name, row);
+    j["attention_length"] = {{"row_tokens", h.workload.row_tokens},
+                             {"forward_over_8192", util::round_to(r.forward, 3)},
+                             {"backward_over_8192", util::round_to(r.backward, 3)},
+                             {"measured_on", r.measured_on}};
+  }
   if (h.not_priced) j["not_priced"] = *h.not_priced;
   if (!h.chosen.empty()) j["chosen"] = h.chosen;
   if (!h.sources.empty()) {

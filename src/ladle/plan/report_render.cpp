@@ -45,22 +45,6 @@ std::string gemm_fallback_line(const ReportHeader& h) {
   return fallback.empty() ? std::string() : fmt::format("GEMM fraction of {}: {}\n", h.cluster.gpu.name, fallback);
 }
 
-// So are the attention rates taken from measurements in another shape: a head narrower than the
-// kernels' reference, a sliding window measured on this GPU.
-std::string attention_lines(const ReportHeader& h) {
-  std::string out;
-  if (const timing::HeadDimPricing& heads = h.attention_heads; heads.head_dim > 0) {
-    out += fmt::format("attention: heads of {:g} run at {:.2f} of the kernel's rate at 128 (measured on {}, "
-                       "data/hw/kernels.yaml head_dim_tflops)\n",
-                       heads.head_dim, heads.efficiency, heads.measured_on);
-  }
-  if (const auto& w = h.attention_window) {
-    out += fmt::format("attention: sliding windows of {} at heads of {} run in BF16 at {:.2f} forward and {:.2f} backward "
-                       "of the causal rate at 128 (measured on {}, data/hw/kernels.yaml window_attention)\n",
-                       w->window, w->head_dim, w->forward, w->backward, w->measured_on);
-  }
-  return out;
-}
 
 // "not priced: --lr, --seed" for a job given as its own arguments.
 // Text reports stay within this many columns; `--wide` lifts it for the plan tables.
@@ -118,6 +102,39 @@ std::string wrapped_words(const std::string& text, const std::string& indent) {
     line += word;
   }
   return out + line + "\n";
+}
+
+// So are the attention rates taken from measurements in another shape: calls over another length
+// than 8k (the row over the layout's CP; a plan's header speaks of the row and says CP shortens
+// it), a head narrower than the kernels' reference, a sliding window measured on this GPU.
+std::string attention_lines(const ReportHeader& h, int64_t cp) {
+  std::string out;
+  const double tokens = static_cast<double>(h.workload.row_tokens) / static_cast<double>(std::max<int64_t>(1, cp));
+  if (h.attention_by_length && tokens != hw::kAttentionReferenceTokens) {
+    const hw::AttentionLengthRatio r = hw::attention_length_ratio(h.cluster.gpu.name, tokens);
+    const std::string rows =
+        cp > 1 ? fmt::format(" (rows of {} over CP {})", util::format_grouped(static_cast<long long>(h.workload.row_tokens)), cp) : "";
+    out += wrapped_words(fmt::format("attention: calls over {} tokens{} run at {:.2f} forward and {:.2f} backward of "
+                                     "the rate at 8,192 (measured on {}, data/hw/kernels.yaml attention_length){}",
+                                     util::format_grouped(static_cast<long long>(tokens)), rows, r.forward,
+                                     r.backward, r.measured_on,
+                                     cp > 0 ? "" : "; context parallelism shortens them to each rank's share"),
+                         "  ");
+  }
+  if (const timing::HeadDimPricing& heads = h.attention_heads; heads.head_dim > 0) {
+    out += wrapped_words(fmt::format("attention: heads of {:g} run at {:.2f} of the kernel's rate at 128 (measured on "
+                                     "{}, data/hw/kernels.yaml head_dim_tflops)",
+                                     heads.head_dim, heads.efficiency, heads.measured_on),
+                         "  ");
+  }
+  if (const auto& w = h.attention_window) {
+    out += wrapped_words(fmt::format("attention: sliding windows of {} at heads of {} run in BF16 at {:.2f} forward "
+                                     "and {:.2f} backward of the causal rate at 128 (measured on {}, "
+                                     "data/hw/kernels.yaml window_attention)",
+                                     w->window, w->head_dim, w->forward, w->backward, w->measured_on),
+                         "  ");
+  }
+  return out;
 }
 
 // Pipeline stages per memory table of a prediction.
@@ -322,6 +339,7 @@ ReportHeader report_header(const Scenario& scenario) {
   h.moe = scenario.model.num_experts > 0;
   h.attention_heads = timing::narrowest_head_dim(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
   h.attention_window = timing::measured_window_pricing(scenario.costs, scenario.workload, scenario.cluster.gpu.name);
+  h.attention_by_length = timing::attention_priced_by_length(scenario.costs, scenario.workload);
   return h;
 }
 
@@ -332,7 +350,7 @@ std::string render_prediction(const Prediction& p, const ReportHeader& h, double
   out += chosen_lines(h);
   out += fmt::format("calibration: {}\n", h.calibration);
   out += gemm_fallback_line(h);
-  out += attention_lines(h);
+  out += attention_lines(h, p.layout.cp);
   out += not_priced_line(h);
   out += "\n";
   util::Table summary;
@@ -535,7 +553,7 @@ std::string render_plan(const PlanReport& r, const ReportHeader& h, double margi
   std::string out = fmt::format("plan: {}\n", header_line(h));
   out += fmt::format("calibration: {}\n", h.calibration);
   out += gemm_fallback_line(h);
-  out += attention_lines(h);
+  out += attention_lines(h, 0);
   out += chosen_lines(h);
   out += not_priced_line(h);
   out += wrapped_words(

@@ -28,6 +28,9 @@ struct ReportHeader {
   timing::HeadDimPricing attention_heads;
   /// The measured row the model's sliding windows are priced by (timing::measured_window_pricing).
   std::optional<timing::WindowPricing> attention_window;
+  /// Whether a full softmax-attention layer is priced by the length each call attends over
+  /// (timing::attention_priced_by_length): the row, or a context-parallel rank's share of it.
+  bool attention_by_length = false;
   /// The precision the GEMMs were priced at when the layout says more than the workload's
   /// ("nvfp4", "fp8 (mxfp8)"; plan::priced_precision); empty: the workload's precision.
   std::string precision;

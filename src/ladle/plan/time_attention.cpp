@@ -1,6 +1,8 @@
 // time_attention.cpp: core attention (see time_attention.hpp).
 #include "ladle/plan/time_attention.hpp"
 
+#include <algorithm>
+
 #include "ladle/plan/cost_gemm_shape.hpp"
 #include "ladle/plan/stack.hpp"
 
@@ -28,7 +30,24 @@ const hw::KernelFacts::WindowAttention* measured_window(const LayerKind& kind, d
   return hw::window_attention(gpu, kind.window, static_cast<int64_t>(head_dim));
 }
 
+// A softmax-attention layer whose every query may attend over the whole row (no shorter window).
+bool full_attention(const LayerKind& kind, int64_t row_tokens) {
+  return kind.mixer == MixerKind::attention && (kind.window <= 0 || kind.window >= row_tokens);
+}
+
 }  // namespace
+
+double length_efficiency(const Rates& r, double tokens) {
+  const hw::AttentionLengthRatio ratio = hw::attention_length_ratio(r.gpu, tokens);
+  const double back = r.attention_backward;
+  return (1 + back) / (1 / ratio.forward + back / ratio.backward);
+}
+
+bool attention_priced_by_length(const ModelCosts& c, const Workload& w) {
+  return runs_fused_attention(w) && std::any_of(c.kinds.begin(), c.kinds.end(), [&](const LayerKind& kind) {
+           return full_attention(kind, c.row_tokens);
+         });
+}
 
 bool runs_fused_attention(const Workload& w) { return w.stack != Stack::torchtitan && !w.flash_attention_2; }
 
@@ -80,6 +99,12 @@ Work core_attention(const KindInputs& in) {
     // and v head sizes stands for the pair.
     if (kind.mixer == MixerKind::attention && in.r.attention_head_dims != nullptr)
       efficiency *= hw::attention_head_dim_efficiency(*in.r.attention_head_dims, head_dim);
+    // A full causal layer under the fused attention runs at that kernel's measured rate at the
+    // length each call attends over, the row over context parallelism, against the 8k the
+    // fractions stand for (kernels.yaml attention_length); a window bounds each query's keys and
+    // keeps the terms above; FlashAttention-2 is not measured by length.
+    if (in.r.fused_attention && full_attention(kind, in.c.row_tokens))
+      efficiency *= length_efficiency(in.r, static_cast<double>(in.c.row_tokens) / static_cast<double>(in.l.cp));
   }
   w.s = in.tokens * (kind.attention_flops / in.tp / efficiency + kind.indexer_flops) / in.r.attention_flops +
         2 * in.r.kernel;

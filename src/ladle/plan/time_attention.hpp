@@ -12,6 +12,15 @@ namespace ladle::plan::timing {
 /// The layer's core attention, forward: seconds and launches.
 Work core_attention(const KindInputs& in);
 
+/// Causal attention over `tokens` per kernel call on the rates' GPU: its measured forward and
+/// backward rates there over those at 8,192 tokens (hw::attention_length_ratio), combined with the
+/// backward's weight, so that forward seconds divided by it price both passes.
+double length_efficiency(const Rates& r, double tokens);
+
+/// Whether some layer of `c` is full softmax attention under the fused kernel, priced at the
+/// measured rate of the length each call attends over (length_efficiency).
+bool attention_priced_by_length(const ModelCosts& c, const Workload& w);
+
 /// Whether a workload's attention runs Transformer Engine's fused attention (cuDNN on NVIDIA GPUs)
 /// rather than FlashAttention-2 (torchtitan, --attention-backend flash).
 bool runs_fused_attention(const Workload& w);

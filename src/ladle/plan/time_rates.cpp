@@ -48,6 +48,7 @@ Rates time_rates(const Layout& l, const Cluster& cluster, const Workload& w, con
   // attention, at the FP8 peak times FlashAttention-3's published FP8 fraction.
   const bool fp8_attention = l.fp8_dpa && fp8_gemm && !fa2;
   r.bf16_fused_attention = !fa2 && !fp8_attention;
+  r.fused_attention = !fa2;
   if (fp8_attention) {
     r.attention_flops = cluster.gpu.fp8_dense_tflops * 1e12 * kernels.attention_fa3_fp8 * cal.attention_efficiency;
   }

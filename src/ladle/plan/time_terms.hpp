@@ -32,6 +32,7 @@ struct Rates {
   double attention_backward = 2.5;  // flash backward seconds over forward (five matmuls to two)
   const hw::KernelFacts::HeadDimCurve* attention_head_dims = nullptr;  // the kernel's rate by head size
   bool bf16_fused_attention = false;  // Transformer Engine's fused attention in BF16 (the measured windows' kernel)
+  bool fused_attention = false;       // Transformer Engine's fused attention, BF16 or FP8 (measured by length)
   std::string_view gpu;          // the cluster's GPU name (the cluster outlives its rates)
   double hbm = 0;              // achieved HBM bytes/s
   double kernel = 0;           // fixed seconds per kernel
