@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 #include "ladle/hw/hw_facts.hpp"
 #include "ladle/layout/layout_rules.hpp"
 #include "ladle/layout/layout_spec.hpp"
@@ -194,6 +196,28 @@ TEST(TimeModel, BlackwellUltrasSoftmaxSpeedupMatchesCudnnsMeasurement) {
   const double backward = (gb200.attention_backward / gb200.attention_flops) /
                           (gb300.attention_backward / gb300.attention_flops);
   EXPECT_NEAR(backward, 1448.0 / 1344, 0.03);
+}
+
+// The host's per-step share (the optimizer's host-side passes and the loop between steps, behind
+// the gradient-norm sync) is one fitted number of seconds a step, whatever the layout, model or
+// GPU count: a part of its own, added once.
+TEST(TimeModel, EachStepWaitsTheFittedHostTimeOnce) {
+  Calibration cal;
+  for (double host : {0.0, 0.05}) {
+    cal.step_host_s = host;
+    for (const auto& [model, gpus, spec] : {std::tuple{"llama-3.1-8b", 8, "tp=1"}, std::tuple{"llama-3.1-8b", 64, "tp=2,cp=4"},
+                                             std::tuple{"qwen3-30b-a3b", 16, "tp=1,ep=8,pp=2"}}) {
+      const TimeEstimate t = time_of(model, gpus, spec, cal).time;
+      EXPECT_DOUBLE_EQ(part(t, TimePart::step_host), host) << model << " " << spec;
+      double sum = 0;
+      for (double p : t.parts) sum += p;
+      EXPECT_NEAR(t.step_s, sum, 1e-12);
+    }
+  }
+  cal.step_host_s = 0;
+  const double without = time_of("llama-3.1-8b", 8, "tp=1", cal).time.step_s;
+  cal.step_host_s = 0.05;
+  EXPECT_NEAR(time_of("llama-3.1-8b", 8, "tp=1", cal).time.step_s - without, 0.05, 1e-12);
 }
 
 TEST(TimeModel, AnExpertRankBudgetRunsMoeWithoutTheHostSync) {

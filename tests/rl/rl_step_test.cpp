@@ -66,6 +66,7 @@ TEST(RlStep, ForwardOnlyPassIsTheForwardShareOfEachPart) {
                                    {plan::to_string(plan::TimePart::ep_comm), 2.0},
                                    {plan::to_string(plan::TimePart::dp_comm), 5.0},
                                    {plan::to_string(plan::TimePart::optimizer_gpu), 5.0},
+                                   {plan::to_string(plan::TimePart::step_host), 5.0},
                                    {plan::to_string(plan::TimePart::recompute), 5.0}};
   EXPECT_DOUBLE_EQ(forward_only_seconds(parts, 2.5), 1.0 + 1.0 + 1.0);
   // Where the backward is a larger multiple of the forward, attention's forward share is smaller.

@@ -52,6 +52,9 @@ const ConstantDef kConstants[] = {
      "share of the TP collectives Megatron-LM's --tp-comm-overlap (Transformer Engine userbuffers) hides"},
     {"async_tp_hidden_fraction", &Calibration::async_tp_hidden_fraction, true, 0.05, 1, "fraction",
      "share of the TP collectives torchtitan's async TP (SymmetricMemory micro-pipelining) hides"},
+    {"step_host_s", &Calibration::step_host_s, true, 1e-4, 0.2, "s",
+     "seconds a step waits on the host outside the forward and backward (the optimizer's host-side passes and "
+     "the training loop between steps, behind the gradient-norm and loss syncs)"},
     {"host_launch_s", &Calibration::host_launch_s, false, 1e-6, 6e-5, "s",
      "host time per operation a layer issues on an x86 host (Python, PyTorch dispatch, launch), a layer running at "
      "the slower of the host's and the GPU's pace: one torch.nn.Linear forward, 13.48 us on a DGX H100's Xeon "

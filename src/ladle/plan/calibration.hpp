@@ -67,6 +67,10 @@ struct Calibration {
   /// the host's pace. CUDA graphs take the launches of what they capture off the host. Fixed: the
   /// published host time of one torch.nn.Linear forward on a DGX H100 (TransformerEngine #2053).
   double host_launch_s = 13.48e-6;
+  /// Seconds the GPUs wait on the host once a step, outside the forward and backward: the
+  /// optimizer step's host-side passes and the training loop between steps, behind the host
+  /// syncs that drain the GPU queue (the gradient norm read back for clipping, the loss).
+  double step_host_s = 0.01;
   /// Fraction of the EP all-to-all --overlap-moe-expert-parallel-comm hides behind the compute
   /// of the other microbatch it pairs each one with.
   double a2a_overlap_hidden_fraction = 0.6;

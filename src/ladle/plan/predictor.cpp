@@ -53,6 +53,7 @@ const char* to_string(TimePart part) {
     case TimePart::optimizer_gpu: return "optimizer (GPU)";
     case TimePart::optimizer_cpu: return "optimizer (CPU)";
     case TimePart::host_copies: return "device-host copies";
+    case TimePart::step_host: return "step host loop";
     case TimePart::count: break;
   }
   return "?";

@@ -48,7 +48,7 @@ enum class MemoryPart {
 /// Step-time parts, in report order.
 enum class TimePart {
   dense_gemm, expert_gemm, attention, elementwise, recompute, tp_comm, ep_comm, cp_comm, pp_p2p,
-  host_launches, activation_offload, pipeline_bubble, dp_comm, optimizer_gpu, optimizer_cpu, host_copies, count
+  host_launches, activation_offload, pipeline_bubble, dp_comm, optimizer_gpu, optimizer_cpu, host_copies, step_host, count
 };
 
 /// The forward pass's share of a part of a chunk's time, as the time model prices them: a GEMM's

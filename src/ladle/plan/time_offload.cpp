@@ -79,6 +79,7 @@ void apply_offload(TimeEstimate& out, double offload, bool overlap, StateDtype m
   }
   out.parts[static_cast<size_t>(TimePart::optimizer_cpu)] = cpu;
   out.parts[static_cast<size_t>(TimePart::host_copies)] = overlap ? std::max(0.0, copies - cpu) : copies;
+  out.parts[static_cast<size_t>(TimePart::step_host)] = cal.step_host_s;
   out.step_s = 0;
   for (double v : out.parts) out.step_s += v;
 }
