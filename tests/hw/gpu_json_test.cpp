@@ -76,6 +76,21 @@ TEST(GpuJson, GpuGivesTheGemmRatesItIsPricedAt) {
 
 // The device-host link offload copies take: NVLink-C2C where collectives.yaml lists one, with its
 // source; PCIe (the calibration's figure) elsewhere.
+// The attention-by-length ratios `gpu --json` gives are those the time model prices with: the
+// GPU's row (a B200 its GB200 sibling's), else the H200's.
+TEST(GpuJson, GpuGivesTheAttentionByLengthItIsPricedAt) {
+  const auto by_length = [](const char* name) { return to_json(require_gpu(name), {})["attention_by_length"]; };
+  const auto b200 = by_length("b200");
+  EXPECT_EQ(b200["measured_on"], "gb200");
+  ASSERT_EQ(b200["tokens"].size(), 5u);
+  EXPECT_EQ(b200["tokens"][0], 2048);
+  EXPECT_NEAR(b200["forward_over_8192"][0].get<double>(), 1042.0 / 1598, 1e-3);
+  EXPECT_NEAR(b200["backward_over_8192"][1].get<double>(), attention_length_ratio("b200", 4096).backward, 1e-3);
+  EXPECT_EQ(b200["forward_over_8192"][2], 1.0);
+  EXPECT_EQ(by_length("mi355x")["measured_on"], "h200");
+  EXPECT_NE(by_length("gb300")["source"].get<std::string>().find("gb300_919_only_cudnn"), std::string::npos);
+}
+
 TEST(GpuJson, Gb200AndGb300CopyToTheirHostOverC2c) {
   for (const char* name : {"gb200", "gb300"}) {
     const HostLink* link = host_link(name);

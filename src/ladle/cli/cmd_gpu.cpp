@@ -1,6 +1,7 @@
 // cmd_gpu.cpp: `ladle gpu [NAME]`, prints the GPU catalog (and the instances built on each GPU).
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <algorithm>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -97,6 +98,20 @@ void render_one(const GpuSpec& g, std::ostream& out) {
                        ref.at_reference());
   } else {
     out << "attention as measured: none on this GPU; cuDNN's share of the H100's peak is taken (data/hw/kernels.yaml)\n";
+  }
+  // Attention by the length each call attends over, as the time model prices it.
+  if (const hw::KernelFacts::AttentionLength* row = hw::attention_length_row(g.name)) {
+    std::string by_length;
+    for (const double tokens : row->tokens) {
+      if (tokens == hw::kAttentionReferenceTokens) continue;
+      const hw::AttentionLengthRatio r = hw::attention_length_ratio(g.name, tokens);
+      by_length += fmt::format("{}{} {:.2f} / {:.2f}", by_length.empty() ? "" : ", ",
+                               util::format_grouped(static_cast<long long>(tokens)), r.forward, r.backward);
+    }
+    const bool own = std::find(row->gpus.begin(), row->gpus.end(), g.name) != row->gpus.end();
+    out << fmt::format("attention by length: {} of the rate at 8,192 tokens, forward / backward (cuDNN, measured on "
+                       "{}{}; data/hw/kernels.yaml attention_length)\n",
+                       by_length, row->gpus.front(), own ? "" : ", none on this GPU");
   }
   out << fmt::format("hbm: {} GB ({:.2f} GiB), {} TB/s\n", number(g.hbm_gb), g.hbm_gib(),
                      number(g.hbm_tb_per_s));

@@ -2,6 +2,7 @@
 #include "ladle/hw/gpu_json.hpp"
 
 #include "ladle/hw/hw_facts.hpp"
+#include "ladle/util/rounding.hpp"
 
 namespace ladle::hw {
 
@@ -58,6 +59,21 @@ nlohmann::ordered_json to_json(const GpuSpec& g, const std::vector<InstanceSpec>
                                {"forward_tflops_causal_8k_head_128", own->curve.at_reference()},
                                {"over_h100_cudnn_share", attention_gpu_ratio(g)},
                                {"source", own->curve.source}};
+  }
+  if (const KernelFacts::AttentionLength* row = attention_length_row(g.name)) {
+    nlohmann::ordered_json lengths = nlohmann::ordered_json::array(), forward = nlohmann::ordered_json::array(),
+                           backward = nlohmann::ordered_json::array();
+    for (const double tokens : row->tokens) {
+      const AttentionLengthRatio r = attention_length_ratio(g.name, tokens);
+      lengths.push_back(static_cast<int64_t>(tokens));
+      forward.push_back(util::round_to(r.forward, 3));
+      backward.push_back(util::round_to(r.backward, 3));
+    }
+    j["attention_by_length"] = {{"measured_on", row->gpus.front()},
+                                {"tokens", lengths},
+                                {"forward_over_8192", forward},
+                                {"backward_over_8192", backward},
+                                {"source", row->source}};
   }
   j["hbm_gb"] = g.hbm_gb;
   j["hbm_gib"] = g.hbm_gib();

@@ -475,13 +475,18 @@ double length_ratio(const std::vector<double>& tokens, const std::vector<double>
 
 }  // namespace
 
-AttentionLengthRatio attention_length_ratio(std::string_view gpu, double tokens) {
+const KernelFacts::AttentionLength* attention_length_row(std::string_view gpu) {
   const std::vector<KernelFacts::AttentionLength>& rows = kernel_facts().attention_length;
-  if (rows.empty() || tokens <= 0) return {};
-  const KernelFacts::AttentionLength* row = &rows.front();
+  if (rows.empty()) return nullptr;
   for (const KernelFacts::AttentionLength& r : rows) {
-    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) != r.gpus.end()) row = &r;
+    if (std::find(r.gpus.begin(), r.gpus.end(), gpu) != r.gpus.end()) return &r;
   }
+  return &rows.front();
+}
+
+AttentionLengthRatio attention_length_ratio(std::string_view gpu, double tokens) {
+  const KernelFacts::AttentionLength* row = attention_length_row(gpu);
+  if (row == nullptr || tokens <= 0) return {};
   return {length_ratio(row->tokens, row->forward, tokens), length_ratio(row->tokens, row->backward, tokens),
           row->gpus.front()};
 }

@@ -200,6 +200,9 @@ struct AttentionLengthRatio {
   std::string_view measured_on;
 };
 AttentionLengthRatio attention_length_ratio(std::string_view gpu, double tokens);
+/// The attention_length row `gpu` is priced by: its own (or its sibling's), else the first; nullptr
+/// where kernels.yaml has none.
+const KernelFacts::AttentionLength* attention_length_row(std::string_view gpu);
 
 /// The GPU's own attention row (kernels.yaml attention_gpus), or nullptr.
 const KernelFacts::GpuAttention* gpu_attention(std::string_view gpu);
