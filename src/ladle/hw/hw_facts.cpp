@@ -182,6 +182,19 @@ std::string measured_on(const YAML::Node& row, const std::string& path) {
   return gpu.Scalar();
 }
 
+// A measured row's `gpus`: the catalog GPUs it was measured on, then the siblings that take it.
+std::vector<std::string> measured_gpus(const YAML::Node& row, const std::string& path) {
+  const YAML::Node gpus = row["gpus"];
+  if (!gpus || !gpus.IsSequence() || gpus.size() == 0)
+    bad(kKernelsFile, row, path + ".gpus", "expected the catalog GPUs it was measured on, then their siblings");
+  std::vector<std::string> out;
+  for (const auto& g : gpus) {
+    if (!find_gpu(g.Scalar())) bad(kKernelsFile, g, path + ".gpus", "expected a catalog GPU");
+    out.push_back(g.Scalar());
+  }
+  return out;
+}
+
 KernelFacts read_kernels() {
   const YAML::Node root = load(kKernelsFile);
   KernelFacts k;
@@ -226,12 +239,7 @@ KernelFacts read_kernels() {
     const YAML::Node a = root["window_attention"][i];
     const std::string path = "window_attention[" + std::to_string(i) + "]";
     KernelFacts::WindowAttention row;
-    if (!a["gpus"] || !a["gpus"].IsSequence() || a["gpus"].size() == 0)
-      bad(kKernelsFile, a, path + ".gpus", "expected the catalog GPUs it was measured on, then their siblings");
-    for (const auto& g : a["gpus"]) {
-      if (!find_gpu(g.Scalar())) bad(kKernelsFile, g, path + ".gpus", "expected a catalog GPU");
-      row.gpus.push_back(g.Scalar());
-    }
+    row.gpus = measured_gpus(a, path);
     row.window = static_cast<int64_t>(number(kKernelsFile, a["window"], path + ".window"));
     row.head_dim = static_cast<int64_t>(number(kKernelsFile, a["head_dim"], path + ".head_dim"));
     row.forward = number(kKernelsFile, a["forward_tflops"], path + ".forward_tflops") /
@@ -246,12 +254,7 @@ KernelFacts read_kernels() {
     const YAML::Node a = root["attention_length"][i];
     const std::string path = "attention_length[" + std::to_string(i) + "]";
     KernelFacts::AttentionLength row;
-    if (!a["gpus"] || !a["gpus"].IsSequence() || a["gpus"].size() == 0)
-      bad(kKernelsFile, a, path + ".gpus", "expected the catalog GPUs it was measured on, then their siblings");
-    for (const auto& g : a["gpus"]) {
-      if (!find_gpu(g.Scalar())) bad(kKernelsFile, g, path + ".gpus", "expected a catalog GPU");
-      row.gpus.push_back(g.Scalar());
-    }
+    row.gpus = measured_gpus(a, path);
     auto list = [&](const char* key, std::vector<double>& out) {
       const YAML::Node v = a[key];
       if (!v || !v.IsSequence() || v.size() < 2)
