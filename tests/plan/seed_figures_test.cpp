@@ -1,7 +1,7 @@
 // The figures the planner must reproduce with the embedded calibration, now fitted on the whole
-// public training set (data/measurements/, where the catalog is one source of eleven): every
-// measured catalog recipe within 10% (GLM-5.2 TP8-PP4, the closest, stands at +10.0%: see
-// README's fidelity section), the GLM-4.7-Flash starting layout (measured 3,142.9 tokens/s per
+// public training set (data/measurements/, where the catalog is one source of sixteen): every
+// measured catalog recipe within 10% (GLM-5.2 TP8-PP4, the closest, stands at +9.5%:
+// bench/results/fidelity.md), the GLM-4.7-Flash starting layout (measured 3,142.9 tokens/s per
 // GPU, in that recipe's notes) within 10%, the measured orders, and every seed layout fitting in
 // 141 GB.
 #include <gtest/gtest.h>
