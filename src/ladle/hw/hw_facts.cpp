@@ -182,6 +182,12 @@ std::string measured_on(const YAML::Node& row, const std::string& path) {
   return gpu.Scalar();
 }
 
+// A measured row's `source`: where its figures were published.
+std::string measured_source(const YAML::Node& row, const std::string& path) {
+  if (!row["source"]) bad(kKernelsFile, row, path + ".source", "missing; expected where the figures were published");
+  return row["source"].Scalar();
+}
+
 // A measured row's `gpus`: the catalog GPUs it was measured on, then the siblings that take it.
 std::vector<std::string> measured_gpus(const YAML::Node& row, const std::string& path) {
   const YAML::Node gpus = row["gpus"];
@@ -246,8 +252,7 @@ KernelFacts read_kernels() {
                   number(kKernelsFile, a["causal_forward_tflops"], path + ".causal_forward_tflops");
     row.backward = number(kKernelsFile, a["backward_tflops"], path + ".backward_tflops") /
                    number(kKernelsFile, a["causal_backward_tflops"], path + ".causal_backward_tflops");
-    if (!a["source"]) bad(kKernelsFile, a, path + ".source", "missing; expected where the figures were published");
-    row.source = a["source"].Scalar();
+    row.source = measured_source(a, path);
     k.window_attention.push_back(std::move(row));
   }
   for (size_t i = 0; i < root["attention_length"].size(); ++i) {
@@ -275,8 +280,7 @@ KernelFacts read_kernels() {
       bad(kKernelsFile, a["tokens"], path + ".tokens", "expected lengths in ascending order, each once");
     if (std::find(row.tokens.begin(), row.tokens.end(), kAttentionReferenceTokens) == row.tokens.end())
       bad(kKernelsFile, a["tokens"], path + ".tokens", "expected 8192 (the fractions' reference length) among them");
-    if (!a["source"]) bad(kKernelsFile, a, path + ".source", "missing; expected where the figures were published");
-    row.source = a["source"].Scalar();
+    row.source = measured_source(a, path);
     k.attention_length.push_back(std::move(row));
   }
   for (size_t i = 0; i < root["attention_gpus"].size(); ++i) {

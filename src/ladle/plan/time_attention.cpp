@@ -21,26 +21,30 @@ double kind_head_dim(const LayerKind& kind, const ModelCosts& c) {
                          kind.v_head_dim > 0 ? kind.v_head_dim : c.v_head_dim);
 }
 
+// A softmax-attention layer whose every query may attend over the whole row (no shorter window).
+bool full_attention(const LayerKind& kind, int64_t row_tokens) {
+  return kind.mixer == MixerKind::attention && (kind.window <= 0 || kind.window >= row_tokens);
+}
+
 // The measured row of a windowed softmax-attention layer under the BF16 fused attention (the rows'
 // kernel), or nullptr.
 const hw::KernelFacts::WindowAttention* measured_window(const LayerKind& kind, double head_dim, bool bf16_fused,
                                                          std::string_view gpu, int64_t row_tokens) {
-  if (kind.mixer != MixerKind::attention || !bf16_fused || kind.window <= 0 || kind.window >= row_tokens)
-    return nullptr;
+  if (!bf16_fused || kind.mixer != MixerKind::attention || full_attention(kind, row_tokens)) return nullptr;
   return hw::window_attention(gpu, kind.window, static_cast<int64_t>(head_dim));
 }
 
-// A softmax-attention layer whose every query may attend over the whole row (no shorter window).
-bool full_attention(const LayerKind& kind, int64_t row_tokens) {
-  return kind.mixer == MixerKind::attention && (kind.window <= 0 || kind.window >= row_tokens);
+// Forward and backward rates, each over a reference rate, as one efficiency of the forward's
+// seconds (the step multiplies the forward by 1 + attention_backward).
+double both_passes(double forward, double backward, double attention_backward) {
+  return (1 + attention_backward) / (1 / forward + attention_backward / backward);
 }
 
 }  // namespace
 
 double length_efficiency(const Rates& r, double tokens) {
   const hw::AttentionLengthRatio ratio = hw::attention_length_ratio(r.gpu, tokens);
-  const double back = r.attention_backward;
-  return (1 + back) / (1 / ratio.forward + back / ratio.backward);
+  return both_passes(ratio.forward, ratio.backward, r.attention_backward);
 }
 
 bool attention_priced_by_length(const ModelCosts& c, const Workload& w) {
@@ -86,10 +90,8 @@ Work core_attention(const KindInputs& in) {
   const double head_dim = priced_head_dim(in.head_dim, in.v_head_dim);
   double efficiency = 1.0;
   if (const auto* measured = measured_window(kind, head_dim, in.r.bf16_fused_attention, in.r.gpu, in.c.row_tokens)) {
-    // The window's measured rates over the causal ones, forward and backward, priced through the
-    // forward (the step multiplies it by 1 + attention_backward).
-    const double back = in.r.attention_backward;
-    efficiency = (1 + back) / (1 / measured->forward + back / measured->backward);
+    // The window's measured rates over the causal ones, forward and backward.
+    efficiency = both_passes(measured->forward, measured->backward, in.r.attention_backward);
   } else {
     // A short sliding window wastes part of the key tiles its queries visit (cost_gemm_shape).
     if (kind.window > 0 && kind.window < in.c.row_tokens)
